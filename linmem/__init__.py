@@ -1,0 +1,119 @@
+"""linmem: linear key-value memories and their diagnostics.
+
+Keys are the columns of ``K`` (d x M), values the columns of ``V`` (p x M);
+a memory is a matrix ``W`` (p x d) answering ``W q``. The two constructions
+of 000 (outer-product and least-squares stores), the projectors and leverage
+scores that govern their recall, and the capacity and retrieval results of
+004 live in one module each; this package re-exports the public names.
+
+>>> import numpy as np, linmem
+>>> K = np.array([[1.0, 1.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]])
+>>> linmem.leverage_scores(K).round(4).tolist()
+[0.3333, 0.3333, 0.3333, 1.0]
+>>> float(linmem.snr(0.5))
+1.0
+"""
+
+from linmem import ensembles, estimates, precise, recall, spectral, stores, tolerances
+from linmem.ensembles import (
+    consistent_values,
+    controlled_spectrum,
+    duplicated_keys,
+    gaussian_vectors,
+    random_sign_values,
+    random_sign_vectors,
+    rational_orthogonal,
+    rational_unit_vectors,
+    spherical_vectors,
+)
+from linmem.estimates import (
+    op_spherical_error,
+    op_spherical_snr,
+    snr_capacity,
+    uniform_leverage_snr,
+)
+from linmem.precise import exact_array, mp_array, to_float
+from linmem.recall import (
+    consistency_residual,
+    crosstalk_power,
+    expected_error,
+    fixed_store_noise_error,
+    is_consistent,
+    leverage_scores,
+    mean_expected_error,
+    op_conditional_error,
+    op_recall_decomposition,
+    query_noise_error,
+    recall_decomposition,
+    snr,
+)
+from linmem.spectral import (
+    CompactSVD,
+    compact_svd,
+    condition_number,
+    effective_pairs,
+    numerical_rank,
+    pinv,
+    pinv_energy,
+    projectors,
+    svd_key_value_view,
+)
+from linmem.stores import (
+    LinearMemory,
+    least_squares_store,
+    outer_product_store,
+    single_pair_store,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CompactSVD",
+    "LinearMemory",
+    "compact_svd",
+    "condition_number",
+    "consistency_residual",
+    "consistent_values",
+    "controlled_spectrum",
+    "crosstalk_power",
+    "duplicated_keys",
+    "effective_pairs",
+    "ensembles",
+    "estimates",
+    "exact_array",
+    "expected_error",
+    "fixed_store_noise_error",
+    "gaussian_vectors",
+    "is_consistent",
+    "least_squares_store",
+    "leverage_scores",
+    "mean_expected_error",
+    "mp_array",
+    "numerical_rank",
+    "op_conditional_error",
+    "op_recall_decomposition",
+    "op_spherical_error",
+    "op_spherical_snr",
+    "outer_product_store",
+    "pinv",
+    "pinv_energy",
+    "precise",
+    "projectors",
+    "query_noise_error",
+    "random_sign_values",
+    "random_sign_vectors",
+    "rational_orthogonal",
+    "rational_unit_vectors",
+    "recall",
+    "recall_decomposition",
+    "single_pair_store",
+    "snr",
+    "snr_capacity",
+    "spectral",
+    "spherical_vectors",
+    "stores",
+    "svd_key_value_view",
+    "to_float",
+    "tolerances",
+    "uniform_leverage_snr",
+]

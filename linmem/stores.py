@@ -1,0 +1,136 @@
+"""The two ways of building a linear memory from pairs, and a small object over them.
+
+Keys are the columns of ``K`` (d x M), values the columns of ``V`` (p x M);
+a store ``W`` is p x d and answers a query ``q`` with ``W q``.
+Source: 000, "Two ways to construct the memory matrix" and Appendices B, C.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from linmem._validation import (
+    as_matrix,
+    as_vector,
+    check_nonzero_columns,
+    check_same_count,
+)
+from linmem.recall import expected_error, leverage_scores, snr
+from linmem.spectral import compact_svd, pinv, pinv_energy
+
+__all__ = [
+    "LinearMemory",
+    "least_squares_store",
+    "outer_product_store",
+    "single_pair_store",
+]
+
+
+def _keys_values(K, V):
+    K = as_matrix(K, "K")
+    V = as_matrix(V, "V")
+    check_same_count(K, V, "K", "V")
+    return K, V
+
+
+def outer_product_store(K, V) -> np.ndarray:
+    """Outer-product (correlation) store ``W_OP = sum_i v_i k_i^T = V K^T``.
+
+    Source: 000, "Two ways" and App. B.
+
+    >>> outer_product_store(np.eye(2), np.array([[1.0, 2.0]])).tolist()
+    [[1.0, 2.0]]
+    """
+    K, V = _keys_values(K, V)
+    return V @ K.T
+
+
+def least_squares_store(K, V) -> np.ndarray:
+    """Least-squares store ``W_LS = V K^+``: the minimum-Frobenius-norm minimiser
+    of ``||W K - V||_F``. The pseudoinverse uses the numerical-rank rule of
+    :func:`linmem.spectral.compact_svd` (exact for rational input).
+
+    Source: 000, "Two ways" and App. C.
+
+    >>> least_squares_store(np.array([[1.0, 1.0]]), np.array([[1.0, 3.0]])).round(12).tolist()
+    [[2.0]]
+    """
+    K, V = _keys_values(K, V)
+    return V @ pinv(K, name="K")
+
+
+def single_pair_store(k, v) -> np.ndarray:
+    """Minimum-Frobenius-norm ``A`` with ``A k = v``: ``A = v k^T / ||k||^2``
+    (``v k^T`` for a unit key). Source: 000, App. B.
+
+    >>> single_pair_store([2.0, 0.0], [1.0]).tolist()
+    [[0.5, 0.0]]
+    """
+    k = as_vector(k, "k")
+    v = as_vector(v, "v")
+    check_nonzero_columns(k[:, None], "k")
+    return np.outer(v, k) / np.sum(k * k)
+
+
+@dataclass
+class LinearMemory:
+    """A fitted linear memory: the store ``W`` plus its keys and values.
+
+    >>> mem = LinearMemory.fit(np.eye(2), np.array([[1.0, -1.0]]))
+    >>> mem.recall([1.0, 0.0]).tolist()
+    [1.0]
+    """
+
+    W: np.ndarray
+    K: np.ndarray
+    V: np.ndarray
+    method: str = field(default="least_squares")
+
+    @classmethod
+    def fit(
+        cls, K, V, *, method: Literal["least_squares", "outer_product"] = "least_squares"
+    ) -> "LinearMemory":
+        """Build the store from keys ``K`` and values ``V`` with the chosen rule."""
+        builders = {"least_squares": least_squares_store, "outer_product": outer_product_store}
+        if method not in builders:
+            raise ValueError(
+                f"method must be one of {sorted(builders)}, got {method!r}"
+            )
+        K, V = _keys_values(K, V)
+        return cls(W=builders[method](K, V), K=K, V=V, method=method)
+
+    def recall(self, q) -> np.ndarray:
+        """``W q`` for one query (1-D) or a batch of queries as columns (2-D)."""
+        arr = np.asarray(q) if not isinstance(q, np.ndarray) else q
+        q = as_matrix(q, "q", ndim=arr.ndim if arr.ndim in (1, 2) else 2)
+        if q.shape[0] != self.W.shape[1]:
+            raise ValueError(
+                f"q must have {self.W.shape[1]} rows (the key dimension), got {q.shape[0]}"
+            )
+        return self.W @ q
+
+    def residuals(self) -> np.ndarray:
+        """Measured squared recall error ``||W k_j - v_j||^2`` per stored pair."""
+        R = self.W @ self.K - self.V
+        return np.sum(R * R, axis=0)
+
+    def diagnostics(self) -> dict:
+        """Leverage, SNR, expected and measured errors, and the noise gain.
+
+        ``expected_error`` is ``1 - h_j``, the expectation over random values;
+        ``measured_error`` is the residual of these particular values.
+        """
+        h = leverage_scores(self.K)
+        svd = compact_svd(self.K)
+        return {
+            "leverage": h,
+            "snr": snr(h),
+            "expected_error": expected_error(h),
+            "measured_error": self.residuals(),
+            "key_rank": svd.rank,
+            "noise_gain": pinv_energy(self.K),
+            "store_frobenius_sq": float(np.sum(self.W * self.W)),
+        }

@@ -1,0 +1,52 @@
+"""Numerical rules linmem itself applies: machine epsilon per number system,
+the numerical-rank rule and the unit-norm tolerance.
+
+The evidence side (scaled residual ratios, the pass threshold, the mpmath
+precision ladder) lives in :mod:`theorems.tolerance`, which builds on these.
+"""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+
+__all__ = ["RANK_RULE", "UNIT_NORM_RTOL", "UNIT_NORM_ULPS", "rank_tolerance", "working_eps"]
+
+#: Unit keys are accepted when | ||k||^2 - 1 | <= UNIT_NORM_ULPS * d * eps.
+UNIT_NORM_ULPS = 64
+
+#: Human-readable statement of the numerical-rank rule (shown in docs and reports).
+RANK_RULE = "singular values s_l > max(m, n) * eps * s_max count toward the rank"
+
+UNIT_NORM_RTOL = UNIT_NORM_ULPS * float(np.finfo(np.float64).eps)
+
+
+def working_eps(kind: str):
+    """Unit roundoff of a number system: float64 eps, ``2**-prec`` for mpmath
+    at the current working precision, and 0 for exact rationals.
+
+    >>> working_eps("float") == float(np.finfo(float).eps)
+    True
+    >>> working_eps("exact")
+    0
+    """
+    if kind == "float":
+        return float(np.finfo(np.float64).eps)
+    if kind == "mpmath":
+        return mpmath.mpf(2) ** (-mpmath.mp.prec)
+    if kind == "exact":
+        return 0
+    raise ValueError(f"kind must be 'float', 'mpmath' or 'exact', got {kind!r}")
+
+
+def rank_tolerance(s_max, shape: tuple[int, int], kind: str):
+    """Threshold below which a singular value counts as zero.
+
+    The rule is numpy's and LAPACK's default: ``max(m, n) * eps * s_max``,
+    with ``eps`` the unit roundoff of the number system in use (so at 100
+    digits of mpmath a singular value of 1e-60 relative still counts).
+
+    >>> bool(rank_tolerance(2.0, (3, 5), "float") == 5 * 2.0 * np.finfo(float).eps)
+    True
+    """
+    return max(shape) * working_eps(kind) * s_max

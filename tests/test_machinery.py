@@ -1,0 +1,164 @@
+"""The claim machinery: registry validation, status derivation, isolation of
+failing checks, negative-control plumbing, report schema and atomic writes."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+
+import pytest
+
+from theorems.evidence._common import make
+from theorems.impl import Impl
+from theorems.model import (
+    Check,
+    Claim,
+    ClaimKind,
+    Evidence,
+    EvidenceKind,
+    EvidenceStatus,
+    NegativeControl,
+    Status,
+)
+from theorems.profiles import get_profile
+from theorems.registry import Registry, load_claims, select
+from theorems.report import build_report, render_markdown, validate_report, write_text_atomic
+from theorems.runner import run
+
+NC = NegativeControl("nothing", {"snr": lambda h: h})
+
+
+def _check(status=EvidenceStatus.PASSED, kind=EvidenceKind.SIMULATION, name="c", figure=1.0):
+    def run_(ctx):
+        return make(ctx, kind, status == EvidenceStatus.PASSED or status == EvidenceStatus.SUPPORTED,
+                    seconds=0.0, figure=figure, threshold=2.0,
+                    passed=status if status in (EvidenceStatus.PASSED, EvidenceStatus.SUPPORTED) else EvidenceStatus.PASSED,
+                    failed=status)
+    return Check(name, kind, run_)
+
+
+def _claim(cid, *checks, deps=(), kind=ClaimKind.ASYMPTOTIC):
+    return Claim(cid, cid, "x", kind, "test", checks=checks or (_check(EvidenceStatus.SUPPORTED),),
+                 depends_on=deps, negative_control=NC)
+
+
+def test_an_empty_registry_is_an_error():
+    with pytest.raises(ValueError, match="empty"):
+        Registry([])
+
+
+def test_duplicate_ids_unknown_dependencies_and_cycles_are_refused():
+    a = _claim("t.a")
+    with pytest.raises(ValueError, match="duplicate"):
+        Registry([a, a])
+    with pytest.raises(ValueError, match="unknown claims"):
+        Registry([_claim("t.b", deps=("t.zzz",))])
+    with pytest.raises(ValueError, match="cycle"):
+        Registry([_claim("t.c", deps=("t.d",)), _claim("t.d", deps=("t.c",))])
+
+
+def test_a_claim_without_the_evidence_its_kind_needs_is_refused():
+    with pytest.raises(ValueError, match="lacks required evidence"):
+        Claim("t.x", "x", "x", ClaimKind.IDENTITY, "s", checks=(_check(kind=EvidenceKind.PROPERTY),),
+              negative_control=NC)
+    with pytest.raises(ValueError, match="negative control"):
+        Claim("t.y", "y", "y", ClaimKind.ASYMPTOTIC, "s", checks=(_check(),))
+    with pytest.raises(ValueError, match="needs a reason"):
+        Claim("t.z", "z", "z", ClaimKind.UNDERSPECIFIED, "s")
+
+
+def test_status_follows_evidence_then_dependencies():
+    failing = _claim("t.fail", _check(EvidenceStatus.FAILED))
+    child = _claim("t.child", deps=("t.fail",))
+    ok = _claim("t.ok")
+    under = Claim("t.under", "u", "u", ClaimKind.UNDERSPECIFIED, "s", reason="no constant given")
+    reg = Registry([failing, child, ok, under])
+    res = run(reg, profile=get_profile("quick"))
+    status = {r.claim.id: r.status for r in res.results}
+    assert status == {"t.fail": Status.FAILED, "t.child": Status.BLOCKED,
+                      "t.ok": Status.SUPPORTED, "t.under": Status.UNDERSPECIFIED}
+    assert [r.blocked_by for r in res.results if r.claim.id == "t.child"] == [["t.fail"]]
+    assert not res.ok
+
+
+def _raising(ctx):
+    raise RuntimeError("boom")
+
+
+def _nan(ctx):
+    return make(ctx, EvidenceKind.SIMULATION, True, seconds=0.0, figure=math.nan, threshold=1.0,
+                passed=EvidenceStatus.SUPPORTED)
+
+
+def _slow(ctx):
+    time.sleep(5)
+
+
+def test_a_raising_a_nan_and_a_slow_check_each_give_error_and_the_run_goes_on():
+    claims = [
+        _claim("t.raise", Check("c", EvidenceKind.SIMULATION, _raising)),
+        _claim("t.nan", Check("c", EvidenceKind.SIMULATION, _nan)),
+        _claim("t.slow", Check("c", EvidenceKind.SIMULATION, _slow)),
+        _claim("t.after"),
+    ]
+    from dataclasses import replace
+
+    profile = replace(get_profile("quick"), check_budget_s=0.3)
+    res = run(Registry(claims), profile=profile)
+    status = {r.claim.id: r.status for r in res.results}
+    assert status == {"t.raise": Status.ERROR, "t.nan": Status.ERROR,
+                      "t.slow": Status.ERROR, "t.after": Status.SUPPORTED}
+    details = {r.claim.id: r.evidence[0].detail for r in res.results}
+    assert "boom" in details["t.raise"] and "NaN" in details["t.nan"] and "budget" in details["t.slow"]
+
+
+def test_overrides_replace_one_formula_and_refuse_unknown_names():
+    impl = Impl.default().with_overrides({"snr": lambda h: -1})
+    assert impl.snr(0.5) == -1 and impl.overridden == ("snr",)
+    assert float(Impl.default().snr(0.5)) == 1.0
+    with pytest.raises(KeyError, match="unknown formulas"):
+        Impl.default().with_overrides({"no_such_formula": abs})
+
+
+def test_select_by_glob_prefix_and_kind_and_refuse_patterns_matching_nothing():
+    reg = load_claims()
+    assert [c.id for c in select(reg, ["recall.*"])] == ["recall.error", "recall.mean-error"]
+    assert {c.id for c in select(reg, ["recall."])} == {"recall.error", "recall.mean-error"}
+    assert all(c.kind is ClaimKind.EXPECTATION for c in select(reg, kinds=["expectation"]))
+    with pytest.raises(ValueError, match="match no claim"):
+        select(reg, ["recall.nonexistent"])
+
+
+def test_reports_validate_against_the_shipped_schema_and_render():
+    reg = load_claims()
+    res = run(select(reg, ["lev.range", "cap.*"]), profile=get_profile("quick"))
+    report = build_report(res)
+    validate_report(report)
+    json.dumps(report)
+    md = render_markdown(report)
+    assert "`lev.range`" in md and "VERIFIED" in md
+
+
+def test_atomic_write_leaves_the_old_file_when_interrupted(tmp_path, monkeypatch):
+    target = tmp_path / "report.json"
+    target.write_text("old")
+
+    def broken_replace(src, dst):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("theorems.report.os.replace", broken_replace)
+    with pytest.raises(KeyboardInterrupt):
+        write_text_atomic(target, "new")
+    assert target.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
+
+
+def test_evidence_json_renders_exact_and_array_counterexamples():
+    import numpy as np
+    from fractions import Fraction
+
+    ev = Evidence("c", EvidenceKind.SYMBOLIC, EvidenceStatus.FAILED, figure=math.inf,
+                  counterexample={"K": np.array([[Fraction(1, 3)]], dtype=object)})
+    out = ev.to_json()
+    assert out["counterexample"] == {"K": [["1/3"]]} and out["figure"] == "inf"

@@ -1,0 +1,184 @@
+"""The ``theorems`` command: list, show and verify the claims.
+
+Exit status of ``verify``: 0 when no claim is FAILED, ERROR or BLOCKED; 1
+otherwise; 2 for a usage error (a bad argument gets a message naming it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import textwrap
+from pathlib import Path
+from typing import Sequence
+
+from theorems.profiles import DEFAULT_SEED, PROFILES, get_profile
+
+__all__ = ["main"]
+
+
+def _registry(args):
+    from theorems.registry import load_claims
+
+    return load_claims(args.claims or ())
+
+
+def _cmd_list(args) -> int:
+    from theorems.registry import select
+
+    claims = select(_registry(args), args.only or (), kinds=args.kind or ())
+    if args.json:
+        print(json.dumps([
+            {"id": c.id, "title": c.title, "kind": c.kind.value, "source": c.source,
+             "depends_on": list(c.depends_on), "checks": [ch.name for ch in c.checks]}
+            for c in claims
+        ], indent=2))
+        return 0
+    width = max(len(c.id) for c in claims)
+    for c in claims:
+        print(f"{c.id:<{width}}  {c.kind.value:<14} {c.title}")
+    print(f"\n{len(claims)} claims")
+    return 0
+
+
+def _cmd_show(args) -> int:
+    reg = _registry(args)
+    try:
+        c = reg.get(args.id)
+    except KeyError as exc:
+        print(f"theorems show: {exc.args[0]}", file=sys.stderr)
+        return 2
+    print(f"{c.id}: {c.title}")
+    print(f"  kind:       {c.kind.value}")
+    print(f"  source:     {c.source}")
+    print(f"  statement:  {c.statement}")
+    for a in c.assumptions:
+        print(f"  assumes:    {a}")
+    if c.depends_on:
+        print(f"  depends on: {', '.join(c.depends_on)}")
+    if c.reason:
+        print(f"  why not checkable: {c.reason}")
+    for ch in c.checks:
+        print(f"  check {ch.name} [{ch.kind.value}]: {ch.description}")
+    if c.negative_control:
+        print(f"  negative control: {c.negative_control.description}")
+    return 0
+
+
+def _progress(stream):
+    def report(i, n, res):
+        figure = ""
+        line = f"[{i:>3}/{n}] {res.claim.id:<36} {res.status.value:<14} {res.seconds:6.2f} s{figure}"
+        if res.negative_control and res.negative_control.get("caught") is False:
+            line += "  (negative control NOT caught)"
+        print(line, file=stream, flush=True)
+
+    return report
+
+
+def _cmd_verify(args) -> int:
+    from theorems.registry import select
+    from theorems.report import build_report, write_reports
+    from theorems.runner import run
+
+    profile = get_profile(args.profile)
+    claims = select(_registry(args), args.only or (), kinds=args.kind or ())
+    print(f"theorems verify: {len(claims)} claims, profile {profile.name}, seed {args.seed}", flush=True)
+    result = run(claims, profile=profile, seed=args.seed, controls=args.controls,
+                 jobs=args.jobs, progress=_progress(sys.stdout))
+    report = build_report(result, selection={"only": args.only or [], "kind": args.kind or [],
+                                             "claims_modules": args.claims or []})
+    paths = write_reports(report, Path(args.out))
+    counts = ", ".join(f"{v} {k}" for k, v in report["counts"].items() if v)
+    print(f"\n{counts} in {result.seconds:.1f} s")
+    for r in result.results:
+        for e in r.evidence:
+            if e.status.value in ("failed", "error"):
+                print(f"  {r.claim.id} [{e.check}] {e.status.value}: {e.detail}")
+                if e.counterexample is not None:
+                    print(f"    counterexample: {json.dumps(e.counterexample)[:400]}")
+                print(f"    replay: {e.replay}")
+    print("reports: " + ", ".join(str(p) for p in paths))
+    return 0 if result.ok else 1
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="theorems",
+        description="Check the mathematics of linear associative memory, claim by claim.",
+        epilog=textwrap.dedent("""\
+            examples:
+              theorems list
+              theorems show recall.snr
+              theorems verify --profile standard --only 'recall.*' --out reports
+        """),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = p.add_subparsers(dest="command", required=True)
+
+    def common(sp):
+        sp.add_argument("--claims", action="append", metavar="MODULE",
+                        help="also load claims from MODULE (import name or path to a .py file "
+                             "defining CLAIMS); repeatable")
+
+    def filters(sp):
+        sp.add_argument("--only", action="append", metavar="PATTERN",
+                        help="claim id, glob ('recall.*') or prefix ending in '.'; repeatable")
+        sp.add_argument("--kind", action="append", metavar="KIND", help="only claims of this kind; repeatable")
+
+    sp = sub.add_parser("list", help="list the claims")
+    sp.add_argument("--json", action="store_true", help="machine-readable output")
+    filters(sp)
+    common(sp)
+    sp.set_defaults(func=_cmd_list)
+
+    sp = sub.add_parser("show", help="show one claim")
+    sp.add_argument("id")
+    common(sp)
+    sp.set_defaults(func=_cmd_show)
+
+    sp = sub.add_parser("verify", help="run the checks and write reports")
+    sp.add_argument("--profile", choices=sorted(PROFILES), default=None,
+                    help="quick (default), standard or thorough; or set THEOREMS_PROFILE")
+    sp.add_argument("--out", default="reports", metavar="DIR", help="report folder (default: reports)")
+    sp.add_argument("--seed", type=_nonneg_int, default=DEFAULT_SEED, help=f"run seed (default {DEFAULT_SEED})")
+    sp.add_argument("--jobs", type=_pos_int, default=1, help="processes to run claims in (default 1)")
+    sp.add_argument("--controls", action="store_true",
+                    help="also run every negative control and report whether it is caught")
+    filters(sp)
+    common(sp)
+    sp.set_defaults(func=_cmd_verify)
+    return p
+
+
+def _nonneg_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {value}")
+    return value
+
+
+def _pos_int(text: str) -> int:
+    value = _nonneg_int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {value}")
+    return value
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except (ValueError, KeyError, FileNotFoundError, ImportError) as exc:
+        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"theorems {args.command}: error: {msg}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

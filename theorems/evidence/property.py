@@ -1,0 +1,79 @@
+"""Property evidence: Hypothesis over float64 inputs, every case measured as a
+scaled residual ratio (or, for an inequality, a scaled violation) against the
+shared :data:`~theorems.tolerance.THRESHOLD`. The search is steered toward
+the worst case with ``hypothesis.target``; the minimal failing input is
+recorded with a command that replays it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+from hypothesis import given, seed, target
+from hypothesis import strategies as st
+
+from theorems.evidence._common import IMPLEMENTATION_ERRORS, hypothesis_settings, jsonable, make, timed
+from theorems.model import Context, Evidence, EvidenceKind
+from theorems.tolerance import THRESHOLD
+
+__all__ = ["check"]
+
+
+class _Violation(AssertionError):
+    pass
+
+
+def check(
+    ctx: Context,
+    strategy: st.SearchStrategy,
+    measure: Callable[[Any], float],
+    *,
+    describe: Callable[[Any], Any] = jsonable,
+    threshold: float = THRESHOLD,
+    examples: int | None = None,
+) -> Evidence:
+    """Run ``measure`` (an input -> scaled ratio) over Hypothesis examples.
+
+    Passes when every ratio is ``<= threshold``. ``NaN`` counts as a failure.
+    """
+    worst = {"ratio": 0.0, "n": 0, "failing": None}
+
+    @hypothesis_settings(examples or ctx.profile.examples)
+    @seed(ctx.seed)
+    @given(strategy)
+    def run(example):
+        worst["n"] += 1
+        try:
+            ratio = float(measure(example))
+        except IMPLEMENTATION_ERRORS as exc:
+            worst["failing"], worst["ratio"], worst["error"] = example, math.inf, repr(exc)
+            raise _Violation(repr(exc)) from None
+        finite = ratio if math.isfinite(ratio) else 1e300
+        target(math.log10(1e-300 + finite), label="log10 scaled ratio")
+        if not (ratio <= threshold):
+            worst["failing"] = example
+            worst["ratio"] = ratio if math.isfinite(ratio) else math.inf
+            raise _Violation(f"scaled ratio {ratio:.3g} > {threshold}")
+        worst["ratio"] = max(worst["ratio"], ratio)
+
+    with timed() as t:
+        try:
+            run()
+            ok, cex = True, None
+        except _Violation:
+            ok, cex = False, describe(worst["failing"])
+            if worst.get("error"):
+                cex = {"input": cex, "raised": worst["error"]}
+    return make(
+        ctx,
+        EvidenceKind.PROPERTY,
+        ok,
+        seconds=t["seconds"],
+        figure=worst["ratio"],
+        threshold=threshold,
+        cases=worst["n"],
+        counterexample=cex,
+        detail="worst scaled residual ratio over float64 cases"
+        + ("" if ok else "; minimal failing input recorded"),
+    )

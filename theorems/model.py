@@ -1,0 +1,209 @@
+"""The claim and evidence model.
+
+A :class:`Claim` is data: an id from CLAIMS.md, a LaTeX statement, a kind, a
+source, assumptions, the claims it depends on, its checks, and a negative
+control (a deliberately wrong variant that must make the claim fail). A
+:class:`Check` is a function of a :class:`Context` returning an
+:class:`Evidence` record.
+"""
+
+from __future__ import annotations
+
+import enum
+import zlib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+__all__ = [
+    "Check",
+    "Claim",
+    "ClaimKind",
+    "Context",
+    "Evidence",
+    "EvidenceKind",
+    "EvidenceStatus",
+    "NegativeControl",
+    "Status",
+]
+
+
+class ClaimKind(str, enum.Enum):
+    IDENTITY = "identity"
+    INEQUALITY = "inequality"
+    EXPECTATION = "expectation"
+    APPROXIMATION = "approximation"
+    ASYMPTOTIC = "asymptotic"
+    CONJECTURE = "conjecture"
+    COUNTEREXAMPLE = "counterexample"
+    UNDERSPECIFIED = "underspecified"
+
+
+class EvidenceKind(str, enum.Enum):
+    SYMBOLIC = "symbolic"
+    PRECISE = "precise"
+    PROPERTY = "property"
+    EXPECTATION = "expectation"
+    MONTECARLO = "montecarlo"
+    SIMULATION = "simulation"
+    COUNTEREXAMPLE = "counterexample"
+
+
+#: Evidence every claim of a kind must carry (CLAIMS.md, "Kinds").
+REQUIRED_EVIDENCE: dict[ClaimKind, frozenset[EvidenceKind]] = {
+    ClaimKind.IDENTITY: frozenset({EvidenceKind.SYMBOLIC, EvidenceKind.PRECISE, EvidenceKind.PROPERTY}),
+    ClaimKind.INEQUALITY: frozenset({EvidenceKind.PROPERTY, EvidenceKind.PRECISE}),
+    ClaimKind.EXPECTATION: frozenset({EvidenceKind.EXPECTATION, EvidenceKind.MONTECARLO}),
+    ClaimKind.APPROXIMATION: frozenset({EvidenceKind.SIMULATION}),
+    ClaimKind.ASYMPTOTIC: frozenset({EvidenceKind.SIMULATION}),
+    ClaimKind.CONJECTURE: frozenset({EvidenceKind.SIMULATION}),
+    ClaimKind.COUNTEREXAMPLE: frozenset({EvidenceKind.COUNTEREXAMPLE}),
+    ClaimKind.UNDERSPECIFIED: frozenset(),
+}
+
+
+class EvidenceStatus(str, enum.Enum):
+    PASSED = "passed"
+    FAILED = "failed"
+    ERROR = "error"
+    SUPPORTED = "supported"
+    NOT_SUPPORTED = "not_supported"
+
+
+class Status(str, enum.Enum):
+    VERIFIED = "VERIFIED"
+    SUPPORTED = "SUPPORTED"
+    NOT_SUPPORTED = "NOT SUPPORTED"
+    FAILED = "FAILED"
+    ERROR = "ERROR"
+    UNDERSPECIFIED = "UNDERSPECIFIED"
+    BLOCKED = "BLOCKED"
+
+    @property
+    def ok(self) -> bool:
+        """Statuses a dependent claim may build on."""
+        return self in (Status.VERIFIED, Status.SUPPORTED)
+
+
+@dataclass
+class Evidence:
+    """What one check measured.
+
+    ``figure`` is compared with ``threshold`` by ``comparison``: ``"<="``
+    (a residual ratio, a z-score, an exact residual) or ``">="`` (a margin).
+    ``counterexample`` is the minimal failing input, JSON-able; ``replay`` the
+    command that reruns the check.
+    """
+
+    check: str
+    kind: EvidenceKind
+    status: EvidenceStatus
+    figure: float | None = None
+    threshold: float | None = None
+    comparison: str = "<="
+    cases: int = 0
+    seeds: list[int] = field(default_factory=list)
+    counterexample: Any = None
+    detail: str = ""
+    seconds: float = 0.0
+    data: dict = field(default_factory=dict)
+    replay: str = ""
+
+    def to_json(self) -> dict:
+        from theorems.evidence._common import jsonable
+
+        def num(x):
+            if x is None:
+                return None
+            x = float(x)
+            return x if x == x and abs(x) != float("inf") else str(x)
+
+        return {
+            "check": self.check,
+            "kind": self.kind.value,
+            "status": self.status.value,
+            "figure": num(self.figure),
+            "threshold": num(self.threshold),
+            "comparison": self.comparison,
+            "cases": int(self.cases),
+            "seeds": [int(s) for s in self.seeds],
+            "counterexample": jsonable(self.counterexample),
+            "detail": self.detail,
+            "seconds": round(float(self.seconds), 4),
+            "data": jsonable(self.data),
+            "replay": self.replay,
+        }
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a check may use: the formulas under test (``impl``), the profile
+    and a seed derived from the run seed, the claim id and the check name."""
+
+    impl: Any
+    profile: Any
+    seed: int
+    claim_id: str
+    check_name: str
+    run_seed: int = 0
+
+    def rng(self, salt: str = ""):
+        import numpy as np
+
+        return np.random.default_rng([self.seed, zlib.crc32(salt.encode())])
+
+
+@dataclass(frozen=True)
+class Check:
+    """One piece of evidence: ``run(ctx) -> Evidence``."""
+
+    name: str
+    kind: EvidenceKind
+    run: Callable[[Context], Evidence]
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class NegativeControl:
+    """A wrong variant: ``overrides`` replace formulas of the implementation
+    namespace by name; under them the claim must come out FAILED."""
+
+    description: str
+    overrides: Mapping[str, Callable]
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    title: str
+    statement: str
+    kind: ClaimKind
+    source: str
+    checks: tuple[Check, ...] = ()
+    assumptions: tuple[str, ...] = ()
+    depends_on: tuple[str, ...] = ()
+    negative_control: NegativeControl | None = None
+    reason: str = ""
+    tags: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        if self.kind is ClaimKind.UNDERSPECIFIED:
+            if not self.reason:
+                raise ValueError(f"claim {self.id}: an underspecified claim needs a reason")
+            return
+        if not self.checks:
+            raise ValueError(f"claim {self.id}: a checkable claim needs checks")
+        have = {c.kind for c in self.checks}
+        missing = REQUIRED_EVIDENCE[self.kind] - have
+        if missing:
+            raise ValueError(
+                f"claim {self.id} of kind {self.kind.value} lacks required evidence "
+                f"{sorted(m.value for m in missing)}"
+            )
+        names = [c.name for c in self.checks]
+        if len(set(names)) != len(names):
+            raise ValueError(f"claim {self.id}: duplicate check names {names}")
+        if self.negative_control is None:
+            raise ValueError(f"claim {self.id}: every checkable claim needs a negative control")
+
+    def seed_for(self, run_seed: int, check_name: str) -> int:
+        return zlib.crc32(f"{run_seed}:{self.id}:{check_name}".encode())

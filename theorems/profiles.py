@@ -1,0 +1,59 @@
+"""Profiles: how hard every check works. Chosen by ``--profile`` or the
+``THEOREMS_PROFILE`` environment variable; ``quick`` is the default.
+
+Every profile is deterministic: Hypothesis and NumPy are seeded from the run
+seed, the claim id and the check name, so a green run replays exactly.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass
+
+__all__ = ["DEFAULT_PROFILE", "DEFAULT_SEED", "PROFILES", "Profile", "get_profile"]
+
+#: The run seed unless ``--seed`` says otherwise.
+DEFAULT_SEED = 20261130
+
+DEFAULT_PROFILE = "quick"
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Sizes and budgets of one profile.
+
+    ``examples``: Hypothesis examples per float property; ``exact_cases``:
+    generated inputs per exact-arithmetic check; ``precise_cases``: inputs per
+    precision ladder; ``mc_samples``: Monte Carlo samples per check;
+    ``sweep``: multiplier of simulation sweep sizes (1, 2, 4);
+    ``check_budget_s``: wall-clock budget of one check before it is an ERROR.
+    """
+
+    name: str
+    examples: int
+    exact_cases: int
+    precise_cases: int
+    mc_samples: int
+    sweep: int
+    check_budget_s: float
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+PROFILES: dict[str, Profile] = {
+    "quick": Profile("quick", examples=30, exact_cases=8, precise_cases=3,
+                     mc_samples=40_000, sweep=1, check_budget_s=60.0),
+    "standard": Profile("standard", examples=120, exact_cases=25, precise_cases=6,
+                        mc_samples=200_000, sweep=2, check_budget_s=300.0),
+    "thorough": Profile("thorough", examples=600, exact_cases=80, precise_cases=12,
+                        mc_samples=1_000_000, sweep=4, check_budget_s=1800.0),
+}
+
+
+def get_profile(name: str | None = None) -> Profile:
+    """The named profile, else ``$THEOREMS_PROFILE``, else ``quick``."""
+    name = name or os.environ.get("THEOREMS_PROFILE") or DEFAULT_PROFILE
+    if name not in PROFILES:
+        raise ValueError(f"profile must be one of {sorted(PROFILES)}, got {name!r}")
+    return PROFILES[name]

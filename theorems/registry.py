@@ -1,0 +1,146 @@
+"""The registry: every claim of the catalogue, collected from the topic
+modules of :mod:`theorems.claims` (and from user modules given by path or
+import name), checked for unique ids, known dependencies and no cycles."""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from theorems.model import Claim, ClaimKind
+
+__all__ = ["CLAIM_MODULES", "Registry", "load_claims", "select"]
+
+#: Topic modules of the built-in catalogue, in report order.
+CLAIM_MODULES = (
+    "theorems.claims.store",
+    "theorems.claims.projectors",
+    "theorems.claims.recall",
+    "theorems.claims.capacity",
+)
+
+
+class Registry:
+    """An ordered, validated collection of claims."""
+
+    def __init__(self, claims: Iterable[Claim]):
+        self._claims: dict[str, Claim] = {}
+        for claim in claims:
+            if not isinstance(claim, Claim):
+                raise TypeError(f"registry entries must be Claim objects, got {type(claim).__name__}")
+            if claim.id in self._claims:
+                raise ValueError(f"duplicate claim id {claim.id!r}")
+            self._claims[claim.id] = claim
+        if not self._claims:
+            raise ValueError("the claim registry is empty: no claims were loaded")
+        for claim in self._claims.values():
+            unknown = [d for d in claim.depends_on if d not in self._claims]
+            if unknown:
+                raise ValueError(f"claim {claim.id} depends on unknown claims {unknown}")
+        self._order = self._topological()
+
+    def _topological(self) -> list[str]:
+        order: list[str] = []
+        state: dict[str, int] = {}
+
+        def visit(cid: str, path: tuple[str, ...]) -> None:
+            if state.get(cid) == 2:
+                return
+            if state.get(cid) == 1:
+                raise ValueError(f"dependency cycle: {' -> '.join(path + (cid,))}")
+            state[cid] = 1
+            for dep in self._claims[cid].depends_on:
+                visit(dep, path + (cid,))
+            state[cid] = 2
+            order.append(cid)
+
+        for cid in self._claims:
+            visit(cid, ())
+        return order
+
+    def __len__(self) -> int:
+        return len(self._claims)
+
+    def __iter__(self):
+        return (self._claims[c] for c in self._order)
+
+    def __contains__(self, cid: str) -> bool:
+        return cid in self._claims
+
+    def get(self, cid: str) -> Claim:
+        try:
+            return self._claims[cid]
+        except KeyError:
+            close = [c for c in self._claims if c.split(".")[0] == cid.split(".")[0]]
+            raise KeyError(
+                f"no claim {cid!r}" + (f"; similar: {', '.join(sorted(close))}" if close else "")
+            ) from None
+
+    def ids(self) -> list[str]:
+        return list(self._order)
+
+
+def _import(spec: str):
+    path = Path(spec)
+    if spec.endswith(".py") or path.exists():
+        if not path.exists():
+            raise FileNotFoundError(f"claims module {spec!r} does not exist")
+        name = f"theorems_user_{abs(hash(str(path.resolve())))}"
+        module_spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(module_spec)
+        sys.modules[name] = module
+        module_spec.loader.exec_module(module)
+        return module
+    return importlib.import_module(spec)
+
+
+def load_claims(extra_modules: Sequence[str] = (), *, builtin: bool = True) -> Registry:
+    """The built-in catalogue plus claims from ``extra_modules`` (an import
+    name or a path to a .py file defining a list ``CLAIMS``)."""
+    claims: list[Claim] = []
+    modules = (list(CLAIM_MODULES) if builtin else []) + list(extra_modules)
+    for spec in modules:
+        module = _import(spec)
+        found = getattr(module, "CLAIMS", None)
+        if found is None:
+            raise ValueError(f"claims module {spec!r} defines no list CLAIMS")
+        claims.extend(found)
+    return Registry(claims)
+
+
+def select(
+    registry: Registry,
+    patterns: Sequence[str] = (),
+    *,
+    kinds: Sequence[str] = (),
+    tags: Sequence[str] = (),
+) -> list[Claim]:
+    """Claims whose id matches any pattern (exact id, glob, or prefix ending
+    in '.'), of any of ``kinds``, carrying any of ``tags``; in dependency order.
+    A pattern that matches nothing is an error, so typos do not pass silently."""
+    valid_kinds = {k.value for k in ClaimKind}
+    bad = [k for k in kinds if k not in valid_kinds]
+    if bad:
+        raise ValueError(f"kind must be one of {sorted(valid_kinds)}, got {bad}")
+    chosen = []
+    unmatched = set(patterns)
+    for claim in registry:
+        hit = not patterns
+        for pattern in patterns:
+            if claim.id == pattern or fnmatch.fnmatchcase(claim.id, pattern) or (
+                pattern.endswith(".") and claim.id.startswith(pattern)
+            ):
+                hit = True
+                unmatched.discard(pattern)
+        if hit and (not kinds or claim.kind.value in kinds) and (not tags or set(tags) & set(claim.tags)):
+            chosen.append(claim)
+    if unmatched:
+        raise ValueError(
+            f"--only pattern(s) {sorted(unmatched)} match no claim id; "
+            "see `theorems list` for the ids"
+        )
+    return chosen

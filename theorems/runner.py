@@ -1,0 +1,241 @@
+"""Run claims: every check under a profile and a seed, each isolated (an
+exception, a NaN figure or an overrun budget makes that check an ERROR and
+the run goes on), then each claim's status derived from its evidence and
+from the status of the claims it depends on."""
+
+from __future__ import annotations
+
+import math
+import signal
+import threading
+import time
+import traceback
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Sequence
+
+from theorems.impl import Impl
+from theorems.model import (
+    Check,
+    Claim,
+    ClaimKind,
+    Context,
+    Evidence,
+    EvidenceStatus,
+    Status,
+)
+from theorems.profiles import DEFAULT_SEED, Profile
+
+__all__ = [
+    "CheckTimeout",
+    "ClaimResult",
+    "RunResult",
+    "derive_status",
+    "run",
+    "run_check",
+    "run_claim",
+    "run_negative_control",
+]
+
+
+class CheckTimeout(Exception):
+    """A check ran past the profile's ``check_budget_s``."""
+
+
+@contextmanager
+def _budget(seconds: float):
+    """Raise CheckTimeout in the main thread after ``seconds`` (SIGALRM)."""
+    usable = (
+        hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+        and seconds > 0
+    )
+    if not usable:
+        yield
+        return
+
+    def on_alarm(signum, frame):
+        raise CheckTimeout(f"check exceeded its budget of {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@dataclass
+class ClaimResult:
+    claim: Claim
+    status: Status
+    evidence: list[Evidence]
+    seconds: float
+    blocked_by: list[str] = field(default_factory=list)
+    negative_control: dict | None = None
+
+
+@dataclass
+class RunResult:
+    results: list[ClaimResult]
+    profile: Profile
+    seed: int
+    seconds: float
+    started: float
+
+    def counts(self) -> dict[str, int]:
+        out = {s.value: 0 for s in Status}
+        for r in self.results:
+            out[r.status.value] += 1
+        return out
+
+    @property
+    def ok(self) -> bool:
+        """No claim FAILED, ERROR or BLOCKED."""
+        return not any(r.status in (Status.FAILED, Status.ERROR, Status.BLOCKED) for r in self.results)
+
+
+def _context(claim: Claim, check: Check, impl: Impl, profile: Profile, seed: int) -> Context:
+    return Context(
+        impl=impl,
+        profile=profile,
+        seed=claim.seed_for(seed, check.name),
+        claim_id=claim.id,
+        check_name=check.name,
+        run_seed=seed,
+    )
+
+
+def run_check(claim: Claim, check: Check, *, impl: Impl, profile: Profile, seed: int) -> Evidence:
+    """Run one check; never raises (a crash becomes an ERROR record)."""
+    ctx = _context(claim, check, impl, profile, seed)
+    start = time.perf_counter()
+    try:
+        with _budget(profile.check_budget_s):
+            ev = check.run(ctx)
+        if not isinstance(ev, Evidence):
+            raise TypeError(f"check returned {type(ev).__name__}, not Evidence")
+        if ev.figure is not None and isinstance(ev.figure, float) and math.isnan(ev.figure):
+            ev.status = EvidenceStatus.ERROR
+            ev.detail = "the check measured NaN; " + ev.detail
+        return ev
+    except Exception as exc:  # noqa: BLE001 - isolation is the point
+        return Evidence(
+            check=check.name,
+            kind=check.kind,
+            status=EvidenceStatus.ERROR,
+            seconds=time.perf_counter() - start,
+            seeds=[ctx.seed],
+            detail=f"{type(exc).__name__}: {exc}",
+            data={"traceback": traceback.format_exc(limit=8)[-4000:]},
+            replay=f"theorems verify --only {claim.id} --profile {profile.name} --seed {seed}",
+        )
+
+
+def derive_status(claim: Claim, evidence: Sequence[Evidence], dep_status: dict[str, Status]) -> tuple[Status, list[str]]:
+    """Status from evidence, then dependencies (see ARCHITECTURE.md, Statuses)."""
+    if claim.kind is ClaimKind.UNDERSPECIFIED:
+        return Status.UNDERSPECIFIED, []
+    states = {e.status for e in evidence}
+    if EvidenceStatus.ERROR in states:
+        return Status.ERROR, []
+    if EvidenceStatus.FAILED in states:
+        return Status.FAILED, []
+    if EvidenceStatus.NOT_SUPPORTED in states:
+        return Status.NOT_SUPPORTED, []
+    blocked = [d for d in claim.depends_on if d in dep_status and not dep_status[d].ok]
+    if blocked:
+        return Status.BLOCKED, blocked
+    if EvidenceStatus.SUPPORTED in states:
+        return Status.SUPPORTED, []
+    return Status.VERIFIED, []
+
+
+def _run_checks(claim: Claim, impl: Impl, profile: Profile, seed: int) -> list[Evidence]:
+    return [run_check(claim, c, impl=impl, profile=profile, seed=seed) for c in claim.checks]
+
+
+def run_negative_control(claim: Claim, *, profile: Profile, seed: int = DEFAULT_SEED) -> dict:
+    """Run the claim's checks on its wrong variant. ``caught`` is True when
+    the claim then comes out FAILED (or NOT SUPPORTED for a sweep)."""
+    nc = claim.negative_control
+    if nc is None:
+        return {"description": None, "caught": None, "status": None, "checks": {}}
+    impl = Impl.default().with_overrides(nc.overrides)
+    evidence = _run_checks(claim, impl, profile, seed)
+    status, _ = derive_status(claim, evidence, {})
+    return {
+        "description": nc.description,
+        "status": status.value,
+        "caught": status in (Status.FAILED, Status.NOT_SUPPORTED),
+        "checks": {e.check: e.status.value for e in evidence},
+    }
+
+
+def run_claim(claim: Claim, *, profile: Profile, seed: int = DEFAULT_SEED, impl: Impl | None = None,
+              controls: bool = False) -> ClaimResult:
+    """Run a claim's checks (status derived without dependencies)."""
+    start = time.perf_counter()
+    evidence = _run_checks(claim, impl or Impl.default(), profile, seed)
+    status, _ = derive_status(claim, evidence, {})
+    nc = run_negative_control(claim, profile=profile, seed=seed) if controls else None
+    return ClaimResult(claim, status, evidence, time.perf_counter() - start, [], nc)
+
+
+_WORKER_CLAIMS: dict[str, Claim] = {}
+
+
+def _worker(args) -> ClaimResult:
+    cid, profile, seed, controls = args
+    result = run_claim(_WORKER_CLAIMS[cid], profile=profile, seed=seed, controls=controls)
+    result.claim = None  # claims hold functions; the parent re-attaches its own
+    return result
+
+
+def run(
+    claims: Iterable[Claim],
+    *,
+    profile: Profile,
+    seed: int = DEFAULT_SEED,
+    impl: Impl | None = None,
+    controls: bool = False,
+    jobs: int = 1,
+    progress: Callable[[int, int, ClaimResult], None] | None = None,
+) -> RunResult:
+    """Run ``claims`` (in dependency order) and derive every status.
+
+    ``jobs > 1`` runs claims in that many processes; results are settled in
+    dependency order either way.
+    """
+    claims = list(claims)
+    started = time.time()
+    t0 = time.perf_counter()
+    raw: dict[str, ClaimResult] = {}
+    statuses: dict[str, Status] = {}
+
+    def settle(i: int, claim: Claim, res: ClaimResult) -> None:
+        # Claims arrive in dependency order, so every dependency is settled.
+        res.status, res.blocked_by = derive_status(claim, res.evidence, statuses)
+        statuses[claim.id] = res.status
+        raw[claim.id] = res
+        if progress:
+            progress(i, len(claims), res)
+
+    if jobs > 1 and len(claims) > 1 and impl is None:
+        import multiprocessing
+
+        _WORKER_CLAIMS.clear()
+        _WORKER_CLAIMS.update({c.id: c for c in claims})
+        ctx = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+            futures = [(c, pool.submit(_worker, (c.id, profile, seed, controls))) for c in claims]
+            for i, (claim, fut) in enumerate(futures, 1):
+                res = fut.result()
+                res.claim = claim
+                settle(i, claim, res)
+    else:
+        for i, claim in enumerate(claims, 1):
+            settle(i, claim, run_claim(claim, profile=profile, seed=seed, impl=impl, controls=controls))
+    return RunResult([raw[c.id] for c in claims], profile, seed, time.perf_counter() - t0, started)
