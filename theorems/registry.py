@@ -17,10 +17,15 @@ __all__ = ["CLAIM_MODULES", "Registry", "load_claims", "select"]
 
 #: Topic modules of the built-in catalogue, in report order.
 CLAIM_MODULES = (
+    "theorems.claims.svd",
+    "theorems.claims.outer",
     "theorems.claims.store",
     "theorems.claims.projectors",
     "theorems.claims.recall",
     "theorems.claims.capacity",
+    "theorems.claims.spherical",
+    "theorems.claims.noise",
+    "theorems.claims.consistency",
 )
 
 

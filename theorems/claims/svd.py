@@ -1,0 +1,7 @@
+"""Claims of topic 'svd' (filled in by the 000 catalogue work)."""
+
+from __future__ import annotations
+
+__all__ = ["CLAIMS"]
+
+CLAIMS: list = []
