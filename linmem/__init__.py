@@ -3,8 +3,9 @@
 Keys are the columns of ``K`` (d x M), values the columns of ``V`` (p x M);
 a memory is a matrix ``W`` (p x d) answering ``W q``. The two constructions
 of 000 (outer-product and least-squares stores), the projectors and leverage
-scores that govern their recall, and the capacity and retrieval results of
-004 live in one module each; this package re-exports the public names.
+scores that govern their recall, and the capacity, retrieval and learning
+results of 004 live in one module each; this package re-exports the public
+names.
 
 >>> import numpy as np, linmem
 >>> K = np.array([[1.0, 1.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]])
@@ -14,7 +15,30 @@ scores that govern their recall, and the capacity and retrieval results of
 1.0
 """
 
-from linmem import ensembles, estimates, precise, recall, spectral, stores, tolerances
+from linmem import (
+    capacity,
+    ensembles,
+    estimates,
+    learn,
+    precise,
+    recall,
+    retrieval,
+    spectral,
+    stores,
+    tolerances,
+)
+from linmem.capacity import (
+    CMM_TOP1_CONSTANT,
+    OPTIMAL_TOP1_CONSTANT,
+    alpha_c,
+    alpha_c_mp,
+    cover_probability,
+    critical_d,
+    critical_n,
+    kappa,
+    kappa_mp,
+    load_ratio,
+)
 from linmem.ensembles import (
     consistent_values,
     controlled_spectrum,
@@ -32,6 +56,14 @@ from linmem.estimates import (
     snr_capacity,
     uniform_leverage_snr,
 )
+from linmem.learn import (
+    cross_entropy_memory,
+    gordan_certificate,
+    max_margin_memory,
+    sparse_repair_memory,
+    tam_erm,
+    tam_feasible,
+)
 from linmem.precise import exact_array, mp_array, to_float
 from linmem.recall import (
     consistency_residual,
@@ -46,6 +78,17 @@ from linmem.recall import (
     query_noise_error,
     recall_decomposition,
     snr,
+)
+from linmem.retrieval import (
+    all_retrieved,
+    cmm,
+    margins,
+    percentile_rank,
+    scores,
+    smoothed_topk_average,
+    tam_margins,
+    top1_correct,
+    topk_average,
 )
 from linmem.spectral import (
     CompactSVD,
@@ -68,13 +111,24 @@ from linmem.stores import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "CMM_TOP1_CONSTANT",
     "CompactSVD",
     "LinearMemory",
+    "OPTIMAL_TOP1_CONSTANT",
+    "all_retrieved",
+    "alpha_c",
+    "alpha_c_mp",
+    "capacity",
+    "cmm",
     "compact_svd",
     "condition_number",
     "consistency_residual",
     "consistent_values",
     "controlled_spectrum",
+    "cover_probability",
+    "critical_d",
+    "critical_n",
+    "cross_entropy_memory",
     "crosstalk_power",
     "duplicated_keys",
     "effective_pairs",
@@ -84,9 +138,16 @@ __all__ = [
     "expected_error",
     "fixed_store_noise_error",
     "gaussian_vectors",
+    "gordan_certificate",
     "is_consistent",
+    "kappa",
+    "kappa_mp",
+    "learn",
     "least_squares_store",
     "leverage_scores",
+    "load_ratio",
+    "margins",
+    "max_margin_memory",
     "mean_expected_error",
     "mp_array",
     "numerical_rank",
@@ -95,6 +156,7 @@ __all__ = [
     "op_spherical_error",
     "op_spherical_snr",
     "outer_product_store",
+    "percentile_rank",
     "pinv",
     "pinv_energy",
     "precise",
@@ -106,14 +168,23 @@ __all__ = [
     "rational_unit_vectors",
     "recall",
     "recall_decomposition",
+    "retrieval",
+    "scores",
     "single_pair_store",
+    "smoothed_topk_average",
     "snr",
     "snr_capacity",
+    "sparse_repair_memory",
     "spectral",
     "spherical_vectors",
     "stores",
     "svd_key_value_view",
+    "tam_erm",
+    "tam_feasible",
+    "tam_margins",
     "to_float",
     "tolerances",
+    "top1_correct",
+    "topk_average",
     "uniform_leverage_snr",
 ]

@@ -58,12 +58,15 @@ class Impl:
 
 
 def _modules():
-    import importlib
+    from linmem import (
+        capacity,
+        ensembles,
+        estimates,
+        learn,
+        recall,
+        retrieval,
+        spectral,
+        stores,
+    )
 
-    mods = [linmem]
-    for sub in ("spectral", "recall", "stores", "ensembles", "capacity", "retrieval", "learn"):
-        try:
-            mods.append(importlib.import_module(f"linmem.{sub}"))
-        except ImportError:  # a module not present in this build of linmem
-            continue
-    return mods
+    return [linmem, spectral, recall, stores, estimates, ensembles, capacity, retrieval, learn]

@@ -145,6 +145,7 @@ class Context:
     claim_id: str
     check_name: str
     run_seed: int = 0
+    claims_modules: tuple[str, ...] = ()
 
     def rng(self, salt: str = ""):
         import numpy as np

@@ -13,7 +13,7 @@ from typing import Iterable, Sequence
 
 from theorems.model import Claim, ClaimKind
 
-__all__ = ["CLAIM_MODULES", "Registry", "load_claims", "select"]
+__all__ = ["CLAIM_MODULES", "ENTRY_POINT_GROUP", "Registry", "load_claims", "select"]
 
 #: Topic modules of the built-in catalogue, in report order.
 CLAIM_MODULES = (
@@ -103,11 +103,22 @@ def _import(spec: str):
     return importlib.import_module(spec)
 
 
+#: Entry-point group through which installed packages contribute claim modules.
+ENTRY_POINT_GROUP = "theorems.claims"
+
+
+def _entry_point_modules() -> list[str]:
+    from importlib.metadata import entry_points
+
+    return [ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)]
+
+
 def load_claims(extra_modules: Sequence[str] = (), *, builtin: bool = True) -> Registry:
-    """The built-in catalogue plus claims from ``extra_modules`` (an import
-    name or a path to a .py file defining a list ``CLAIMS``)."""
+    """The built-in catalogue, claim modules that installed packages declare
+    under the ``theorems.claims`` entry-point group, and ``extra_modules`` (an
+    import name or a path to a .py file defining a list ``CLAIMS``)."""
     claims: list[Claim] = []
-    modules = (list(CLAIM_MODULES) if builtin else []) + list(extra_modules)
+    modules = (list(CLAIM_MODULES) + _entry_point_modules() if builtin else []) + list(extra_modules)
     for spec in modules:
         module = _import(spec)
         found = getattr(module, "CLAIMS", None)

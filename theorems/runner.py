@@ -97,7 +97,8 @@ class RunResult:
         return not any(r.status in (Status.FAILED, Status.ERROR, Status.BLOCKED) for r in self.results)
 
 
-def _context(claim: Claim, check: Check, impl: Impl, profile: Profile, seed: int) -> Context:
+def _context(claim: Claim, check: Check, impl: Impl, profile: Profile, seed: int,
+             claims_modules: tuple[str, ...] = ()) -> Context:
     return Context(
         impl=impl,
         profile=profile,
@@ -105,12 +106,15 @@ def _context(claim: Claim, check: Check, impl: Impl, profile: Profile, seed: int
         claim_id=claim.id,
         check_name=check.name,
         run_seed=seed,
+        claims_modules=tuple(claims_modules),
     )
 
 
-def run_check(claim: Claim, check: Check, *, impl: Impl, profile: Profile, seed: int) -> Evidence:
-    """Run one check; never raises (a crash becomes an ERROR record)."""
-    ctx = _context(claim, check, impl, profile, seed)
+def run_check(claim: Claim, check: Check, *, impl: Impl, profile: Profile, seed: int,
+              claims_modules: tuple[str, ...] = ()) -> Evidence:
+    """Run one check; never raises (a crash becomes an ERROR record).
+    ``claims_modules`` (user claim modules) go into the replay command."""
+    ctx = _context(claim, check, impl, profile, seed, claims_modules)
     start = time.perf_counter()
     try:
         with _budget(profile.check_budget_s):
@@ -130,7 +134,8 @@ def run_check(claim: Claim, check: Check, *, impl: Impl, profile: Profile, seed:
             seeds=[ctx.seed],
             detail=f"{type(exc).__name__}: {exc}",
             data={"traceback": traceback.format_exc(limit=8)[-4000:]},
-            replay=f"theorems verify --only {claim.id} --profile {profile.name} --seed {seed}",
+            replay=f"theorems verify --only {claim.id} --profile {profile.name} --seed {seed}"
+            + "".join(f" --claims {m}" for m in claims_modules),
         )
 
 
@@ -153,8 +158,10 @@ def derive_status(claim: Claim, evidence: Sequence[Evidence], dep_status: dict[s
     return Status.VERIFIED, []
 
 
-def _run_checks(claim: Claim, impl: Impl, profile: Profile, seed: int) -> list[Evidence]:
-    return [run_check(claim, c, impl=impl, profile=profile, seed=seed) for c in claim.checks]
+def _run_checks(claim: Claim, impl: Impl, profile: Profile, seed: int,
+                claims_modules: tuple[str, ...] = ()) -> list[Evidence]:
+    return [run_check(claim, c, impl=impl, profile=profile, seed=seed, claims_modules=claims_modules)
+            for c in claim.checks]
 
 
 def run_negative_control(claim: Claim, *, profile: Profile, seed: int = DEFAULT_SEED) -> dict:
@@ -175,10 +182,10 @@ def run_negative_control(claim: Claim, *, profile: Profile, seed: int = DEFAULT_
 
 
 def run_claim(claim: Claim, *, profile: Profile, seed: int = DEFAULT_SEED, impl: Impl | None = None,
-              controls: bool = False) -> ClaimResult:
+              controls: bool = False, claims_modules: tuple[str, ...] = ()) -> ClaimResult:
     """Run a claim's checks (status derived without dependencies)."""
     start = time.perf_counter()
-    evidence = _run_checks(claim, impl or Impl.default(), profile, seed)
+    evidence = _run_checks(claim, impl or Impl.default(), profile, seed, claims_modules)
     status, _ = derive_status(claim, evidence, {})
     nc = run_negative_control(claim, profile=profile, seed=seed) if controls else None
     return ClaimResult(claim, status, evidence, time.perf_counter() - start, [], nc)
@@ -188,8 +195,9 @@ _WORKER_CLAIMS: dict[str, Claim] = {}
 
 
 def _worker(args) -> ClaimResult:
-    cid, profile, seed, controls = args
-    result = run_claim(_WORKER_CLAIMS[cid], profile=profile, seed=seed, controls=controls)
+    cid, profile, seed, controls, modules = args
+    result = run_claim(_WORKER_CLAIMS[cid], profile=profile, seed=seed, controls=controls,
+                       claims_modules=modules)
     result.claim = None  # claims hold functions; the parent re-attaches its own
     return result
 
@@ -203,13 +211,16 @@ def run(
     controls: bool = False,
     jobs: int = 1,
     progress: Callable[[int, int, ClaimResult], None] | None = None,
+    claims_modules: Sequence[str] = (),
 ) -> RunResult:
     """Run ``claims`` (in dependency order) and derive every status.
 
     ``jobs > 1`` runs claims in that many processes; results are settled in
-    dependency order either way.
+    dependency order either way. ``claims_modules`` names the user claim
+    modules loaded, so that replay commands load them too.
     """
     claims = list(claims)
+    modules = tuple(claims_modules)
     started = time.time()
     t0 = time.perf_counter()
     raw: dict[str, ClaimResult] = {}
@@ -230,12 +241,13 @@ def run(
         _WORKER_CLAIMS.update({c.id: c for c in claims})
         ctx = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-            futures = [(c, pool.submit(_worker, (c.id, profile, seed, controls))) for c in claims]
+            futures = [(c, pool.submit(_worker, (c.id, profile, seed, controls, modules))) for c in claims]
             for i, (claim, fut) in enumerate(futures, 1):
                 res = fut.result()
                 res.claim = claim
                 settle(i, claim, res)
     else:
         for i, claim in enumerate(claims, 1):
-            settle(i, claim, run_claim(claim, profile=profile, seed=seed, impl=impl, controls=controls))
+            settle(i, claim, run_claim(claim, profile=profile, seed=seed, impl=impl, controls=controls,
+                                       claims_modules=modules))
     return RunResult([raw[c.id] for c in claims], profile, seed, time.perf_counter() - t0, started)

@@ -48,9 +48,11 @@ def hypothesis_settings(max_examples: int) -> settings:
 
 
 def replay_command(ctx: Context) -> str:
+    """The command that reruns this check exactly (same claim, profile, seed)."""
+    extra = "".join(f" --claims {m}" for m in ctx.claims_modules)
     return (
         f"theorems verify --only {ctx.claim_id} --profile {ctx.profile.name} "
-        f"--seed {ctx.run_seed}"
+        f"--seed {ctx.run_seed}{extra}"
     )
 
 

@@ -1,0 +1,506 @@
+"""Retrieval scores of a linear key-value memory, computed in row chunks.
+
+A memory ``W`` (``d_targets x d_keys``) stores ``n`` pairs ``(v_i, u_i)``; the
+arrays hold vectors as columns (``keys[:, i] = v_i``, ``targets[:, j] = u_j``).
+Presenting key ``v_i`` scores every candidate target::
+
+    S[i, j] = u_j^T W v_i        (row = query key i, column = candidate j)
+
+Pair ``i`` is retrieved top-1 when ``S[i, i] > max_{j != i} S[i, j]``
+(strict). The competitors of query ``i`` are the ``n - 1`` scores
+``S[i, j]``, ``j != i``.
+
+Everything that reduces over the competitors works on blocks of ``chunk``
+rows of ``S``: memory is ``O(n d + d^2 + chunk n)`` and an ``n x n`` matrix
+is never held whole. Only :func:`scores` returns the full matrix, and it
+refuses sizes above :data:`linmem._validation.MAX_ARRAY_BYTES`.
+
+The tail-average margin (TAM) replaces the largest competitor by the average
+of the ``k`` largest ones; :func:`smoothed_topk_average` is a convex,
+smooth upper bound of that average used for learning (see its docstring for
+the construction and the gap bound).
+
+In the examples ``W`` and ``keys`` are identities, so ``S`` is the
+``targets`` matrix itself.
+
+Source: seed 004 (top-1 retrieval, correlation matrix memory, TAM and its
+exponential smoothing). Everything here works in float64; mpmath and exact
+object arrays are refused.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+from scipy.special import expit
+
+from linmem._validation import (
+    as_matrix,
+    check_memory,
+    check_positive_int,
+    check_same_count,
+)
+from linmem.tolerances import working_eps
+
+__all__ = [
+    "DEFAULT_CHUNK_ROWS",
+    "SMOOTHING_NEWTON_MAXITER",
+    "SMOOTHING_TOL_ULPS",
+    "all_retrieved",
+    "cmm",
+    "margins",
+    "percentile_rank",
+    "scores",
+    "smoothed_topk_average",
+    "smoothed_topk_gap_bound",
+    "tam_margins",
+    "top1_correct",
+    "topk_average",
+]
+
+#: Rows of the score matrix computed per block by the chunked functions.
+#: 256 rows keep the block GEMM efficient and the block small (256 n floats).
+DEFAULT_CHUNK_ROWS = 256
+
+#: Iteration cap of the safeguarded Newton solve for the smoothing threshold t.
+SMOOTHING_NEWTON_MAXITER = 200
+
+#: The Newton solve stops when its step is below this many ulps of the scale
+#: of the scores (max |s_j| + |logit(k / m)| / beta).
+SMOOTHING_TOL_ULPS = 8
+
+_FLOAT_EPS = working_eps("float")
+
+#: Index pair (rows, columns) of the matched scores inside a row block.
+_Diag = tuple[np.ndarray, np.ndarray]
+
+
+# --------------------------------------------------------------------------
+# guards private to this module
+# --------------------------------------------------------------------------
+
+
+def _float_matrix(x: Any, name: str, *, ndim: int = 2) -> np.ndarray:
+    arr = as_matrix(x, name, ndim=ndim)
+    if arr.dtype == object:
+        raise TypeError(
+            f"{name} must be a float array (linmem.retrieval works in float64), "
+            "got an object array of mpmath or exact entries; convert with "
+            ".astype(float)"
+        )
+    return arr
+
+
+def _check_problem(
+    W: Any, keys: Any, targets: Any, *, min_pairs: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Validate a memory and its pairs; return (W, keys, targets) as float64."""
+    W = _float_matrix(W, "W")
+    V = _float_matrix(keys, "keys")
+    U = _float_matrix(targets, "targets")
+    check_same_count(V, U, "keys", "targets")
+    if W.shape != (U.shape[0], V.shape[0]):
+        raise ValueError(
+            "W must have shape (targets rows, keys rows) = "
+            f"{(U.shape[0], V.shape[0])}, got {W.shape}"
+        )
+    n = V.shape[1]
+    if n < min_pairs:
+        raise ValueError(
+            f"keys must have at least {min_pairs} columns (every query needs a "
+            f"competitor), got {n}"
+        )
+    return W, V, U
+
+
+def _check_positive_real(x: Any, name: str) -> float:
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(x).__name__} {x!r}")
+    x = float(x)
+    if not (math.isfinite(x) and x > 0):
+        raise ValueError(f"{name} must be a finite number > 0, got {x}")
+    return x
+
+
+def _check_k(k: Any, n_competitors: int, name: str = "k") -> int:
+    k = check_positive_int(k, name)
+    if k > n_competitors:
+        raise ValueError(
+            f"{name} must be an integer in 1..{n_competitors} (the number of "
+            f"competitors), got {k}"
+        )
+    return k
+
+
+def _competitor_rows(scores: Any, name: str) -> tuple[np.ndarray, bool]:
+    """Competitor scores as an (m, c) array; True when the input was 1-D."""
+    try:
+        ndim = np.ndim(scores)
+    except (ValueError, TypeError):
+        ndim = 2  # let as_matrix report the unusable input
+    S = _float_matrix(scores, name, ndim=ndim)
+    if ndim not in (1, 2):
+        raise ValueError(
+            f"{name} must be a 1-D array of competitor scores or a square 2-D "
+            f"score matrix, got shape {S.shape}"
+        )
+    if ndim == 1:
+        return S[None, :], True
+    n = S.shape[0]
+    if S.shape != (n, n) or n < 2:
+        raise ValueError(
+            f"{name} as a 2-D array must be a square n x n score matrix with "
+            f"n >= 2 (its diagonal holds the matched scores), got shape {S.shape}"
+        )
+    return S[~np.eye(n, dtype=bool)].reshape(n, n - 1), False
+
+
+# --------------------------------------------------------------------------
+# the chunked scorer
+# --------------------------------------------------------------------------
+
+
+def _row_blocks(
+    W: np.ndarray, V: np.ndarray, U: np.ndarray, chunk: int
+) -> Iterator[tuple[int, np.ndarray, _Diag]]:
+    """Yield (start, block, diagonal index) for row blocks of S.
+
+    ``block`` is ``S[start:start + c, :]`` in a reused buffer (valid until the
+    next iteration); ``diag`` is ``(rows, start + rows)`` indexing the matched
+    scores inside it.
+    """
+    n = V.shape[1]
+    chunk = min(chunk, n)
+    check_memory(chunk * n, 8, f"a score block of {chunk} x {n}")
+    # Q^T = V^T W^T (n x d_targets): the queries mapped into target space.
+    QT = np.ascontiguousarray(V.T @ W.T)
+    buf = np.empty((chunk, n))
+    rows = np.arange(chunk)
+    for start in range(0, n, chunk):
+        c = min(chunk, n - start)
+        block = buf[:c]
+        np.matmul(QT[start : start + c], U, out=block)
+        yield start, block, (rows[:c], start + rows[:c])
+
+
+def _reduce_blocks(
+    W: Any,
+    keys: Any,
+    targets: Any,
+    chunk: Any,
+    reducer: Callable[[np.ndarray, _Diag], np.ndarray],
+    *,
+    dtype: type = float,
+) -> np.ndarray:
+    W, V, U = _check_problem(W, keys, targets, min_pairs=2)
+    chunk = check_positive_int(chunk, "chunk")
+    out = np.empty(V.shape[1], dtype=dtype)
+    for start, block, diag in _row_blocks(W, V, U, chunk):
+        out[start : start + block.shape[0]] = reducer(block, diag)
+    return out
+
+
+def _block_margins(block: np.ndarray, diag: _Diag) -> np.ndarray:
+    matched = block[diag].copy()
+    block[diag] = -np.inf
+    return matched - block.max(axis=1)
+
+
+def cmm(keys: Any, targets: Any) -> np.ndarray:
+    """Correlation matrix memory: the superposition of the stored outer products.
+
+    ``W_CMM = sum_l u_l v_l^T = targets @ keys^T`` (``d_targets x d_keys``).
+
+    Source: 004 (the classical CMM baseline of the top-1 analysis).
+
+    >>> import numpy as np
+    >>> cmm(np.eye(2), np.array([[1.0, 2.0], [3.0, 4.0]]))
+    array([[1., 2.],
+           [3., 4.]])
+    """
+    V = _float_matrix(keys, "keys")
+    U = _float_matrix(targets, "targets")
+    check_same_count(V, U, "keys", "targets")
+    return U @ V.T
+
+
+def scores(W: Any, keys: Any, targets: Any) -> np.ndarray:
+    """The full score matrix ``S[i, j] = u_j^T W v_i`` (for small n).
+
+    ``S = keys^T W^T targets`` (``n x n``). Refused up front when the matrix
+    would exceed ``MAX_ARRAY_BYTES``; use the chunked functions then.
+
+    Source: 004 (retrieval scores).
+
+    >>> import numpy as np
+    >>> scores(np.eye(2), np.eye(2), np.array([[1.0, 0.0], [1.0, 1.0]]))
+    array([[1., 0.],
+           [1., 1.]])
+    """
+    W, V, U = _check_problem(W, keys, targets, min_pairs=1)
+    n = V.shape[1]
+    check_memory(n * n, 8, f"the full {n} x {n} score matrix")
+    return (V.T @ W.T) @ U
+
+
+def margins(
+    W: Any, keys: Any, targets: Any, *, chunk: int = DEFAULT_CHUNK_ROWS
+) -> np.ndarray:
+    """Top-1 margin of every query: ``S_ii - max_{j != i} S_ij``.
+
+    Positive exactly when pair ``i`` is retrieved top-1. Computed in blocks
+    of ``chunk`` rows; needs ``n >= 2``.
+
+    Source: 004 (top-1 margins).
+
+    >>> import numpy as np
+    >>> margins(np.eye(2), np.eye(2), np.array([[2.0, 0.5], [0.0, 1.0]]))
+    array([1.5, 1. ])
+    """
+    return _reduce_blocks(W, keys, targets, chunk, _block_margins)
+
+
+def top1_correct(
+    W: Any, keys: Any, targets: Any, *, chunk: int = DEFAULT_CHUNK_ROWS
+) -> np.ndarray:
+    """Which pairs are retrieved top-1: ``S_ii > max_{j != i} S_ij`` (strict).
+
+    Returns a boolean array of length n; computed in row blocks.
+
+    Source: 004 (top-1 retrieval criterion).
+
+    >>> import numpy as np
+    >>> top1_correct(np.eye(2), np.eye(2), np.array([[1.0, 1.0], [0.0, 1.0]]))
+    array([False,  True])
+    """
+
+    def reducer(block: np.ndarray, diag: _Diag) -> np.ndarray:
+        return _block_margins(block, diag) > 0
+
+    return _reduce_blocks(W, keys, targets, chunk, reducer, dtype=bool)
+
+
+def all_retrieved(
+    W: Any, keys: Any, targets: Any, *, chunk: int = DEFAULT_CHUNK_ROWS
+) -> bool:
+    """Whether every pair is retrieved top-1: ``min_i (S_ii - max_{j!=i} S_ij) > 0``.
+
+    Stops at the first block that holds a failure.
+
+    Source: 004 (simultaneous top-1 retrieval of all n pairs).
+
+    >>> import numpy as np
+    >>> all_retrieved(np.eye(3), np.eye(3), np.eye(3))
+    True
+    """
+    W, V, U = _check_problem(W, keys, targets, min_pairs=2)
+    chunk = check_positive_int(chunk, "chunk")
+    for _, block, diag in _row_blocks(W, V, U, chunk):
+        if not np.all(_block_margins(block, diag) > 0):
+            return False
+    return True
+
+
+def percentile_rank(
+    W: Any, keys: Any, targets: Any, *, chunk: int = DEFAULT_CHUNK_ROWS
+) -> np.ndarray:
+    """Fraction of competitors the matched score beats, per query.
+
+    ``rank_i = #{j != i : S_ij < S_ii} / (n - 1)``; 1 means top-1.
+
+    Source: 004 (percentile retrieval in the quadratic-load regime).
+
+    >>> import numpy as np
+    >>> percentile_rank(np.eye(3), np.eye(3), np.array([[1.0, 2, 0], [0, 1, 0], [0, 0, 1]]))
+    array([0.5, 1. , 1. ])
+    """
+
+    def reducer(block: np.ndarray, diag: _Diag) -> np.ndarray:
+        matched = block[diag].copy()
+        block[diag] = np.inf  # the matched entry never counts as beaten
+        return np.count_nonzero(block < matched[:, None], axis=1)
+
+    n_beaten = _reduce_blocks(W, keys, targets, chunk, reducer)
+    return n_beaten / (n_beaten.shape[0] - 1)
+
+
+# --------------------------------------------------------------------------
+# tail averages
+# --------------------------------------------------------------------------
+
+
+def _topk_rows(C: np.ndarray, k: int) -> np.ndarray:
+    c = C.shape[1]
+    return np.partition(C, c - k, axis=1)[:, c - k :].sum(axis=1) / k
+
+
+def topk_average(scores: Any, k: int) -> np.ndarray | float:
+    """Average of the ``k`` largest competitor scores.
+
+    ``T_k(s) = (1/k) sum_{l=1..k} s_[l]`` with ``s_[1] >= s_[2] >= ...`` the
+    competitor scores; equivalently ``T_k(s) = min_t { t + (1/k) sum_j
+    (s_j - t)_+ }``. ``scores`` is either a 1-D array of one query's
+    competitor scores (matched score already removed; returns a float) or a
+    square score matrix ``S`` whose diagonal holds the matched scores, which
+    are excluded row by row (returns one value per row). ``k`` ranges over
+    ``1..(number of competitors)``.
+
+    Source: 004 (tail-average margin).
+
+    >>> import numpy as np
+    >>> topk_average(np.array([3.0, 1.0, 2.0]), 2)
+    2.5
+    >>> topk_average(np.array([[9.0, 1.0, 2.0], [0.0, 9.0, 4.0], [1.0, 1.0, 9.0]]), 1)
+    array([2., 4., 1.])
+    """
+    C, is_vector = _competitor_rows(scores, "scores")
+    k = _check_k(k, C.shape[1])
+    out = _topk_rows(C, k)
+    return float(out[0]) if is_vector else out
+
+
+def smoothed_topk_gap_bound(n_competitors: int, k: int, *, beta: float) -> float:
+    """Upper bound on ``smoothed_topk_average - topk_average``: ``(m/k) log(2)/beta``.
+
+    ``m`` is the number of competitors. The bound holds for every score
+    vector and is attained by tied scores with ``k = m/2``; it is 0 when
+    ``k = m``, where the plain mean is returned.
+
+    Source: 004 (exponentially smoothed TAM); bound derived in
+    :func:`smoothed_topk_average`.
+
+    >>> round(smoothed_topk_gap_bound(4, 2, beta=1.0), 6)
+    1.386294
+    """
+    m = check_positive_int(n_competitors, "n_competitors")
+    k = _check_k(k, m)
+    beta = _check_positive_real(beta, "beta")
+    if k == m:
+        return 0.0
+    return (m / k) * math.log(2.0) / beta
+
+
+def _smoothed_topk_rows(
+    C: np.ndarray, k: int, beta: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Smoothed top-k average of each row of C and its gradient weights.
+
+    Returns ``(F, P)`` with ``F[r] = min_t t + (1/k) sum_j sp_beta(C[r, j] - t)``
+    and ``P[r, j] = dF[r]/dC[r, j] = sigmoid(beta (C[r, j] - t*_r)) / k``
+    (nonnegative, each row summing to 1).
+    """
+    m, c = C.shape
+    if k == c:
+        # The objective decreases to mean(s) as t -> -inf and the infimum is
+        # not attained: the value is the plain mean, with uniform weights.
+        return C.mean(axis=1), np.full((m, c), 1.0 / c)
+    logit = math.log(k / (c - k))
+    shift = logit / beta
+    lo = C.min(axis=1) - shift
+    hi = C.max(axis=1) - shift
+    scale = np.max(np.abs(C), axis=1) + abs(shift)
+    tol = SMOOTHING_TOL_ULPS * _FLOAT_EPS * np.maximum(scale, np.finfo(float).tiny)
+    # start between the k-th and (k+1)-th largest scores: the beta -> inf optimum
+    part = np.partition(C, (c - k - 1, c - k), axis=1)
+    t = 0.5 * (part[:, c - k - 1] + part[:, c - k])
+    t = np.clip(t, lo, hi)
+    active = np.ones(m, dtype=bool)
+    for _ in range(SMOOTHING_NEWTON_MAXITER):
+        idx = np.flatnonzero(active)
+        if idx.size == 0:
+            break
+        sig = expit(beta * (C[idx] - t[idx, None]))
+        g = sig.sum(axis=1) / k - 1.0
+        dg = -(beta / k) * (sig * (1.0 - sig)).sum(axis=1)
+        ti = t[idx]
+        lo[idx] = np.where(g > 0, ti, lo[idx])
+        hi[idx] = np.where(g > 0, hi[idx], ti)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            tn = ti - g / dg
+        root = g == 0
+        # a Newton step leaving the open bracket falls back to bisection
+        bad = ~root & (~np.isfinite(tn) | (tn <= lo[idx]) | (tn >= hi[idx]))
+        tn = np.where(root, ti, np.where(bad, 0.5 * (lo[idx] + hi[idx]), tn))
+        done = root | (np.abs(tn - ti) <= tol[idx]) | (hi[idx] - lo[idx] <= tol[idx])
+        t[idx] = tn
+        active[idx[done]] = False
+    z = beta * (C - t[:, None])
+    F = t + np.logaddexp(0.0, z).sum(axis=1) / (k * beta)
+    P = expit(z) / k
+    return F, P
+
+
+def smoothed_topk_average(scores: Any, k: int, *, beta: float) -> np.ndarray | float:
+    """Convex smooth upper bound of the top-k average (softplus-smoothed CVaR form).
+
+    The top-k average is ``T_k(s) = min_t { t + (1/k) sum_j (s_j - t)_+ }``
+    (Rockafellar-Uryasev). Replacing ``(x)_+`` by
+    ``sp_beta(x) = log(1 + exp(beta x)) / beta`` gives::
+
+        F_beta(s) = min_t { t + (1/k) sum_j sp_beta(s_j - t) }.
+
+    Properties (m = number of competitors):
+
+    * upper bound: ``sp_beta(x) >= (x)_+`` so ``F_beta(s) >= T_k(s)``;
+    * convex in ``s``: a partial minimisation over ``t`` of a function jointly
+      convex in ``(s, t)``;
+    * gap: ``0 <= F_beta(s) - T_k(s) <= (m/k) log(2) / beta`` (evaluate the
+      objective at ``t = s_[k]`` and use ``sp_beta(x) - (x)_+ <= log(2)/beta``),
+      so ``F_beta -> T_k`` at rate ``O(1/beta)``. The rate is attained when
+      scores tie at the k-th place: for m equal scores the gap is exactly
+      ``c(k/m)/beta`` with ``c(p) = log((1-p)/p) - log(1-p)/p``, and with only
+      the k-th and (k+1)-th largest tied ``beta * gap -> 2 log(2) / k``.
+      Without a tie there the gap decays exponentially in ``beta`` times the
+      spacing. See :func:`smoothed_topk_gap_bound`.
+
+    The optimal ``t`` solves ``(1/k) sum_j sigmoid(beta (s_j - t)) = 1``,
+    found by a bracketed, safeguarded Newton iteration. When ``k = m`` the
+    infimum is the plain mean (attained only as ``t -> -inf``), returned
+    exactly. ``scores`` follows :func:`topk_average`: a 1-D array of
+    competitor scores, or a square score matrix whose diagonal is excluded.
+
+    Source: 004 (exponentially smoothed TAM, which keeps the ERM convex).
+
+    >>> import numpy as np
+    >>> s = np.array([3.0, 1.0, 2.0])
+    >>> bool(topk_average(s, 2) <= smoothed_topk_average(s, 2, beta=50.0) <= 2.5 + 1.5 * np.log(2) / 50)
+    True
+    """
+    C, is_vector = _competitor_rows(scores, "scores")
+    k = _check_k(k, C.shape[1])
+    beta = _check_positive_real(beta, "beta")
+    F, _ = _smoothed_topk_rows(C, k, beta)
+    return float(F[0]) if is_vector else F
+
+
+def tam_margins(
+    W: Any, keys: Any, targets: Any, *, k: int, chunk: int = DEFAULT_CHUNK_ROWS
+) -> np.ndarray:
+    """Tail-average margin of every query: ``S_ii - T_k(S_i,-i)``.
+
+    ``T_k`` is the average of the ``k`` largest competitor scores
+    (:func:`topk_average`), ``1 <= k <= n - 1``. A positive TAM margin puts
+    the matched target among the top ``k`` candidates, since the average of
+    the k largest competitors is at least the k-th largest.
+
+    Source: 004 (tail-average margin).
+
+    >>> import numpy as np
+    >>> tam_margins(np.eye(3), np.eye(3), np.array([[3.0, 1, 0], [2, 3, 0], [0, 0, 3]]), k=2)
+    array([2.5, 2. , 3. ])
+    """
+    W, V, U = _check_problem(W, keys, targets, min_pairs=2)
+    k = _check_k(k, V.shape[1] - 1)
+    chunk = check_positive_int(chunk, "chunk")
+    n = V.shape[1]
+    out = np.empty(n)
+    for start, block, diag in _row_blocks(W, V, U, chunk):
+        matched = block[diag].copy()
+        block[diag] = -np.inf  # never among the k largest since k <= n - 1
+        top = np.partition(block, n - k, axis=1)[:, n - k :]
+        out[start : start + block.shape[0]] = matched - top.sum(axis=1) / k
+    return out

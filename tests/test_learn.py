@@ -1,0 +1,387 @@
+"""Tests of linmem.learn: max-margin LP, Gordan certificates, TAM, cross-entropy,
+sparse repair (004)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from linmem import learn, retrieval
+from linmem.tolerances import working_eps
+from theorems.tolerance import THRESHOLD
+
+EPS = working_eps("float")
+SEED = 4004
+
+#: Central differences with step h = eps^(1/3) are accurate to about eps^(2/3)
+#: (truncation h^2 f''' and rounding eps f / h balance there).
+FD_STEP = EPS ** (1 / 3)
+FD_TOL = THRESHOLD * EPS ** (2 / 3)
+
+#: Gordan instances: (d, n) on both sides of the top-1 feasibility boundary,
+#: several seeds each (the d^2 = 2 n ln n rule is only asymptotic: at these
+#: sizes the boundary sits near n ~ d^2 / 2).
+GORDAN_SIZES = [(2, 3), (2, 4), (2, 6), (3, 4), (3, 6), (3, 9), (4, 6), (4, 9), (4, 14)]
+GORDAN_SEEDS = range(4)
+
+#: Sparse repair vs CMM: n = 300 at load d^2 / (n ln n) = 5, where CMM fails
+#: about 9% of the pairs.
+REPAIR_N, REPAIR_RATIO, REPAIR_GAMMA = 300, 5.0, 0.2
+REPAIR_SEEDS = range(5)
+
+
+def gaussian_pairs(d: int, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Keys and targets with i.i.d. N(0, I_d / d) columns (the 004 model)."""
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((2, d, n)) / math.sqrt(d)
+
+
+def direct_comparisons(W: np.ndarray, V: np.ndarray, U: np.ndarray) -> np.ndarray:
+    """<W, A_ij> = (u_i - u_j)^T W v_i for all i != j, by explicit loops."""
+    n = V.shape[1]
+    return np.array(
+        [(U[:, i] - U[:, j]) @ W @ V[:, i] for i in range(n) for j in range(n) if i != j]
+    )
+
+
+def dependence_residual(lam: np.ndarray, V: np.ndarray, U: np.ndarray) -> float:
+    """||sum lam_ij A_ij||_F / sum lam_ij ||A_ij||_F, by explicit loops."""
+    n = V.shape[1]
+    total = np.zeros((U.shape[0], V.shape[0]))
+    scale = 0.0
+    for i in range(n):
+        for j in range(n):
+            if i != j:
+                A = np.outer(U[:, i] - U[:, j], V[:, i])
+                total += lam[i, j] * A
+                scale += lam[i, j] * np.linalg.norm(A)
+    return float(np.linalg.norm(total) / scale) if scale else 0.0
+
+
+def check_certificate_independently(cert: learn.GordanCertificate, V, U) -> None:
+    assert (cert.W is None) != (cert.lam is None)
+    if cert.W is not None:
+        assert np.all(direct_comparisons(cert.W, V, U) > 0)
+        assert retrieval.all_retrieved(cert.W, V, U)
+    else:
+        lam = cert.lam
+        n = V.shape[1]
+        assert lam.shape == (n, n)
+        assert np.all(lam >= 0) and np.all(np.diag(lam) == 0)
+        assert abs(lam.sum() - 1) <= n * n * EPS
+        limit = learn.CERTIFICATE_RESIDUAL_FACTOR * learn.LP_FEASIBILITY_TOL
+        assert dependence_residual(lam, V, U) <= limit
+
+
+# --------------------------------------------------------------------------
+# (a) max-margin LP and Gordan's alternative
+# --------------------------------------------------------------------------
+
+
+def test_max_margin_of_orthonormal_pairs_is_two():
+    res = learn.max_margin_memory(np.eye(3), np.eye(3))
+    assert res.status == 0
+    assert abs(res.margin - 2) <= THRESHOLD * EPS
+
+
+def test_max_margin_solution_is_feasible_and_its_margin_is_the_smallest_comparison():
+    V, U = gaussian_pairs(4, 5, SEED)
+    res = learn.max_margin_memory(V, U)
+    comps = direct_comparisons(res.W, V, U)
+    assert np.max(np.abs(res.W)) <= learn.MAX_MARGIN_BOX + learn.LP_FEASIBILITY_TOL
+    assert res.margin > 0
+    scale = np.abs(comps).max()
+    assert abs(comps.min() - res.margin) <= learn.CERTIFICATE_RESIDUAL_FACTOR * learn.LP_FEASIBILITY_TOL * scale
+
+
+def test_comparison_matrices_give_score_differences():
+    V, U = gaussian_pairs(3, 4, SEED)
+    W = np.random.default_rng(SEED).standard_normal((3, 3))
+    A = learn.comparison_matrices(V, U)
+    S = retrieval.scores(W, V, U)
+    got = np.einsum("ab,ijab->ij", W, A)
+    expected = np.diag(S)[:, None] - S
+    assert np.max(np.abs(got - expected)) / (EPS * 6 * np.abs(S).max()) <= THRESHOLD
+
+
+def test_gordan_returns_exactly_one_verified_side_on_random_instances():
+    sides = set()
+    for d, n in GORDAN_SIZES:
+        for seed in GORDAN_SEEDS:
+            V, U = gaussian_pairs(d, n, 1000 * d + 10 * n + seed)
+            cert = learn.gordan_certificate(V, U)
+            assert cert.verify(), (d, n, seed)
+            check_certificate_independently(cert, V, U)
+            sides.add(cert.separable)
+    assert sides == {True, False}  # both sides of the alternative were exercised
+
+
+def test_duplicated_key_with_different_targets_is_certified_infeasible():
+    V, U = gaussian_pairs(3, 5, SEED)
+    V[:, 1] = V[:, 0]
+    cert = learn.gordan_certificate(V, U)
+    assert not cert.separable and cert.verify()
+    check_certificate_independently(cert, V, U)
+
+
+def test_too_many_pairs_for_the_dimension_is_certified_infeasible():
+    V, U = gaussian_pairs(2, 25, SEED)
+    cert = learn.gordan_certificate(V, U)
+    assert not cert.separable and cert.verify()
+    check_certificate_independently(cert, V, U)
+
+
+def test_identical_targets_make_every_comparison_zero():
+    V, _ = gaussian_pairs(3, 4, SEED)
+    U = np.ones((3, 4))
+    cert = learn.gordan_certificate(V, U)
+    assert not cert.separable and cert.verify()
+
+
+def test_orthonormal_pairs_are_certified_separable():
+    cert = learn.gordan_certificate(np.eye(4), np.eye(4))
+    assert cert.separable and cert.verify()
+    check_certificate_independently(cert, np.eye(4), np.eye(4))
+
+
+def test_the_dependence_lp_alone_finds_a_verified_lambda():
+    # gordan_certificate usually reads lambda off the max-margin duals; the
+    # separate feasibility LP is its fallback and is checked here directly.
+    V, U = gaussian_pairs(2, 8, SEED)
+    rows, I, J = learn._comparison_rows(V, U)
+    lam_flat = learn._dependence_lp(rows / np.abs(rows).max())
+    cert = learn._lambda_certificate(lam_flat, I, J, V, U)
+    assert cert.verify()
+    check_certificate_independently(cert, V, U)
+    # and it reports infeasibility on a separable instance
+    V, U = np.eye(3), np.eye(3)
+    rows, _, _ = learn._comparison_rows(V, U)
+    assert learn._dependence_lp(rows) is None
+
+
+def test_verify_rejects_tampered_certificates():
+    V, U = gaussian_pairs(3, 4, SEED + 1)
+    good = learn.gordan_certificate(np.eye(3), np.eye(3))
+    assert not learn.GordanCertificate(-good.W, None, good.keys, good.targets).verify()
+    V, U = gaussian_pairs(2, 8, SEED)
+    bad = learn.gordan_certificate(V, U)
+    assert bad.lam is not None
+    noise = np.random.default_rng(SEED).random((8, 8))
+    np.fill_diagonal(noise, 0)
+    perturbed = 0.5 * bad.lam + 0.5 * noise / noise.sum()
+    assert not learn.GordanCertificate(None, perturbed, V, U).verify()
+    negative = bad.lam.copy()
+    i, j = np.argwhere(negative > 0)[0]
+    negative[i, j] *= -1
+    assert not learn.GordanCertificate(None, negative, V, U).verify()
+    assert not learn.GordanCertificate(None, None, V, U).verify()
+
+
+# --------------------------------------------------------------------------
+# (b) TAM
+# --------------------------------------------------------------------------
+
+
+def test_tam_with_k_one_is_top1_feasibility():
+    for d, n, seed in [(2, 3, 0), (2, 6, 1), (3, 5, 2), (3, 9, 3)]:
+        V, U = gaussian_pairs(d, n, seed)
+        tam = learn.tam_feasible(V, U, k=1)
+        assert tam.feasible == learn.gordan_certificate(V, U).separable
+
+
+def test_tam_feasibility_is_monotone_in_k_and_its_memory_has_margins_at_least_one():
+    # d^2 = 16 < n = 20: top-1 (k = 1) is out of reach, the mean (k = n - 1) is not
+    V, U = gaussian_pairs(4, 20, SEED)
+    results = [learn.tam_feasible(V, U, k=k) for k in range(1, 20)]
+    flags = [r.feasible for r in results]
+    assert flags == sorted(flags)  # T_k decreases in k: feasible at k => at k + 1
+    assert flags[0] is False and flags[-1] is True
+    for k, r in enumerate(results, start=1):
+        if r.feasible:
+            margins = retrieval.tam_margins(r.W, V, U, k=k)
+            scale = np.abs(retrieval.scores(r.W, V, U)).max()
+            assert margins.min() >= 1 - learn.CERTIFICATE_RESIDUAL_FACTOR * learn.LP_FEASIBILITY_TOL * max(scale, 1)
+            assert r.min_margin == pytest.approx(margins.min(), rel=THRESHOLD * EPS)
+
+
+def directional_derivative_error(fun_grad, W: np.ndarray, seed: int) -> float:
+    E = np.random.default_rng(seed).standard_normal(W.shape)
+    E /= np.linalg.norm(E)
+    f0, _, G = fun_grad(W)
+    h = FD_STEP * max(1.0, np.abs(W).max())
+    fd = (fun_grad(W + h * E)[0] - fun_grad(W - h * E)[0]) / (2 * h)
+    return abs(fd - float(np.sum(G * E))) / (abs(f0) + np.linalg.norm(G))
+
+
+@pytest.mark.parametrize("k", [1, 4, 11])
+def test_tam_erm_gradient_matches_finite_differences(k):
+    V, U = gaussian_pairs(5, 12, SEED + k)
+    W = retrieval.cmm(V, U) * 2
+    for ridge in [0.0, 0.3]:
+        err = directional_derivative_error(
+            lambda W: learn._tam_loss_grad(W, V, U, k, 3.0, ridge), W, SEED + k
+        )
+        assert err <= FD_TOL
+
+
+def test_tam_erm_objective_is_convex_along_random_segments():
+    V, U = gaussian_pairs(4, 10, SEED)
+    rng = np.random.default_rng(SEED)
+    for _ in range(10):
+        A, B = rng.standard_normal((2, 4, 4)) * 3
+        f = [learn._tam_loss_grad(W, V, U, 3, 5.0, 0.0)[0] for W in (A, B, (A + B) / 2)]
+        assert f[2] <= (f[0] + f[1]) / 2 + THRESHOLD * EPS * (abs(f[0]) + abs(f[1]))
+
+
+def test_tam_erm_below_threshold_drives_the_loss_down_and_the_margins_up():
+    # load n / d^2 = 0.1 < alpha_c(0.15) ~ 0.294, r = k / n = 0.15
+    d, n, k = 12, 14, 2
+    V, U = gaussian_pairs(d, n, SEED)
+    fit = learn.tam_erm(V, U, k=k, beta=10.0, maxiter=200)
+    assert fit.loss < 0.05 < math.log(2)
+    assert np.all(retrieval.tam_margins(fit.W, V, U, k=k) > 0)
+    assert fit.norm == pytest.approx(np.linalg.norm(fit.W))
+
+
+def test_tam_erm_ridge_is_part_of_the_reported_loss():
+    V, U = gaussian_pairs(4, 8, SEED)
+    fit = learn.tam_erm(V, U, k=2, beta=5.0, ridge=0.1)
+    assert fit.loss == pytest.approx(fit.data_loss + 0.1 * fit.norm**2, rel=THRESHOLD * EPS)
+
+
+def test_cross_entropy_gradient_matches_finite_differences():
+    V, U = gaussian_pairs(5, 9, SEED)
+    W = np.random.default_rng(SEED).standard_normal((5, 5))
+    for ridge in [0.0, 0.5]:
+        err = directional_derivative_error(lambda W: learn._ce_loss_grad(W, V, U, ridge), W, SEED)
+        assert err <= FD_TOL
+
+
+def test_cross_entropy_memory_at_low_load_retrieves_every_pair():
+    V, U = gaussian_pairs(16, 20, SEED)
+    fit = learn.cross_entropy_memory(V, U, ridge=1e-4, maxiter=300)
+    assert fit.data_loss < math.log(20)  # below the W = 0 loss
+    assert retrieval.all_retrieved(fit.W, V, U)
+    assert fit.norm == pytest.approx(np.linalg.norm(fit.W))
+    assert fit.loss == pytest.approx(fit.data_loss + 1e-4 * fit.norm**2, rel=THRESHOLD * EPS)
+
+
+def test_cross_entropy_memory_starts_from_init():
+    V, U = gaussian_pairs(4, 6, SEED)
+    W0 = retrieval.cmm(V, U)
+    fit = learn.cross_entropy_memory(V, U, ridge=1e-3, maxiter=1, init=W0)
+    assert fit.loss <= learn._ce_loss_grad(W0, V, U, 1e-3)[0]
+
+
+# --------------------------------------------------------------------------
+# (d) sparse repair
+# --------------------------------------------------------------------------
+
+
+def test_default_small_block_width_rule():
+    assert learn.default_small_block_width(100, 1000) == round(100 / math.log(1000) ** 0.125)
+    assert learn.default_small_block_width(5, 2) == 4  # (ln 2)^(1/8) < 1: clipped to d - 1
+    assert learn.default_small_block_width(2, 10**6) == 1
+
+
+def test_split_layout_is_block_diagonal_with_a_rescaled_cmm_and_a_lifting_correction():
+    d, n, s, gamma = 30, 80, 6, 0.3
+    V, U = gaussian_pairs(d, n, SEED)
+    rep = learn.sparse_repair_memory(V, U, gamma=gamma, small_block_width=s, layout="split")
+    L, B = rep.large, rep.small
+    np.testing.assert_array_equal(B, np.arange(d - s, d))
+    W = rep.W
+    assert np.all(W[np.ix_(L, B)] == 0) and np.all(W[np.ix_(B, L)] == 0)
+    cmm_L = (d / L.size) ** 2 * U[L] @ V[L].T
+    assert np.max(np.abs(W[np.ix_(L, L)] - cmm_L)) <= THRESHOLD * EPS * np.abs(cmm_L).max()
+    WL = np.zeros((d, d))
+    WL[np.ix_(L, L)] = cmm_L
+    m = retrieval.margins(WL, V, U)
+    np.testing.assert_array_equal(rep.deficient, np.flatnonzero(m < gamma))
+    assert 0 < rep.deficient.size < n
+    assert np.linalg.matrix_rank(W[np.ix_(B, B)]) <= rep.deficient.size
+    # each deficient query's own correction term lifts its matched score by its deficit
+    for c, i in zip(rep.weights, rep.deficient):
+        lift = c * (U[B, i] @ U[B, i]) * (V[B, i] @ V[B, i])
+        assert lift == pytest.approx(gamma - m[i], rel=THRESHOLD * EPS)
+
+
+def test_overlay_layout_is_cmm_plus_a_correction_on_the_small_block():
+    d, n = 30, 80
+    V, U = gaussian_pairs(d, n, SEED)
+    rep = learn.sparse_repair_memory(V, U, gamma=0.2, small_block_width=10, rng=np.random.default_rng(1))
+    assert rep.small.size == 10 and np.all(np.diff(rep.small) > 0)
+    delta = rep.W - retrieval.cmm(V, U)
+    outside = np.ones((d, d), dtype=bool)
+    outside[np.ix_(rep.small, rep.small)] = False
+    assert np.all(delta[outside] == 0)
+
+
+def test_overlay_repair_retrieves_at_least_as_many_pairs_as_cmm():
+    d = round(math.sqrt(REPAIR_RATIO * REPAIR_N * math.log(REPAIR_N)))
+    cmm_counts, repair_counts = [], []
+    for seed in REPAIR_SEEDS:
+        V, U = gaussian_pairs(d, REPAIR_N, SEED + seed)
+        cmm_counts.append(retrieval.top1_correct(retrieval.cmm(V, U), V, U).sum())
+        rep = learn.sparse_repair_memory(V, U, gamma=REPAIR_GAMMA)
+        repair_counts.append(retrieval.top1_correct(rep.W, V, U).sum())
+    assert np.mean(cmm_counts) < REPAIR_N  # a regime where CMM fails some pairs
+    assert np.mean(repair_counts) >= np.mean(cmm_counts)
+
+
+def test_sparse_repair_with_gamma_zero_only_touches_failed_pairs():
+    V, U = gaussian_pairs(20, 120, SEED)
+    rep = learn.sparse_repair_memory(V, U, gamma=0.0)
+    failed = np.flatnonzero(~retrieval.top1_correct(retrieval.cmm(V, U), V, U))
+    np.testing.assert_array_equal(rep.deficient, failed)
+
+
+# --------------------------------------------------------------------------
+# bad input
+# --------------------------------------------------------------------------
+
+_V, _U = gaussian_pairs(3, 5, SEED)
+_NAN = _V.copy()
+_NAN[2, 2] = np.nan
+_INF = _U.copy()
+_INF[0, 4] = -np.inf
+
+BAD_INPUT = [
+    pytest.param(learn.gordan_certificate, dict(keys=_NAN, targets=_U), ValueError, "finite", id="gordan-nan"),
+    pytest.param(learn.max_margin_memory, dict(keys=_V, targets=_INF), ValueError, "finite", id="max-margin-inf"),
+    pytest.param(learn.max_margin_memory, dict(keys=_V[0], targets=_U), ValueError, "2-D", id="max-margin-1d"),
+    pytest.param(learn.gordan_certificate, dict(keys=_V, targets=_U[:, :3]), ValueError, "same number of columns", id="gordan-count"),
+    pytest.param(learn.gordan_certificate, dict(keys=_V[:, :1], targets=_U[:, :1]), ValueError, "at least 2 columns", id="gordan-one-pair"),
+    pytest.param(learn.gordan_certificate, dict(keys=_V > 0, targets=_U), TypeError, "bool", id="gordan-bool"),
+    pytest.param(learn.comparison_matrices, dict(keys=_V, targets=_U * 1j), TypeError, "complex", id="comparisons-complex"),
+    pytest.param(learn.tam_feasible, dict(keys=_V, targets=_U, k=5), ValueError, "k must be an integer in 1..4", id="tam-k-n"),
+    pytest.param(learn.tam_feasible, dict(keys=_V, targets=_U, k=0), ValueError, "k must be an integer >= 1", id="tam-k-zero"),
+    pytest.param(learn.tam_erm, dict(keys=_V, targets=_U, k=2, beta=0.0), ValueError, "beta must be a finite number > 0", id="erm-beta-zero"),
+    pytest.param(learn.tam_erm, dict(keys=_V, targets=_U, k=2, beta=-3.0), ValueError, "beta must be a finite number > 0", id="erm-beta-negative"),
+    pytest.param(learn.tam_erm, dict(keys=_V, targets=_U, k=2, beta=1.0, ridge=-1.0), ValueError, "ridge must be a finite number >= 0", id="erm-ridge-negative"),
+    pytest.param(learn.tam_erm, dict(keys=_V, targets=_U, k=2, beta=1.0, init=np.eye(4)), ValueError, "init must have shape", id="erm-init-shape"),
+    pytest.param(learn.cross_entropy_memory, dict(keys=_V, targets=_U, maxiter=0), ValueError, "maxiter must be an integer >= 1", id="ce-maxiter"),
+    pytest.param(learn.cross_entropy_memory, dict(keys=_V, targets=_U, ridge=math.nan), ValueError, "ridge must be a finite", id="ce-ridge-nan"),
+    pytest.param(learn.cross_entropy_memory, dict(keys=_V, targets=_U, ridge="0"), TypeError, "ridge must be a real number", id="ce-ridge-string"),
+    pytest.param(learn.sparse_repair_memory, dict(keys=_V, targets=_U, gamma=-0.1), ValueError, "gamma must be a finite number >= 0", id="repair-gamma-negative"),
+    pytest.param(learn.sparse_repair_memory, dict(keys=_V, targets=_U, gamma=0.1, rng=42), TypeError, "numpy.random.Generator", id="repair-rng-int"),
+    pytest.param(learn.sparse_repair_memory, dict(keys=_V, targets=_U, gamma=0.1, rng=np.random.RandomState(0)), TypeError, "numpy.random.Generator", id="repair-rng-legacy"),
+    pytest.param(learn.sparse_repair_memory, dict(keys=_V, targets=_U, gamma=0.1, small_block_width=3), ValueError, "small_block_width must be an integer in 1..2", id="repair-width-d"),
+    pytest.param(learn.sparse_repair_memory, dict(keys=_V, targets=_U, gamma=0.1, small_block_width=0), ValueError, "small_block_width must be an integer >= 1", id="repair-width-zero"),
+    pytest.param(learn.sparse_repair_memory, dict(keys=_V, targets=_U, gamma=0.1, layout="blocks"), ValueError, "layout must be one of", id="repair-layout"),
+    pytest.param(learn.sparse_repair_memory, dict(keys=_V, targets=_U[:2], gamma=0.1), ValueError, "same dimension", id="repair-dims"),
+    pytest.param(learn.default_small_block_width, dict(d=1, n=10), ValueError, "d must be an integer >= 2", id="width-d-one"),
+]
+
+
+@pytest.mark.parametrize("func, kwargs, exc, fragment", BAD_INPUT)
+def test_bad_input_is_refused_with_a_message_naming_it(func, kwargs, exc, fragment):
+    with pytest.raises(exc, match=fragment):
+        func(**kwargs)
+
+
+def test_public_names_are_sorted_and_exist():
+    assert learn.__all__ == sorted(learn.__all__)
+    assert all(hasattr(learn, name) for name in learn.__all__)
