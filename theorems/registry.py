@@ -26,6 +26,9 @@ CLAIM_MODULES = (
     "theorems.claims.spherical",
     "theorems.claims.noise",
     "theorems.claims.consistency",
+    "theorems.claims.top1",
+    "theorems.claims.tam",
+    "theorems.claims.finite_size",
 )
 
 

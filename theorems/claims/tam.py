@@ -1,0 +1,7 @@
+"""Claims of topic 'tam' (filled in by the 004 catalogue work)."""
+
+from __future__ import annotations
+
+__all__ = ["CLAIMS"]
+
+CLAIMS: list = []
