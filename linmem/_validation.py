@@ -62,8 +62,15 @@ def _object_kind(arr: np.ndarray, name: str) -> str:
     flat = arr.ravel()
     if flat.size == 0:
         return EXACT
-    if all(isinstance(e, mpmath.mpf) for e in flat):
-        return MPMATH
+    if any(isinstance(e, mpmath.mpf) for e in flat) and all(
+        isinstance(e, mpmath.mpf) or (isinstance(e, int) and not isinstance(e, bool)) for e in flat
+    ):
+        return MPMATH  # integers are exact at any precision
+    if any(isinstance(e, mpmath.mpf) for e in flat) and any(isinstance(e, Fraction) for e in flat):
+        raise TypeError(
+            f"{name} mixes mpmath.mpf and fractions.Fraction entries; convert the whole "
+            "array with linmem.mp_array (high precision) or linmem.exact_array (exact)"
+        )
     if all(isinstance(e, (int, Fraction)) and not isinstance(e, bool) for e in flat):
         return EXACT
     bad = next(

@@ -23,12 +23,13 @@ import numpy as np
 
 from linmem._validation import (
     EXACT,
-    check_unit_columns,
     FLOAT,
+    MPMATH,
     as_matrix,
     as_vector,
     check_nonnegative_scalar,
     check_same_count,
+    check_unit_columns,
     number_kind,
 )
 from linmem.spectral import compact_svd, numerical_rank, pinv_energy, projectors
@@ -59,9 +60,10 @@ def _is_symbolic(x: Any) -> bool:
     return type(x).__module__.startswith("sympy")
 
 
-#: Float leverage scores may leave [0, 1] by rounding (h = sum of squares of
-#: a computed orthonormal row); up to LEVERAGE_ROUNDING_ULPS * eps outside is
-#: taken as the boundary value, anything further is refused.
+#: Float and mpmath leverage scores may leave [0, 1] by rounding (h = sum of
+#: squares of a computed orthonormal row); up to LEVERAGE_ROUNDING_ULPS * eps
+#: (eps of the number system) outside is taken as the boundary value, anything
+#: further is refused. Exact scores get no slack.
 LEVERAGE_ROUNDING_ULPS = 256
 
 
@@ -70,19 +72,26 @@ def _leverage_value(h: Any, name: str):
     (float values within rounding of the interval are moved onto it)."""
     if _is_symbolic(h):
         return h
-    slack = LEVERAGE_ROUNDING_ULPS * working_eps(FLOAT)
     if not isinstance(h, np.ndarray) and np.ndim(h) == 0:
         if isinstance(h, bool) or not isinstance(h, (numbers.Real, mpmath.mpf)):
             raise TypeError(f"{name} must be a real number or array, got {type(h).__name__} {h!r}")
-        if isinstance(h, float) and -slack <= h <= 1 + slack:
-            return min(max(h, 0.0), 1.0)
+        if isinstance(h, (float, mpmath.mpf)) and mpmath.isfinite(h):
+            slack = LEVERAGE_ROUNDING_ULPS * working_eps(MPMATH if isinstance(h, mpmath.mpf) else FLOAT)
+            if -slack <= h <= 1 + slack:
+                return min(max(h, 0 * h), 0 * h + 1)
         if not mpmath.isfinite(h) or not (0 <= h <= 1):
             raise ValueError(f"{name} must lie in [0, 1] (a leverage score), got {h}")
         return h
     arr = as_vector(h, name)
-    if number_kind(arr) == FLOAT:
+    kind = number_kind(arr)
+    if kind == FLOAT:
+        slack = LEVERAGE_ROUNDING_ULPS * working_eps(FLOAT)
         near = (arr >= -slack) & (arr <= 1 + slack)
         arr = np.where(near, np.clip(arr, 0.0, 1.0), arr)
+    elif kind == MPMATH:
+        slack = LEVERAGE_ROUNDING_ULPS * working_eps(MPMATH)
+        arr = np.array([min(max(e, 0 * e), 0 * e + 1) if -slack <= e <= 1 + slack else e for e in arr],
+                       dtype=object)
     bad = [i for i, e in enumerate(arr) if not (0 <= e <= 1)]
     if bad:
         raise ValueError(

@@ -146,6 +146,7 @@ class Context:
     check_name: str
     run_seed: int = 0
     claims_modules: tuple[str, ...] = ()
+    control: bool = False  # running a negative control: verdict only, no shrinking
 
     def rng(self, salt: str = ""):
         import numpy as np

@@ -100,6 +100,7 @@ class RunResult:
 def _context(claim: Claim, check: Check, impl: Impl, profile: Profile, seed: int,
              claims_modules: tuple[str, ...] = ()) -> Context:
     return Context(
+        control=bool(impl.overridden),
         impl=impl,
         profile=profile,
         seed=claim.seed_for(seed, check.name),

@@ -9,7 +9,7 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 from theorems.model import Context, Evidence, EvidenceKind, EvidenceStatus
 
@@ -29,15 +29,23 @@ __all__ = [
 IMPLEMENTATION_ERRORS = (ValueError, TypeError, ArithmeticError, np.linalg.LinAlgError, IndexError)
 
 
-def hypothesis_settings(max_examples: int) -> settings:
+def hypothesis_settings(max_examples: int, *, shrink: bool = True) -> settings:
     """Deterministic settings: no example database, no deadline (timing is the
-    runner's job), health checks that penalise slow linear algebra off."""
+    runner's job), health checks that penalise slow linear algebra off, one
+    failure reported (the minimal one), no 'explain' phase. ``shrink=False``
+    (used for negative controls, where only the verdict matters) skips
+    shrinking."""
+    phases = [Phase.explicit, Phase.reuse, Phase.generate, Phase.target]
+    if shrink:
+        phases.append(Phase.shrink)
     return settings(
         max_examples=max_examples,
         deadline=None,
         database=None,
         derandomize=False,
         print_blob=False,
+        report_multiple_bugs=False,
+        phases=phases,
         suppress_health_check=[
             HealthCheck.too_slow,
             HealthCheck.data_too_large,

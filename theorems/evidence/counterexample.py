@@ -22,7 +22,7 @@ def search(ctx: Context, strategy: st.SearchStrategy, condition: Callable[[Any],
         return find(
             strategy,
             condition,
-            settings=hypothesis_settings(examples or max(200, ctx.profile.examples * 10)),
+            settings=hypothesis_settings(examples or max(200, ctx.profile.examples * 10), shrink=not ctx.control),
             random=__import__("random").Random(ctx.seed),
         )
     except NoSuchExample:

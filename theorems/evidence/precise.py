@@ -25,8 +25,11 @@ from theorems.tolerance import LADDER_MIN_DROP_DIGITS, PRECISION_LADDER, THRESHO
 __all__ = ["check"]
 
 
-def _log10(x) -> float:
-    return -math.inf if x == 0 else float(mpmath.log10(x))
+def _log10_floor(x, digits: int) -> float:
+    """log10 of a residual, an exact zero counted as one unit roundoff of its
+    rung (so a zero low on the ladder and a tiny residual high on it is still
+    a fall, while a residual that stalls is not)."""
+    return -float(digits) if x == 0 else float(mpmath.log10(x))
 
 
 def check(
@@ -62,7 +65,7 @@ def check(
                     failing, why = (label, dps), f"scaled ratio {ratio:.3g} at {dps} digits"
             table[label] = [mpmath.nstr(e, 3) for e in errs]
             if falls and failing is None and errs[-1] != 0:
-                drop = _log10(errs[0]) - _log10(errs[-1])
+                drop = _log10_floor(errs[0], ladder[0]) - _log10_floor(errs[-1], ladder[-1])
                 if not drop >= LADDER_MIN_DROP_DIGITS:
                     failing = (label, ladder[-1])
                     why = f"residual fell only {drop:.1f} digits over the ladder"

@@ -39,7 +39,7 @@ def check(
     """
     worst = {"ratio": 0.0, "n": 0, "failing": None}
 
-    @hypothesis_settings(examples or ctx.profile.examples)
+    @hypothesis_settings(examples or ctx.profile.examples, shrink=not ctx.control)
     @seed(ctx.seed)
     @given(strategy)
     def run(example):

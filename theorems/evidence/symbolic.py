@@ -57,7 +57,7 @@ def exact_search(
     shrunk minimal input is recorded."""
     box: dict[str, Any] = {"n": 0, "failing": None, "value": 0}
 
-    @hypothesis_settings(examples or ctx.profile.exact_cases)
+    @hypothesis_settings(examples or ctx.profile.exact_cases, shrink=not ctx.control)
     @seed(ctx.seed)
     @given(strategy)
     def run(example):
