@@ -95,22 +95,38 @@ def _slow(ctx):
     time.sleep(5)
 
 
+def _slow_hypothesis(ctx):
+    from hypothesis import strategies as st
+
+    from theorems.evidence import property as prop
+
+    def measure(x):
+        time.sleep(0.05)
+        return 0.0
+
+    return prop.check(ctx, st.integers(), measure, examples=1000)
+
+
 def test_a_raising_a_nan_and_a_slow_check_each_give_error_and_the_run_goes_on():
     claims = [
         _claim("t.raise", Check("c", EvidenceKind.SIMULATION, _raising)),
         _claim("t.nan", Check("c", EvidenceKind.SIMULATION, _nan)),
         _claim("t.slow", Check("c", EvidenceKind.SIMULATION, _slow)),
+        _claim("t.slow-hyp", Check("c", EvidenceKind.SIMULATION, _slow_hypothesis)),
         _claim("t.after"),
     ]
     from dataclasses import replace
 
     profile = replace(get_profile("quick"), check_budget_s=0.3)
+    start = time.perf_counter()
     res = run(Registry(claims), profile=profile)
+    assert time.perf_counter() - start < 5, "a budget was not enforced"
     status = {r.claim.id: r.status for r in res.results}
-    assert status == {"t.raise": Status.ERROR, "t.nan": Status.ERROR,
-                      "t.slow": Status.ERROR, "t.after": Status.SUPPORTED}
+    assert status == {"t.raise": Status.ERROR, "t.nan": Status.ERROR, "t.slow": Status.ERROR,
+                      "t.slow-hyp": Status.ERROR, "t.after": Status.SUPPORTED}
     details = {r.claim.id: r.evidence[0].detail for r in res.results}
     assert "boom" in details["t.raise"] and "NaN" in details["t.nan"] and "budget" in details["t.slow"]
+    assert "budget" in details["t.slow-hyp"]
 
 
 def test_overrides_replace_one_formula_and_refuse_unknown_names():

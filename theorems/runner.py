@@ -39,8 +39,12 @@ __all__ = [
 ]
 
 
-class CheckTimeout(Exception):
-    """A check ran past the profile's ``check_budget_s``."""
+class CheckTimeout(BaseException):
+    """A check ran past the profile's ``check_budget_s``.
+
+    A ``BaseException`` (like ``KeyboardInterrupt``) so that Hypothesis, which
+    treats an ``Exception`` raised in a test as a failing example and keeps
+    shrinking, lets it through and the check stops at its budget."""
 
 
 @contextmanager
@@ -126,7 +130,7 @@ def run_check(claim: Claim, check: Check, *, impl: Impl, profile: Profile, seed:
             ev.status = EvidenceStatus.ERROR
             ev.detail = "the check measured NaN; " + ev.detail
         return ev
-    except Exception as exc:  # noqa: BLE001 - isolation is the point
+    except (Exception, CheckTimeout) as exc:  # noqa: BLE001 - isolation is the point
         return Evidence(
             check=check.name,
             kind=check.kind,
