@@ -66,3 +66,8 @@ def test_the_bundled_catalogue_copy_is_in_sync_with_the_design():
     assert bundled.read_text(encoding="utf-8") == shared.read_text(encoding="utf-8"), (
         "docs/CLAIMS.md differs from ../shared/design/CLAIMS.md: copy it over"
     )
+
+
+def test_every_000_claim_of_the_catalogue_is_registered():
+    missing = catalogue_ids()["000"] - set(load_claims().ids())
+    assert not missing, f"000 claims not registered: {sorted(missing)}"

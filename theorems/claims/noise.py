@@ -1,7 +1,759 @@
-"""Claims of topic 'noise' (filled in by the 000 catalogue work)."""
+"""Recall from perturbed queries (000, "Sensitivity to query perturbations",
+App. G) and the counterexample that unit-norm keys need not have uniform
+leverage (000, "What the dimension-only estimate leaves out").
+
+The noise claims assume only that the query noise ``eta`` is independent of
+keys and values, has mean zero and covariance ``tau^2 I_d``. The exact
+evidence therefore enumerates finite noise designs with exactly those two
+moments (and nothing else in common with a Gaussian):
+
+* Rademacher: ``eta = tau s`` with ``s`` uniform on ``{-1, +1}^d``;
+* skewed two-point: i.i.d. coordinates ``2 tau`` (probability 1/5) or
+  ``-tau/2`` (probability 4/5), whose third moment is not zero;
+* signed coordinate: ``eta = ±tau sqrt(d) e_i`` uniformly (2d outcomes),
+  coordinates uncorrelated but dependent; rational only for square d, so used
+  with d = 4 (keys of smaller dimension are padded with zero rows).
+
+Each design's mean and second moment are recomputed exactly inside the
+checks, so the evidence certifies its own hypotheses. The Monte Carlo
+evidence uses Gaussian, uniform on ``[-sqrt(3) tau, sqrt(3) tau]`` and Laplace
+(scale ``tau / sqrt(2)``) noise, all of variance ``tau^2`` per coordinate.
+Values follow 000's assumptions: ``v_i = s_i w_i`` with independent fair signs
+and fixed exactly-unit rational ``w_i`` (exact), or uniform on the sphere
+(Monte Carlo).
+"""
 
 from __future__ import annotations
 
+import itertools
+import math
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import sympy
+from hypothesis import strategies as st
+
+import linmem
+from linmem import ensembles
+from linmem.precise import mp_array
+from theorems.claims._cases import precise_key_cases
+from theorems.evidence import counterexample, expectation, montecarlo, precise, property, symbolic
+from theorems.evidence._common import IMPLEMENTATION_ERRORS
+from theorems.evidence.expectation import sign_average
+from theorems.model import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
+from theorems.residuals import diff_norm, exact_sq
+from theorems.strategies import exact_key_matrices, exact_unit_key_matrices, exact_value_matrices
+from theorems.tolerance import norm, scaled_residual
+
 __all__ = ["CLAIMS"]
 
-CLAIMS: list = []
+#: Noise levels of the exact evidence (none equal to 1, so that a tau / tau^2
+#: mix-up cannot hide).
+EXACT_TAUS = (Fraction(1, 2), Fraction(3, 2), Fraction(2), Fraction(1, 3))
+
+#: Noise level of the Monte Carlo evidence.
+MC_TAU = 0.6
+
+#: Dimension of the signed-coordinate design (sqrt(d) must be rational).
+COORDINATE_DIM = 4
+
+NOISE_ASSUMPTIONS = (
+    "query noise eta independent of K and V, E eta = 0, Cov eta = tau^2 I_d; no other "
+    "property of its distribution is used",
+    "the intended output of the noisy query is still v_j; the query is not renormalised",
+)
+
+VALUE_ASSUMPTIONS = (
+    "values independent of each other and of K and eta, zero-mean, unit-norm (E[V^T V] = I_M)",
+    "K fixed; keys of any norm and rank (unit norm is not needed for these identities)",
+)
+
+
+# --- finite noise designs (exact) -------------------------------------------------
+
+
+def _rademacher(d: int):
+    """Outcomes (columns of S, unit variance) and their probabilities."""
+    S = np.array(list(itertools.product((-1, 1), repeat=d)), dtype=object).T
+    return S, np.full(S.shape[1], Fraction(1, 2**d), dtype=object)
+
+
+def _skewed(d: int):
+    levels = ((Fraction(2), Fraction(1, 5)), (Fraction(-1, 2), Fraction(4, 5)))
+    outcomes = list(itertools.product(levels, repeat=d))
+    S = np.array([[x for x, _ in o] for o in outcomes], dtype=object).T
+    w = np.array([math.prod(p for _, p in o) for o in outcomes], dtype=object)
+    return S, w
+
+
+def _signed_coordinate(d: int):
+    root = math.isqrt(d)
+    if root * root != d:
+        raise ValueError(f"the signed-coordinate design needs a square dimension, got {d}")
+    S = np.zeros((d, 2 * d), dtype=object)
+    for i in range(d):
+        S[i, 2 * i], S[i, 2 * i + 1] = Fraction(root), Fraction(-root)
+    return S, np.full(2 * d, Fraction(1, 2 * d), dtype=object)
+
+
+_DESIGNS = {"rademacher": _rademacher, "skewed": _skewed, "coordinate": _signed_coordinate}
+
+
+def _design_moment_defect(S, w):
+    """Exact distance of the design from mean 0 and second moment I (zero by construction)."""
+    d = S.shape[0]
+    identity = np.array([[Fraction(int(i == j)) for j in range(d)] for i in range(d)], dtype=object)
+    return exact_sq(S @ w, np.zeros(d, dtype=object)) + exact_sq((S * w) @ S.T, identity)
+
+
+def _noisy_errors(W, K, V, tau, design):
+    """Exact ``E_eta ||W (k_j + eta) - v_j||^2`` for every key j, by enumeration."""
+    S, w = design
+    R = W @ K - V
+    N = (W @ S) * tau
+    E = R[:, :, None] + N[:, None, :]
+    return np.sum(E * E, axis=0) @ w
+
+
+def _pad_rows(K, d):
+    """Keys embedded in R^d by zero rows (still any keys: rank-deficient rows)."""
+    pad = np.full((d - K.shape[0], K.shape[1]), Fraction(0), dtype=object)
+    return np.concatenate([K, pad], axis=0)
+
+
+# --- strategies (exact) --------------------------------------------------------------
+
+
+def _integer_matrix(draw, rows, cols):
+    entries = draw(st.lists(st.integers(-3, 3), min_size=rows * cols, max_size=rows * cols))
+    return np.array([Fraction(e) for e in entries], dtype=object).reshape(rows, cols)
+
+
+@st.composite
+def _noise_inputs(draw):
+    """(K, V, W, W0, tau): any keys (d <= 3, M <= 5, rank-deficient and
+    duplicated included), integer values V, a store W that is an arbitrary
+    integer p x 4 matrix (its first d columns are used) or None for the
+    least-squares store of (K, V), and fixed unit rational value directions W0
+    for the random values v_i = s_i w_i."""
+    K = draw(exact_key_matrices(max_dim=3, max_count=5))
+    V = draw(exact_value_matrices(K.shape[1]))
+    W = _integer_matrix(draw, V.shape[0], COORDINATE_DIM) if draw(st.booleans()) else None
+    seed = draw(st.integers(0, 2**32 - 1))
+    W0 = ensembles.rational_unit_vectors(draw(st.integers(1, 3)), K.shape[1], rng=np.random.default_rng(seed),
+                                         scale=3)
+    return K, V, W, W0, draw(st.sampled_from(EXACT_TAUS))
+
+
+def _describe(case):
+    K, V, W, W0, tau = case
+    return {"K": K, "V": V, "W": "least-squares store" if W is None else W, "W0": W0, "tau": tau}
+
+
+def _design_keys(K, name):
+    """The keys in the design's dimension (padded with zero rows for the signed-coordinate design)."""
+    return _pad_rows(K, COORDINATE_DIM) if name == "coordinate" else K
+
+
+def _fixed_store_residual(impl, case, name):
+    """Exact expectation under design ``name`` minus the claimed fixed-store formula."""
+    K, V, W, _, tau = case
+    K = _design_keys(K, name)
+    design = _DESIGNS[name](K.shape[0])
+    W = linmem.least_squares_store(K, V) if W is None else W[:, : K.shape[0]]  # an input, not under test
+    claimed = impl.fixed_store_noise_error(W, K, V, tau=tau)
+    return _design_moment_defect(*design) + exact_sq(_noisy_errors(W, K, V, tau, design), claimed)
+
+
+def _ls_total_residual(impl, case, name):
+    """Joint enumeration over the value signs and the noise design ``name``."""
+    K, _, _, W0, tau = case
+    K = _design_keys(K, name)
+    design = _DESIGNS[name](K.shape[0])
+
+    def per_sign(s):
+        V = W0 * s
+        return _noisy_errors(impl.least_squares_store(K, V), K, V, tau, design)
+
+    E = sign_average(per_sign, K.shape[1])
+    return _design_moment_defect(*design) + exact_sq(E, impl.query_noise_error(K, tau=tau))
+
+
+# --- Monte Carlo (continuous noise) -------------------------------------------------------
+
+
+def _gaussian(rng, shape, tau):
+    return tau * rng.standard_normal(shape)
+
+
+def _uniform(rng, shape, tau):
+    half_width = math.sqrt(3) * tau  # variance (sqrt(3) tau)^2 / 3 = tau^2
+    return rng.uniform(-half_width, half_width, shape)
+
+
+def _laplace(rng, shape, tau):
+    return rng.laplace(0.0, tau / math.sqrt(2), shape)  # variance 2 b^2 = tau^2
+
+
+def _spherical_batch(rng, size, p, M):
+    V = rng.standard_normal((size, p, M))
+    return V / np.linalg.norm(V, axis=1, keepdims=True)
+
+
+def _mc_keys(ctx):
+    """Fixed float keys: M > d spherical, M < d, rank-deficient non-unit,
+    duplicated, and ill-conditioned (condition 1e3)."""
+    rng = ctx.rng("noise-mc-keys")
+    return [
+        ensembles.spherical_vectors(4, 7, rng=rng),
+        ensembles.spherical_vectors(6, 3, rng=rng),
+        ensembles.controlled_spectrum(5, 6, cond=10.0, rank=3, rng=rng) * 1.7,
+        ensembles.duplicated_keys(3, 5, n_distinct=2, rng=rng),
+        ensembles.controlled_spectrum(3, 4, cond=1e3, rng=rng),
+    ]
+
+
+def _fixed_store_cases(ctx):
+    """(W, K, V) with fixed stores of three kinds: arbitrary, least-squares, outer-product."""
+    rng = ctx.rng("noise-mc-stores")
+    K1, K2, K3 = _mc_keys(ctx)[:3]
+    V1 = ensembles.gaussian_vectors(3, K1.shape[1], rng=rng)
+    V2 = ensembles.gaussian_vectors(2, K2.shape[1], rng=rng)
+    V3 = ensembles.gaussian_vectors(4, K3.shape[1], rng=rng)
+    return [
+        (rng.standard_normal((3, K1.shape[0])), K1, V1),
+        (linmem.least_squares_store(K2, V2), K2, V2),
+        (linmem.outer_product_store(K3, V3), K3, V3),
+    ]
+
+
+def _fixed_store_sampler(cases, noises, tau):
+    def sample(rng, size):
+        out = []
+        for W, K, V in cases:
+            for noise in noises:
+                R = W @ (K + noise(rng, (size,) + K.shape, tau)) - V
+                out.append(np.sum(R * R, axis=1))
+        return np.concatenate(out, axis=1)
+
+    return sample
+
+
+def _fixed_store_claimed(impl, cases, noises, tau):
+    return np.concatenate([impl.fixed_store_noise_error(W, K, V, tau=tau) for W, K, V in cases for _ in noises])
+
+
+def _ls_noise_sampler(impl, keys, p, noises, tau):
+    """Per-key squared error of W_LS (k_j + eta) against v_j over spherical
+    values and the given noises; W_LS = V K^+ is linear in V, so each sample's
+    store is V @ G with G = W_LS(K, I_M)."""
+    Gs = [impl.least_squares_store(K, np.eye(K.shape[1])) for K in keys]
+
+    def sample(rng, size):
+        out = []
+        for K, G in zip(keys, Gs):
+            V = _spherical_batch(rng, size, p, K.shape[1])
+            W = V @ G
+            for noise in noises:
+                R = W @ (K + noise(rng, (size,) + K.shape, tau)) - V
+                out.append(np.sum(R * R, axis=1))
+        return np.concatenate(out, axis=1)
+
+    return sample
+
+
+def _ls_noise_claimed(impl, keys, noises, tau):
+    return np.concatenate([impl.query_noise_error(K, tau=tau) for K in keys for _ in noises])
+
+
+# --- cex.unit-norm-not-uniform-leverage ------------------------------------------------------
+
+
+def _nonuniform_full_rank(impl, K) -> bool:
+    """M > d, distinct columns, full row rank, yet not every h_j = d/M."""
+    d, M = K.shape
+    if M <= d or len({tuple(K[:, j]) for j in range(M)}) < M:
+        return False
+    try:
+        h = impl.leverage_scores(K)
+    except IMPLEMENTATION_ERRORS:
+        return False
+    rank = sympy.Matrix(K.tolist()).rank()
+    return rank == d and any(x != Fraction(d, M) for x in h)
+
+
+def _unit_norm_witness(ctx):
+    def find(ctx):
+        return counterexample.search(ctx, exact_unit_key_matrices(max_dim=3, max_count=5),
+                                     lambda K: _nonuniform_full_rank(ctx.impl, K))
+
+    def verify(K):
+        d, M = K.shape
+        unit = all(sum(x * x for x in K[:, j]) == 1 for j in range(M))
+        h = ctx.impl.leverage_scores(K)
+        spread = max(h) - min(h)
+        return unit and _nonuniform_full_rank(ctx.impl, K) and spread > 0, spread
+
+    return counterexample.check(
+        ctx, find, verify, describe=lambda K: {"K": K, "leverage": ctx.impl.leverage_scores(K)},
+        how="found by a Hypothesis search over exactly-unit rational keys (distinct, M > d, "
+            "full row rank), shrunk",
+    )
+
+
+def _leverage_from_norms(K):
+    """Wrong: leverage read off the key norms, h_j = ||k_j||^2 r_K / M."""
+    r = linmem.numerical_rank(K)
+    M = K.shape[1]
+    scale = Fraction(r, M) if K.dtype == object else r / M
+    return np.sum(K * K, axis=0) * scale
+
+
+# --- noise.fixed-store ----------------------------------------------------------------------
+
+
+def _fixed_store_exact(ctx):
+    return expectation.check(ctx, _noise_inputs(), lambda c: _fixed_store_residual(ctx.impl, c, "rademacher"),
+                             describe=_describe)
+
+
+def _fixed_store_montecarlo(ctx):
+    noises = (_gaussian, _uniform)
+    cases = _fixed_store_cases(ctx)
+    return montecarlo.check(ctx, _fixed_store_sampler(cases, noises, MC_TAU),
+                            _fixed_store_claimed(ctx.impl, cases, noises, MC_TAU),
+                            label=f"per-key ||W(k_j + eta) - v_j||^2, Gaussian and uniform noise, tau = {MC_TAU}")
+
+
+def _noise_total_variance(W, K, V, *, tau):
+    """Wrong: total noise variance tau^2 (covariance tau^2 I / d) in place of tau^2 per coordinate."""
+    R = W @ K - V
+    return np.sum(R * R, axis=0) + tau * tau * np.sum(W * W) / K.shape[0]
+
+
+# --- noise.pinv-energy ----------------------------------------------------------------------
+
+
+def _energy_reference(K) -> Fraction:
+    """Exact ``sum_l s_l^-2`` without singular values: the nonzero eigenvalues
+    mu of the smaller Gram matrix are the s_l^2, and with its characteristic
+    polynomial x^n + a_1 x^(n-1) + ... of rank r, sum 1/mu = -a_(r-1) / a_r."""
+    G = K.T @ K if K.shape[1] <= K.shape[0] else K @ K.T
+    S = sympy.Matrix(G.tolist())
+    r = S.rank()
+    a = S.charpoly().all_coeffs()
+    value = sympy.Rational(-a[r - 1], a[r]) if r else sympy.Integer(0)
+    return Fraction(int(value.p), int(value.q))
+
+
+def _pinv_energy_exact(ctx):
+    @st.composite
+    def inputs(draw):
+        K = draw(exact_key_matrices(max_count=5))
+        seed = draw(st.integers(0, 2**32 - 1))
+        p = draw(st.integers(1, 3))
+        return K, ensembles.rational_unit_vectors(p, K.shape[1], rng=np.random.default_rng(seed), scale=3)
+
+    def residual(case):
+        K, W0 = case
+        impl = ctx.impl
+        E = sign_average(lambda s: np.sum(impl.least_squares_store(K, W0 * s) ** 2), K.shape[1])
+        claimed = impl.pinv_energy(K)
+        if E != claimed:
+            return (E - claimed) ** 2  # without the costly reference: a failure shrinks faster
+        return (claimed - _energy_reference(K)) ** 2
+
+    return expectation.check(ctx, inputs(), residual, describe=lambda c: {"K": c[0], "W0": c[1]})
+
+
+def _pinv_energy_precise(ctx):
+    """||K^+||_F^2 = sum s^-2 at condition up to 1e20 against the exact value."""
+    cases = [(label, (K, _energy_reference(K))) for label, K in precise_key_cases(ctx)]
+
+    def residual(case):
+        K, exact = case
+        Km = mp_array(K)
+        ref = mpmath.mpf(exact.numerator) / exact.denominator
+        got = ctx.impl.pinv_energy(Km)
+        err = max(abs(got - ref), abs(np.sum(ctx.impl.pinv(Km) ** 2) - ref))
+        return err, max(K.shape) * linmem.condition_number(Km) * ref
+
+    return precise.check(ctx, cases, residual)
+
+
+def _pinv_energy_montecarlo(ctx):
+    impl = ctx.impl
+    keys = _mc_keys(ctx)
+    Gs = [impl.pinv(K) for K in keys]
+    p = 3
+
+    def sample(rng, size):
+        out = []
+        for K, G in zip(keys, Gs):
+            W = _spherical_batch(rng, size, p, K.shape[1]) @ G
+            out.append(np.sum(W * W, axis=(1, 2))[:, None])
+        return np.concatenate(out, axis=1)
+
+    return montecarlo.check(ctx, sample, [impl.pinv_energy(K) for K in keys],
+                            label="||V K^+||_F^2, spherical values in R^3")
+
+
+def _flat_spectrum_energy(K):
+    """Wrong: the energy of K^+ as if the spectrum were flat, r_K^2 / ||K||_F^2."""
+    r = linmem.numerical_rank(K)
+    total = np.sum(K * K)
+    if K.dtype == object and not isinstance(total, mpmath.mpf):
+        return Fraction(r * r) / total  # exact keys: stay exact
+    return r * r / total
+
+
+# --- noise.ls-total -----------------------------------------------------------------------
+
+
+def _ls_total_exact(ctx):
+    return expectation.check(ctx, _noise_inputs(), lambda c: _ls_total_residual(ctx.impl, c, "rademacher"),
+                             describe=_describe)
+
+
+def _ls_total_montecarlo(ctx):
+    noises = (_gaussian, _uniform)
+    keys = _mc_keys(ctx)
+    return montecarlo.check(ctx, _ls_noise_sampler(ctx.impl, keys, 3, noises, MC_TAU),
+                            _ls_noise_claimed(ctx.impl, keys, noises, MC_TAU),
+                            label=f"per-key ||W_LS(k_j + eta) - v_j||^2, spherical values, Gaussian and "
+                                  f"uniform noise, tau = {MC_TAU}")
+
+
+def _gain_of_k(K, *, tau):
+    """Wrong: noise gain ||K||_F^2 = sum s^2 (the outer-product gain) in place of sum s^-2."""
+    h = linmem.leverage_scores(K)
+    return linmem.expected_error(h) + tau * tau * np.sum(K * K)
+
+
+# --- noise.no-gaussian-needed -----------------------------------------------------------------------
+
+
+def _no_gaussian_exact(ctx):
+    def residual(case):
+        # every design on every input, both formulas; the first nonzero residual
+        # is returned at once, which keeps the shrinking of a failure short
+        for name in _DESIGNS:
+            for formula in (_fixed_store_residual, _ls_total_residual):
+                value = formula(ctx.impl, case, name)
+                if value != 0:
+                    return value
+        return 0
+
+    return expectation.check(ctx, _noise_inputs(), residual, describe=_describe)
+
+
+def _no_gaussian_montecarlo(ctx):
+    noises = (_uniform, _laplace)
+    impl = ctx.impl
+    cases = _fixed_store_cases(ctx)
+    keys = _mc_keys(ctx)
+    fixed = _fixed_store_sampler(cases, noises, MC_TAU)
+    ls = _ls_noise_sampler(impl, keys, 3, noises, MC_TAU)
+
+    def sample(rng, size):
+        return np.concatenate([fixed(rng, size), ls(rng, size)], axis=1)
+
+    claimed = np.concatenate([_fixed_store_claimed(impl, cases, noises, MC_TAU),
+                              _ls_noise_claimed(impl, keys, noises, MC_TAU)])
+    return montecarlo.check(ctx, sample, claimed,
+                            label=f"both noise formulas, uniform and Laplace noise, tau = {MC_TAU}")
+
+
+def _fixed_store_tau_not_squared(W, K, V, *, tau):
+    """Wrong: tau in place of tau^2 (standard deviation for variance)."""
+    R = W @ K - V
+    return np.sum(R * R, axis=0) + tau * np.sum(W * W)
+
+
+def _ls_total_tau_not_squared(K, *, tau):
+    """Wrong: tau in place of tau^2 in the least-squares noise term."""
+    return linmem.expected_error(linmem.leverage_scores(K)) + tau * linmem.pinv_energy(K)
+
+
+# --- noise.small-singular-unstable -----------------------------------------------------------------------
+
+
+def _family_gain(t, M):
+    """Closed form of ||K^+||_F^2 for the near-parallel family (any number
+    system, sympy symbols included): (1 + t^2)^2 / (2 t^2) + M - 2."""
+    return (1 + t * t) ** 2 / (2 * t * t) + (M - 2)
+
+
+def _family_smallest_sq(t):
+    """s_min^2 = 1 - cos(theta) = 2 t^2 / (1 + t^2) for 0 < t <= 1."""
+    return 2 * t * t / (1 + t * t)
+
+
+def _near_parallel_keys(t, d, M, R):
+    """Unit keys e_1 and (cos theta, sin theta, 0...) with tan(theta/2) = t,
+    then e_3..e_M (M <= d, so the keys are independent and fit exactly),
+    rotated by the orthogonal R; exactly unit when t and R are rational."""
+    one, zero = t * 0 + 1, t * 0
+    K0 = np.full((d, M), zero, dtype=object)
+    K0[0, 0] = one
+    K0[0, 1] = (1 - t * t) / (1 + t * t)
+    K0[1, 1] = 2 * t / (1 + t * t)
+    for j in range(2, M):
+        K0[j, j] = one
+    return R @ K0
+
+
+def _small_singular_symbolic(ctx):
+    """sympy, symbolic in t: the 2-key block fits exactly (K^-1 K = I), its
+    noise gain is the closed form, equals s_min^-2 + s_max^-2, and grows like
+    1/(2 t^2) without bound as t -> 0 while s_min -> 0."""
+    t = sympy.Symbol("t", positive=True)
+    c, s = (1 - t**2) / (1 + t**2), 2 * t / (1 + t**2)
+    K = sympy.Matrix([[1, c], [0, s]])
+    Kinv = K.inv()
+    gain = sum(x**2 for x in Kinv)
+    eig = sorted(sympy.Matrix(K.T * K).eigenvals(), key=lambda e: sympy.limit(e, t, 0))
+    return symbolic.check_scalar(ctx, [
+        ("keys exactly unit", sum(x**2 for x in K[:, 1]) - 1),
+        ("exact fit: K^-1 K = I", sum(sympy.simplify(x) ** 2 for x in (Kinv * K - sympy.eye(2)))),
+        ("||K^-1||_F^2 = (1+t^2)^2/(2t^2)", gain - _family_gain(t, 2)),
+        ("s_min^2 = 2t^2/(1+t^2)", eig[0] - _family_smallest_sq(t)),
+        ("gain = s_min^-2 + s_max^-2", gain - 1 / eig[0] - 1 / eig[1]),
+        ("t^2 gain -> 1/2 as t -> 0 (gain unbounded)", sympy.limit(t**2 * gain, t, 0) - sympy.Rational(1, 2)),
+        ("s_min -> 0 as t -> 0", sympy.limit(eig[0], t, 0)),
+    ])
+
+
+def _small_singular_terms_exact(impl, K, V, t, tau):
+    M = K.shape[1]
+    gain = _family_gain(t, M)
+    energy = impl.pinv_energy(K)
+    W = impl.least_squares_store(K, V)
+    ones = np.array([Fraction(1)] * M, dtype=object)
+    return (
+        exact_sq(W @ K, V)
+        + exact_sq(impl.leverage_scores(K), ones)
+        + (energy - gain) ** 2
+        + exact_sq(impl.query_noise_error(K, tau=tau), np.array([tau * tau * gain] * M, dtype=object))
+        + max(Fraction(0), 1 / _family_smallest_sq(t) - energy)
+    )
+
+
+def _small_singular_exact(ctx):
+    @st.composite
+    def inputs(draw):
+        t = draw(st.one_of(
+            st.integers(1, 10**6).map(lambda n: Fraction(1, n)),
+            st.integers(1, 40).map(lambda k: Fraction(1, 10**k)),
+            st.tuples(st.integers(1, 9), st.integers(1, 9)).map(lambda ab: Fraction(min(ab), max(ab))),
+        ))
+        d = draw(st.integers(2, 4))
+        M = draw(st.integers(2, d))
+        R = ensembles.rational_orthogonal(d, rng=np.random.default_rng(draw(st.integers(0, 2**32 - 1))))
+        K = _near_parallel_keys(t, d, M, R)
+        return K, draw(exact_value_matrices(M)), t, draw(st.sampled_from(EXACT_TAUS))
+
+    def residual(case):
+        return _small_singular_terms_exact(ctx.impl, *case)
+
+    return symbolic.check_exact(ctx, inputs(), residual,
+                                describe=lambda c: {"K": c[0], "V": c[1], "t": c[2], "tau": c[3]})
+
+
+def _small_singular_deviation(impl, K, V, t, tau):
+    """Largest deviation from the claim (fit, leverage, gain, noisy error, the
+    bound gain >= s_min^-2) and the matching scale (gain is the natural unit)."""
+    M = K.shape[1]
+    gain = _family_gain(t, M)
+    energy = impl.pinv_energy(K)
+    W = impl.least_squares_store(K, V)
+    h = impl.leverage_scores(K)
+    if K.dtype == object:
+        # linmem's leverage guard allows rounding slack only for float64, so an
+        # mpmath h = 1 + 1e-150 is refused by query_noise_error; evaluate the
+        # same formula from its parts (both under test) on the clipped score.
+        noisy = impl.expected_error(np.array([min(x, mpmath.mpf(1)) for x in h], dtype=object)) + tau * tau * energy
+    else:
+        noisy = impl.query_noise_error(K, tau=tau)
+    devs = [
+        diff_norm(W @ K, V) * gain,
+        max(abs(x - 1) for x in h) * gain,
+        abs(energy - gain),
+        max(abs(x - tau * tau * gain) for x in noisy) / (tau * tau),
+        max(0, 1 / _family_smallest_sq(t) - energy),
+    ]
+    return max(devs), max(K.shape) * linmem.condition_number(K) * gain * (1 + norm(V))
+
+
+def _small_singular_precise(ctx):
+    rng = ctx.rng("small-singular-precise")
+    cases = []
+    for k, d, M in ((10, 2, 2), (20, 3, 3), (30, 4, 3), (40, 3, 2)):
+        t = Fraction(1, 10**k)
+        K = _near_parallel_keys(t, d, M, ensembles.rational_orthogonal(d, rng=rng))
+        V = np.vectorize(Fraction, otypes=[object])(rng.integers(-3, 4, size=(2, M)))
+        # s_min = sqrt(2) t / sqrt(1 + t^2), i.e. 1.41e-k to many digits
+        cases.append((f"s_min = 1.41e-{k}, {d}x{M} unit keys", (K, V, t, Fraction(1, 2))))
+
+    def residual(case):
+        K, V, t, tau = case
+        mt, mtau = (mpmath.mpf(x.numerator) / x.denominator for x in (t, tau))
+        return _small_singular_deviation(ctx.impl, mp_array(K), mp_array(V), mt, mtau)
+
+    return precise.check(ctx, cases, residual)
+
+
+def _small_singular_property(ctx):
+    @st.composite
+    def cases(draw):
+        d = draw(st.integers(2, 8))
+        M = draw(st.integers(2, d))
+        p = draw(st.integers(1, 5))
+        t = 10.0 ** -draw(st.floats(0, 12))
+        tau = draw(st.sampled_from((0.1, 1.0, 3.0)))
+        seed = draw(st.integers(0, 2**32 - 1))
+        rng = np.random.default_rng(seed)
+        R, _ = np.linalg.qr(rng.standard_normal((d, d)))
+        K = _near_parallel_keys(t, d, M, R).astype(float)
+        return {"d": d, "M": M, "p": p, "t": t, "tau": tau, "seed": seed}, K, rng.standard_normal((p, M)), t, tau
+
+    def measure(case):
+        _, K, V, t, tau = case
+        dev, scale = _small_singular_deviation(ctx.impl, K, V, t, tau)
+        return scaled_residual(dev, scale=scale)
+
+    return property.check(ctx, cases(), measure, describe=lambda c: c[0])
+
+
+def _flat_query_noise(K, *, tau):
+    """Wrong: the noise term from the flat-spectrum energy r_K^2 / ||K||_F^2."""
+    return linmem.expected_error(linmem.leverage_scores(K)) + tau * tau * _flat_spectrum_energy(K)
+
+
+CLAIMS = [
+    Claim(
+        id="cex.unit-norm-not-uniform-leverage",
+        title="Unit-norm keys do not make the leverage scores uniform, even distinct keys of full row rank",
+        statement=(r"\exists K = [k_1,\dots,k_M],\ \|k_i\| = 1,\ k_i \text{ distinct},\ M > d,\ "
+                   r"\operatorname{rank} K = d:\ h_j \ne \tfrac{d}{M} \text{ for some } j"),
+        kind=ClaimKind.COUNTEREXAMPLE,
+        source="000, 'What the dimension-only estimate leaves out' (unequal recall across keys)",
+        assumptions=("exactly unit rational keys", "the witness excludes duplicates, so it is not the "
+                     "duplicated-keys example again"),
+        depends_on=("lev.range", "proj.trace-is-rank", "cex.duplicated-keys"),
+        checks=(
+            Check("witness", EvidenceKind.COUNTEREXAMPLE, _unit_norm_witness,
+                  "minimal witness found by search, unit norms and leverage verified exactly"),
+        ),
+        negative_control=NegativeControl("leverage read off the key norms, h_j = ||k_j||^2 r_K / M",
+                                          {"leverage_scores": _leverage_from_norms}),
+    ),
+    Claim(
+        id="noise.fixed-store",
+        title="A fixed store's error at a noisy key adds tau^2 ||W||_F^2, whatever the noise distribution",
+        statement=(r"\mathbb{E}_\eta \|W(k_j + \eta) - v_j\|^2 = \|W k_j - v_j\|^2 + \tau^2 \|W\|_F^2,"
+                   r"\qquad \mathbb{E}\eta = 0,\ \operatorname{Cov}\eta = \tau^2 I_d"),
+        kind=ClaimKind.EXPECTATION,
+        source="000, App. G; 'Sensitivity to query perturbations'",
+        assumptions=NOISE_ASSUMPTIONS + ("W, K, V fixed and arbitrary (any store, any keys)",),
+        checks=(
+            Check("enumeration", EvidenceKind.EXPECTATION, _fixed_store_exact,
+                  "exact expectation over Rademacher noise tau s; arbitrary integer and least-squares stores"),
+            Check("montecarlo", EvidenceKind.MONTECARLO, _fixed_store_montecarlo,
+                  "Gaussian and uniform noise; arbitrary, least-squares and outer-product stores"),
+        ),
+        negative_control=NegativeControl("noise of total variance tau^2 (covariance tau^2 I / d)",
+                                          {"fixed_store_noise_error": _noise_total_variance}),
+    ),
+    Claim(
+        id="noise.pinv-energy",
+        title="Over random values the least-squares store's energy is ||K^+||_F^2 = sum of s_l^-2",
+        statement=(r"\mathbb{E}_V \|V K^{+}\|_F^2 = \|K^{+}\|_F^2 = \sum_{\ell=1}^{r_K} \sigma_{K,\ell}^{-2}"),
+        kind=ClaimKind.EXPECTATION,
+        source="000, App. G",
+        assumptions=VALUE_ASSUMPTIONS,
+        checks=(
+            Check("enumeration", EvidenceKind.EXPECTATION, _pinv_energy_exact,
+                  "exact expectation over random signs; sum s^-2 from the Gram characteristic polynomial"),
+            Check("ladder", EvidenceKind.PRECISE, _pinv_energy_precise,
+                  "mpmath: ||K^+||_F^2 against the exact sum s^-2, condition up to 1e20, rank-deficient"),
+            Check("montecarlo", EvidenceKind.MONTECARLO, _pinv_energy_montecarlo,
+                  "spherical values; M > d, M < d, rank-deficient, duplicated, condition 1e3"),
+        ),
+        negative_control=NegativeControl("flat-spectrum shortcut r_K^2 / ||K||_F^2",
+                                          {"pinv_energy": _flat_spectrum_energy}),
+    ),
+    Claim(
+        id="noise.ls-total",
+        title="Least-squares recall at a noisy key: expected error 1 - h_j + tau^2 sum s_l^-2",
+        statement=(r"\mathbb{E}_{V,\eta}\|W_{\mathrm{LS}}(k_j+\eta) - v_j\|^2 = 1 - h_j + "
+                   r"\tau^2 \sum_{\ell=1}^{r_K} \sigma_{K,\ell}^{-2}"),
+        kind=ClaimKind.EXPECTATION,
+        source="000, 'Sensitivity to query perturbations' (boxed); App. G",
+        assumptions=VALUE_ASSUMPTIONS + NOISE_ASSUMPTIONS,
+        depends_on=("noise.fixed-store", "noise.pinv-energy", "recall.error"),
+        checks=(
+            Check("enumeration", EvidenceKind.EXPECTATION, _ls_total_exact,
+                  "exact joint expectation over value signs and Rademacher noise"),
+            Check("montecarlo", EvidenceKind.MONTECARLO, _ls_total_montecarlo,
+                  "spherical values with Gaussian and uniform noise"),
+        ),
+        negative_control=NegativeControl("noise gain sum s^2 = ||K||_F^2 in place of sum s^-2",
+                                          {"query_noise_error": _gain_of_k}),
+    ),
+    Claim(
+        id="noise.no-gaussian-needed",
+        title="Both noise formulas hold for any noise with mean zero and covariance tau^2 I",
+        statement=(r"\text{for every } \eta \text{ with } \mathbb{E}\eta = 0,\ \operatorname{Cov}\eta = "
+                   r"\tau^2 I_d:\ \mathbb{E}_\eta\|W(k_j+\eta)-v_j\|^2 = \|Wk_j - v_j\|^2 + \tau^2\|W\|_F^2,"
+                   r"\ \mathbb{E}_{V,\eta}\|W_{\mathrm{LS}}(k_j+\eta)-v_j\|^2 = 1 - h_j + "
+                   r"\tau^2\sum_\ell \sigma_{K,\ell}^{-2}"),
+        kind=ClaimKind.EXPECTATION,
+        source="000, App. G (no Gaussian assumption is needed)",
+        assumptions=NOISE_ASSUMPTIONS + VALUE_ASSUMPTIONS[:1] + (
+            "exact designs: Rademacher, skewed two-point (nonzero third moment), signed coordinate "
+            "(dependent coordinates); Monte Carlo: uniform and Laplace",),
+        depends_on=("noise.fixed-store", "noise.ls-total"),
+        checks=(
+            Check("enumeration", EvidenceKind.EXPECTATION, _no_gaussian_exact,
+                  "exact expectation over three non-Gaussian designs, both formulas"),
+            Check("montecarlo", EvidenceKind.MONTECARLO, _no_gaussian_montecarlo,
+                  "uniform and Laplace noise, both formulas"),
+        ),
+        negative_control=NegativeControl(
+            "tau in place of tau^2 in both formulas",
+            {"fixed_store_noise_error": _fixed_store_tau_not_squared,
+             "query_noise_error": _ls_total_tau_not_squared},
+        ),
+    ),
+    Claim(
+        id="noise.small-singular-unstable",
+        title="An exact fit with a small key singular value amplifies query noise without bound",
+        statement=(r"M \le d \text{ independent unit keys: } W_{\mathrm{LS}}K = V,\ h_j = 1,\ "
+                   r"\mathbb{E}\|W_{\mathrm{LS}}(k_j+\eta)-v_j\|^2 = \tau^2\sum_\ell\sigma_{K,\ell}^{-2} "
+                   r"\ge \tau^2 \sigma_{\min}^{-2} \to \infty \ (\sigma_{\min} \to 0)"),
+        kind=ClaimKind.IDENTITY,
+        source="000, 'Sensitivity to query perturbations'",
+        assumptions=(
+            "keys: two unit keys at angle theta with tan(theta/2) = t (s_min^2 = 2t^2/(1+t^2)) plus "
+            "orthonormal others, M <= d, rotated; exactly unit rationals for the exact evidence",
+            "values arbitrary; the noise term is the expectation of noise.ls-total with h_j = 1",
+        ),
+        depends_on=("noise.ls-total", "ls.independent-keys-exact", "lev.one-means-exact"),
+        checks=(
+            Check("algebra", EvidenceKind.SYMBOLIC, _small_singular_symbolic,
+                  "sympy, symbolic in t: exact fit, closed-form gain, growth like 1/(2 t^2)"),
+            Check("exact", EvidenceKind.SYMBOLIC, _small_singular_exact,
+                  "exact rationals, t down to 1e-40: fit, h = 1, gain and noisy error in closed form"),
+            Check("ladder", EvidenceKind.PRECISE, _small_singular_precise,
+                  "mpmath ladder at s_min = 1.4e-10 ... 1.4e-40"),
+            Check("float", EvidenceKind.PROPERTY, _small_singular_property,
+                  "float64, t = 1 ... 1e-12 (condition up to 1e12), d up to 8"),
+        ),
+        negative_control=NegativeControl(
+            "flat-spectrum noise gain r_K^2 / ||K||_F^2 (bounded for unit keys)",
+            {"pinv_energy": _flat_spectrum_energy, "query_noise_error": _flat_query_noise},
+        ),
+    ),
+]

@@ -1,27 +1,42 @@
 """Constructing the store: outer-product and least-squares (000, "Two ways to
-construct the memory matrix", App. B and C)."""
+construct the memory matrix", "Recover Wang's capacity estimate", App. B, C, D).
+
+The claims about the key SVD need its factors exactly, and rational keys have
+irrational singular values in general. So the exact evidence builds the keys
+*from* their factors, ``K = U diag(s) Z^T`` with exactly orthonormal rational
+``U``, ``Z`` (products of rational Householder reflections, or Cayley
+transforms) and positive rational ``s``: the SVD is then known without being
+computed, and the formulas are checked against it in rational arithmetic.
+The precision ladders use such keys too, with condition numbers up to 1e20."""
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
+from typing import Any, NamedTuple
 
+import hypothesis
 import numpy as np
+import sympy
 from hypothesis import strategies as st
 
 import linmem
+from linmem import ensembles
 from linmem.precise import mp_array
 from theorems.claims._cases import precise_key_cases, precise_values
 from theorems.evidence import counterexample, precise, property, symbolic
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
-from theorems.residuals import exact_sq
+from theorems.residuals import diff_norm, exact_sq
 from theorems.strategies import (
+    ILL_CONDITIONING,
     KeyCase,
     exact_key_matrices,
     exact_unit_key_matrices,
     exact_value_matrices,
     float_key_cases,
+    unit_key_cases,
 )
-from theorems.tolerance import scaled_residual
+from theorems.tolerance import norm, scaled_residual
 
 __all__ = ["CLAIMS"]
 
@@ -163,6 +178,831 @@ def _ls_as_op(K, V):
     return linmem.outer_product_store(K, V)
 
 
+# --- shared pieces of the SVD-view claims -----------------------------------------
+
+
+class _Factors(NamedTuple):
+    """Keys given by exact factors ``K = U diag(s) Z^T``: ``U`` (d x r) and ``Z``
+    (M x r) have exactly orthonormal rational columns and ``s`` is positive
+    and decreasing, so this *is* the compact SVD of K (up to the usual
+    freedom when two singular values coincide), known without computing it."""
+
+    U: np.ndarray
+    s: np.ndarray
+    Z: np.ndarray
+    K: np.ndarray
+
+    @classmethod
+    def of(cls, U, s, Z) -> "_Factors":
+        return cls(U, s, Z, (U * s) @ Z.T)
+
+    def describe(self) -> dict:
+        return {"U": self.U, "s": self.s, "Z": self.Z, "K": self.K}
+
+
+def _frac(a) -> np.ndarray:
+    """Fraction object array from integers (never numpy integers, which the
+    exact number system of linmem refuses)."""
+    return np.vectorize(lambda x: Fraction(int(x)), otypes=[object])(np.asarray(a))
+
+
+def _eye(n: int, like: np.ndarray) -> np.ndarray:
+    """Identity of size n in the number system of ``like``."""
+    if like.dtype != object:
+        return np.eye(n)
+    one = like.ravel()[0] * 0 + 1
+    out = np.full((n, n), one * 0, dtype=object)
+    for i in range(n):
+        out[i, i] = one
+    return out
+
+
+def _reflections(draw, n: int) -> np.ndarray:
+    """An exactly orthogonal rational n x n matrix: a product of up to n
+    Householder reflections I - 2 w w^T / (w^T w) with integer w, then a
+    column permutation. No sympy, so Hypothesis can afford many draws; it
+    shrinks to a permutation matrix."""
+    H = _frac(np.eye(n, dtype=int))
+    for _ in range(draw(st.integers(0, n))):
+        w = draw(st.lists(st.integers(-2, 2), min_size=n, max_size=n))
+        ww = sum(x * x for x in w)
+        if ww == 0:
+            continue
+        w = _frac(w)
+        H = H - np.outer(H @ w, w) * Fraction(2, ww)
+    return H[:, list(draw(st.permutations(range(n))))]
+
+
+def _tile(Z: np.ndarray, rows: list[int]) -> np.ndarray:
+    """Four stacked copies of Z, halved, rows permuted: still exactly
+    orthonormal columns (4 * (1/2)^2 = 1), and every key appears four times."""
+    return (np.vstack([Z] * 4) / 2)[rows, :]
+
+
+@st.composite
+def _exact_factors(draw, *, max_dim: int = 4, max_count: int = 5, duplicates: bool = True) -> _Factors:
+    """Exactly factored keys of every shape (M < d, M = d, M > d) and rank,
+    with duplicated keys (four copies of each) when ``duplicates`` draws so;
+    the singular values may coincide."""
+    d = draw(st.integers(1, max_dim))
+    tiled = duplicates and draw(st.booleans())
+    M0 = draw(st.integers(1, 2 if tiled else max_count))
+    r = draw(st.integers(1, min(d, M0)))
+    U = _reflections(draw, d)[:, :r]
+    Z = _reflections(draw, M0)[:, :r]
+    if tiled:
+        Z = _tile(Z, list(draw(st.permutations(range(4 * M0)))))
+    den = draw(st.integers(1, 3))
+    nums = draw(st.lists(st.integers(1, 8), min_size=r, max_size=r))
+    s = np.array(sorted((Fraction(x, den) for x in nums), reverse=True), dtype=object)
+    return _Factors.of(U, s, Z)
+
+
+def _factors_and_values(**kw):
+    @st.composite
+    def inputs(draw):
+        F = draw(_exact_factors(**kw))
+        return F, draw(exact_value_matrices(F.Z.shape[0]))
+
+    return inputs()
+
+
+def _describe_fv(case) -> dict:
+    return {**case[0].describe(), "V": case[1]}
+
+
+#: Exactly factored precise cases: (d, M before copies, rank, condition, copies).
+#: Full rank at condition 1e20 with M > d and M = d, rank-deficient M < d,
+#: duplicated keys (four copies) with M > d, and rank one.
+_FACTOR_SPECS = (
+    (4, 6, 4, 10**20, 1),
+    (5, 3, 2, 10**12, 1),
+    (3, 2, 2, 10**8, 4),
+    (4, 4, 4, 10**20, 1),
+    (6, 5, 3, 10**16, 1),
+    (2, 5, 1, 1, 1),
+)
+
+
+def _precise_factor_cases(ctx) -> list[tuple[str, tuple[_Factors, np.ndarray]]]:
+    """``max(4, precise_cases)`` exact (factors, values) with known SVD, the
+    singular values spaced geometrically from 1 down to 1/cond."""
+    rng = ctx.rng("factor-cases")
+    cases = []
+    for i in range(max(4, ctx.profile.precise_cases)):
+        d, M0, r, cond, copies = _FACTOR_SPECS[i % len(_FACTOR_SPECS)]
+        U = ensembles.rational_orthogonal(d, rng=rng)[:, :r]
+        Z = ensembles.rational_orthogonal(M0, rng=rng)[:, :r]
+        if copies > 1:
+            Z = _tile(Z, list(rng.permutation(4 * M0)))
+        s = np.array([Fraction(1, round(cond ** (l / (r - 1)))) if r > 1 else Fraction(1)
+                      for l in range(r)], dtype=object)
+        F = _Factors.of(U, s, Z)
+        V = _frac(rng.integers(-3, 4, size=(3, Z.shape[0])))
+        label = f"cond 1e{round(math.log10(cond))}, rank {r}, {d}x{Z.shape[0]}" + (
+            ", each key four times" if copies > 1 else "")
+        cases.append((label, (F, V)))
+    return cases
+
+
+def _mp_factors(F: _Factors) -> _Factors:
+    return _Factors.of(mp_array(F.U), mp_array(F.s), mp_array(F.Z))
+
+
+def _svd_of(impl, K) -> _Factors:
+    """The compact SVD computed by the implementation (float or mpmath)."""
+    svd = impl.compact_svd(K)
+    return _Factors(svd.U, svd.s, svd.Z, K)
+
+
+def _worst(pairs) -> Any:
+    """Largest error / scale over (error, scale) pairs (inf on a wrong shape)."""
+    return max(err / scale for err, scale in pairs)
+
+
+def _pinv_norm(K) -> float:
+    """||K^+||_2 = 1 / s_min (a scale, not under test)."""
+    s = linmem.compact_svd(K).s
+    return 1 / s[-1] if len(s) else 1
+
+
+def _float_cases_with(extra: int):
+    """Float key cases plus ``extra`` seeded standard-normal matrices drawn
+    against their shapes (p x d each), for arbitrary W and B."""
+
+    @st.composite
+    def cases(draw):
+        case = draw(float_key_cases())
+        rng = np.random.default_rng(case.seed + 1)
+        return (case, *[rng.standard_normal((case.p, case.d)) for _ in range(extra)])
+
+    return cases()
+
+
+# --- ls.residual-split ------------------------------------------------------------
+
+
+def _split_gap(impl, K, V, W, F: _Factors):
+    """||WK - V||^2 - ||W U S - V Z||^2 - ||V(I - P)||^2 (zero if the split holds)."""
+    P, _ = impl.projectors(K)
+    return _sq(W @ K - V) - _sq(W @ (F.U * F.s) - V @ F.Z) - _sq(V @ (_eye(K.shape[1], K) - P))
+
+
+def _residual_split_factors(ctx):
+    """Exact keys with exactly known SVD factors, arbitrary integer W."""
+
+    @st.composite
+    def inputs(draw):
+        F, V = draw(_factors_and_values())
+        d, p = F.U.shape[0], V.shape[0]
+        W = _frac(draw(st.lists(st.integers(-3, 3), min_size=p * d, max_size=p * d))).reshape(p, d)
+        return F, V, W
+
+    def residual(case):
+        F, V, W = case
+        return _split_gap(ctx.impl, F.K, V, W, F) ** 2
+
+    return symbolic.check_exact(ctx, inputs(), residual,
+                                describe=lambda c: {**c[0].describe(), "V": c[1], "W": c[2]})
+
+
+def _residual_split_keys(ctx):
+    """The SVD-free form on integer keys with duplicated and dependent columns:
+    W U S - V Z = (WK - V) Z, whose norm is ||(WK - V) P||, so the split reads
+    ||WK - V||^2 = ||(WK - V) P||^2 + ||V(I - P)||^2."""
+
+    @st.composite
+    def inputs(draw):
+        K = draw(exact_key_matrices())
+        V = draw(exact_value_matrices(K.shape[1]))
+        p, d = V.shape[0], K.shape[0]
+        W = _frac(draw(st.lists(st.integers(-3, 3), min_size=p * d, max_size=p * d))).reshape(p, d)
+        return K, V, W
+
+    def residual(case):
+        K, V, W = case
+        P, _ = ctx.impl.projectors(K)
+        R = W @ K - V
+        return (_sq(R) - _sq(R @ P) - _sq(V @ (_eye(K.shape[1], K) - P))) ** 2
+
+    return symbolic.check_exact(ctx, inputs(), residual,
+                                describe=lambda c: {"K": c[0], "V": c[1], "W": c[2]})
+
+
+def _split_scale(K, V, W):
+    # Every term is a squared norm of at most (||W|| ||K|| + ||V||)^2.
+    return max(K.shape) * (1 + norm(W) * norm(K) + norm(V)) ** 2
+
+
+def _residual_split_precise(ctx):
+    rng = ctx.rng("split-precise")
+    cases = []
+    for label, K in precise_key_cases(ctx):
+        V = precise_values(K, ctx)
+        W = _frac(rng.integers(-3, 4, size=(V.shape[0], K.shape[0])))
+        cases.append((label, (K, V, W)))
+
+    def residual(case):
+        K, V, W = (mp_array(x) for x in case)
+        return abs(_split_gap(ctx.impl, K, V, W, _svd_of(ctx.impl, K))), _split_scale(K, V, W)
+
+    return precise.check(ctx, cases, residual)
+
+
+def _residual_split_property(ctx):
+    def measure(c):
+        case, W = c
+        K, V = case.K, case.V
+        gap = _split_gap(ctx.impl, K, V, W, _svd_of(ctx.impl, K))
+        return scaled_residual(abs(gap), scale=_split_scale(K, V, W))
+
+    return property.check(ctx, _float_cases_with(1), measure, describe=lambda c: c[0].describe())
+
+
+# --- ls.all-minimizers ----------------------------------------------------------------
+
+
+def _minimiser_terms(impl, K, V, F: _Factors, B, W):
+    """(error, scale) pairs: the formula's particular minimiser is W_LS; every
+    W0 + B(I - Q) reaches the least error ||V(I - P)||^2; its norm splits;
+    and for an arbitrary W the excess error is ||(WQ - W0) K||^2, so W
+    minimises only if WQ = W0, i.e. W = W0 + W(I - Q)."""
+    d, M = K.shape
+    W0 = ((V @ F.Z) / F.s) @ F.U.T
+    W_ls = impl.least_squares_store(K, V)
+    P, Q = impl.projectors(K)
+    floor = _sq(V @ (_eye(M, K) - P))
+    free = B @ (_eye(d, K) - Q)
+    Wb = W0 + free
+    size = max(K.shape)
+    # Squared terms are bounded by (||V|| + (||W0|| + ||B|| + ||W||)(1 + ||K||))^2.
+    sq_scale = size * (1 + norm(V) + (norm(W0) + norm(B) + norm(W)) * (1 + norm(K))) ** 2
+    # The pseudoinverse is accurate to ||K^+|| * cond * eps (Wedin).
+    pinv_scale = size * (1 + norm(V)) * (1 + _pinv_norm(K)) * linmem.condition_number(K)
+    return [
+        (diff_norm(W0, W_ls), pinv_scale),
+        (abs(_sq(Wb @ K - V) - floor), sq_scale),
+        (abs(_sq(Wb) - _sq(W0) - _sq(free)), sq_scale),
+        (abs(_sq(W @ K - V) - floor - _sq((W @ Q - W0) @ K)), sq_scale),
+    ]
+
+
+def _to_sympy(A):
+    return sympy.Matrix(A.shape[0], A.shape[1],
+                        [sympy.Rational(Fraction(e).numerator, Fraction(e).denominator) for e in A.ravel()])
+
+
+def _normal_equation_minimiser(K, V, params) -> np.ndarray:
+    """A minimiser found without the formula: a solution of the normal
+    equations W K K^T = V K^T from sympy's Gauss-Jordan solver, its free
+    parameters set to the given integers (convexity makes every solution a
+    minimiser and every minimiser a solution)."""
+    Ks = _to_sympy(K)
+    sol, tau = (Ks * Ks.T).gauss_jordan_solve(Ks * _to_sympy(V).T)
+    sol = sol.subs(dict(zip(list(tau), params)))
+    return np.array([[Fraction(int(x.p), int(x.q)) for x in sol.row(i)] for i in range(sol.rows)],
+                    dtype=object).T
+
+
+def _all_minimizers_exact(ctx):
+    @st.composite
+    def inputs(draw):
+        F, V = draw(_factors_and_values())
+        d, p = F.U.shape[0], V.shape[0]
+        ints = st.lists(st.integers(-3, 3), min_size=p * d, max_size=p * d)
+        B = _frac(draw(ints)).reshape(p, d)
+        return F, V, B, draw(ints)
+
+    def residual(case):
+        F, V, B, params = case
+        impl, K = ctx.impl, F.K
+        d, M = K.shape
+        W0 = ((V @ F.Z) / F.s) @ F.U.T
+        P, Q = impl.projectors(K)
+        floor = _sq(V @ (_eye(M, K) - P))
+        free = B @ (_eye(d, K) - Q)
+        W_ne = _normal_equation_minimiser(K, V, params)
+        return (
+            exact_sq(W0, impl.least_squares_store(K, V))
+            + (_sq((W0 + free) @ K - V) - floor) ** 2
+            + (_sq(W0 + free) - _sq(W0) - _sq(free)) ** 2
+            # the converse: an independently found minimiser has the form, with B = W_ne
+            + exact_sq(W_ne, W0 + W_ne @ (_eye(d, K) - Q))
+            + (_sq(W_ne @ K - V) - floor) ** 2
+        )
+
+    return symbolic.check_exact(
+        ctx, inputs(), residual,
+        describe=lambda c: {**c[0].describe(), "V": c[1], "B": c[2], "free parameters": c[3]})
+
+
+def _all_minimizers_precise(ctx):
+    rng = ctx.rng("minimizers-precise")
+    cases = []
+    for label, (F, V) in _precise_factor_cases(ctx):
+        d = F.U.shape[0]
+        B, W = (_frac(rng.integers(-3, 4, size=(V.shape[0], d))) for _ in range(2))
+        cases.append((label, (F, V, B, W)))
+
+    def residual(case):
+        F, V, B, W = case
+        K, V, B, W = mp_array(F.K), mp_array(V), mp_array(B), mp_array(W)
+        # W0 from the exact factors, against the computed store and projectors.
+        return _worst(_minimiser_terms(ctx.impl, K, V, _mp_factors(F), B, W)), 1
+
+    return precise.check(ctx, cases, residual)
+
+
+def _all_minimizers_property(ctx):
+    def measure(c):
+        case, B, W = c
+        K, V = case.K, case.V
+        return scaled_residual(_worst(_minimiser_terms(ctx.impl, K, V, _svd_of(ctx.impl, K), B, W)), scale=1)
+
+    return property.check(ctx, _float_cases_with(2), measure, describe=lambda c: c[0].describe())
+
+
+# --- ls.svd-forms ------------------------------------------------------------------------
+
+
+def _svd_forms_terms(impl, K, V, F: _Factors, cond):
+    """(error, scale) pairs for W_OP = V Z S U^T and W_LS = V Z S^-1 U^T."""
+    size = max(K.shape)
+    VZ = V @ F.Z
+    return [
+        (diff_norm(impl.outer_product_store(K, V), (VZ * F.s) @ F.U.T), size * (1 + norm(V)) * (1 + norm(K))),
+        (diff_norm(impl.least_squares_store(K, V), (VZ / F.s) @ F.U.T),
+         size * (1 + norm(V)) * (1 + 1 / F.s[-1]) * cond),
+    ]
+
+
+def _svd_forms_exact(ctx):
+    def residual(case):
+        F, V = case
+        VZ = V @ F.Z
+        return (exact_sq(ctx.impl.outer_product_store(F.K, V), (VZ * F.s) @ F.U.T)
+                + exact_sq(ctx.impl.least_squares_store(F.K, V), (VZ / F.s) @ F.U.T))
+
+    return symbolic.check_exact(ctx, _factors_and_values(), residual, describe=_describe_fv)
+
+
+def _svd_forms_precise(ctx):
+    def residual(case):
+        F, V = case
+        Fm = _mp_factors(F)
+        # Against the exact factors, not a computed SVD: the computed
+        # pseudoinverse carries the perturbation bound cond * ||K^+|| * eps.
+        cond = Fm.s[0] / Fm.s[-1]
+        return _worst(_svd_forms_terms(ctx.impl, mp_array(F.K), mp_array(V), Fm, cond)), 1
+
+    return precise.check(ctx, _precise_factor_cases(ctx), residual)
+
+
+def _svd_forms_property(ctx):
+    def measure(case: KeyCase):
+        # The factors of the implementation's own SVD: no condition factor.
+        terms = _svd_forms_terms(ctx.impl, case.K, case.V, _svd_of(ctx.impl, case.K), 1)
+        return scaled_residual(_worst(terms), scale=1)
+
+    return property.check(ctx, float_key_cases(), measure, describe=KeyCase.describe)
+
+
+# --- ls.effective-pairs ---------------------------------------------------------------------
+
+
+def _effective_terms(impl, K, V, scale, exact: _Factors | None = None):
+    """Errors of: sum_l e_l u_l^T = W_LS, W_LS u_l = e_l, orthonormal effective
+    keys, as many pairs as the rank; and, given exact factors with distinct
+    singular values, each pair against the exact (u_l, V z_l / s_l), signs aligned."""
+    keys, values = impl.effective_pairs(K, V)
+    W = impl.least_squares_store(K, V)
+    terms = [
+        diff_norm(values @ keys.T, W),
+        diff_norm(W @ keys, values),
+        diff_norm(keys.T @ keys, _eye(keys.shape[1], K)) * (1 + norm(W)),
+    ]
+    if exact is not None:
+        if keys.shape[1] != len(exact.s):
+            return math.inf
+        for l in range(len(exact.s)):
+            sign = 1 if sum(keys[:, l] * exact.U[:, l]) >= 0 else -1
+            terms.append(diff_norm(sign * values[:, l], (V @ exact.Z[:, l]) / exact.s[l]))
+    return max(terms) / scale
+
+
+def _effective_exact(ctx):
+    """With the exact factors: W_LS = sum_l e_l u_l^T and W_LS u_l = e_l.
+    (linmem's effective_pairs needs an SVD, which exact rationals lack; the
+    ladder and the float check test it.)"""
+
+    def residual(case):
+        F, V = case
+        E = (V @ F.Z) / F.s
+        W = ctx.impl.least_squares_store(F.K, V)
+        return exact_sq(W, E @ F.U.T) + exact_sq(W @ F.U, E)
+
+    return symbolic.check_exact(ctx, _factors_and_values(), residual, describe=_describe_fv)
+
+
+def _effective_precise(ctx):
+    def residual(case):
+        F, V = case
+        Fm = _mp_factors(F)
+        K, Vm = mp_array(F.K), mp_array(V)
+        cond = Fm.s[0] / Fm.s[-1]
+        # A singular pair is resolved to cond * eps (the spectral gaps of these
+        # keys are of the size of the singular values), an effective value
+        # v z_l / s_l then to ||V|| cond^2 eps / s_max.
+        scale = max(K.shape) * (1 + norm(Vm)) * cond ** 2 / Fm.s[0]
+        return _effective_terms(ctx.impl, K, Vm, scale, exact=Fm), 1
+
+    return precise.check(ctx, _precise_factor_cases(ctx), residual)
+
+
+def _effective_property(ctx):
+    def measure(case: KeyCase):
+        K, V = case.K, case.V
+        scale = max(K.shape) * (1 + norm(V)) * (1 + _pinv_norm(K))
+        return scaled_residual(_effective_terms(ctx.impl, K, V, scale), scale=1)
+
+    return property.check(ctx, float_key_cases(), measure, describe=KeyCase.describe)
+
+
+def _effective_gain_not_inverted(K, V):
+    svd = linmem.compact_svd(K)
+    return svd.U, (V @ svd.Z) * svd.s
+
+
+# --- ls.effective-not-svd -----------------------------------------------------------------
+
+
+def _effective_gram(F: _Factors, V):
+    E = (V @ F.Z) / F.s
+    return E, E.T @ E
+
+
+def _off_diagonal_energy(G) -> Fraction:
+    return sum((G[i, j] ** 2 for i in range(G.shape[0]) for j in range(G.shape[1]) if i != j), start=Fraction(0))
+
+
+def _exact_rank(A) -> int:
+    """Rank of a rational matrix by Gaussian elimination in Fractions (a
+    reference, not under test; sympy's is ~30 times slower on these sizes,
+    which a witness search cannot afford)."""
+    rows = [[Fraction(x) for x in row] for row in np.asarray(A)]
+    rank, ncols = 0, len(rows[0]) if rows else 0
+    for col in range(ncols):
+        pivot = next((i for i in range(rank, len(rows)) if rows[i][col] != 0), None)
+        if pivot is None:
+            continue
+        rows[rank], rows[pivot] = rows[pivot], rows[rank]
+        for i in range(rank + 1, len(rows)):
+            if rows[i][col] != 0:
+                f = rows[i][col] / rows[rank][col]
+                rows[i] = [a - f * b for a, b in zip(rows[i], rows[rank])]
+        rank += 1
+    return rank
+
+
+def _not_svd_example() -> tuple[_Factors, np.ndarray]:
+    """Unit keys [e1, e1, e1, e1, e2]: four copies of one key make the SVD
+    rational, U = I, s = (2, 1), z_1 = (1, 1, 1, 1, 0)/2, z_2 = e5. The first
+    effective value is the average of the four values stored at e1, the
+    second the value at e2; these are not orthogonal. (Two distinct unit keys
+    would not do: their Z_K is (1, +-1)/sqrt(2), irrational.)"""
+    F = _Factors.of(_frac(np.eye(2, dtype=int)), _frac([2, 1]),
+                    np.array([[Fraction(1, 2), 0]] * 4 + [[0, 1]], dtype=object) + Fraction(0))
+    return F, _frac([[1, 0, 1, 2, 1], [0, 1, 0, -1, 1]])
+
+
+def _not_svd_witness(ctx):
+    def verify(w):
+        F, V = w
+        K, r = F.K, len(F.s)
+        E, G = _effective_gram(F, V)
+        W = ctx.impl.least_squares_store(K, V)
+        # The factors are the SVD of K, unique up to signs: orthonormal U and Z,
+        # distinct positive s. Then W_LS is exactly the effective expansion,
+        # E has rank r_K (as many terms as the SVD of W_LS), yet the Gram matrix
+        # of the effective values has off-diagonal energy: were the expansion
+        # an SVD of W_LS, its singular values would be the norms ||e_l||, and
+        # sum_l ||e_l||^4 would equal tr((W^T W)^2) = sum_l sigma_l^4; it falls
+        # short by exactly that off-diagonal energy.
+        factored = (exact_sq(F.U.T @ F.U, _eye(r, K)) == 0 and exact_sq(F.Z.T @ F.Z, _eye(r, K)) == 0
+                    and all(F.s[i] > F.s[i + 1] for i in range(r - 1)) and F.s[-1] > 0)
+        unit = all(sum(x * x for x in K[:, j]) == 1 for j in range(K.shape[1]))
+        expansion = exact_sq(W, E @ F.U.T) == 0 and exact_sq(W @ F.U, E) == 0
+        off = _off_diagonal_energy(G)
+        WtW = W.T @ W
+        sigma4 = sum(np.diagonal(WtW @ WtW), start=Fraction(0))
+        norms4 = sum((G[l, l] ** 2 for l in range(r)), start=Fraction(0))
+        holds = (factored and unit and expansion and off > 0 and sigma4 - norms4 == off
+                 and _exact_rank(E) == r)
+        return holds, sigma4 - norms4
+
+    return counterexample.check(
+        ctx, lambda ctx: _not_svd_example(), verify,
+        describe=lambda w: {**w[0].describe(), "V": w[1], "effective values": _effective_gram(*w)[0],
+                            "Gram of effective values": _effective_gram(*w)[1]},
+        how="constructed: unit keys [e1, e1, e1, e1, e2], whose SVD is rational")
+
+
+# --- ls.ranks-differ ------------------------------------------------------------------------
+
+
+def _ranks_example() -> tuple[np.ndarray, np.ndarray]:
+    """Unit keys [e1, e1, e2] with opposite values at the repeated key: least
+    squares averages them to zero, so the store keeps one direction of two.
+    Smallest case that rules out the trivial reasons: r_K = 2 needs d >= 2,
+    p >= d and rank V >= 2, and M = r_K would give W_LS K = V, rank W_LS >= 2."""
+    return _frac([[1, 1, 0], [0, 0, 1]]), _frac([[1, -1, 0], [0, 0, 1]])
+
+
+def _ranks_witness(ctx):
+    def verify(w):
+        K, V = w
+        impl = ctx.impl
+        (d, M), p = K.shape, V.shape[0]
+        W = impl.least_squares_store(K, V)
+        rK, rW = impl.numerical_rank(K), impl.numerical_rank(W)
+        # W is the least-squares store, checked from its definition: it solves
+        # the normal equations and its rows lie in col(K) (minimum norm).
+        is_ls = (exact_sq(W @ K @ K.T, V @ K.T) == 0
+                 and _exact_rank(np.concatenate([K, W.T], axis=1)) == _exact_rank(K))
+        ranks_right = rK == _exact_rank(K) and rW == _exact_rank(W)
+        # Not explained by the shapes, by poor values or by an empty store.
+        nontrivial = p >= d and M >= d and _exact_rank(V) >= rK and any(e != 0 for e in W.ravel())
+        return is_ls and ranks_right and nontrivial and rK != rW, rK - rW
+
+    def describe(w):
+        K, V = w
+        W = linmem.least_squares_store(K, V)
+        return {"K": K, "V": V, "W_LS": W, "r_K": _exact_rank(K), "r_W": _exact_rank(W),
+                "rank V": _exact_rank(V)}
+
+    return counterexample.check(
+        ctx, lambda ctx: _ranks_example(), verify, describe=describe,
+        how="constructed: unit keys [e1, e1, e2], opposite values at the repeated key")
+
+
+def _rank_from_shape(A):
+    return min(np.shape(A))
+
+
+# --- ls.independent-keys-exact ------------------------------------------------------------------
+
+
+@st.composite
+def _independent_exact_keys(draw):
+    """Linearly independent keys (M <= d), integer or exactly unit."""
+    d = draw(st.integers(1, 4))
+    M = draw(st.integers(1, d))
+    if draw(st.booleans()):
+        seed = draw(st.integers(0, 2**32 - 1))
+        K = ensembles.rational_unit_vectors(d, M, rng=np.random.default_rng(seed), scale=3)
+    else:
+        K = _frac(draw(st.lists(st.integers(-3, 3), min_size=d * M, max_size=d * M))).reshape(d, M)
+    hypothesis.assume(_exact_rank(K) == M)
+    return K
+
+
+def _independent_terms(impl, K, V):
+    """Errors of r_K = M, P = I_M and W_LS K = V (inf on a wrong rank)."""
+    M = K.shape[1]
+    if impl.numerical_rank(K) != M:
+        return math.inf, math.inf
+    P, _ = impl.projectors(K)
+    W = impl.least_squares_store(K, V)
+    return diff_norm(P, _eye(M, K)), diff_norm(W @ K, V)
+
+
+def _independent_exact(ctx):
+    @st.composite
+    def inputs(draw):
+        K = draw(_independent_exact_keys())
+        return K, draw(exact_value_matrices(K.shape[1]))
+
+    def residual(case):
+        K, V = case
+        impl = ctx.impl
+        M = K.shape[1]
+        P, _ = impl.projectors(K)
+        return ((impl.numerical_rank(K) - M) ** 2 + exact_sq(P, _eye(M, K))
+                + exact_sq(impl.least_squares_store(K, V) @ K, V))
+
+    return symbolic.check_exact(ctx, inputs(), residual, describe=lambda c: {"K": c[0], "V": c[1]})
+
+
+def _unit_from_point(t: list[Fraction]) -> list[Fraction]:
+    """Exactly unit vector in R^(len(t)+1) (inverse stereographic projection)."""
+    n2 = sum(x * x for x in t)
+    return [2 * x / (1 + n2) for x in t] + [(1 - n2) / (1 + n2)]
+
+
+#: Shapes (d, M), M <= d, of the independent ladder keys at condition 1e20.
+_INDEPENDENT_SHAPES = ((5, 3), (4, 4), (6, 2), (7, 5), (3, 1), (2, 2))
+
+
+def _independent_precise_cases(ctx):
+    """Exactly unit keys two of which are 1e-15 apart (condition ~1e15), then
+    full-column-rank keys at condition 1e20, M < d and M = d."""
+    rng = ctx.rng("independent-precise")
+    t = [Fraction(1, 2), Fraction(-1, 3)]
+    near = [x + Fraction(1, 10**15) for x in t]
+    cols = [_unit_from_point(t), _unit_from_point(near), _unit_from_point([Fraction(2), Fraction(1, 5)])]
+    cases = [("unit keys, two 1e-15 apart, 3x3", np.array(cols, dtype=object).T)]
+    for i in range(max(4, ctx.profile.precise_cases) - 1):
+        d, M = _INDEPENDENT_SHAPES[i % len(_INDEPENDENT_SHAPES)]
+        cases.append((f"cond 1e20, {d}x{M}", ensembles.rational_controlled_spectrum(d, M, cond=10**20, rng=rng)))
+    return cases
+
+
+def _independent_precise(ctx):
+    cases = [(label, (K, precise_values(K, ctx))) for label, K in _independent_precise_cases(ctx)]
+
+    def residual(case):
+        K, V = (mp_array(x) for x in case)
+        return max(_independent_terms(ctx.impl, K, V)), max(K.shape) * linmem.condition_number(K) * (1 + norm(V))
+
+    return precise.check(ctx, cases, residual)
+
+
+@st.composite
+def _independent_float_cases(draw):
+    """Float keys with M <= d in the families whose columns are independent
+    (Gaussian, spherical, controlled condition up to 1e12), unit or not."""
+    family = draw(st.sampled_from(("gaussian", "spherical", "ill_conditioned")))
+    d = draw(st.integers(1, 8))
+    M = draw(st.integers(1, d))
+    p = draw(st.integers(1, 8))
+    cond = draw(st.sampled_from(ILL_CONDITIONING)) if family == "ill_conditioned" and M > 1 else 1.0
+    return KeyCase.build(family, d, M, p, draw(st.integers(0, 2**32 - 1)), cond=cond,
+                         unit=draw(st.booleans()))
+
+
+def _independent_property(ctx):
+    def measure(case: KeyCase):
+        K, V = case.K, case.V
+        scale = max(K.shape) * float(linmem.condition_number(K)) * (1 + norm(V))
+        return scaled_residual(max(_independent_terms(ctx.impl, K, V)), scale=scale)
+
+    return property.check(ctx, _independent_float_cases(), measure, describe=KeyCase.describe)
+
+
+def _gram_projectors(K):
+    return K.T @ K, K @ K.T
+
+
+def _gram_input_projector(K):
+    P, _ = linmem.projectors(K)
+    return P, K @ K.T
+
+
+# --- ls.total-error-le-op ------------------------------------------------------------------------
+
+
+def _op_excess_split(impl, K, V):
+    """||W_OP K - V||^2 - ||W_LS K - V||^2 - ||(W_OP - W_LS) K||^2: zero by
+    optimality of W_LS (the fitted values W_LS K = VP are the projection)."""
+    W_op, W_ls = impl.outer_product_store(K, V), impl.least_squares_store(K, V)
+    return _sq(W_op @ K - V) - _sq(W_ls @ K - V) - _sq((W_op - W_ls) @ K)
+
+
+def _le_op_exact(ctx):
+    @st.composite
+    def inputs(draw):
+        K = draw(st.one_of(exact_key_matrices(), exact_unit_key_matrices()))
+        return K, draw(exact_value_matrices(K.shape[1]))
+
+    return symbolic.check_exact(ctx, inputs(), lambda c: _op_excess_split(ctx.impl, *c) ** 2,
+                                describe=lambda c: {"K": c[0], "V": c[1]})
+
+
+def _le_op_violation(impl, K, V):
+    """(how much ||W_LS K - V||^2 exceeds ||W_OP K - V||^2, the signed gap
+    ||W_OP K - V||^2 - ||W_LS K - V||^2)."""
+    ls = _sq(impl.least_squares_store(K, V) @ K - V)
+    op = _sq(impl.outer_product_store(K, V) @ K - V)
+    return max(0, ls - op), op - ls
+
+
+def _le_op_scale(K, V, cond):
+    # Errors up to ||V|| (1 + ||K||^2), squared; the pseudoinverse adds cond.
+    return max(K.shape) * cond * ((1 + norm(V)) * (1 + norm(K) ** 2)) ** 2
+
+
+def _le_op_precise_cases(ctx):
+    """The boundary (orthonormal keys: the stores coincide), a hair off it,
+    and the ill-conditioned, rank-deficient and duplicated ladder keys."""
+    rng = ctx.rng("le-op-precise")
+    O = ensembles.rational_orthogonal(5, rng=rng)
+    hair = O[:, :3] + Fraction(1, 10**30) * _frac(rng.integers(-1, 2, size=(5, 3)))
+    boundary = [("orthonormal keys, 5x3 (equality)", O[:, :3]),
+                ("orthonormal keys, 5x5 (equality)", O),
+                ("orthonormal keys moved 1e-30", hair)]
+    keys = boundary + precise_key_cases(ctx) + precise_key_cases(ctx, unit=True)
+    return [(label, (K, precise_values(K, ctx))) for label, K in keys]
+
+
+def _le_op_precise(ctx):
+    def residual(case):
+        K, V = (mp_array(x) for x in case)
+        return _le_op_violation(ctx.impl, K, V)[0], _le_op_scale(K, V, linmem.condition_number(K))
+
+    return precise.check(ctx, _le_op_precise_cases(ctx), residual, falls=False)
+
+
+@st.composite
+def _near_orthonormal_cases(draw):
+    """Keys at or near the boundary: orthonormal columns (M <= d) moved by t."""
+    d = draw(st.integers(1, 8))
+    M = draw(st.integers(1, d))
+    p = draw(st.integers(1, 8))
+    t = draw(st.sampled_from((0.0, 1e-12, 1e-6, 1e-2)))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    K = ensembles.controlled_spectrum(d, M, cond=1.0, rng=rng) + t * rng.standard_normal((d, M))
+    return K, ensembles.gaussian_vectors(p, M, rng=rng), {"d": d, "M": M, "p": p, "t": t}
+
+
+def _le_op_property(ctx):
+    cases = st.one_of(
+        float_key_cases().map(lambda c: (c.K, c.V, c.describe())),
+        unit_key_cases().map(lambda c: (c.K, c.V, c.describe())),
+        _near_orthonormal_cases(),
+    )
+
+    def measure(c):
+        K, V, _ = c
+        violation, gap = _le_op_violation(ctx.impl, K, V)
+        # Steer toward the boundary: a small relative gap between the errors.
+        hypothesis.target(-math.log10(1e-300 + abs(gap) / (1 + norm(V) ** 2)), label="closeness to equality")
+        return scaled_residual(violation, scale=_le_op_scale(K, V, float(linmem.condition_number(K))))
+
+    return property.check(ctx, cases, measure, describe=lambda c: c[2])
+
+
+def _stores_swapped():
+    return {"outer_product_store": _op_as_ls, "least_squares_store": _ls_as_op}
+
+
+# --- ls.per-key-not-dominant -----------------------------------------------------------------------
+
+
+def _per_key_errors(W, K, V):
+    R = W @ K - V
+    return [sum(R[:, j] * R[:, j]) for j in range(K.shape[1])]
+
+
+def _per_key_inputs():
+    @st.composite
+    def inputs(draw):
+        K = draw(exact_unit_key_matrices(max_dim=3, max_count=4))
+        return K, draw(exact_value_matrices(K.shape[1], max_dim=2))
+
+    return inputs()
+
+
+def _nonparallel(K) -> bool:
+    """No two keys equal or opposite (so the witness is not a duplicate trick)."""
+    cols = [tuple(K[:, j]) for j in range(K.shape[1])]
+    return len(set(cols)) == len(cols) and not set(cols) & {tuple(-x for x in c) for c in cols}
+
+
+def _per_key_gain(impl, K, V):
+    """Largest per-key advantage of OP over LS: max_j (e_LS,j - e_OP,j)."""
+    ls = _per_key_errors(impl.least_squares_store(K, V), K, V)
+    op = _per_key_errors(impl.outer_product_store(K, V), K, V)
+    return max(a - b for a, b in zip(ls, op))
+
+
+def _per_key_witness(ctx):
+    def find(ctx):
+        return counterexample.search(ctx, _per_key_inputs(),
+                                     lambda c: _nonparallel(c[0]) and _per_key_gain(ctx.impl, *c) > 0)
+
+    def verify(w):
+        K, V = w
+        impl = ctx.impl
+        W_ls = impl.least_squares_store(K, V)
+        unit = all(sum(x * x for x in K[:, j]) == 1 for j in range(K.shape[1]))
+        # Compare with the true least-squares store: normal equations and rows in col(K).
+        is_ls = (exact_sq(W_ls @ K @ K.T, V @ K.T) == 0
+                 and _exact_rank(np.concatenate([K, W_ls.T], axis=1)) == _exact_rank(K))
+        gain = _per_key_gain(impl, K, V)
+        return unit and is_ls and _nonparallel(K) and gain > 0, gain
+
+    def describe(w):
+        K, V = w
+        ls = _per_key_errors(linmem.least_squares_store(K, V), K, V)
+        op = _per_key_errors(linmem.outer_product_store(K, V), K, V)
+        return {"K": K, "V": V, "LS error per key": ls, "OP error per key": op,
+                "LS total": sum(ls), "OP total": sum(op)}
+
+    return counterexample.check(
+        ctx, find, verify, describe=describe,
+        how="found by a Hypothesis search over exactly-unit rational keys, no two equal or opposite, shrunk")
+
+
 CLAIMS = [
     Claim(
         id="ls.pseudoinverse-minimizer",
@@ -197,5 +1037,186 @@ CLAIMS = [
         ),
         negative_control=NegativeControl("outer-product store built as V K^+",
                                           {"outer_product_store": _op_as_ls}),
+    ),
+    Claim(
+        id="ls.residual-split",
+        title="The recall error splits into a part W controls and a floor it cannot touch",
+        statement=(r"\|WK - V\|_F^2 = \|W U_K \Sigma_K - V Z_K\|_F^2 + \|V(I_M - P)\|_F^2"
+                   r"\quad\text{for every } W \in \mathbb{R}^{p\times d}"),
+        kind=ClaimKind.IDENTITY,
+        source="000, App. C",
+        assumptions=("K any real d x M matrix (any rank) with compact SVD U_K S_K Z_K^T",
+                     "V any real p x M matrix, W any real p x d matrix"),
+        depends_on=("proj.coefficient-projector",),
+        checks=(
+            Check("exact-factors", EvidenceKind.SYMBOLIC, _residual_split_factors,
+                  "exact keys U diag(s) Z^T with exactly orthonormal rational factors (duplicated keys too)"),
+            Check("exact-keys", EvidenceKind.SYMBOLIC, _residual_split_keys,
+                  "the SVD-free form ||WK-V||^2 = ||(WK-V)P||^2 + ||V(I-P)||^2 on integer keys, "
+                  "duplicated and dependent columns"),
+            Check("ladder", EvidenceKind.PRECISE, _residual_split_precise,
+                  "mpmath, the computed SVD, condition up to 1e20 and rank-deficient"),
+            Check("float", EvidenceKind.PROPERTY, _residual_split_property,
+                  "float64 over every key family, arbitrary W"),
+        ),
+        negative_control=NegativeControl("P = K^T K (the Gram matrix, a projector only for orthonormal keys)",
+                                         {"projectors": _gram_projectors}),
+    ),
+    Claim(
+        id="ls.all-minimizers",
+        title="Every minimiser is V Z S^-1 U^T plus a free action off col(K), and the norms add",
+        statement=(r"\arg\min_W \|WK - V\|_F = \{V Z_K \Sigma_K^{-1} U_K^{\top} + B(I_d - Q) : "
+                   r"B \in \mathbb{R}^{p\times d}\},\quad "
+                   r"\|V Z_K \Sigma_K^{-1} U_K^{\top} + B(I_d - Q)\|_F^2 = "
+                   r"\|V Z_K \Sigma_K^{-1} U_K^{\top}\|_F^2 + \|B(I_d - Q)\|_F^2"),
+        kind=ClaimKind.IDENTITY,
+        source="000, App. C",
+        assumptions=("K any real d x M matrix (any rank) with compact SVD U_K S_K Z_K^T",
+                     "V any real p x M matrix, B any real p x d matrix"),
+        depends_on=("ls.residual-split", "ls.pseudoinverse-minimizer", "proj.input-projector"),
+        checks=(
+            Check("exact", EvidenceKind.SYMBOLIC, _all_minimizers_exact,
+                  "exact factors: each W0 + B(I-Q) reaches the least error, norms add; a minimiser "
+                  "solved from the normal equations (random free parameters) has the form"),
+            Check("ladder", EvidenceKind.PRECISE, _all_minimizers_precise,
+                  "mpmath, W0 from the exact factors; excess error of any W is ||(WQ - W0)K||^2"),
+            Check("float", EvidenceKind.PROPERTY, _all_minimizers_property,
+                  "float64 over every key family, arbitrary B and W"),
+        ),
+        negative_control=NegativeControl("Q = K K^T (the Gram matrix in place of the input projector)",
+                                         {"projectors": _gram_input_projector}),
+    ),
+    Claim(
+        id="ls.svd-forms",
+        title="Both stores in the key SVD: the same directions, gains s_l versus 1/s_l",
+        statement=(r"W_{\mathrm{OP}} = V Z_K \Sigma_K U_K^{\top},\qquad "
+                   r"W_{\mathrm{LS}} = V Z_K \Sigma_K^{-1} U_K^{\top}"),
+        kind=ClaimKind.IDENTITY,
+        source="000, 'Two ways to construct the memory matrix'",
+        assumptions=("K any real d x M matrix (any rank) with compact SVD U_K S_K Z_K^T",
+                     "V any real p x M matrix"),
+        depends_on=("op.sum-of-outer-products",),
+        checks=(
+            Check("exact", EvidenceKind.SYMBOLIC, _svd_forms_exact,
+                  "keys built from exactly orthonormal rational factors, so the SVD is known exactly"),
+            Check("ladder", EvidenceKind.PRECISE, _svd_forms_precise,
+                  "mpmath against the exact factors, condition up to 1e20, rank-deficient, duplicated"),
+            Check("float", EvidenceKind.PROPERTY, _svd_forms_property,
+                  "float64 against the computed compact SVD, every key family"),
+        ),
+        negative_control=NegativeControl("the two stores swapped (V K^+ as OP, V K^T as LS)", _stores_swapped()),
+    ),
+    Claim(
+        id="ls.effective-pairs",
+        title="The least-squares store holds the effective pairs (V z_l / s_l, u_l)",
+        statement=(r"W_{\mathrm{LS}} = \sum_{\ell=1}^{r_K} \frac{V z_{K,\ell}}{\sigma_{K,\ell}}\, "
+                   r"u_{K,\ell}^{\top},\qquad "
+                   r"W_{\mathrm{LS}}\, u_{K,\ell} = \frac{V z_{K,\ell}}{\sigma_{K,\ell}}"),
+        kind=ClaimKind.IDENTITY,
+        source="000, 'Two ways to construct the memory matrix'",
+        assumptions=("K any real d x M matrix (any rank) with compact SVD U_K S_K Z_K^T",
+                     "V any real p x M matrix"),
+        depends_on=("ls.svd-forms",),
+        checks=(
+            Check("exact", EvidenceKind.SYMBOLIC, _effective_exact,
+                  "exact factors: the sum of effective pairs is W_LS and W_LS u_l returns e_l"),
+            Check("ladder", EvidenceKind.PRECISE, _effective_precise,
+                  "mpmath: linmem.effective_pairs against the exact pairs (signs aligned) and W_LS"),
+            Check("float", EvidenceKind.PROPERTY, _effective_property,
+                  "float64: linmem.effective_pairs rebuilds W_LS, keys orthonormal, W_LS u_l = e_l"),
+        ),
+        negative_control=NegativeControl("effective values V z_l s_l (the gain not inverted)",
+                                         {"effective_pairs": _effective_gain_not_inverted}),
+    ),
+    Claim(
+        id="ls.effective-not-svd",
+        title="The effective values need not be orthogonal, so the expansion need not be the SVD of W_LS",
+        statement=(r"\exists K, V:\ (V z_{K,\ell})^{\top} (V z_{K,m}) \ne 0 \text{ for some } \ell \ne m,"
+                   r"\ \text{so } \textstyle\sum_\ell \frac{V z_{K,\ell}}{\sigma_{K,\ell}} u_{K,\ell}^{\top}"
+                   r"\text{ is not an SVD of } W_{\mathrm{LS}}"),
+        kind=ClaimKind.COUNTEREXAMPLE,
+        source="000, 'Two ways to construct the memory matrix'",
+        assumptions=("unit keys", "distinct singular values of K, so its SVD (and the expansion) is unique "
+                     "up to signs", "the witness has rank E = r_K: the expansion has as many terms as the "
+                     "SVD of W_LS, so only orthogonality is at stake"),
+        depends_on=("ls.effective-pairs",),
+        checks=(
+            Check("witness", EvidenceKind.COUNTEREXAMPLE, _not_svd_witness,
+                  "constructed witness; expansion, Gram matrix and sum of sigma^4 exact"),
+        ),
+        negative_control=NegativeControl("least-squares store built as V K^T",
+                                         {"least_squares_store": _ls_as_op}),
+    ),
+    Claim(
+        id="ls.ranks-differ",
+        title="The rank of the least-squares store need not equal the rank of the keys",
+        statement=(r"\exists K, V \text{ with } M \ge d,\ p \ge d,\ \operatorname{rank} V \ge r_K:\ "
+                   r"r_W = \operatorname{rank}(VK^{+}) \ne r_K"),
+        kind=ClaimKind.COUNTEREXAMPLE,
+        source="000, 'Two ways to construct the memory matrix'; App. A",
+        assumptions=("unit keys", "the witness's shapes (M >= d, p >= d) and values (rank V >= r_K, "
+                     "W_LS != 0) rule out the trivial reasons for a gap"),
+        depends_on=("ls.svd-forms",),
+        checks=(
+            Check("witness", EvidenceKind.COUNTEREXAMPLE, _ranks_witness,
+                  "constructed witness of the smallest shape; W_LS checked against its definition, ranks exact"),
+        ),
+        negative_control=NegativeControl("rank read off the shape, min(m, n) (full rank assumed)",
+                                         {"numerical_rank": _rank_from_shape}),
+    ),
+    Claim(
+        id="ls.independent-keys-exact",
+        title="Linearly independent keys are fitted exactly: r_K = M, P = I_M, W_LS K = V",
+        statement=(r"\operatorname{rank} K = M \le d \implies r_K = M,\quad P = I_M,\quad "
+                   r"W_{\mathrm{LS}} K = V"),
+        kind=ClaimKind.IDENTITY,
+        source="000, 'Recover Wang's capacity estimate'; App. D",
+        assumptions=("the M keys are linearly independent (so M <= d); unit norm not needed",
+                     "V any real p x M matrix"),
+        depends_on=("proj.coefficient-projector",),
+        checks=(
+            Check("exact", EvidenceKind.SYMBOLIC, _independent_exact,
+                  "exact integer and exactly-unit independent keys, M <= d"),
+            Check("ladder", EvidenceKind.PRECISE, _independent_precise,
+                  "mpmath: condition 1e20 with M < d and M = d, unit keys 1e-15 apart"),
+            Check("float", EvidenceKind.PROPERTY, _independent_property,
+                  "float64: Gaussian, spherical and conditioned up to 1e12, unit or not"),
+        ),
+        negative_control=NegativeControl("K^+ taken as K^T (keys treated as orthonormal) in the store and P",
+                                         {"least_squares_store": _ls_as_op, "projectors": _gram_projectors}),
+    ),
+    Claim(
+        id="ls.total-error-le-op",
+        title="The least-squares store never has a larger total recall error than the outer-product store",
+        statement=r"\|W_{\mathrm{LS}}K - V\|_F \le \|W_{\mathrm{OP}}K - V\|_F\quad\text{for every } K, V",
+        kind=ClaimKind.INEQUALITY,
+        source="ours (follows from the optimality of W_LS, 000 App. C)",
+        assumptions=("K any real d x M matrix (unit keys not needed)", "V any real p x M matrix"),
+        depends_on=("ls.pseudoinverse-minimizer",),
+        checks=(
+            Check("exact", EvidenceKind.SYMBOLIC, _le_op_exact,
+                  "exact split ||OP err||^2 = ||LS err||^2 + ||(W_OP - W_LS)K||^2"),
+            Check("ladder", EvidenceKind.PRECISE, _le_op_precise,
+                  "mpmath at the boundary (orthonormal keys, and 1e-30 off them) and ill-conditioned keys"),
+            Check("float", EvidenceKind.PROPERTY, _le_op_property,
+                  "float64, steered toward equality (near-orthonormal keys)"),
+        ),
+        negative_control=NegativeControl("the two stores swapped (V K^+ as OP, V K^T as LS)", _stores_swapped()),
+    ),
+    Claim(
+        id="ls.per-key-not-dominant",
+        title="Some key can be recalled better by the outer-product store than by least squares",
+        statement=(r"\exists K \text{ (unit keys)}, V, j:\ \|W_{\mathrm{OP}}k_j - v_j\| < "
+                   r"\|W_{\mathrm{LS}}k_j - v_j\|"),
+        kind=ClaimKind.COUNTEREXAMPLE,
+        source="000, 'Recover Wang's capacity estimate'",
+        assumptions=("unit keys, no two equal or opposite",),
+        depends_on=("ls.total-error-le-op",),
+        checks=(
+            Check("witness", EvidenceKind.COUNTEREXAMPLE, _per_key_witness,
+                  "minimal witness found by search; W_LS checked against its definition, errors exact"),
+        ),
+        negative_control=NegativeControl("least-squares store built as V K^T",
+                                         {"least_squares_store": _ls_as_op}),
     ),
 ]
