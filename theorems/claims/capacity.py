@@ -11,7 +11,6 @@ the mean SNR above the SNR of the mean leverage.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 from fractions import Fraction
@@ -24,9 +23,9 @@ from hypothesis import strategies as st
 import linmem
 from linmem import ensembles
 from linmem.precise import mp_array
-from linmem.tolerances import working_eps
 from theorems.claims._cases import precise_key_cases, precise_values
-from theorems.evidence import expectation, montecarlo, precise, property, simulation, symbolic
+from theorems.evidence import expectation, montecarlo, precise, simulation, symbolic
+from theorems.evidence import property as prop
 from theorems.evidence.expectation import sign_average
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
 from theorems.residuals import diff_norm, exact_sq
@@ -102,26 +101,9 @@ def _mpf(x: Fraction) -> mpmath.mpf:
     return mpmath.mpf(x.numerator) / x.denominator
 
 
-def _rung_floor(err):
-    """``err`` plus one unit roundoff of the current mpmath precision.
-
-    A residual next to an integer (``||P - I||^2`` against ``M - r_K``) can
-    round to exactly 0 at one rung and not at the next; precise.check reads
-    0 at the lowest rung followed by a nonzero residual as a ladder that did
-    not fall. The floor (one unit in the scaled ratio) keeps the ladder's
-    verdict about the formula, not about that coincidence."""
-    return err + working_eps("mpmath")
-
-
 def _sympy_rank(K) -> int:
-    """Exact rank by sympy (a reference, not the formula under test), cached
-    because Hypothesis replays the same matrices while it shrinks."""
-    return _sympy_rank_cached(K.shape, tuple(Fraction(x) for x in K.ravel()))
-
-
-@functools.lru_cache(maxsize=1024)
-def _sympy_rank_cached(shape, entries) -> int:
-    return int(sympy.Matrix(shape[0], shape[1], [sympy.Rational(x.numerator, x.denominator) for x in entries]).rank())
+    """Exact rank by sympy (a reference, not the formula under test)."""
+    return int(sympy.Matrix(K.tolist()).rank())
 
 
 # --- cap.uniform-leverage-accuracy ----------------------------------------------
@@ -217,7 +199,7 @@ def _independence_precise(ctx):
             return mpmath.inf, 1
         if r == M:
             err += diff_norm(impl.least_squares_store(K, V) @ K, V)
-        return _rung_floor(err), max(K.shape) * linmem.condition_number(K) * (1 + norm(V))
+        return err, max(K.shape) * linmem.condition_number(K) * (1 + norm(V))
 
     return precise.check(ctx, cases, residual)
 
@@ -238,7 +220,7 @@ def _independence_property(ctx):
             err = max(err, diff_norm(impl.least_squares_store(K, V) @ K, V) / (1 + norm(V)))
         return scaled_residual(err, scale=max(d, M) * float(linmem.condition_number(K)))
 
-    return property.check(ctx, float_key_cases(), measure, describe=KeyCase.describe)
+    return prop.check(ctx, float_key_cases(), measure, describe=KeyCase.describe)
 
 
 def _ls_as_outer_product(K, V):
@@ -394,7 +376,7 @@ def _threshold_precise(ctx):
                 return mpmath.inf, 1
         # d/(M_cap - d) subtracts nearly equal numbers when gamma is large:
         # its condition number is 1 + gamma
-        return _rung_floor(abs(impl.uniform_leverage_snr(d, cap) - g) / g), 1 + g
+        return abs(impl.uniform_leverage_snr(d, cap) - g) / g, 1 + g
 
     return precise.check(ctx, cases, residual)
 
@@ -430,8 +412,7 @@ def _threshold_property(ctx):
             miss = abs(M - cap) / (cap * (1 + gamma))
         return scaled_residual(max(boundary, miss), scale=4)
 
-    return property.check(ctx, cases(), measure,
-                          describe=lambda c: {"d": c[0], "gamma": c[1], "M": c[2]})
+    return prop.check(ctx, cases(), measure, describe=lambda c: {"d": c[0], "gamma": c[1], "M": c[2]})
 
 
 def _capacity_one_plus_gamma(d, gamma):
@@ -496,7 +477,7 @@ def _two_d_property(ctx):
                   abs(float(impl.snr(0.5)) - 1))
         return scaled_residual(err, scale=4)
 
-    return property.check(ctx, dims, measure, describe=lambda d: {"d": d})
+    return prop.check(ctx, dims, measure, describe=lambda d: {"d": d})
 
 
 def _capacity_d_over_gamma(d, gamma):
@@ -820,7 +801,7 @@ def _jensen_property(ctx):
         violation = max(0.0, float(f(m)) - mean_snr)
         return scaled_residual(violation, scale=len(h) * (mean_snr + m / (1 - m) ** 2))
 
-    return property.check(ctx, laws(), measure, describe=lambda law: {
+    return prop.check(ctx, laws(), measure, describe=lambda law: {
         "law": law[0], "h": law[1], "weights": law[2]})
 
 

@@ -38,7 +38,8 @@ import linmem
 from linmem import ensembles
 from linmem.precise import mp_array
 from theorems.claims._cases import precise_key_cases
-from theorems.evidence import counterexample, expectation, montecarlo, precise, property, symbolic
+from theorems.evidence import counterexample, expectation, montecarlo, precise, symbolic
+from theorems.evidence import property as prop
 from theorems.evidence._common import IMPLEMENTATION_ERRORS
 from theorems.evidence.expectation import sign_average
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
@@ -569,13 +570,7 @@ def _small_singular_deviation(impl, K, V, t, tau):
     energy = impl.pinv_energy(K)
     W = impl.least_squares_store(K, V)
     h = impl.leverage_scores(K)
-    if K.dtype == object:
-        # linmem's leverage guard allows rounding slack only for float64, so an
-        # mpmath h = 1 + 1e-150 is refused by query_noise_error; evaluate the
-        # same formula from its parts (both under test) on the clipped score.
-        noisy = impl.expected_error(np.array([min(x, mpmath.mpf(1)) for x in h], dtype=object)) + tau * tau * energy
-    else:
-        noisy = impl.query_noise_error(K, tau=tau)
+    noisy = impl.query_noise_error(K, tau=tau)
     devs = [
         diff_norm(W @ K, V) * gain,
         max(abs(x - 1) for x in h) * gain,
@@ -623,7 +618,7 @@ def _small_singular_property(ctx):
         dev, scale = _small_singular_deviation(ctx.impl, K, V, t, tau)
         return scaled_residual(dev, scale=scale)
 
-    return property.check(ctx, cases(), measure, describe=lambda c: c[0])
+    return prop.check(ctx, cases(), measure, describe=lambda c: c[0])
 
 
 def _flat_query_noise(K, *, tau):

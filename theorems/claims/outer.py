@@ -23,8 +23,8 @@ import linmem
 from linmem import ensembles
 from linmem.precise import mp_array
 from theorems.claims._cases import precise_key_cases, precise_values
-from theorems.claims.svd import ladder_residual, never_raises
-from theorems.evidence import precise, property, symbolic
+from theorems.evidence import precise, symbolic
+from theorems.evidence import property as prop
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
 from theorems.residuals import diff_norm, exact_sq
 from theorems.strategies import (
@@ -215,7 +215,7 @@ def _pair_precise(ctx, *, unit: bool):
         k, v, C = (mp_array(x) for x in case)
         return max(_pair_terms(ctx.impl, k, v, C, unit=unit)), len(k) + len(v)
 
-    return precise.check(ctx, _precise_pair_cases(ctx, unit=unit), ladder_residual(residual))
+    return precise.check(ctx, _precise_pair_cases(ctx, unit=unit), residual)
 
 
 def _pair_property(ctx, *, unit: bool):
@@ -224,7 +224,7 @@ def _pair_property(ctx, *, unit: bool):
         err = max(float(x) for x in _pair_terms(ctx.impl, k, v, C, unit=unit))
         return scaled_residual(err, scale=len(k) + len(v))
 
-    return property.check(ctx, _float_pairs(unit=unit), never_raises(measure), describe=lambda c: c[0])
+    return prop.check(ctx, _float_pairs(unit=unit), measure, describe=lambda c: c[0])
 
 
 def _unit_pair_exact(ctx):
@@ -306,7 +306,7 @@ def _outer_sum_precise(ctx):
         K, V, unit = case
         return _outer_sum_terms(ctx.impl, mp_array(K), mp_array(V), unit)
 
-    return precise.check(ctx, cases, ladder_residual(residual))
+    return precise.check(ctx, cases, residual)
 
 
 def _outer_sum_property(ctx):
@@ -314,8 +314,7 @@ def _outer_sum_property(ctx):
         err, scale = _outer_sum_terms(ctx.impl, case.K, case.V, case.unit)
         return scaled_residual(err, scale=scale)
 
-    return property.check(ctx, st.one_of(float_key_cases(), unit_key_cases()), never_raises(measure),
-                          describe=KeyCase.describe)
+    return prop.check(ctx, st.one_of(float_key_cases(), unit_key_cases()), measure, describe=KeyCase.describe)
 
 
 # --- op.crosstalk-expansion --------------------------------------------------------------
@@ -370,7 +369,7 @@ def _crosstalk_precise(ctx):
     def residual(case):
         return _crosstalk_terms(ctx.impl, *(mp_array(x) for x in case))
 
-    return precise.check(ctx, cases, ladder_residual(residual))
+    return precise.check(ctx, cases, residual)
 
 
 def _crosstalk_property(ctx):
@@ -378,7 +377,7 @@ def _crosstalk_property(ctx):
         err, scale = _crosstalk_terms(ctx.impl, case.K, case.V)
         return scaled_residual(err, scale=scale)
 
-    return property.check(ctx, unit_key_cases(), never_raises(measure), describe=KeyCase.describe)
+    return prop.check(ctx, unit_key_cases(), measure, describe=KeyCase.describe)
 
 
 # --- op.orthonormal-keys-exact ---------------------------------------------------------------
@@ -435,7 +434,7 @@ def _orthonormal_precise(ctx):
     def residual(case):
         return _orthonormal_terms(ctx.impl, *(mp_array(x) for x in case))
 
-    return precise.check(ctx, cases, ladder_residual(residual))
+    return precise.check(ctx, cases, residual)
 
 
 def _orthonormal_property(ctx):
@@ -454,7 +453,7 @@ def _orthonormal_property(ctx):
         err, scale = _orthonormal_terms(ctx.impl, K, V)
         return scaled_residual(err, scale=scale)
 
-    return property.check(ctx, cases(), never_raises(measure), describe=lambda c: c[0])
+    return prop.check(ctx, cases(), measure, describe=lambda c: c[0])
 
 
 # --- wrong variants for the negative controls -----------------------------------------------

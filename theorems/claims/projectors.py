@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 
 import mpmath
@@ -13,10 +12,9 @@ from hypothesis import strategies as st
 import linmem
 from linmem import ensembles
 from linmem.precise import mp_array
-from linmem.tolerances import working_eps
 from theorems.claims._cases import precise_key_cases, precise_values
-from theorems.evidence import precise, property, symbolic
-from theorems.evidence._common import IMPLEMENTATION_ERRORS
+from theorems.evidence import precise, symbolic
+from theorems.evidence import property as prop
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
 from theorems.residuals import diff_norm, exact_sq
 from theorems.strategies import (
@@ -28,7 +26,7 @@ from theorems.strategies import (
 )
 from theorems.tolerance import norm, scaled_residual
 
-__all__ = ["CLAIMS", "clamp_leverage", "identity_like", "ladder_residual", "robust_measure"]
+__all__ = ["CLAIMS", "identity_like"]
 
 
 # --- proj.coefficient-projector --------------------------------------------
@@ -88,7 +86,7 @@ def _coefficient_projector_property(ctx):
         err = max(_coefficient_projector_terms(ctx.impl, K, V))
         return scaled_residual(err, scale=max(K.shape) * cond * (1 + norm(V)))
 
-    return property.check(ctx, float_key_cases(), measure, describe=KeyCase.describe)
+    return prop.check(ctx, float_key_cases(), measure, describe=KeyCase.describe)
 
 
 # --- lev.range --------------------------------------------------------------
@@ -143,7 +141,7 @@ def _leverage_property(ctx):
         cond = float(linmem.condition_number(case.K))
         return scaled_residual(max(ident, violation), scale=max(case.K.shape) * cond)
 
-    return property.check(ctx, float_key_cases(), measure, describe=KeyCase.describe)
+    return prop.check(ctx, float_key_cases(), measure, describe=KeyCase.describe)
 
 
 def _swap_projectors(K):
@@ -164,49 +162,6 @@ def identity_like(n: int, like) -> np.ndarray:
     if np.asarray(like).dtype == object:
         return np.eye(n, dtype=int).astype(object)
     return np.eye(n)
-
-
-def ladder_residual(err):
-    """An mpmath residual for :func:`theorems.evidence.precise.check`, with an
-    exact zero reported as one unit roundoff of the working precision.
-
-    Why: the ladder judges an identity by the fall of its residual from the
-    lowest rung to the highest, and reads a residual that is exactly zero at
-    the lowest rung (lucky rounding) but not at the highest as a stall. One
-    unit roundoff is far inside the scaled bound and falls with the precision,
-    so a genuine stall (a residual that does not fall) is still caught."""
-    return err if err != 0 else working_eps("mpmath")
-
-
-def robust_measure(measure):
-    """``measure`` with an exception of the implementation (a wrong shape, an
-    index out of range) turned into an infinite ratio.
-
-    Why: property.check raises its failure from two places (an exception, a
-    ratio over the bound); when a wrong variant triggers both, Hypothesis
-    reports an ExceptionGroup that the check does not catch and the evidence
-    becomes an ERROR instead of a failure."""
-
-    def robust(case):
-        try:
-            return measure(case)
-        except IMPLEMENTATION_ERRORS:
-            return math.inf
-
-    return robust
-
-
-def clamp_leverage(h):
-    """mpmath leverage scores moved onto [0, 1] where rounding left them outside.
-
-    Why: linmem's scalar formulas (crosstalk_power, snr, expected_error)
-    accept float leverage within rounding of [0, 1] but refuse mpmath leverage
-    computed as 1 + O(eps) for a key with h = 1. The move is within rounding,
-    so the residuals it enters are unchanged to the working precision."""
-    if not all(isinstance(x, mpmath.mpf) for x in np.asarray(h, dtype=object).ravel()):
-        return h
-    zero, one = mpmath.mpf(0), mpmath.mpf(1)  # mpf bounds: linmem refuses mixed mpf/int arrays
-    return np.array([min(max(x, zero), one) for x in h], dtype=object)
 
 
 def _exact_rank(K) -> int:
@@ -265,7 +220,7 @@ def _input_projector_precise(ctx):
     def residual(K_exact):
         K = mp_array(K_exact)
         err = max(_input_projector_terms(ctx.impl, K, _exact_rank(K_exact)))
-        return ladder_residual(err), max(K.shape) * linmem.condition_number(K) * (1 + norm(K))
+        return err, max(K.shape) * linmem.condition_number(K) * (1 + norm(K))
 
     return precise.check(ctx, cases, residual)
 
@@ -276,7 +231,7 @@ def _input_projector_property(ctx):
         err = max(_input_projector_terms(ctx.impl, K, _float_rank(K)))
         return scaled_residual(err, scale=max(K.shape) * float(linmem.condition_number(K)) * (1 + norm(K)))
 
-    return property.check(ctx, float_key_cases(), robust_measure(measure), describe=KeyCase.describe)
+    return prop.check(ctx, float_key_cases(), measure, describe=KeyCase.describe)
 
 
 def _input_projector_gram(K):
@@ -312,7 +267,7 @@ def _trace_precise(ctx):
     # the condition of K: the bound scales with the size only.
     def residual(K_exact):
         K = mp_array(K_exact)
-        return ladder_residual(max(_trace_terms(ctx.impl, K, _exact_rank(K_exact)))), max(K.shape)
+        return max(_trace_terms(ctx.impl, K, _exact_rank(K_exact))), max(K.shape)
 
     return precise.check(ctx, cases, residual)
 
@@ -322,7 +277,7 @@ def _trace_property(ctx):
         K = case.K
         return scaled_residual(max(_trace_terms(ctx.impl, K, _float_rank(K))), scale=max(K.shape))
 
-    return property.check(ctx, float_key_cases(), robust_measure(measure), describe=KeyCase.describe)
+    return prop.check(ctx, float_key_cases(), measure, describe=KeyCase.describe)
 
 
 # --- lev.column-energy ----------------------------------------------------------------
@@ -337,7 +292,7 @@ def _column_energy_terms(impl, K):
     off = P * (1 - identity_like(M, P))  # P with its diagonal removed: the sum over i != j
     return (
         np.sum(P * P, axis=0), h,
-        np.sum(off * off, axis=0), impl.crosstalk_power(clamp_leverage(h)),
+        np.sum(off * off, axis=0), impl.crosstalk_power(h),
     )
 
 
@@ -357,7 +312,7 @@ def _column_energy_precise(ctx):
     def residual(K_exact):
         K = mp_array(K_exact)
         full, h, off, claimed = _column_energy_terms(ctx.impl, K)
-        return ladder_residual(max(diff_norm(full, h), diff_norm(off, claimed))), max(K.shape)
+        return max(diff_norm(full, h), diff_norm(off, claimed)), max(K.shape)
 
     return precise.check(ctx, cases, residual)
 
@@ -367,7 +322,7 @@ def _column_energy_property(ctx):
         full, h, off, claimed = _column_energy_terms(ctx.impl, case.K)
         return scaled_residual(max(diff_norm(full, h), diff_norm(off, claimed)), scale=max(case.K.shape))
 
-    return property.check(ctx, float_key_cases(), robust_measure(measure), describe=KeyCase.describe)
+    return prop.check(ctx, float_key_cases(), measure, describe=KeyCase.describe)
 
 
 def _crosstalk_keeps_diagonal(h):
@@ -448,7 +403,7 @@ def _zero_key_precise(ctx):
     def residual(K_exact):
         K = mp_array(K_exact)
         err = max(_zero_key_terms(ctx.impl, K))
-        return ladder_residual(err), max(K.shape) * linmem.condition_number(K) * (1 + norm(K)) ** 2
+        return err, max(K.shape) * linmem.condition_number(K) * (1 + norm(K)) ** 2
 
     return precise.check(ctx, cases, residual)
 
@@ -469,7 +424,7 @@ def _zero_key_property(ctx):
         cond = float(linmem.condition_number(K))
         return scaled_residual(err, scale=max(K.shape) * cond * (1 + norm(K)) ** 2)
 
-    return property.check(ctx, _float_keys_with_zero_columns(), robust_measure(measure), describe=lambda c: c[0])
+    return prop.check(ctx, _float_keys_with_zero_columns(), measure, describe=lambda c: c[0])
 
 
 def _leverage_from_input_projector(K):
@@ -569,7 +524,7 @@ def _one_precise(ctx):
     def residual(case):
         K, V, free = mp_array(case[0]), mp_array(case[1]), case[2]
         err = max(_free_key_terms(ctx.impl, K, V, free))
-        return ladder_residual(err), max(K.shape) * linmem.condition_number(K) * (1 + norm(V))
+        return err, max(K.shape) * linmem.condition_number(K) * (1 + norm(V))
 
     return precise.check(ctx, cases, residual)
 
@@ -592,7 +547,7 @@ def _one_property(ctx):
         err = max(_free_key_terms(ctx.impl, K, V, free))
         return scaled_residual(err, scale=max(K.shape) * float(linmem.condition_number(K)) * (1 + norm(V)))
 
-    return property.check(ctx, _float_free_key_inputs(), robust_measure(measure), describe=lambda c: c[0])
+    return prop.check(ctx, _float_free_key_inputs(), measure, describe=lambda c: c[0])
 
 
 def _outer_product_as_least_squares(K, V):

@@ -38,7 +38,8 @@ from scipy.special import betainc
 from linmem import ensembles
 from linmem.precise import mp_array
 from theorems.claims._cases import precise_key_cases
-from theorems.evidence import counterexample, expectation, montecarlo, precise, property, simulation, symbolic
+from theorems.evidence import counterexample, expectation, montecarlo, precise, simulation, symbolic
+from theorems.evidence import property as prop
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
 from theorems.residuals import diff_norm, exact_sq
 from theorems.strategies import KeyCase, exact_unit_key_matrices, unit_key_cases
@@ -432,7 +433,7 @@ def _chebyshev_property(ctx):
         target(tail / bound, label="tail probability over Chebyshev bound")
         return scaled_residual(max(0.0, tail - bound), scale=1 + tail)
 
-    return property.check(ctx, cases(), measure, describe=lambda c: {"d": c[0], "t": c[1]})
+    return prop.check(ctx, cases(), measure, describe=lambda c: {"d": c[0], "t": c[1]})
 
 
 def _pair_moment_over_d(d, M):
@@ -480,7 +481,7 @@ def _distance_property(ctx):
         D, rhs = _distance_terms(ctx.impl, case.K)
         return scaled_residual(diff_norm(D, rhs), scale=case.M * max(case.d, case.M))
 
-    return property.check(ctx, unit_key_cases(), measure, describe=KeyCase.describe)
+    return prop.check(ctx, unit_key_cases(), measure, describe=KeyCase.describe)
 
 
 def _distance_concentration(ctx):
@@ -618,15 +619,8 @@ def _op_spherical_exact(ctx):
         W0 = _matrix([table[draw(st.integers(0, len(table) - 1))] for _ in range(M)])
         return _build(spec), M, W0
 
-    memo: dict = {}
-
     def residual(case):
-        # Hypothesis revisits inputs while it shrinks a failure; enumerate each once
-        design, M, W0 = case
-        key = (design.name, M, tuple(map(str, W0.ravel())), W0.shape)
-        if key not in memo:
-            memo[key] = _op_spherical_residual(ctx.impl, design, M, W0)
-        return memo[key]
+        return _op_spherical_residual(ctx.impl, *case)
 
     return expectation.check(ctx, inputs(), residual,
                              describe=lambda c: {**c[0].describe(), "M": c[1], "W0": c[2]})
@@ -718,13 +712,9 @@ _RATIO_SPECS = (("plane", 2), ("plane", 3))
 
 def _not_mean_witness(ctx):
     impl = ctx.impl
-    cache: dict = {}
 
     def moments(spec):
-        # Hypothesis revisits a value while it shrinks; enumerate each once
-        if spec not in cache:
-            cache[spec] = _ratio_moments(impl, _build((spec[0], None)), spec[1])
-        return cache[spec]
+        return _ratio_moments(impl, _build((spec[0], None)), spec[1])
 
     def find(ctx):
         def differs(spec):

@@ -24,7 +24,8 @@ import linmem
 from linmem import ensembles
 from linmem.precise import mp_array
 from theorems.claims._cases import precise_key_cases, precise_values
-from theorems.evidence import counterexample, precise, property, symbolic
+from theorems.evidence import counterexample, precise, symbolic
+from theorems.evidence import property as prop
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
 from theorems.residuals import diff_norm, exact_sq
 from theorems.strategies import (
@@ -112,7 +113,8 @@ def _minimizer_precise(ctx):
         t = mp_array(np.array([case[3]], dtype=object))[0]
         fit, smaller = _minimizer_violations(ctx.impl, K, V, B, t)
         cond = linmem.condition_number(K)
-        scale = max(K.shape) * cond * (1 + _sq(V)) * (1 + _sq(B))
+        W_ls = ctx.impl.least_squares_store(K, V)
+        scale = max(K.shape) * cond * (1 + _sq(V) + _sq(W_ls)) * (1 + _sq(B))
         return max(0, fit, smaller), scale
 
     return precise.check(ctx, cases, residual, falls=False)
@@ -134,11 +136,11 @@ def _minimizer_property(ctx):
         W_ls = ctx.impl.least_squares_store(K, V)
         vs_ref = max(_sq(W_ls @ K - V) - _sq(W_ref @ K - V), _sq(W_ls) - _sq(W_ref))
         cond = float(linmem.condition_number(K))
-        scale = max(K.shape) * cond * (1 + _sq(V)) * (1 + _sq(B))
+        # The operands include W_LS itself, whose squared norm grows like cond^2.
+        scale = max(K.shape) * cond * (1 + _sq(V) + _sq(W_ls)) * (1 + _sq(B))
         return scaled_residual(max(0.0, fit, smaller, vs_ref), scale=scale)
 
-    return property.check(ctx, cases(), measure,
-                          describe=lambda c: {**c[0].describe(), "step": c[2]})
+    return prop.check(ctx, cases(), measure, describe=lambda c: {**c[0].describe(), "step": c[2]})
 
 
 # --- op.not-least-squares ------------------------------------------------------------
@@ -416,7 +418,7 @@ def _residual_split_property(ctx):
         gap = _split_gap(ctx.impl, K, V, W, _svd_of(ctx.impl, K))
         return scaled_residual(abs(gap), scale=_split_scale(K, V, W))
 
-    return property.check(ctx, _float_cases_with(1), measure, describe=lambda c: c[0].describe())
+    return prop.check(ctx, _float_cases_with(1), measure, describe=lambda c: c[0].describe())
 
 
 # --- ls.all-minimizers ----------------------------------------------------------------
@@ -519,7 +521,7 @@ def _all_minimizers_property(ctx):
         K, V = case.K, case.V
         return scaled_residual(_worst(_minimiser_terms(ctx.impl, K, V, _svd_of(ctx.impl, K), B, W)), scale=1)
 
-    return property.check(ctx, _float_cases_with(2), measure, describe=lambda c: c[0].describe())
+    return prop.check(ctx, _float_cases_with(2), measure, describe=lambda c: c[0].describe())
 
 
 # --- ls.svd-forms ------------------------------------------------------------------------
@@ -564,7 +566,7 @@ def _svd_forms_property(ctx):
         terms = _svd_forms_terms(ctx.impl, case.K, case.V, _svd_of(ctx.impl, case.K), 1)
         return scaled_residual(_worst(terms), scale=1)
 
-    return property.check(ctx, float_key_cases(), measure, describe=KeyCase.describe)
+    return prop.check(ctx, float_key_cases(), measure, describe=KeyCase.describe)
 
 
 # --- ls.effective-pairs ---------------------------------------------------------------------
@@ -625,7 +627,7 @@ def _effective_property(ctx):
         scale = max(K.shape) * (1 + norm(V)) * (1 + _pinv_norm(K))
         return scaled_residual(_effective_terms(ctx.impl, K, V, scale), scale=1)
 
-    return property.check(ctx, float_key_cases(), measure, describe=KeyCase.describe)
+    return prop.check(ctx, float_key_cases(), measure, describe=KeyCase.describe)
 
 
 def _effective_gain_not_inverted(K, V):
@@ -846,7 +848,7 @@ def _independent_property(ctx):
         scale = max(K.shape) * float(linmem.condition_number(K)) * (1 + norm(V))
         return scaled_residual(max(_independent_terms(ctx.impl, K, V)), scale=scale)
 
-    return property.check(ctx, _independent_float_cases(), measure, describe=KeyCase.describe)
+    return prop.check(ctx, _independent_float_cases(), measure, describe=KeyCase.describe)
 
 
 def _gram_projectors(K):
@@ -938,7 +940,7 @@ def _le_op_property(ctx):
         hypothesis.target(-math.log10(1e-300 + abs(gap) / (1 + norm(V) ** 2)), label="closeness to equality")
         return scaled_residual(violation, scale=_le_op_scale(K, V, float(linmem.condition_number(K))))
 
-    return property.check(ctx, cases, measure, describe=lambda c: c[2])
+    return prop.check(ctx, cases, measure, describe=lambda c: c[2])
 
 
 def _stores_swapped():

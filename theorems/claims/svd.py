@@ -19,7 +19,6 @@ values and rank deficiency.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -31,15 +30,14 @@ from hypothesis import strategies as st
 import linmem
 from linmem import ensembles
 from linmem.precise import mp_array
-from linmem.tolerances import working_eps
-from theorems.evidence import counterexample, precise, property, symbolic
-from theorems.evidence._common import IMPLEMENTATION_ERRORS
+from theorems.evidence import counterexample, precise, symbolic
+from theorems.evidence import property as prop
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
 from theorems.residuals import diff_norm, exact_sq
 from theorems.strategies import KeyCase, float_key_cases
 from theorems.tolerance import norm, scaled_residual
 
-__all__ = ["CLAIMS", "ladder_residual", "never_raises"]
+__all__ = ["CLAIMS"]
 
 #: Rational singular values the exact strategy draws from (repeats allowed,
 #: so some SVDs are not unique and the identities must hold for any choice).
@@ -52,39 +50,6 @@ FLOAT_CONDITIONING = (1.0, 1e3, 1e6, 1e12)
 #: every one larger than both the rank and the key dimension.
 RULE_DIM, RULE_RANK, RULE_OUT_DIM = 3, 2, 4
 PAIR_COUNTS = (4, 12, 48)
-
-
-def never_raises(measure):
-    """Report a formula that raises (a wrong shape, a zero division) as an
-    infinite ratio instead of letting it escape: property.check records only
-    its own violation, and Hypothesis would otherwise report two distinct
-    failures as an ExceptionGroup, which the checker does not catch."""
-
-    def guarded(case):
-        try:
-            return measure(case)
-        except IMPLEMENTATION_ERRORS:
-            return math.inf
-
-    return guarded
-
-
-def ladder_residual(residual):
-    """Floor a ladder residual at one unit of its scaled bound, ``eps * scale``.
-
-    precise.check demands that a nonzero residual at the top rung lie
-    :data:`~theorems.tolerance.LADDER_MIN_DROP_DIGITS` below the bottom rung,
-    and counts a bottom rung that happened to round to exactly zero as no drop
-    at all (a false failure). With the floor, a residual at rounding level
-    reads as ``eps * scale`` at each rung and so falls with the precision; a
-    residual that stalls above it (an approximation) or is large (a wrong
-    formula) is untouched, and the scaled ratio of the floor is 1."""
-
-    def floored(case):
-        err, scale = residual(case)
-        return max(err, working_eps("mpmath") * scale), scale
-
-    return floored
 
 
 # --- exact stores with a known SVD ---------------------------------------------
@@ -214,7 +179,7 @@ def _recall_expansion_precise(ctx):
         # A backward-stable SVD reproduces W to eps * ||W||: no condition factor.
         return _expansion_error(ctx.impl, W, Q), max(W.shape) * (1 + norm(W)) * (1 + norm(Q))
 
-    return precise.check(ctx, _precise_factor_cases(ctx), ladder_residual(residual))
+    return precise.check(ctx, _precise_factor_cases(ctx), residual)
 
 
 def _float_queries(case: KeyCase, n: int = 3) -> np.ndarray:
@@ -229,7 +194,7 @@ def _recall_expansion_property(ctx):
         err = _expansion_error(ctx.impl, W, Q)
         return scaled_residual(err, scale=max(W.shape) * norm(W) * norm(Q))
 
-    return property.check(ctx, float_key_cases(), never_raises(measure), describe=KeyCase.describe)
+    return prop.check(ctx, float_key_cases(), measure, describe=KeyCase.describe)
 
 
 # --- svd.key-returns-value ----------------------------------------------------------
@@ -282,7 +247,7 @@ def _key_returns_value_precise(ctx):
         s_ref = list(mp_array(f.s)) if f.r else []
         return max(_key_value_terms(ctx.impl, W, s_ref)), max(W.shape)
 
-    return precise.check(ctx, _precise_factor_cases(ctx), ladder_residual(residual))
+    return precise.check(ctx, _precise_factor_cases(ctx), residual)
 
 
 def _key_returns_value_property(ctx):
@@ -292,7 +257,7 @@ def _key_returns_value_property(ctx):
         return scaled_residual(max(float(x) for x in _key_value_terms(ctx.impl, W, s_ref)),
                                scale=max(W.shape))
 
-    return property.check(ctx, float_key_cases(), never_raises(measure), describe=KeyCase.describe)
+    return prop.check(ctx, float_key_cases(), measure, describe=KeyCase.describe)
 
 
 # --- svd.null-space --------------------------------------------------------------------
@@ -339,7 +304,7 @@ def _null_space_precise(ctx):
         cond = mp_array(f.s[:1] / f.s[-1:])[0] if f.r else 1
         return max(_null_space_terms(ctx.impl, W, Z_perp, Q, cond)), max(W.shape)
 
-    return precise.check(ctx, _precise_factor_cases(ctx), ladder_residual(residual))
+    return precise.check(ctx, _precise_factor_cases(ctx), residual)
 
 
 @st.composite
@@ -367,7 +332,7 @@ def _null_space_property(ctx):
         err = max(float(x) for x in _null_space_terms(ctx.impl, W, Z_perp, Q, cond))
         return scaled_residual(err, scale=max(W.shape))
 
-    return property.check(ctx, _float_factored_stores(), never_raises(measure), describe=lambda c: c[0])
+    return prop.check(ctx, _float_factored_stores(), measure, describe=lambda c: c[0])
 
 
 # --- svd.rank-vs-pairs -------------------------------------------------------------------
