@@ -264,8 +264,11 @@ def check_memory(n_items: int, itemsize: int, what: str) -> None:
     """Refuse, before allocating, an array larger than :data:`MAX_ARRAY_BYTES`."""
     need = int(n_items) * int(itemsize)
     if need > MAX_ARRAY_BYTES:
+        # integer sizes beyond float range (dim = 10**400) still get a message
+        bits = need.bit_length()
+        size = f"{need / 2**30:.1f}" if bits < 1000 else f"about 2**{bits - 31}"
         raise ValueError(
-            f"{what} would need {need / 2**30:.1f} GiB, more than the "
+            f"{what} would need {size} GiB, more than the "
             f"{MAX_ARRAY_BYTES / 2**30:.0f} GiB linmem allocates at once; "
             "use a smaller size or the chunked variant"
         )

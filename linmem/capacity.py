@@ -35,7 +35,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import erfcx, ndtr, ndtri
 
-from linmem._validation import as_matrix, check_positive_int, check_probability
+from linmem._validation import as_matrix, check_memory, check_positive_int, check_probability
 from linmem.tolerances import working_eps
 
 __all__ = [
@@ -103,10 +103,21 @@ def _probabilities(r: Any, name: str = "r") -> tuple[np.ndarray, bool]:
 def _positive_real(x: Any, name: str, *, above: float = 0.0) -> float:
     if isinstance(x, bool) or not isinstance(x, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(x).__name__} {x!r}")
-    x = float(x)
+    try:
+        x = float(x)
+    except OverflowError:  # an integer beyond float range
+        x = math.inf
     if not (math.isfinite(x) and x > above):
         raise ValueError(f"{name} must be a finite number > {above:g}, got {x}")
     return x
+
+
+def _dps(dps: Any) -> int:
+    """Decimal digits for the mpmath versions; one number of that many digits
+    must fit in memory (about log2(10) / 8 bytes a digit)."""
+    dps = check_positive_int(dps, "dps")
+    check_memory(-(-dps * 415 // 1000), 1, f"one mpmath number at dps = {dps}")
+    return dps
 
 
 def _mp_probability(r: Any, name: str = "r") -> mpmath.mpf:
@@ -205,7 +216,7 @@ def kappa_mp(r: Any, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     >>> mpmath.nstr(kappa_mp(0.5, dps=30), 25)  # sqrt(2/pi)
     '0.7978845608028653558798921'
     """
-    dps = check_positive_int(dps, "dps")
+    dps = _dps(dps)
     check_probability(r, "r")
     return _kappa_mp(r, dps)
 
@@ -218,7 +229,7 @@ def alpha_c_mp(r: Any, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     >>> mpmath.nstr(alpha_c_mp(0.15, dps=30), 10)
     '0.2944394324'
     """
-    dps = check_positive_int(dps, "dps")
+    dps = _dps(dps)
     check_probability(r, "r")
     k = _kappa_mp(r, dps + _GUARD_DIGITS)
     with mpmath.workdps(dps + _GUARD_DIGITS):
@@ -276,6 +287,11 @@ def critical_n(d: float, constant: float) -> float:
     d = _positive_real(d, "d")
     c = _positive_real(constant, "constant")
     y = d * d / c
+    if not math.isfinite(y):
+        raise ValueError(
+            f"d^2 / constant must be a finite float to solve n ln n = d^2 / constant, "
+            f"got d = {d}, constant = {c}"
+        )
     hi = max(math.e, y) + 1.0
     return float(
         brentq(
@@ -303,6 +319,8 @@ def cover_count(n: int, D: int) -> int:
     """
     n = check_positive_int(n, "n")
     D = check_positive_int(D, "D")
+    # the count has up to min(n, D log2 n) bits
+    check_memory(min(n, D * n.bit_length()) // 8 + 1, 1, f"Cover's count for n = {n}, D = {D}")
     return 2 * sum(math.comb(n - 1, k) for k in range(min(D, n)))
 
 
@@ -317,6 +335,7 @@ def cover_probability(n: int, D: int) -> Fraction:
     (Fraction(1, 2), Fraction(1, 1))
     """
     count = cover_count(n, D)
+    check_memory(n // 8 + 1, 1, f"2**n for n = {n}")
     return Fraction(count, 2**n)
 
 

@@ -9,6 +9,8 @@ exactly unit columns, for evidence in exact arithmetic.
 
 from __future__ import annotations
 
+import math
+import numbers
 from fractions import Fraction
 
 import numpy as np
@@ -36,10 +38,27 @@ __all__ = [
 ]
 
 
+#: Largest ``scale`` of the exact constructions: numpy draws the integers in
+#: ``[-scale, scale]`` as int64.
+_MAX_INTEGER_SCALE = int(np.iinfo(np.int64).max) - 1
+
+
+def _scale(scale) -> int:
+    scale = check_positive_int(scale, "scale")
+    if scale > _MAX_INTEGER_SCALE:
+        raise ValueError(
+            f"scale must be an integer in 1..{_MAX_INTEGER_SCALE} (numpy draws int64), got {scale}"
+        )
+    return scale
+
+
+_MAX_FLOAT_INT = int(np.finfo(np.float64).max)
+
+
 def _dims(dim, count):
     dim = check_positive_int(dim, "dim")
     count = check_positive_int(count, "count")
-    check_memory(dim * count, 8, f"a {dim} x {count} float64 array")
+    check_memory(dim * count, 8, f"a dim x count = {dim} x {count} float64 array")
     return dim, count
 
 
@@ -148,8 +167,14 @@ def controlled_spectrum(
     rank = top if rank is None else check_positive_int(rank, "rank")
     if rank > top:
         raise ValueError(f"rank must be <= min(dim, count) = {top}, got {rank}")
-    if isinstance(cond, bool) or not isinstance(cond, (int, float)) or not np.isfinite(cond):
-        raise TypeError(f"cond must be a finite real number, got {cond!r}")
+    if isinstance(cond, bool) or not isinstance(cond, numbers.Real):
+        raise TypeError(f"cond must be a finite real number, got {type(cond).__name__} {cond!r}")
+    try:
+        finite = math.isfinite(cond)
+    except OverflowError:  # an integer beyond float range
+        finite = False
+    if not finite:
+        raise ValueError(f"cond must be a finite number >= 1 (s_max / s_min), got {cond}")
     if cond < 1:
         raise ValueError(f"cond must be >= 1 (s_max / s_min), got {cond}")
     s = np.geomspace(1.0, 1.0 / cond, rank) if rank > 1 else np.ones(1)
@@ -175,6 +200,8 @@ def consistent_values(A, K) -> np.ndarray:
         raise ValueError(
             f"A must have {K.shape[0]} columns (the key dimension of K), got shape {A.shape}"
         )
+    p, M = A.shape[0], K.shape[1]
+    check_memory(p * M, 8, f"the values A K ({p} x {M}: rows of A x columns of K)")
     return A @ K
 
 
@@ -190,8 +217,9 @@ def rational_orthogonal(n: int, *, rng: np.random.Generator, scale: int = 3) -> 
     import sympy
 
     n = check_positive_int(n, "n")
+    check_memory(n * n, 8, f"an n x n = {n} x {n} orthogonal matrix")
     rng = check_generator(rng)
-    scale = check_positive_int(scale, "scale")
+    scale = _scale(scale)
     S = np.zeros((n, n), dtype=int)
     iu = np.triu_indices(n, 1)
     S[iu] = rng.integers(-scale, scale + 1, size=len(iu[0]))
@@ -215,6 +243,7 @@ def rational_unit_vectors(dim: int, count: int, *, rng: np.random.Generator, sca
     """
     dim, count = _dims(dim, count)
     rng = check_generator(rng)
+    scale = _scale(scale)
     if dim == 1:
         return np.array([[Fraction(int(s)) for s in rng.choice([-1, 1], size=count)]], dtype=object)
     out = np.empty((dim, count), dtype=object)
@@ -247,6 +276,13 @@ def rational_controlled_spectrum(
     if rank > top:
         raise ValueError(f"rank must be <= min(dim, count) = {top}, got {rank}")
     cond = check_positive_int(cond, "cond")
+    check_memory(dim * dim + count * count, 8,
+                 f"the orthogonal factors (dim x dim = {dim} x {dim}, count x count = {count} x {count})")
+    if cond > _MAX_FLOAT_INT:
+        raise ValueError(
+            f"cond must be an integer in 1..{_MAX_FLOAT_INT:.3e} (its powers are taken "
+            f"in float), got {cond}"
+        )
     s = [Fraction(1, round(cond ** (l / (rank - 1)))) if rank > 1 else Fraction(1) for l in range(rank)]
     U = rational_orthogonal(dim, rng=rng)[:, :rank]
     V = rational_orthogonal(count, rng=rng)[:, :rank]

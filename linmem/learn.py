@@ -126,6 +126,16 @@ def _pairs(keys: Any, targets: Any) -> tuple[np.ndarray, np.ndarray]:
     return V, U
 
 
+def _float_scalar(x: Any, name: str) -> float:
+    """A finite nonnegative scalar as a float (a ridge, a margin target)."""
+    x = check_nonnegative_scalar(x, name)
+    try:
+        return float(x)
+    except OverflowError:  # an integer beyond float range
+        raise ValueError(f"{name} must be a finite float >= 0, got an integer of "
+                         f"{int(x).bit_length()} bits") from None
+
+
 def _offdiagonal_pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
     I, J = np.nonzero(~np.eye(n, dtype=bool))
     return I, J
@@ -135,8 +145,9 @@ def _comparison_rows(V: np.ndarray, U: np.ndarray) -> tuple[np.ndarray, np.ndarr
     """Rows vec(A_ij) (row-major vec) for all i != j, in the order of (I, J)."""
     d_v, n = V.shape
     d_u = U.shape[0]
+    P = n * (n - 1)
+    check_memory(P * (d_u * d_v + 2), 8, f"the {P} comparison matrices A_ij of the {n} keys and targets")
     I, J = _offdiagonal_pairs(n)
-    check_memory(I.size * d_u * d_v, 8, f"the {I.size} comparison matrices A_ij")
     G = U[:, I] - U[:, J]  # d_u x P
     H = V[:, I]  # d_v x P
     rows = (G[:, None, :] * H[None, :, :]).reshape(d_u * d_v, I.size).T
@@ -162,7 +173,7 @@ def comparison_matrices(keys: Any, targets: Any) -> np.ndarray:
     V, U = _pairs(keys, targets)
     d_v, n = V.shape
     d_u = U.shape[0]
-    check_memory(n * n * d_u * d_v, 8, "the n x n comparison matrices A_ij")
+    check_memory(n * n * d_u * d_v, 8, f"the n x n comparison matrices A_ij of the {n} keys and targets")
     diff = U.T[:, None, :] - U.T[None, :, :]  # (i, j, a) = u_i[a] - u_j[a]
     return diff[:, :, :, None] * V.T[:, None, None, :]
 
@@ -475,9 +486,9 @@ def tam_feasible(keys: Any, targets: Any, *, k: int) -> TamFeasibility:
     d_u = U.shape[0]
     k = _check_k(k, n - 1)
     D = d_u * d_v
+    P = n * (n - 1)
+    check_memory(P * (D + 2), 8, f"the {P} x {D} score rows of the TAM LP for the {n} keys and targets")
     I, J = _offdiagonal_pairs(n)
-    P = I.size
-    check_memory(P * D, 8, f"the {P} x {D} score rows of the TAM LP")
     # S_ij = <W, u_j v_i^T>: row-major vec is kron(u_j, v_i)
     S_rows = (U[:, J][:, None, :] * V[:, I][None, :, :]).reshape(D, P).T
     diag_rows = (U[:, None, :] * V[None, :, :]).reshape(D, n).T
@@ -600,9 +611,9 @@ def tam_erm(
     n = V.shape[1]
     k = _check_k(k, n - 1)
     beta = _check_positive_real(beta, "beta")
-    ridge = float(check_nonnegative_scalar(ridge, "ridge"))
+    ridge = _float_scalar(ridge, "ridge")
     maxiter = check_positive_int(maxiter, "maxiter")
-    check_memory(n * n, 8, f"the {n} x {n} score matrix of the ERM")
+    check_memory(n * n, 8, f"the {n} x {n} score matrix of the ERM (n = columns of keys)")
     W0 = _initial(init, (U.shape[0], V.shape[0]))
     W, res = _fit(lambda W: _tam_loss_grad(W, V, U, k, beta, ridge), W0, maxiter)
     loss, data, _ = _tam_loss_grad(W, V, U, k, beta, ridge)
@@ -648,9 +659,9 @@ def cross_entropy_memory(
     """
     V, U = _pairs(keys, targets)
     n = V.shape[1]
-    ridge = float(check_nonnegative_scalar(ridge, "ridge"))
+    ridge = _float_scalar(ridge, "ridge")
     maxiter = check_positive_int(maxiter, "maxiter")
-    check_memory(n * n, 8, f"the {n} x {n} score matrix of the cross-entropy")
+    check_memory(n * n, 8, f"the {n} x {n} score matrix of the cross-entropy (n = columns of keys)")
     W0 = _initial(init, (U.shape[0], V.shape[0]))
     W, res = _fit(lambda W: _ce_loss_grad(W, V, U, ridge), W0, maxiter)
     loss, data, _ = _ce_loss_grad(W, V, U, ridge)
@@ -756,8 +767,8 @@ def sparse_repair_memory(
         )
     if d < 2:
         raise ValueError(f"keys must have at least 2 rows to split into blocks, got {d}")
-    gamma = float(check_nonnegative_scalar(gamma, "gamma"))
-    if layout not in _LAYOUTS:
+    gamma = _float_scalar(gamma, "gamma")
+    if not isinstance(layout, str) or layout not in _LAYOUTS:
         raise ValueError(f"layout must be one of {_LAYOUTS}, got {layout!r}")
     if small_block_width is None:
         s = default_small_block_width(d, n)
@@ -767,6 +778,7 @@ def sparse_repair_memory(
             raise ValueError(
                 f"small_block_width must be an integer in 1..{d - 1}, got {s}"
             )
+    check_memory(d * d, 8, f"the {d} x {d} repaired memory W (d = rows of keys)")
     if rng is None:
         small = np.arange(d - s, d)
     else:

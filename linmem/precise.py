@@ -25,7 +25,12 @@ __all__ = ["exact_array", "mp_array", "to_float"]
 
 
 def _as_any_dim(x, name):
-    arr = x if isinstance(x, np.ndarray) and x.dtype == object else np.asarray(x)
+    if isinstance(x, (str, bytes, dict)) or x is None:
+        return as_matrix(x, name)  # refused with the type it got
+    try:
+        arr = x if isinstance(x, np.ndarray) and x.dtype == object else np.asarray(x)
+    except (ValueError, TypeError):
+        return as_matrix(x, name)  # ragged: refused with numpy's reason
     return as_matrix(x, name, ndim=max(arr.ndim, 1)) if arr.ndim else as_matrix(np.atleast_1d(x), name, ndim=1)
 
 
@@ -65,13 +70,20 @@ def mp_array(x, *, name: str = "x") -> np.ndarray:
     return np.vectorize(lambda e: mpmath.mpf(float(e)), otypes=[object])(arr)
 
 
-def to_float(x) -> np.ndarray:
+def to_float(x, *, name: str = "x") -> np.ndarray:
     """Round any linmem array to float64.
 
     >>> to_float(exact_array([[1, 2]]) / 4).tolist()
     [[0.25, 0.5]]
     """
-    arr = np.asarray(x)
-    if arr.dtype == object:
-        return np.vectorize(float, otypes=[np.float64])(arr)
-    return arr.astype(np.float64)
+    arr = _as_any_dim(x, name)
+    try:
+        with np.errstate(over="ignore"):
+            out = np.vectorize(float, otypes=[np.float64])(arr) if arr.dtype == object else arr
+    except OverflowError:  # a Fraction beyond float range
+        out = np.array([np.inf])
+    if not np.all(np.isfinite(out)):  # an mpf beyond float range rounds to inf
+        raise ValueError(
+            f"{name} must have entries within the float64 range (|x| < 1.8e308), got larger ones"
+        )
+    return out.reshape(np.shape(x))

@@ -28,6 +28,7 @@ from linmem._validation import (
     as_matrix,
     as_vector,
     check_nonnegative_scalar,
+    check_memory,
     check_same_count,
     check_unit_columns,
     number_kind,
@@ -72,7 +73,11 @@ def _leverage_value(h: Any, name: str):
     (float values within rounding of the interval are moved onto it)."""
     if _is_symbolic(h):
         return h
-    if not isinstance(h, np.ndarray) and np.ndim(h) == 0:
+    try:
+        ndim = np.ndim(h)
+    except (ValueError, TypeError):
+        ndim = 1  # let as_vector report the unusable input
+    if not isinstance(h, np.ndarray) and ndim == 0:
         if isinstance(h, bool) or not isinstance(h, (numbers.Real, mpmath.mpf)):
             raise TypeError(f"{name} must be a real number or array, got {type(h).__name__} {h!r}")
         if isinstance(h, (float, mpmath.mpf)) and mpmath.isfinite(h):
@@ -267,6 +272,11 @@ def is_consistent(K, V) -> bool:
     return bool(res <= CONSISTENCY_ULPS * max(K.shape) * working_eps(kind) * vnorm)
 
 
+def _check_gram_memory(K: np.ndarray) -> None:
+    M = K.shape[1]
+    check_memory(M * M, 8, f"the {M} x {M} Gram matrix K^T K")
+
+
 def op_recall_decomposition(K, V):
     """Split outer-product recall at every stored unit key:
     ``W_OP k_j = v_j + sum_{i != j} (k_i^T k_j) v_i``. Returns
@@ -281,6 +291,7 @@ def op_recall_decomposition(K, V):
     V = as_matrix(V, "V")
     check_same_count(K, V, "K", "V")
     check_unit_columns(K, "K")
+    _check_gram_memory(K)
     G = K.T @ K
     off = G - np.diag(np.diagonal(G))
     return V.copy(), V @ off
@@ -296,6 +307,7 @@ def op_conditional_error(K):
     """
     K = as_matrix(K, "K")
     check_unit_columns(K, "K")
+    _check_gram_memory(K)
     G = K.T @ K
     off = G - np.diag(np.diagonal(G))
     return np.sum(off * off, axis=0)

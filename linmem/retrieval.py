@@ -120,7 +120,10 @@ def _check_problem(
 def _check_positive_real(x: Any, name: str) -> float:
     if isinstance(x, bool) or not isinstance(x, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(x).__name__} {x!r}")
-    x = float(x)
+    try:
+        x = float(x)
+    except OverflowError:  # an integer beyond float range
+        x = math.inf
     if not (math.isfinite(x) and x > 0):
         raise ValueError(f"{name} must be a finite number > 0, got {x}")
     return x
@@ -175,7 +178,7 @@ def _row_blocks(
     """
     n = V.shape[1]
     chunk = min(chunk, n)
-    check_memory(chunk * n, 8, f"a score block of {chunk} x {n}")
+    check_memory(chunk * n, 8, f"a score block of chunk x n = {chunk} x {n} (n = columns of keys)")
     # Q^T = V^T W^T (n x d_targets): the queries mapped into target space.
     QT = np.ascontiguousarray(V.T @ W.T)
     buf = np.empty((chunk, n))
@@ -225,6 +228,8 @@ def cmm(keys: Any, targets: Any) -> np.ndarray:
     V = _float_matrix(keys, "keys")
     U = _float_matrix(targets, "targets")
     check_same_count(V, U, "keys", "targets")
+    p, d = U.shape[0], V.shape[0]
+    check_memory(p * d, 8, f"the memory W_CMM ({p} x {d}: rows of targets x rows of keys)")
     return U @ V.T
 
 
@@ -243,7 +248,7 @@ def scores(W: Any, keys: Any, targets: Any) -> np.ndarray:
     """
     W, V, U = _check_problem(W, keys, targets, min_pairs=1)
     n = V.shape[1]
-    check_memory(n * n, 8, f"the full {n} x {n} score matrix")
+    check_memory(n * n, 8, f"the full {n} x {n} score matrix (n = columns of keys)")
     return (V.T @ W.T) @ U
 
 

@@ -21,7 +21,7 @@ from typing import NamedTuple
 import mpmath
 import numpy as np
 
-from linmem._validation import EXACT, FLOAT, MPMATH, as_matrix, number_kind
+from linmem._validation import EXACT, FLOAT, MPMATH, as_matrix, check_memory, number_kind
 from linmem.tolerances import rank_tolerance
 
 __all__ = [
@@ -180,6 +180,8 @@ def projectors(K, *, name: str = "K") -> tuple[np.ndarray, np.ndarray]:
     ([[0.5, 0.5], [0.5, 0.5]], [[1.0]])
     """
     K = as_matrix(K, name)
+    d, M = K.shape
+    check_memory(M * M + d * d, 8, f"the projectors P ({M} x {M}) and Q ({d} x {d}) of {name}")
     if number_kind(K) == EXACT:
         Kp = _exact_pinv(K)
         return Kp @ K, K @ Kp

@@ -15,6 +15,7 @@ import numpy as np
 from linmem._validation import (
     as_matrix,
     as_vector,
+    check_memory,
     check_nonzero_columns,
     check_same_count,
 )
@@ -36,6 +37,11 @@ def _keys_values(K, V):
     return K, V
 
 
+def _check_store_memory(K: np.ndarray, V: np.ndarray) -> None:
+    p, d = V.shape[0], K.shape[0]
+    check_memory(p * d, 8, f"the store W ({p} x {d}: rows of V x rows of K)")
+
+
 def outer_product_store(K, V) -> np.ndarray:
     """Outer-product (correlation) store ``W_OP = sum_i v_i k_i^T = V K^T``.
 
@@ -45,6 +51,7 @@ def outer_product_store(K, V) -> np.ndarray:
     [[1.0, 2.0]]
     """
     K, V = _keys_values(K, V)
+    _check_store_memory(K, V)
     return V @ K.T
 
 
@@ -59,6 +66,7 @@ def least_squares_store(K, V) -> np.ndarray:
     [[2.0]]
     """
     K, V = _keys_values(K, V)
+    _check_store_memory(K, V)
     return V @ pinv(K, name="K")
 
 
@@ -72,7 +80,11 @@ def single_pair_store(k, v) -> np.ndarray:
     k = as_vector(k, "k")
     v = as_vector(v, "v")
     check_nonzero_columns(k[:, None], "k")
+    check_memory(v.size * k.size, 8, f"the store A ({v.size} x {k.size}: length of v x length of k)")
     return np.outer(v, k) / np.sum(k * k)
+
+
+_METHODS = ("least_squares", "outer_product")
 
 
 @dataclass
@@ -89,13 +101,26 @@ class LinearMemory:
     V: np.ndarray
     method: str = field(default="least_squares")
 
+    def __post_init__(self) -> None:
+        # The constructor is public: refuse a store that does not map the keys
+        # to the values' space, before recall or diagnostics trip over it.
+        if not isinstance(self.method, str) or self.method not in _METHODS:
+            raise ValueError(f"method must be one of {sorted(_METHODS)}, got {self.method!r}")
+        self.K, self.V = _keys_values(self.K, self.V)
+        self.W = as_matrix(self.W, "W")
+        if self.W.shape != (self.V.shape[0], self.K.shape[0]):
+            raise ValueError(
+                f"W must have shape (p, d) = {(self.V.shape[0], self.K.shape[0])} to map "
+                f"keys to values, got {self.W.shape}"
+            )
+
     @classmethod
     def fit(
         cls, K, V, *, method: Literal["least_squares", "outer_product"] = "least_squares"
     ) -> "LinearMemory":
         """Build the store from keys ``K`` and values ``V`` with the chosen rule."""
         builders = {"least_squares": least_squares_store, "outer_product": outer_product_store}
-        if method not in builders:
+        if not isinstance(method, str) or method not in builders:
             raise ValueError(
                 f"method must be one of {sorted(builders)}, got {method!r}"
             )
@@ -104,12 +129,23 @@ class LinearMemory:
 
     def recall(self, q) -> np.ndarray:
         """``W q`` for one query (1-D) or a batch of queries as columns (2-D)."""
-        arr = np.asarray(q) if not isinstance(q, np.ndarray) else q
-        q = as_matrix(q, "q", ndim=arr.ndim if arr.ndim in (1, 2) else 2)
+        try:
+            ndim = np.ndim(q)
+        except (ValueError, TypeError):
+            ndim = 2  # let as_matrix report the unusable input
+        if ndim not in (1, 2) and not (isinstance(q, (str, bytes, dict)) or q is None):
+            raise ValueError(
+                "q must be a 1-D query or a 2-D batch of queries as columns, got "
+                f"shape {np.shape(q)}"
+            )
+        q = as_matrix(q, "q", ndim=ndim if ndim in (1, 2) else 2)
         if q.shape[0] != self.W.shape[1]:
             raise ValueError(
                 f"q must have {self.W.shape[1]} rows (the key dimension), got {q.shape[0]}"
             )
+        batch = q.shape[1] if q.ndim == 2 else 1
+        p = self.W.shape[0]
+        check_memory(p * batch, 8, f"the recalled values W q ({p} x {batch}: rows of W x queries in q)")
         return self.W @ q
 
     def residuals(self) -> np.ndarray:

@@ -49,4 +49,15 @@ def rank_tolerance(s_max, shape: tuple[int, int], kind: str):
     >>> bool(rank_tolerance(2.0, (3, 5), "float") == 5 * 2.0 * np.finfo(float).eps)
     True
     """
-    return max(shape) * working_eps(kind) * s_max
+    eps = working_eps(kind)
+    if (
+        not isinstance(shape, tuple)
+        or len(shape) != 2
+        or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in shape)
+    ):
+        raise TypeError(f"shape must be a (rows, columns) tuple of integers >= 0, got {shape!r}")
+    if isinstance(s_max, bool) or not isinstance(s_max, (int, float, mpmath.mpf, np.floating)):
+        raise TypeError(f"s_max must be a real number, got {type(s_max).__name__} {s_max!r}")
+    if not mpmath.isfinite(s_max) or s_max < 0:
+        raise ValueError(f"s_max must be a finite number >= 0 (the largest singular value), got {s_max}")
+    return max(shape) * eps * s_max
