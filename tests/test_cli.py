@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 
 import pytest
 
@@ -43,6 +45,34 @@ def test_verify_writes_valid_reports_and_exits_zero(tmp_path, capsys):
     assert report["environment"]["packages"]["numpy"]
     assert (tmp_path / "report.md").read_text().startswith("# Theorem verification report")
     assert "[  1/2] lev.range" in out
+
+
+def test_verify_writes_html_and_junit_beside_the_json(tmp_path, capsys):
+    assert main(["verify", "--only", "lev.range", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    for name in ("report.json", "report.md", "report.html", "junit.xml"):
+        assert str(tmp_path / name) in out
+    page = (tmp_path / "report.html").read_text()
+    assert 'id="claim-lev.range"' in page and "<math" in page
+    cases = ET.parse(tmp_path / "junit.xml").getroot().iter("testcase")
+    assert {(k.get("classname"), k.get("name")) for k in cases} == {
+        ("lev.range", e["check"]) for e in json.loads((tmp_path / "report.json").read_text())["claims"][0]["evidence"]}
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_verify_on_a_terminal_shows_a_progress_bar_with_an_eta(tmp_path, monkeypatch):
+    term = _Terminal()
+    monkeypatch.setattr(sys, "stdout", term)
+    monkeypatch.setenv("TERM", "xterm")
+    assert main(["verify", "--only", "lev.range", "--only", "recall.mean-error", "--out", str(tmp_path)]) == 0
+    out = term.getvalue()
+    assert "\r[" in out and "ETA" in out and "2/2 100%" in out
+    assert "[  1/2]" not in out  # passing claims leave no line of their own on a terminal
+    assert "reports: " in out
 
 
 def test_verify_with_controls_reports_each_control_caught(tmp_path, capsys):

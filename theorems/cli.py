@@ -1,7 +1,10 @@
-"""The ``theorems`` command: list, show and verify the claims.
+"""The ``theorems`` command: list, show and verify the claims; render and
+compare reports.
 
 Exit status of ``verify``: 0 when no claim is FAILED, ERROR or BLOCKED; 1
 otherwise; 2 for a usage error (a bad argument gets a message naming it).
+``report`` exits 0, or 2 when a report cannot be read (the message names the
+file and the problem).
 """
 
 from __future__ import annotations
@@ -66,18 +69,16 @@ def _cmd_show(args) -> int:
     return 0
 
 
-def _progress(stream):
-    def report(i, n, res):
-        figure = ""
-        line = f"[{i:>3}/{n}] {res.claim.id:<36} {res.status.value:<14} {res.seconds:6.2f} s{figure}"
-        if res.negative_control and res.negative_control.get("caught") is False:
-            line += "  (negative control NOT caught)"
-        print(line, file=stream, flush=True)
+def _warn_math_fallbacks(report: dict, command: str) -> None:
+    from theorems.report_html import math_fallbacks
 
-    return report
+    for f in math_fallbacks(report):
+        print(f"theorems {command}: warning: report.html shows the LaTeX of {f.claim} ({f.where}) as source: "
+              f"{f.error}", file=sys.stderr)
 
 
 def _cmd_verify(args) -> int:
+    from theorems.progress import Progress
     from theorems.registry import select
     from theorems.report import build_report, write_reports
     from theorems.runner import run
@@ -85,11 +86,16 @@ def _cmd_verify(args) -> int:
     profile = get_profile(args.profile)
     claims = select(_registry(args), args.only or (), kinds=args.kind or ())
     print(f"theorems verify: {len(claims)} claims, profile {profile.name}, seed {args.seed}", flush=True)
-    result = run(claims, profile=profile, seed=args.seed, controls=args.controls,
-                 jobs=args.jobs, progress=_progress(sys.stdout))
+    progress = Progress(sys.stdout)
+    try:
+        result = run(claims, profile=profile, seed=args.seed, controls=args.controls,
+                     jobs=args.jobs, progress=progress, claims_modules=args.claims or ())
+    finally:
+        progress.close()
     report = build_report(result, selection={"only": args.only or [], "kind": args.kind or [],
                                              "claims_modules": args.claims or []})
     paths = write_reports(report, Path(args.out))
+    _warn_math_fallbacks(report, "verify")
     counts = ", ".join(f"{v} {k}" for k, v in report["counts"].items() if v)
     print(f"\n{counts} in {result.seconds:.1f} s")
     for r in result.results:
@@ -103,6 +109,30 @@ def _cmd_verify(args) -> int:
     return 0 if result.ok else 1
 
 
+def _cmd_report(args) -> int:
+    from theorems.compare import compare_reports, load_report, render_comparison
+
+    if args.compare:
+        old_path, new_path = args.compare
+        old, new = load_report(old_path), load_report(new_path)
+        cmp = compare_reports(old, new, old_name=str(old_path), new_name=str(new_path))
+        if args.json:
+            print(json.dumps(cmp.to_json(), indent=2))
+        else:
+            print(render_comparison(cmp), end="")
+        return 0
+    if not args.report:
+        raise ValueError("give a report.json to render, or --compare OLD.json NEW.json")
+    from theorems.report import REPORT_FILES, write_reports
+
+    report = load_report(args.report)
+    renders = tuple(n for n in REPORT_FILES if n != "report.json")
+    paths = write_reports(report, Path(args.out or Path(args.report).parent), names=renders)
+    _warn_math_fallbacks(report, "report")
+    print("reports: " + ", ".join(str(p) for p in paths))
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="theorems",
@@ -112,6 +142,7 @@ def _parser() -> argparse.ArgumentParser:
               theorems list
               theorems show recall.snr
               theorems verify --profile standard --only 'recall.*' --out reports
+              theorems report --compare old/report.json reports/report.json
         """),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -149,6 +180,16 @@ def _parser() -> argparse.ArgumentParser:
     filters(sp)
     common(sp)
     sp.set_defaults(func=_cmd_verify)
+
+    sp = sub.add_parser("report", help="compare two reports, or render one again (Markdown, HTML, JUnit)",
+                        description="With --compare: which claims changed status, appeared or disappeared, "
+                                    "and which checks got slower. With a report.json: write report.md, "
+                                    "report.html and junit.xml from it again (beside it, or in --out).")
+    sp.add_argument("report", nargs="?", metavar="REPORT.json", help="a report to render again")
+    sp.add_argument("--compare", nargs=2, metavar=("OLD.json", "NEW.json"), help="compare two reports")
+    sp.add_argument("--json", action="store_true", help="with --compare: machine-readable output")
+    sp.add_argument("--out", metavar="DIR", help="where to render (default: the report's folder)")
+    sp.set_defaults(func=_cmd_report)
     return p
 
 

@@ -1,7 +1,8 @@
 """Reports: JSON first (a versioned schema shipped as ``report.schema.json``),
-then Markdown rendered from that JSON. Files are written atomically: a
-temporary file in the same folder, then ``os.replace``, so an interrupted run
-leaves the previous report intact."""
+then Markdown, HTML (:mod:`theorems.report_html`) and JUnit XML
+(:mod:`theorems.junit`), all rendered from that JSON. Files are written
+atomically: a temporary file in the same folder, then ``os.replace``, so an
+interrupted run leaves the previous report intact."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from typing import Any
 from theorems.runner import RunResult
 
 __all__ = [
+    "REPORT_FILES",
     "SCHEMA_VERSION",
     "build_report",
     "environment",
@@ -28,7 +30,12 @@ __all__ = [
     "write_text_atomic",
 ]
 
-SCHEMA_VERSION = "1.0"
+#: Minor versions add optional fields only; a reader of 1.x reads any 1.y.
+#: 1.1: ``evidence[].description`` (what the check does).
+SCHEMA_VERSION = "1.1"
+
+#: What :func:`write_reports` writes, in order (the JSON first).
+REPORT_FILES = ("report.json", "report.md", "report.html", "junit.xml")
 
 _PACKAGES = ("numpy", "scipy", "sympy", "mpmath", "hypothesis", "linmem-theorems")
 
@@ -80,6 +87,7 @@ def build_report(result: RunResult, *, selection: dict | None = None) -> dict:
     claims = []
     for r in result.results:
         c = r.claim
+        described = {ch.name: ch.description for ch in c.checks}
         claims.append({
             "id": c.id,
             "title": c.title,
@@ -92,7 +100,7 @@ def build_report(result: RunResult, *, selection: dict | None = None) -> dict:
             "blocked_by": list(r.blocked_by),
             "reason": c.reason,
             "seconds": round(r.seconds, 4),
-            "evidence": [e.to_json() for e in r.evidence],
+            "evidence": [{**e.to_json(), "description": described.get(e.check, "")} for e in r.evidence],
             "negative_control": r.negative_control or (
                 {"description": c.negative_control.description, "caught": None, "status": None, "checks": {}}
                 if c.negative_control else None
@@ -131,6 +139,10 @@ def write_text_atomic(path: Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            # mkstemp makes the file private (0600); a report gets the mode any new file would.
+            umask = os.umask(0)
+            os.umask(umask)
+            os.fchmod(fh.fileno(), 0o666 & ~umask)
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
@@ -202,10 +214,26 @@ def render_markdown(report: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_reports(report: dict, out_dir: Path) -> list[Path]:
-    """Write ``report.json`` and ``report.md`` atomically; return the paths."""
+def write_reports(report: dict, out_dir: Path, *, names: tuple[str, ...] = REPORT_FILES) -> list[Path]:
+    """Write :data:`REPORT_FILES` (JSON, Markdown, HTML, JUnit XML), or the
+    ``names`` among them, into ``out_dir``, each atomically, in that order
+    (the JSON first); return the paths."""
+    from theorems.junit import render_junit
+    from theorems.report_html import render_html
+
     out_dir = Path(out_dir)
-    paths = [out_dir / "report.json", out_dir / "report.md"]
-    write_text_atomic(paths[0], json.dumps(report, indent=2, sort_keys=False) + "\n")
-    write_text_atomic(paths[1], render_markdown(report))
+    renderers = {
+        "report.json": lambda r: json.dumps(r, indent=2, sort_keys=False) + "\n",
+        "report.md": render_markdown,
+        "report.html": render_html,
+        "junit.xml": render_junit,
+    }
+    paths = []
+    unknown = sorted(set(names) - set(REPORT_FILES))
+    if unknown:
+        raise ValueError(f"names must be among {list(REPORT_FILES)}, got {unknown}")
+    for name in (n for n in REPORT_FILES if n in names):
+        path = out_dir / name
+        write_text_atomic(path, renderers[name](report))
+        paths.append(path)
     return paths

@@ -1,0 +1,519 @@
+"""The reports a person and a CI read: report.html (self-contained, MathML,
+plots, a section per claim, the dependency graph), junit.xml, the comparison
+of two reports, the progress display, and the schema every report obeys.
+
+Most tests render a small *demo run*: claims made here whose checks use the
+real evidence checkers on cheap formulas, chosen so that one run holds every
+status and every kind of plot (sweep, Monte Carlo, precision ladder, an
+explicit ``data["plot"]``), a failure with its counterexample and replay, a
+crash, a blocked and an underspecified claim, and negative controls caught
+and not caught.
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+import re
+import xml.etree.ElementTree as ET
+from fractions import Fraction
+
+import mpmath
+import pytest
+
+from theorems.cli import main
+from theorems.compare import SLOWER_MIN_SECONDS, SLOWER_RATIO, ReportError, compare_reports, load_report
+from theorems.evidence import montecarlo, precise, simulation
+from theorems.evidence._common import make
+from theorems.junit import junit_cases, render_junit
+from theorems.model import Check, Claim, ClaimKind, EvidenceKind, EvidenceStatus, NegativeControl, Status
+from theorems.plots import dependency_graph_svg, evidence_plots, spec_plot
+from theorems.profiles import get_profile
+from theorems.progress import Progress, plain_line
+from theorems.registry import load_claims
+from theorems.report import REPORT_FILES, build_report, validate_report, write_reports
+from theorems.report_html import latex_to_mathml, math_fallbacks, render_html
+from theorems.runner import run
+
+# ---------------------------------------------------------------------------
+# the demo run
+
+#: A wrong SNR formula (constant 1) for the negative controls.
+CONSTANT_SNR = NegativeControl("SNR = 1 whatever the leverage", {"snr": lambda h: 0 * h + 1})
+
+PLOT_SPEC = {
+    "title": "margin against load",
+    "x_label": "n / d",
+    "y_label": "margin",
+    "xscale": "linear",
+    "yscale": "linear",
+    "series": [
+        {"label": "measured", "x": [0.5, 1.0, 1.5, 2.0], "y": [0.9, 0.6, 0.2, -0.1], "style": "line",
+         "yerr": [0.05, 0.05, 0.04, 0.04]},
+        {"label": "predicted", "x": [0.5, 1.0, 1.5, 2.0], "y": [0.95, 0.55, 0.25, -0.05], "style": "points"},
+    ],
+    "hlines": [{"y": 0.0, "label": "zero margin"}],
+    "vlines": [{"x": 1.7, "label": "threshold"}],
+}
+
+
+def _sweep(ctx):
+    # snr(1/d) = 1/(d-1) falls like 1/d: a supported trend.
+    return simulation.check(ctx, [8, 16, 32, 64], lambda d, rng: float(ctx.impl.snr(1.0 / d)),
+                            simulation.shrinks(max_slope=-0.5, max_last_over_first=0.5), label="snr at h = 1/d")
+
+
+def _mc(ctx):
+    return montecarlo.check(ctx, lambda rng, n: rng.standard_normal((n, 3)) ** 2, [1.0, 1.0, 1.0],
+                            n=8192, label="second moments of N(0, 1)")
+
+
+def _ladder(ctx):
+    def residual(x):  # sin(k pi) = 0: a residual at rounding level, falling with precision
+        return abs(mpmath.sin(mpmath.pi * x.denominator)), 1
+
+    return precise.check(ctx, [("one third", Fraction(1, 3)), ("two sevenths", Fraction(2, 7))], residual)
+
+
+def _zero_ladder(ctx):
+    return precise.check(ctx, [("integers", 3)], lambda x: (mpmath.mpf(0), 1), falls=False)
+
+
+def _with_plot(ctx):
+    return make(ctx, EvidenceKind.SIMULATION, True, seconds=0.0, figure=0.2, threshold=0.5,
+                passed=EvidenceStatus.SUPPORTED, failed=EvidenceStatus.NOT_SUPPORTED,
+                cases=4, detail="an explicit plot", data={"plot": PLOT_SPEC})
+
+
+def _wrong(ctx):
+    ok = float(ctx.impl.snr(0.5)) == 3.0  # false: snr(1/2) = 1
+    return make(ctx, EvidenceKind.SYMBOLIC, ok, seconds=0.0, figure=2.0, threshold=0.0, cases=1,
+                counterexample={"h": "1/2", "snr": 1, "claimed": 3}, detail="snr(1/2) == 3")
+
+
+def _crash(ctx):
+    raise RuntimeError("the check itself is broken")
+
+
+def _demo_claims() -> list[Claim]:
+    sweep = Check("sweep", EvidenceKind.SIMULATION, _sweep, "snr at $h = 1/d$ falls with $d$")
+    return [
+        Claim("demo.trend", r"SNR falls like $1/d$ when $h = 1/d$",
+              r"\mathrm{SNR}(h) = \frac{h}{1-h},\quad \mathrm{SNR}(1/d) \to 0 \quad (d \to \infty)",
+              ClaimKind.APPROXIMATION, "demo, section 1",
+              checks=(sweep, Check("moments", EvidenceKind.MONTECARLO, _mc, "Monte Carlo second moments"),
+                      Check("ladder", EvidenceKind.PRECISE, _ladder, "a ladder that falls"),
+                      Check("zeros", EvidenceKind.PRECISE, _zero_ladder, "a ladder of exact zeros"),
+                      Check("drawn", EvidenceKind.SIMULATION, _with_plot, "an explicit plot spec")),
+              assumptions=(r"keys with leverage $h_j \le 1$", "plain text with K^+ and v_i"),
+              negative_control=CONSTANT_SNR),
+        Claim("demo.wrong", "A false identity", r"\mathrm{SNR}(\tfrac12) = 3", ClaimKind.APPROXIMATION, "demo",
+              checks=(sweep, Check("exact", EvidenceKind.SYMBOLIC, _wrong, "evaluate at one half")),
+              negative_control=CONSTANT_SNR),
+        Claim("demo.crash", "A check that crashes", r"\|W\|_F \ge 0", ClaimKind.APPROXIMATION, "demo",
+              checks=(Check("crash", EvidenceKind.SIMULATION, _crash),), negative_control=CONSTANT_SNR),
+        Claim("demo.downstream", "Built on the false identity", r"\mathbb{E}\,\mathrm{err} = 1 - h",
+              ClaimKind.APPROXIMATION, "demo", checks=(sweep,), depends_on=("demo.trend", "demo.wrong"),
+              negative_control=CONSTANT_SNR),
+        Claim("demo.vague", "Not checkable", r"\kappa(r) \approx \alpha_c(r)", ClaimKind.UNDERSPECIFIED, "demo",
+              reason="the seed does not say which norm"),
+    ]
+
+
+@pytest.fixture(scope="module")
+def demo_report() -> dict:
+    result = run(_demo_claims(), profile=get_profile("quick"), controls=True)
+    return build_report(result, selection={"only": ["demo.*"]})
+
+
+def demo_report_for(claims_extra=()) -> dict:
+    """The demo run (and ``claims_extra``) as a report; for the browser test."""
+    result = run([*_demo_claims(), *claims_extra], profile=get_profile("quick"), controls=True)
+    return build_report(result)
+
+
+def test_the_demo_run_holds_every_status_a_report_must_show(demo_report):
+    status = {c["id"]: c["status"] for c in demo_report["claims"]}
+    assert status == {
+        "demo.trend": "SUPPORTED", "demo.wrong": "FAILED", "demo.crash": "ERROR",
+        "demo.downstream": "BLOCKED", "demo.vague": "UNDERSPECIFIED",
+    }
+    caught = {c["id"]: c["negative_control"]["caught"] for c in demo_report["claims"] if c["negative_control"]}
+    assert caught["demo.trend"] is True and caught["demo.crash"] is False
+
+
+# ---------------------------------------------------------------------------
+# report.html
+
+
+def test_html_is_self_contained_with_no_url_at_all(demo_report):
+    page = render_html(demo_report)
+    assert not re.search(r"https?://", page), re.search(r".{40}https?://.{40}", page).group(0)
+    assert not re.search(r"<(script|img|link|iframe|object|embed)\b[^>]*\b(src|href)=", page)
+    assert not re.search(r"\b(src|href)=\"(?!#)", page), "only in-page links"
+    assert "@import" not in page and "url(http" not in page
+    assert page.count("<style>") == 1 and page.count("<script>") == 1
+
+
+def test_html_renders_statements_as_mathml_and_keeps_the_source_in_code(demo_report):
+    page = render_html(demo_report)
+    assert page.count('<math display="block"') == len(demo_report["claims"])
+    assert "<mfrac>" in page  # \frac and \tfrac
+    # Inline $...$ in titles, assumptions and check descriptions become MathML too.
+    visible = re.sub(r"<code[^>]*>.*?</code>|<math.*?</math>|<svg.*?</svg>|<script>.*?</script>|<pre>.*?</pre>",
+                     "", page, flags=re.S)
+    assert "\\frac" not in visible and "\\mathrm" not in visible and "^{" not in visible and "$" not in visible
+    assert math_fallbacks(demo_report) == []
+
+
+def test_html_has_a_section_per_claim_with_evidence_failures_and_controls(demo_report):
+    page = render_html(demo_report)
+    for c in demo_report["claims"]:
+        assert page.count(f'<section class="claim" id="claim-{c["id"]}"') == 1
+        assert f'<tr data-status="{c["status"]}" data-kind="{c["kind"]}">' in page
+    wrong = page.split('id="claim-demo.wrong"')[1].split("</section>")[0]
+    assert "Minimal counterexample" in wrong and "&quot;claimed&quot;: 3" in wrong
+    assert "theorems verify --only demo.wrong --profile quick --seed" in wrong
+    crash = page.split('id="claim-demo.crash"')[1].split("</section>")[0]
+    assert "RuntimeError: the check itself is broken" in crash and "traceback" in crash
+    assert "NOT caught" in crash
+    vague = page.split('id="claim-demo.vague"')[1].split("</section>")[0]
+    assert "the seed does not say which norm" in vague and "Negative control" not in vague
+    assert "blocked by" in page.split('id="claim-demo.downstream"')[1].split("</section>")[0]
+    for header in ("VERIFIED", "profile", "seed", "time taken", "environment", "numpy"):
+        assert header in page.split('<section id="summary">')[0]
+
+
+def test_html_draws_every_plot_kind_and_notes_a_ladder_of_zeros(demo_report):
+    page = render_html(demo_report)
+    kinds = re.findall(r'<figure class="plot-figure" data-plot="(\w+)"><svg class="plot"', page)
+    # demo.trend: sweep, Monte Carlo, ladder, explicit spec; demo.wrong and demo.downstream: a sweep each.
+    assert sorted(kinds) == sorted(["simulation", "montecarlo", "ladder", "spec", "simulation", "simulation"])
+    assert "figure class=\"plot-figure plot-error\"" not in page
+    assert "every residual is exactly 0" in page
+    trend = page.split('id="claim-demo.trend"')[1].split("</section>")[0]
+    assert "margin against load" in trend and "zero margin" in trend  # the spec's title and hline label
+
+
+def test_html_shows_the_dependency_graph_coloured_by_status(demo_report):
+    svg = dependency_graph_svg(demo_report["claims"])
+    assert svg.count('<a href="#claim-') == len(demo_report["claims"])
+    assert svg.count('class="edge"') == sum(len(c["depends_on"]) for c in demo_report["claims"])
+    assert 'data-status="BLOCKED"' in svg and "depth 1" in svg
+    assert svg in render_html(demo_report)
+
+
+def test_a_statement_that_cannot_be_converted_falls_back_to_escaped_source(demo_report):
+    broken = copy.deepcopy(demo_report)
+    broken["claims"][0]["statement"] = r"\text{a < b}"
+    broken["claims"][1]["statement"] = r"\unknowncommand{x} = 1"
+    broken["claims"][2]["statement"] = r"\frac{1}{M"
+    page = render_html(broken)
+    assert '<code class="latex-fallback"' in page and r"\text{a &lt; b}" in page
+    assert 'id="math-fallbacks"' in page
+    found = math_fallbacks(broken)
+    assert [(f.claim, f.where) for f in found] == [
+        ("demo.trend", "statement"), ("demo.wrong", "statement"), ("demo.crash", "statement")]
+    assert "not well-formed" in found[0].error
+    assert "\\unknowncommand" in found[1].error and "unbalanced braces" in found[2].error
+
+
+@pytest.mark.parametrize(
+    "latex, ok",
+    [
+        (r"\frac{1}{M}\mathbb{E}_V \|W K - V\|_F^2 = 1 - \frac{r_K}{M}", True),
+        (r"W \in \arg\min_W \|WK - V\|_F", True),
+        (r"\text{a < b}", False),  # the converter emits a raw '<': not well-formed
+        (r"\begin{aligned} a &= b \end{aligned}", False),  # the converter leaves '&'
+        (r"x^{2", False),
+        (r"\frobnicate x", False),
+    ],
+)
+def test_latex_conversion_refuses_what_it_cannot_render_faithfully(latex, ok):
+    markup, error = latex_to_mathml(latex)
+    assert (error is None) is ok
+    if ok:
+        ET.fromstring(markup.replace("<math", '<math xmlns="http://www.w3.org/1998/Math/MathML"', 1))
+    else:
+        assert markup.startswith('<code class="latex-fallback"')
+
+
+def test_every_statement_of_the_catalogue_renders_as_mathml():
+    claims = []
+    for c in load_claims():
+        claims.append({
+            "id": c.id, "title": c.title, "statement": c.statement, "assumptions": list(c.assumptions),
+            "evidence": [{"check": ch.name, "description": ch.description} for ch in c.checks],
+            "negative_control": {"description": c.negative_control.description} if c.negative_control else None,
+        })
+    bad = math_fallbacks({"claims": claims})
+    assert bad == [], "\n".join(f"{f.claim} ({f.where}): {f.error}: {f.latex}" for f in bad)
+
+
+def test_a_malformed_plot_spec_becomes_a_note_not_a_crash():
+    plot = spec_plot({"series": [{"x": [1, 2], "y": [1]}]}, salt="t")
+    assert plot.svg == "" and "x has 2 values, y has 1" in plot.error
+    assert spec_plot({"series": []}, salt="t").error
+    assert spec_plot([1, 2], salt="t").error
+    ev = {"check": "c", "kind": "simulation", "status": "supported", "data": {"plot": {"series": "nope"}}}
+    assert [p.source for p in evidence_plots(ev, salt="t")] == ["spec"]
+
+
+def test_plot_svgs_are_inline_ready_and_have_unique_ids(demo_report):
+    trend = next(c for c in demo_report["claims"] if c["id"] == "demo.trend")
+    plots = [p for e in trend["evidence"] for p in evidence_plots(e, salt=f"demo.trend:{e['check']}")]
+    assert len(plots) == 4
+    sweep, mc, ladder, spec = plots
+    assert [k.label for k in sweep.legend][0] == "measured" and "slope" in sweep.legend[1].label
+    assert {k.label for k in mc.legend} >= {"claimed expectation", "measured mean ± 1 s.e."}
+    assert [k.label for k in ladder.legend] == ["10^-digits", "one third", "two sevenths"]
+    keys = {k.label: (k.line, k.marker) for k in spec.legend}
+    assert keys == {"measured": ("solid", True), "predicted": ("", True),
+                    "zero margin": ("dashed", False), "threshold": ("dotted", False)}
+    assert all(re.fullmatch(r"#[0-9a-f]{6}", k.colour) for p in plots for k in p.legend)
+    ids = []
+    for p in plots:
+        assert p.svg.startswith('<svg class="plot"') and "<?xml" not in p.svg and "xmlns" not in p.svg
+        assert "<!--" not in p.svg and "<metadata>" not in p.svg
+        ids += re.findall(r'\sid="([^"]+)"', p.svg)
+    assert ids and len(ids) == len(set(ids))
+    page_ids = re.findall(r'\sid="([^"]+)"', render_html(demo_report))
+    assert len(page_ids) == len(set(page_ids)), "ids are unique in the whole page"
+
+
+# ---------------------------------------------------------------------------
+# junit.xml
+
+
+def test_junit_has_one_testcase_per_check_with_failures_and_errors(demo_report):
+    root = ET.fromstring(render_junit(demo_report))
+    assert root.tag == "testsuites"
+    (suite,) = root.findall("testsuite")
+    cases = suite.findall("testcase")
+    checks = [(c["id"], e["check"]) for c in demo_report["claims"] for e in c["evidence"]]
+    extra = {("demo.vague", "underspecified"), ("demo.downstream", "dependencies")} | {
+        (c["id"], "negative-control") for c in demo_report["claims"]
+        if c["negative_control"] and c["negative_control"]["caught"] is not None}
+    got = [(k.get("classname"), k.get("name")) for k in cases]
+    assert sorted(got) == sorted(checks + sorted(extra))
+    assert len(got) == len(set(got))
+    for el in (root, suite):
+        assert int(el.get("tests")) == len(cases)
+        assert int(el.get("failures")) == sum(k.find("failure") is not None for k in cases)
+        assert int(el.get("errors")) == sum(k.find("error") is not None for k in cases)
+        float(el.get("time"))
+    assert int(suite.get("skipped")) == sum(k.find("skipped") is not None for k in cases)
+    assert set(root.attrib) == {"name", "tests", "failures", "errors", "time"}
+    by = {(k.get("classname"), k.get("name")): k for k in cases}
+    failure = by[("demo.wrong", "exact")].find("failure")
+    assert failure.get("type") == "failed" and failure.get("message").startswith("exact failed")
+    assert "minimal counterexample" in failure.text and "replay: theorems verify --only demo.wrong" in failure.text
+    error = by[("demo.crash", "crash")].find("error")
+    assert "RuntimeError" in error.get("message") and "Traceback" in error.text
+    assert by[("demo.vague", "underspecified")].find("skipped") is not None
+    assert by[("demo.downstream", "dependencies")].find("failure").get("type") == "blocked"
+    assert by[("demo.crash", "negative-control")].find("failure") is not None
+    assert len(list(by[("demo.trend", "sweep")])) == 0  # a pass has no children
+    for k in cases:
+        assert set(k.attrib) == {"classname", "name", "time"}
+        float(k.get("time"))
+        for child in k:
+            assert child.tag in ("failure", "error", "skipped")
+            assert "\n" not in child.get("message", "")
+    assert {p.get("name") for p in suite.find("properties")} >= {"profile", "seed", "python"}
+
+
+def test_junit_escapes_markup_and_characters_xml_cannot_hold(demo_report):
+    nasty = copy.deepcopy(demo_report)
+    ev = nasty["claims"][1]["evidence"][1]
+    ev["detail"] = 'a < b & "c" \x00\x1b]0;'
+    ev["counterexample"] = {"K": "<script>"}
+    root = ET.fromstring(render_junit(nasty))
+    case = [k for k in root.iter("testcase") if k.get("classname") == "demo.wrong" and k.get("name") == "exact"][0]
+    assert 'a < b & "c"' in case.find("failure").get("message")
+    assert "<script>" in case.find("failure").text
+    assert len(junit_cases(nasty)) == len(list(root.iter("testcase")))
+
+
+# ---------------------------------------------------------------------------
+# writing, the schema
+
+
+def test_write_reports_writes_all_four_and_every_report_validates(demo_report, tmp_path):
+    validate_report(demo_report)
+    paths = write_reports(demo_report, tmp_path)
+    assert [p.name for p in paths] == list(REPORT_FILES)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(REPORT_FILES)  # no temporary files left
+    validate_report(json.loads((tmp_path / "report.json").read_text()))
+    assert (tmp_path / "report.html").read_text().startswith("<!DOCTYPE html>")
+    ET.parse(tmp_path / "junit.xml")
+    assert (tmp_path / "report.json").stat().st_mode & 0o044, "reports are readable by others, like any file"
+
+
+def test_the_schema_checks_plot_specs_and_negative_controls(demo_report):
+    from jsonschema import ValidationError
+
+    bad = copy.deepcopy(demo_report)
+    bad["claims"][0]["evidence"][4]["data"]["plot"]["series"][0]["style"] = "bars"
+    with pytest.raises(ValidationError, match="bars"):
+        validate_report(bad)
+    bad = copy.deepcopy(demo_report)
+    bad["claims"][0]["negative_control"]["status"] = "MAYBE"
+    with pytest.raises(ValidationError):
+        validate_report(bad)
+
+
+# ---------------------------------------------------------------------------
+# comparing two reports
+
+
+def _timed(report: dict) -> dict:
+    """The report with every check taking 1 s, except a 1 ms ladder and a 10 s sweep."""
+    old = copy.deepcopy(report)
+    special = {("demo.trend", "ladder"): 0.001, ("demo.downstream", "sweep"): 10.0}
+    for c in old["claims"]:
+        for e in c["evidence"]:
+            e["seconds"] = special.get((c["id"], e["check"]), 1.0)
+    return old
+
+
+def _changed(report: dict) -> dict:
+    new = _timed(report)
+    by = {c["id"]: c for c in new["claims"]}
+    by["demo.trend"]["status"] = "NOT SUPPORTED"
+    by["demo.wrong"]["evidence"][0]["seconds"] = SLOWER_RATIO + SLOWER_MIN_SECONDS  # both thresholds met
+    by["demo.wrong"]["evidence"][1]["seconds"] = 1.0 + SLOWER_MIN_SECONDS / 2  # too small a difference
+    by["demo.trend"]["evidence"][2]["seconds"] = SLOWER_MIN_SECONDS / 2  # a big ratio, a small difference
+    by["demo.downstream"]["evidence"][0]["seconds"] = 10.0 + 2 * SLOWER_MIN_SECONDS  # a big difference, a small ratio
+    new["claims"] = [c for c in new["claims"] if c["id"] != "demo.vague"]
+    extra = copy.deepcopy(by["demo.crash"])
+    extra["id"] = "demo.new-claim"
+    new["claims"].append(extra)
+    return new
+
+
+def test_compare_finds_status_changes_new_and_gone_claims_and_slower_checks(demo_report):
+    cmp = compare_reports(_timed(demo_report), _changed(demo_report))
+    assert cmp.changed == [("demo.trend", "SUPPORTED", "NOT SUPPORTED")]
+    assert cmp.appeared == [("demo.new-claim", "ERROR")]
+    assert cmp.disappeared == [("demo.vague", "UNDERSPECIFIED")]
+    assert [(s[0], s[1]) for s in cmp.slower] == [("demo.wrong", "sweep")]
+    assert cmp.unchanged == 3
+    assert compare_reports(demo_report, demo_report).to_json()["changed"] == []
+
+
+def test_report_compare_on_the_command_line(demo_report, tmp_path, capsys):
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text(json.dumps(_timed(demo_report)))
+    new.write_text(json.dumps(_changed(demo_report)))
+    assert main(["report", "--compare", str(old), str(new)]) == 0
+    out = capsys.readouterr().out
+    assert "demo.trend: SUPPORTED -> NOT SUPPORTED" in out
+    assert "demo.new-claim (ERROR)" in out and "demo.vague (was UNDERSPECIFIED)" in out
+    assert "demo.wrong [sweep]" in out and "slower checks" in out
+    assert main(["report", "--compare", str(old), str(new), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["thresholds"] == {"ratio": SLOWER_RATIO, "min_seconds": SLOWER_MIN_SECONDS}
+
+
+def _mutate(report, how):
+    r = copy.deepcopy(report)
+    how(r)
+    return json.dumps(r)
+
+
+@pytest.mark.parametrize(
+    "content, fragment",
+    [
+        ('{"schema_version": "1.1", "claims": [', "not valid JSON (Expecting value at line 1"),
+        ("[1, 2, 3]", "the JSON is a list, not an object"),
+        ('{"claims": []}', "no schema_version"),
+        (lambda r: _mutate(r, lambda x: x.update(schema_version="2.0")), "schema version '2.0' is incompatible"),
+        (lambda r: _mutate(r, lambda x: x["claims"][2].update(status="MAYBE")),
+         "does not match the report schema at claims/2/status: 'MAYBE' is not one of"),
+        (lambda r: _mutate(r, lambda x: x.pop("counts")), "'counts' is a required property"),
+        (b"\xff\xfe\x00garbage", "not a text file"),
+    ],
+)
+def test_a_corrupt_or_incompatible_report_is_a_clear_error_naming_the_file(
+        demo_report, tmp_path, capsys, content, fragment):
+    bad = tmp_path / "bad.json"
+    content = content(demo_report) if callable(content) else content
+    bad.write_bytes(content if isinstance(content, bytes) else content.encode())
+    with pytest.raises(ReportError, match=re.escape(fragment)):
+        load_report(bad)
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(demo_report))
+    assert main(["report", "--compare", str(good), str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"theorems report: error: {bad}: ") and fragment in err
+
+
+def test_a_missing_report_is_a_clear_error(tmp_path, capsys):
+    assert main(["report", "--compare", str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 2
+    assert f"{tmp_path / 'a.json'}: no such file" in capsys.readouterr().err
+    assert main(["report"]) == 2
+    assert "--compare" in capsys.readouterr().err
+
+
+def test_report_renders_a_json_report_again(demo_report, tmp_path, capsys):
+    src = tmp_path / "in" / "report.json"
+    src.parent.mkdir()
+    src.write_text(json.dumps(demo_report))
+    assert main(["report", str(src), "--out", str(tmp_path / "out")]) == 0
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(set(REPORT_FILES) - {"report.json"})
+    assert (tmp_path / "out" / "report.html").read_text() == render_html(demo_report)
+    assert main(["report", str(src)]) == 0
+    assert sorted(p.name for p in src.parent.iterdir()) == sorted(REPORT_FILES)
+    assert json.loads(src.read_text()) == demo_report
+
+
+# ---------------------------------------------------------------------------
+# progress
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def _results(demo_claims_statuses):
+    class R:
+        def __init__(self, cid, status):
+            self.claim = type("C", (), {"id": cid})()
+            self.status = Status(status)
+            self.seconds = 1.25
+            self.negative_control = None
+
+    return [R(cid, s) for cid, s in demo_claims_statuses]
+
+
+def test_progress_is_a_bar_with_an_eta_on_a_terminal(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")
+    monkeypatch.setenv("TERM", "xterm")
+    ticks = iter([0.0, 10.0, 20.0, 30.0, 40.0])
+    term = _Terminal()
+    progress = Progress(term, clock=lambda: next(ticks))
+    results = _results([("a.one", "VERIFIED"), ("a.two", "FAILED"), ("a.three", "SUPPORTED")])
+    for i, r in enumerate(results, 1):
+        progress(i, 4, r)
+    progress.close()
+    out = term.getvalue()
+    assert "\r[" in out and "\x1b[K" in out and out.endswith("\n")
+    assert "1/4" in out and "ETA 0:30" in out  # 10 s per claim so far, 3 to go
+    assert "3/4" in out and "ETA 0:10" in out
+    # Only the claim that needs a look leaves a line of its own.
+    assert plain_line(2, 4, results[1]) in out and plain_line(1, 4, results[0]) not in out
+
+
+def test_progress_is_plain_lines_when_not_a_terminal():
+    out = io.StringIO()
+    progress = Progress(out)
+    for i, r in enumerate(_results([("a.one", "VERIFIED"), ("a.two", "FAILED")]), 1):
+        progress(i, 2, r)
+    progress.close()
+    assert out.getvalue().splitlines() == [
+        "[  1/2] a.one                                VERIFIED         1.25 s",
+        "[  2/2] a.two                                FAILED           1.25 s",
+    ]

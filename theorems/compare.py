@@ -1,0 +1,167 @@
+"""Compare two JSON reports: which claims changed status, which appeared or
+disappeared, which checks got slower.
+
+A check counts as slower when its time grew by at least
+:data:`SLOWER_RATIO` times *and* by at least :data:`SLOWER_MIN_SECONDS`
+seconds: the ratio alone would flag noise on millisecond checks, the
+difference alone would flag every long check.
+
+A report that cannot be read (missing, not JSON, not a report, a schema
+major version this tool does not read, or breaking the schema) raises
+:class:`ReportError`, whose message names the file and the problem.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = [
+    "Comparison",
+    "ReportError",
+    "SLOWER_MIN_SECONDS",
+    "SLOWER_RATIO",
+    "compare_reports",
+    "load_report",
+    "render_comparison",
+]
+
+#: A check is slower when new / old time >= this ratio ...
+SLOWER_RATIO = 1.5
+#: ... and new - old time >= this many seconds.
+SLOWER_MIN_SECONDS = 0.5
+
+#: Schema major version this tool reads (any minor version of it).
+READABLE_MAJOR = "1"
+
+
+class ReportError(ValueError):
+    """A report file that cannot be compared or rendered; the message names
+    the file and the problem."""
+
+
+def load_report(path: str | Path) -> dict:
+    """Read and validate a JSON report, or raise :class:`ReportError`."""
+    from theorems.report import load_schema
+
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ReportError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ReportError(f"{path}: is a folder, not a report.json") from None
+    except UnicodeDecodeError as exc:
+        raise ReportError(f"{path}: not a text file ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise ReportError(f"{path}: cannot be read ({exc.strerror})") from None
+    try:
+        report = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ReportError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    if not isinstance(report, dict):
+        raise ReportError(f"{path}: not a theorems report (the JSON is a {type(report).__name__}, not an object)")
+    version = report.get("schema_version")
+    if version is None:
+        raise ReportError(f"{path}: not a theorems report (no schema_version)")
+    if not isinstance(version, str) or version.split(".")[0] != READABLE_MAJOR:
+        raise ReportError(
+            f"{path}: schema version {version!r} is incompatible: this tool reads {READABLE_MAJOR}.x reports"
+        )
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(load_schema())
+    errors = sorted(validator.iter_errors(report), key=lambda e: list(e.absolute_path))
+    if errors:
+        first = errors[0]
+        where = "/".join(str(p) for p in first.absolute_path) or "(top level)"
+        more = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""
+        raise ReportError(f"{path}: does not match the report schema at {where}: {first.message}{more}")
+    return report
+
+
+@dataclass
+class Comparison:
+    """What changed between two reports."""
+
+    old_label: str
+    new_label: str
+    changed: list[tuple[str, str, str]] = field(default_factory=list)  # id, old, new
+    appeared: list[tuple[str, str]] = field(default_factory=list)  # id, status
+    disappeared: list[tuple[str, str]] = field(default_factory=list)
+    slower: list[tuple[str, str, float, float]] = field(default_factory=list)  # id, check, old s, new s
+    unchanged: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {
+            "old": self.old_label,
+            "new": self.new_label,
+            "changed": [{"id": i, "old": o, "new": n} for i, o, n in self.changed],
+            "appeared": [{"id": i, "status": s} for i, s in self.appeared],
+            "disappeared": [{"id": i, "status": s} for i, s in self.disappeared],
+            "slower": [{"id": i, "check": c, "old_s": o, "new_s": n, "ratio": _ratio(o, n)}
+                       for i, c, o, n in self.slower],
+            "unchanged": self.unchanged,
+            "thresholds": {"ratio": SLOWER_RATIO, "min_seconds": SLOWER_MIN_SECONDS},
+            "notes": self.notes,
+        }
+
+
+def _ratio(old: float, new: float) -> float | None:
+    return round(new / old, 3) if old > 0 else None
+
+
+def _label(report: dict, name: str) -> str:
+    return f"{name} (profile {report['profile']['name']}, seed {report['seed']}, {report['generated_at']})"
+
+
+def compare_reports(old: dict, new: dict, *, old_name: str = "old", new_name: str = "new") -> Comparison:
+    """Compare two validated reports (see :func:`load_report`)."""
+    out = Comparison(_label(old, old_name), _label(new, new_name))
+    before = {c["id"]: c for c in old["claims"]}
+    after = {c["id"]: c for c in new["claims"]}
+    if old["profile"]["name"] != new["profile"]["name"]:
+        out.notes.append(f"profiles differ ({old['profile']['name']} -> {new['profile']['name']}): "
+                         "timings are not comparable")
+    if old["seed"] != new["seed"]:
+        out.notes.append(f"seeds differ ({old['seed']} -> {new['seed']})")
+    for cid, c in after.items():
+        if cid not in before:
+            out.appeared.append((cid, c["status"]))
+            continue
+        was = before[cid]
+        if was["status"] != c["status"]:
+            out.changed.append((cid, was["status"], c["status"]))
+        else:
+            out.unchanged += 1
+        old_times = {e["check"]: float(e["seconds"]) for e in was["evidence"]}
+        for e in c["evidence"]:
+            if e["check"] not in old_times:
+                continue
+            t0, t1 = old_times[e["check"]], float(e["seconds"])
+            if t1 - t0 >= SLOWER_MIN_SECONDS and t1 >= SLOWER_RATIO * t0:
+                out.slower.append((cid, e["check"], t0, t1))
+    out.disappeared = [(cid, c["status"]) for cid, c in before.items() if cid not in after]
+    out.slower.sort(key=lambda s: s[3] - s[2], reverse=True)
+    return out
+
+
+def render_comparison(cmp: Comparison) -> str:
+    """A plain-text rendering for the terminal."""
+    lines = [f"old: {cmp.old_label}", f"new: {cmp.new_label}"]
+    lines += [f"note: {n}" for n in cmp.notes]
+    lines.append("")
+    lines.append(f"status changes: {len(cmp.changed)}")
+    lines += [f"  {cid}: {o} -> {n}" for cid, o, n in cmp.changed]
+    lines.append(f"appeared: {len(cmp.appeared)}")
+    lines += [f"  {cid} ({s})" for cid, s in cmp.appeared]
+    lines.append(f"disappeared: {len(cmp.disappeared)}")
+    lines += [f"  {cid} (was {s})" for cid, s in cmp.disappeared]
+    lines.append(f"slower checks (x{SLOWER_RATIO:g} and +{SLOWER_MIN_SECONDS:g} s or more): {len(cmp.slower)}")
+    for cid, check, t0, t1 in cmp.slower:
+        ratio = f"x{t1 / t0:.1f}" if t0 > 0 else "from 0 s"
+        lines.append(f"  {cid} [{check}]: {t0:.2f} s -> {t1:.2f} s ({ratio})")
+    lines.append(f"unchanged status: {cmp.unchanged} claims")
+    return "\n".join(lines) + "\n"
