@@ -10,11 +10,14 @@ lack for matrix code: operands of ``@`` reordered, a transpose dropped or
 added, the pseudoinverse replaced by a transpose, an index shifted by one,
 a normalisation changed (``sum`` for ``mean``, a divisor off by one).
 
-A mutant is *killed* when some claim checked through the mutated code comes
-out anything but VERIFIED/SUPPORTED. To stay fast, each mutant runs only the
-claims that executed the mutated function on the unmutated code (found once
-by tracing), in process, with the ``quick`` profile and a short per-check
-budget. Mutants listed in ``tools/equivalent_mutants.txt`` (with the reason
+A mutant is *killed by the claims* when some claim checked through the
+mutated code comes out anything but VERIFIED/SUPPORTED. To stay fast, each
+mutant runs only the claims that executed the mutated function on the
+unmutated code (found once by tracing), in process, with the ``quick``
+profile and a short per-check budget. A mutant the claims let through is then
+run against linmem's own unit tests (bad-input table, known answers,
+doctests) in a subprocess (``--unit-tests``, on by default); the report gives
+both scores, claims alone and claims plus unit tests. Mutants listed in ``tools/equivalent_mutants.txt`` (with the reason
 they cannot change behaviour) are excluded from the score.
 
 Prints the mutation score and every survivor.
@@ -253,6 +256,39 @@ def run_mutant(m: Mutant, claims_by_id, touched, profile) -> tuple[str, list[str
     return ("killed" if killers else "survived"), killers, time.perf_counter() - start
 
 
+#: linmem's own tests, the second line of defence for mutants the claims miss.
+UNIT_TESTS = (
+    "tests/test_linmem_inputs.py",
+    "tests/test_linmem_core.py",
+    "tests/test_retrieval.py",
+    "tests/test_learn.py",
+    "tests/test_capacity.py",
+)
+
+
+def run_unit_tests(m: Mutant) -> bool:
+    """True when linmem's unit tests fail on the mutant (it is killed)."""
+    import os
+    import subprocess
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
+        fh.write(mutated_source(m))
+        path = fh.name
+    env = dict(os.environ, LINMEM_MUTANT_MODULE=m.module, LINMEM_MUTANT_SOURCE=path,
+               PYTHONPATH=os.pathsep.join([str(ROOT / "tools"), str(ROOT)]))
+    tests = [t for t in UNIT_TESTS if (ROOT / t).exists()]
+    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "_mutant_plugin",
+           "--doctest-modules", f"linmem/{m.module}.py", *tests]
+    try:
+        proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    except subprocess.TimeoutExpired:
+        return True
+    finally:
+        os.unlink(path)
+    return proc.returncode != 0
+
+
 def load_equivalents() -> dict[str, str]:
     out = {}
     if EQUIVALENT_FILE.exists():
@@ -268,6 +304,8 @@ def main(argv=None) -> int:
     p.add_argument("--module", action="append", choices=MODULES, help="only these linmem modules")
     p.add_argument("--limit", type=int, default=0, help="at most this many mutants per module (0: all)")
     p.add_argument("--json", help="write every mutant's outcome to this file")
+    p.add_argument("--no-unit-tests", dest="unit_tests", action="store_false",
+                   help="judge by the claims alone (skip linmem's unit tests for survivors)")
     args = p.parse_args(argv)
 
     profile = replace(get_profile("quick"), check_budget_s=MUTANT_CHECK_BUDGET_S)
@@ -287,14 +325,20 @@ def main(argv=None) -> int:
                 results.append({**m.__dict__, "id": m.id, "outcome": "equivalent", "reason": equivalents[m.id]})
                 continue
             outcome, killers, secs = run_mutant(m, by_id, touched, profile)
+            if outcome in ("survived", "no-coverage") and args.unit_tests:
+                if run_unit_tests(m):
+                    outcome, killers = "killed-by-unit-tests", ["unit tests"]
             results.append({**m.__dict__, "id": m.id, "outcome": outcome, "killed_by": killers,
                             "seconds": round(secs, 2)})
             print(f"{outcome:<12} {m.id:<40} {m.function:<28} {m.description}", flush=True)
-    counted = [r for r in results if r["outcome"] in ("killed", "survived", "no-coverage")]
-    killed = sum(r["outcome"] == "killed" for r in counted)
-    score = killed / len(counted) if counted else float("nan")
-    print(f"\nmutation score: {killed}/{len(counted)} = {score:.1%} "
-          f"({sum(r['outcome'] == 'equivalent' for r in results)} equivalent, "
+    counted = [r for r in results
+               if r["outcome"] in ("killed", "killed-by-unit-tests", "survived", "no-coverage")]
+    by_claims = sum(r["outcome"] == "killed" for r in counted)
+    by_all = by_claims + sum(r["outcome"] == "killed-by-unit-tests" for r in counted)
+    n = len(counted) or 1
+    print(f"\nmutation score, claims alone: {by_claims}/{len(counted)} = {by_claims / n:.1%}")
+    print(f"mutation score, claims + linmem unit tests: {by_all}/{len(counted)} = {by_all / n:.1%}")
+    print(f"({sum(r['outcome'] == 'equivalent' for r in results)} equivalent mutants excluded, "
           f"{sum(r['outcome'] == 'invalid' for r in results)} invalid)")
     for r in results:
         if r["outcome"] in ("survived", "no-coverage"):
