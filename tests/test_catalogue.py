@@ -71,3 +71,13 @@ def test_the_bundled_catalogue_copy_is_in_sync_with_the_design():
 def test_every_000_claim_of_the_catalogue_is_registered():
     missing = catalogue_ids()["000"] - set(load_claims().ids())
     assert not missing, f"000 claims not registered: {sorted(missing)}"
+
+
+def test_every_004_claim_of_the_catalogue_is_registered():
+    missing = catalogue_ids()["004"] - set(load_claims().ids())
+    assert not missing, f"004 claims not registered: {sorted(missing)}"
+
+
+def test_the_underspecified_percentile_edge_says_why():
+    claim = load_claims().get("tam.percentile-edge")
+    assert claim.kind.value == "underspecified" and "rho" in claim.reason.lower()

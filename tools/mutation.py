@@ -38,6 +38,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+# Sweep results are cached by linmem's source on disk; a mutant lives only in
+# memory, so a cache hit would hand it the unmutated result.
+import os  # noqa: E402
+
+os.environ["THEOREMS_CACHE"] = "off"
 
 import linmem  # noqa: E402
 from theorems.impl import Impl  # noqa: E402

@@ -1,7 +1,552 @@
-"""Claims of topic 'finite_size' (filled in by the 004 catalogue work)."""
+"""Finite size (004): where the top-1 threshold sits at small d, and how fast
+it approaches its limit.
+
+In the load ``c = n log n / d^2`` the top-1 threshold of linear memories is
+``c = 1/2`` as ``n, d -> infinity`` (all ``n`` Gaussian pairs can be
+retrieved top-1 below it, none above). At finite size the threshold is
+higher, and it comes down slowly. Two finite-size figures are measured here.
+
+* ``fs.ce-norm-peak``: the Frobenius norm of the weakly ridged softmax
+  cross-entropy memory, swept over ``c``. While some ``W`` separates every
+  matched score from its competitors, the loss keeps pushing the norm up
+  (only the tiny ridge and the optimiser's tolerance stop it, at a norm of
+  order ``1/margin``); at the separability threshold the largest margin
+  vanishes and the norm spikes; beyond it the competitors confine ``W``. So
+  the norm peaks at the finite-size threshold.
+* ``fs.second-order``: the exact finite-size critical size ``n_c(d)`` (the
+  max-margin LP with Gordan's alternative decides top-1 achievability on
+  every instance), and the coefficient ``a`` of ``log log n`` in
+  ``d^2 / n_c - 2 log n_c = a log log n_c + b``, next to the conjectured
+  ``-3``.
+
+Both sweeps use nested pools of pairs (the first ``n`` pairs of one draw):
+the cross-entropy fits are warm-started along ``n``, and separability is
+monotone along the pool, so each seed's critical size is found by bisection
+(:func:`linmem.sweeps.nested_critical_sizes`). Results are not cached on
+disk: a negative control or an in-memory mutant of linmem must recompute.
+"""
 
 from __future__ import annotations
 
-__all__ = ["CLAIMS"]
+import ctypes
+import functools
+import math
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
 
-CLAIMS: list = []
+import numpy as np
+import scipy.stats
+
+import linmem
+from linmem import sweeps
+from theorems.evidence import simulation
+from theorems.model import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
+
+__all__ = [
+    "CE_DIMS",
+    "CE_LOADS",
+    "CE_MAXITER",
+    "CE_REFINE_POINTS",
+    "CE_SEEDS",
+    "CLAIMS",
+    "CONJECTURED_LOGLOG_COEFFICIENT",
+    "CONTROL_RIDGE_FACTOR",
+    "CRITICAL_LOAD",
+    "DRIFT_CONFIDENCE",
+    "EFFECTIVE_RIDGE",
+    "LP_DIMS",
+    "LP_MAX_LOAD",
+    "LP_SEEDS",
+    "MAX_CENSORED_SHARE",
+    "PEAK_PROMINENCE",
+    "SEED_DIM_RANGE",
+    "SEED_FITTED_LOGLOG_COEFFICIENT",
+    ]
+
+#: The asymptotic top-1 threshold in the load c = n log n / d^2 (d^2 = 2 n log n).
+CRITICAL_LOAD = 0.5
+
+#: The ridge of the cross-entropy proxy, as lambda n / d^2 (004's choice).
+EFFECTIVE_RIDGE = 1e-8
+
+# --- fs.ce-norm-peak: sweep sizes and the criterion fixed before the run -------
+
+#: Dimensions of the norm sweep at sweep multiplier 1 (the profile scales them).
+CE_DIMS = (6, 8, 10, 12)
+
+#: Independent pools of pairs at the largest dimension, by sweep multiplier.
+#: A smaller d gets (d_max / d)^2 times as many (rounded up): single pools
+#: scatter about as 1/d in c and a fit costs about d^2, so every d then
+#: contributes a similar standard error for a similar time.
+CE_SEEDS = {1: 2, 2: 4, 4: 3}
+
+#: Coarse grid of loads c; every n it maps to is fitted, warm-started upward.
+CE_LOADS = tuple(round(0.5 + 0.1 * k, 2) for k in range(14))
+
+#: Iteration cap of each L-BFGS-B fit (warm starts keep most fits far below it;
+#: the fits right at the spike reach it at the largest dimensions).
+CE_MAXITER = 400
+
+#: Sizes refitted between the coarse neighbours of the largest norm: every
+#: integer n when there are at most this many, else this many evenly spaced.
+CE_REFINE_POINTS = 16
+
+#: The peak exists: at every d the seed-averaged (geometric mean) norm at its
+#: maximum is at least this many times the norm at each end of the c grid.
+PEAK_PROMINENCE = 2.0
+
+#: The drift is resolved when the least-squares slope of the mean peak
+#: location against log d is below zero at this one-sided confidence level
+#: (Student's t with the pooled degrees of freedom): a peak that does not
+#: move is called drifting at most 2.5% of the time.
+DRIFT_CONFIDENCE = 0.975
+
+#: The wrong variant of the negative control: a ridge this many times larger
+#: (lambda n / d^2 = 1e-2) keeps the norm bounded, and the peak disappears.
+CONTROL_RIDGE_FACTOR = 1e6
+
+# --- fs.second-order ------------------------------------------------------------
+
+#: Dimensions of the LP sweep by profile sweep multiplier (one LP at d = 12
+#: takes about a second; at d = 24 about a minute).
+LP_DIMS = {1: (4, 5, 6, 7), 2: (4, 5, 6, 7, 8, 9, 10), 4: (4, 5, 6, 7, 8, 9, 10, 11, 12)}
+
+#: Independent pools per dimension, by sweep multiplier.
+LP_SEEDS = {1: 8, 2: 12, 4: 16}
+
+#: Each pool's critical size is searched from 2 pairs up to this load c.
+LP_MAX_LOAD = 2.5
+
+#: At most this share of a dimension's pools may have its critical size
+#: outside the searched range (else the median is not measured).
+MAX_CENSORED_SHARE = 0.25
+
+#: The conjectured coefficient of log log n in d_c^2 / n - 2 log n.
+CONJECTURED_LOGLOG_COEFFICIENT = -3.0
+
+#: The seed's fitted coefficient, and the dimensions it was fitted over.
+SEED_FITTED_LOGLOG_COEFFICIENT = -2.97
+SEED_DIM_RANGE = (300, 1200)
+
+
+# --- shared helpers ------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1)
+def _openblas_thread_setters() -> tuple:
+    """``openblas_set_num_threads_local`` of the OpenBLAS builds that the
+    numpy and scipy wheels ship (empty where there are none).
+
+    Why: scipy's L-BFGS-B and the tiny matrix products of these fits call
+    multithreaded OpenBLAS on vectors of a few hundred entries; on a busy
+    2-core machine its worker threads contend and a fit runs 10 to 30 times
+    slower than on one thread."""
+    setters = []
+    for pkg in ("numpy", "scipy"):
+        module = __import__(pkg)
+        libdir = Path(module.__file__).resolve().parent.parent / f"{pkg}.libs"
+        for path in sorted(libdir.glob("libscipy_openblas*.so*")):
+            try:
+                fn = ctypes.CDLL(str(path)).openblas_set_num_threads_local
+            except (OSError, AttributeError):
+                continue
+            fn.argtypes = [ctypes.c_int]
+            fn.restype = ctypes.c_int
+            setters.append(fn)
+    return tuple(setters)
+
+
+@contextmanager
+def _one_blas_thread():
+    """Run the block with OpenBLAS on one thread, restoring the old counts."""
+    setters = _openblas_thread_setters()
+    old = [fn(1) for fn in setters]
+    try:
+        yield
+    finally:
+        for fn, n in zip(setters, old):
+            fn(n)
+
+
+def _load(d: int, n: float) -> float:
+    """c = n log n / d^2."""
+    return n * math.log(n) / (d * d)
+
+
+def _pairs_at(d: int, c: float) -> float:
+    """The (real) n with n log n / d^2 = c."""
+    return sweeps.pairs_at_load("ratio", d, 1.0 / c)
+
+
+def _base_seed(rng: np.random.Generator) -> int:
+    return int(rng.integers(2**32))
+
+
+def _ols(x, y) -> tuple[float, float, float]:
+    """Least-squares line y = a x + b: ``(a, b, standard error of a)``."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    (a, b), res = np.polyfit(x, y, 1, full=True)[:2]
+    dof = x.size - 2
+    sxx = float(np.sum((x - x.mean()) ** 2))
+    se = math.sqrt(float(res[0]) / dof / sxx) if dof > 0 and res.size and sxx > 0 else math.nan
+    return float(a), float(b), se
+
+
+# --- fs.ce-norm-peak -----------------------------------------------------------------
+
+
+@dataclass
+class _SeedCurve:
+    """One pool's norm sweep: the coarse grid, every fitted (n, norm), the peak."""
+
+    coarse_n: list
+    coarse_norm: list
+    fitted: dict
+    peak_n: int
+    interior: bool
+
+    def resolution(self, d: int) -> float:
+        """Distance in c from the peak to its farther fitted neighbour."""
+        ns = sorted(self.fitted)
+        i = ns.index(self.peak_n)
+        gaps = [abs(_load(d, ns[j]) - _load(d, self.peak_n)) for j in (i - 1, i + 1) if 0 <= j < len(ns)]
+        return max(gaps)
+
+
+def _coarse_sizes(d: int) -> list[int]:
+    out: list[int] = []
+    for c in CE_LOADS:
+        n = max(2, int(round(_pairs_at(d, c))))
+        if not out or n > out[-1]:
+            out.append(n)
+    return out
+
+
+def _ce_norm(impl, V, U, n: int, d: int, init):
+    """Fit the ridged cross-entropy memory on the first n pairs (through the
+    implementation under test); return (||W||_F, W)."""
+    fit = impl.cross_entropy_memory(V[:, :n], U[:, :n], ridge=EFFECTIVE_RIDGE * d * d / n,
+                                    maxiter=CE_MAXITER, init=init)
+    W = np.asarray(fit.W, dtype=float)
+    return float(np.linalg.norm(W)), W
+
+
+def _ce_seed_curve(impl, d: int, base: int, seed: int) -> _SeedCurve:
+    """Coarse sweep over CE_LOADS warm-started upward, then a refit of the
+    sizes between the coarse neighbours of the largest norm."""
+    ns = _coarse_sizes(d)
+    V, U = sweeps.gaussian_pairs(d, ns[-1], rng=sweeps.instance_rng(base, d, seed))
+    fitted, memories = {}, {}
+    W = None
+    for n in ns:
+        fitted[n], W = _ce_norm(impl, V, U, n, d, W)
+        memories[n] = W
+    norms = [fitted[n] for n in ns]
+    i = int(np.argmax(norms))
+    lo, hi = ns[max(i - 1, 0)], ns[min(i + 1, len(ns) - 1)]
+    inner = list(range(lo + 1, hi))
+    if len(inner) > CE_REFINE_POINTS:
+        inner = sorted({int(round(x)) for x in np.linspace(lo + 1, hi - 1, CE_REFINE_POINTS)})
+    W = memories[lo]
+    for n in inner:
+        if n in fitted:
+            W = memories[n]
+            continue
+        fitted[n], W = _ce_norm(impl, V, U, n, d, W)
+    peak = max(fitted, key=fitted.get)
+    return _SeedCurve(ns, norms, fitted, peak, 0 < i < len(ns) - 1)
+
+
+def _ce_summary(d: int, curves: list[_SeedCurve]) -> dict:
+    peaks = np.array([_load(d, c.peak_n) for c in curves])
+    # every pool shares the coarse sizes, so the curves average pointwise
+    log_mean = np.mean([np.log(c.coarse_norm) for c in curves], axis=0)
+    curve = np.exp(log_mean)
+    loads = [_load(d, n) for n in curves[0].coarse_n]
+    return {
+        "peak": float(np.mean(peaks)),
+        "peak_sd": float(np.std(peaks, ddof=1)) if peaks.size > 1 else math.nan,
+        "peak_median": float(np.median(peaks)),
+        "seed_peaks": peaks.tolist(),
+        "seed_peak_sizes": [c.peak_n for c in curves],
+        "resolution": max(c.resolution(d) for c in curves),
+        "interior_share": float(np.mean([c.interior for c in curves])),
+        "prominence": float(min(curve.max() / curve[0], curve.max() / curve[-1])),
+        "curve_peak": sweeps.peak_location(loads, log_mean),
+        "loads": loads,
+        "mean_norm": curve.tolist(),
+    }
+
+
+def _drift(dims, record: dict) -> tuple[float, float, int]:
+    """Least-squares slope of the mean peak location against log d, its
+    standard error and degrees of freedom.
+
+    A single pool's peak scatters about as 1/d in c (the threshold window
+    narrows), so the spread is pooled over every d in that model, ``sd(d) =
+    s / d``, rather than estimated from the few pools at each d."""
+    x = np.log(np.asarray(dims, dtype=float))
+    means = np.array([record[d]["peak"] for d in dims])
+    scaled = np.concatenate([d * (np.asarray(record[d]["seed_peaks"]) - record[d]["peak"]) for d in dims])
+    dof = scaled.size - len(dims)
+    s = math.sqrt(float(np.sum(scaled**2)) / dof) if dof > 0 else math.inf
+    ses = np.array([s / (d * math.sqrt(len(record[d]["seed_peaks"]))) for d in dims])
+    w = (x - x.mean()) / np.sum((x - x.mean()) ** 2)
+    return float(w @ means), float(math.sqrt(np.sum(w * w * ses * ses))), dof
+
+
+def _norm_peak_criterion(record: dict):
+    """The criterion fixed before the run: at every d the peak exists (the
+    averaged norm rises PEAK_PROMINENCE-fold above both ends of the c grid)
+    and its mean location lies above 1/2 by more than the grid resolution;
+    and the drift is resolved: the least-squares slope of the mean location
+    against log d is below zero at the one-sided level DRIFT_CONFIDENCE."""
+
+    def criterion(dims, peaks):
+        rows = [record[d] for d in dims]
+        weak = [d for d, r in zip(dims, rows) if not r["prominence"] >= PEAK_PROMINENCE]
+        low = [d for d, r in zip(dims, rows) if not r["peak"] - r["resolution"] > CRITICAL_LOAD]
+        slope, se, dof = _drift(dims, record)
+        t = float(scipy.stats.t.ppf(DRIFT_CONFIDENCE, dof)) if dof > 0 else math.inf
+        bound = slope + t * se
+        falls = bound < 0
+        record["drift"] = {"slope": slope, "se": se, "dof": dof, "t": t, "upper_bound": bound}
+        ok = not weak and not low and falls
+        why = (
+            f"mean peak c* by d {dict(zip(dims, np.round(peaks, 3).tolist()))}; "
+            f"slope of c* against log d {slope:.3f} +- {se:.3f} ({dof} dof), one-sided "
+            f"{DRIFT_CONFIDENCE:.1%} upper bound {bound:.3f} (need < 0: "
+            f"{'yes' if falls else 'no, the drift is not resolved at these sizes'}); "
+            f"peaks exist (prominence >= {PEAK_PROMINENCE:g} at every d): "
+            f"{'yes' if not weak else 'no at d = ' + str(weak)}; "
+            f"c* - resolution > {CRITICAL_LOAD:g} at every d: {'yes' if not low else 'no at d = ' + str(low)}"
+        )
+        return ok, bound, 0.0, why
+
+    return criterion
+
+
+def _by_sweep(table: dict, sweep: int):
+    """The entry of a per-sweep table for ``sweep`` (the largest key not above it)."""
+    return table[max(k for k in table if k <= sweep)]
+
+
+def _norm_peak(ctx):
+    record: dict = {}
+    dims = tuple(d * ctx.profile.sweep for d in CE_DIMS)
+    seeds = {d: math.ceil(_by_sweep(CE_SEEDS, ctx.profile.sweep) * (dims[-1] / d) ** 2) for d in dims}
+
+    def measure(d, rng):
+        base = _base_seed(rng)
+        with _one_blas_thread():
+            curves = [_ce_seed_curve(ctx.impl, d, base, s) for s in range(seeds[d])]
+        record[d] = _ce_summary(d, curves)
+        return record[d]["peak"]
+
+    ev = simulation.check(
+        ctx, dims, measure, _norm_peak_criterion(record),
+        label=(f"location c* of the peak of ||W||_F of the cross-entropy memory (lambda n/d^2 = "
+               f"{EFFECTIVE_RIDGE:g}), mean over {list(seeds.values())} pools at d = {list(dims)}; "
+               f"figure: upper confidence bound of the slope of c* against log d"),
+    )
+    ev.data.update({
+        "per_dimension": {str(d): record[d] for d in dims if d in record},
+        "drift": record.get("drift"),
+        "effective_ridge": EFFECTIVE_RIDGE,
+        "seeds_per_dimension": {str(d): n for d, n in seeds.items()},
+        "maxiter": CE_MAXITER,
+        "plot": {
+            "title": "cross-entropy memory: norm against the load (geometric mean over pools)",
+            "x_label": "c = n log n / d^2",
+            "y_label": "||W||_F",
+            "xscale": "linear",
+            "yscale": "log",
+            "series": [{"label": f"d = {d}", "x": record[d]["loads"], "y": record[d]["mean_norm"],
+                        "style": "line"} for d in dims if d in record],
+            "vlines": [{"x": CRITICAL_LOAD, "label": "asymptotic threshold c = 1/2"}],
+        },
+    })
+    return ev
+
+
+def _ce_heavy_ridge(keys, targets, *, ridge=linmem.learn.DEFAULT_RIDGE, maxiter=linmem.learn.DEFAULT_MAXITER,
+                    init=None):
+    """Wrong variant: the cross-entropy memory with a ridge CONTROL_RIDGE_FACTOR times larger."""
+    return linmem.cross_entropy_memory(keys, targets, ridge=ridge * CONTROL_RIDGE_FACTOR, maxiter=maxiter,
+                                       init=init)
+
+
+# --- fs.second-order -----------------------------------------------------------------
+
+
+def _lp_size_range(d: int) -> tuple[int, int]:
+    """From 2 pairs (the fewest with a competitor) to the load LP_MAX_LOAD."""
+    return 2, max(3, int(math.ceil(_pairs_at(d, LP_MAX_LOAD))))
+
+
+def _second_order_terms(d: float, n: float) -> tuple[float, float]:
+    """(log log n, d^2/n - 2 log n) at a critical point (d, n)."""
+    return math.log(math.log(n)), d * d / n - 2 * math.log(n)
+
+
+def _second_order_criterion(record: dict):
+    """The criterion fixed before the run: at every d at most
+    MAX_CENSORED_SHARE of the pools have their critical size outside the
+    searched range, and the fitted coefficient of log log n is negative (the
+    correction has the conjectured sign)."""
+
+    def criterion(dims, n_c):
+        x, y = zip(*(_second_order_terms(d, n) for d, n in zip(dims, n_c)))
+        a, b, se = _ols(x, y)
+        censored = [d for d in dims if record[d]["censored_share"] > MAX_CENSORED_SHARE]
+        ok = a < 0 and not censored
+        record["fit"] = {"a": a, "b": b, "se": se, "x": list(x), "y": list(y)}
+        why = (
+            f"fitted coefficient of log log n: {a:.2f} (s.e. {se:.2f}; need < 0), "
+            f"conjectured {CONJECTURED_LOGLOG_COEFFICIENT:g}, seed's fit {SEED_FITTED_LOGLOG_COEFFICIENT:g} "
+            f"at d = {SEED_DIM_RANGE[0]}..{SEED_DIM_RANGE[1]}; critical n_c by d "
+            f"{dict(zip(dims, np.round(n_c, 2).tolist()))}; pools censored beyond {MAX_CENSORED_SHARE:g}: "
+            f"{'none' if not censored else 'at d = ' + str(censored)}"
+        )
+        return ok, a, 0.0, why
+
+    return criterion
+
+
+def _second_order(ctx):
+    sweep = ctx.profile.sweep
+    dims = _by_sweep(LP_DIMS, sweep)
+    seeds = _by_sweep(LP_SEEDS, sweep)
+    record: dict = {}
+
+    def separable(V, U) -> bool:
+        return bool(ctx.impl.gordan_certificate(V, U).separable)
+
+    def measure(d, rng):
+        lo, hi = _lp_size_range(d)
+        with _one_blas_thread():
+            res = sweeps.nested_critical_sizes(separable, d, n_range=(lo, hi), seeds=range(seeds),
+                                               base_seed=_base_seed(rng), name="fs.second-order", cache=None)
+        # the last separable size and the first inseparable one bracket the crossing
+        n_c = float(np.median(res.n_star)) + 0.5
+        record[d] = {"n_star": res.n_star.tolist(), "n_range": [lo, hi], "n_c": n_c,
+                     "c_c": _load(d, n_c), "censored_share": res.censored / len(res.n_star)}
+        return n_c
+
+    ev = simulation.check(
+        ctx, dims, measure, _second_order_criterion(record),
+        label=(f"finite-size critical size n_c(d) (median over {seeds} pools of the last size the max-margin LP "
+               "separates, + 1/2) and the fit d^2/n_c - 2 log n_c = a log log n_c + b"),
+    )
+    fit = record.get("fit")
+    ev.data.update({
+        "per_dimension": {str(d): record[d] for d in dims if d in record},
+        "fitted_loglog_coefficient": None if fit is None else fit["a"],
+        "fitted_loglog_coefficient_se": None if fit is None else fit["se"],
+        "fitted_intercept": None if fit is None else fit["b"],
+        "conjectured_loglog_coefficient": CONJECTURED_LOGLOG_COEFFICIENT,
+        "seed_fitted_loglog_coefficient": SEED_FITTED_LOGLOG_COEFFICIENT,
+        "seed_dim_range": list(SEED_DIM_RANGE),
+        "seeds_per_dimension": seeds,
+    })
+    if fit is not None:
+        x = np.array(fit["x"])
+        grid = np.linspace(x.min(), x.max(), 20)
+        centre = (float(np.mean(fit["x"])), float(np.mean(fit["y"])))
+        ev.data["plot"] = {
+            "title": "second-order term: d^2/n_c - 2 log n_c against log log n_c",
+            "x_label": "log log n_c",
+            "y_label": "d^2/n_c - 2 log n_c",
+            "xscale": "linear",
+            "yscale": "linear",
+            "series": [
+                {"label": "measured (exact LP threshold)", "x": fit["x"], "y": fit["y"], "style": "points"},
+                {"label": f"fit, slope {fit['a']:.2f}", "x": grid.tolist(),
+                 "y": (fit["a"] * grid + fit["b"]).tolist(), "style": "line"},
+                {"label": f"conjectured slope {CONJECTURED_LOGLOG_COEFFICIENT:g} through the centroid",
+                 "x": grid.tolist(),
+                 "y": (centre[1] + CONJECTURED_LOGLOG_COEFFICIENT * (grid - centre[0])).tolist(),
+                 "style": "line"},
+            ],
+        }
+    return ev
+
+
+@dataclass(frozen=True)
+class _Verdict:
+    separable: bool
+
+
+def _cmm_certificate(keys, targets):
+    """Wrong variant: "separable" when the correlation matrix memory itself
+    retrieves every pair top-1 (one memory among all; its threshold is 8
+    n log n, not 2 n log n)."""
+    return _Verdict(bool(linmem.all_retrieved(linmem.cmm(keys, targets), keys, targets)))
+
+
+CLAIMS = [
+    Claim(
+        id="fs.ce-norm-peak",
+        title="The norm of the weakly ridged cross-entropy memory peaks above c = 1/2, and the peak drifts down with d",
+        statement=(
+            r"W_\lambda = \arg\min_{W}\ \frac{1}{n}\sum_{i=1}^{n}\Big[\log\sum_{j=1}^{n}"
+            r"e^{u_j^\top W v_i} - u_i^\top W v_i\Big] + \lambda\|W\|_F^2,\quad \frac{\lambda n}{d^2} = 10^{-8};"
+            r"\qquad c^\ast(d) = \arg\max_{c}\ \|W_\lambda\|_F,\ \ c = \frac{n\log n}{d^2}:"
+            r"\qquad c^\ast(d) > \tfrac12,\quad c^\ast(d)\ \text{decreases toward}\ \tfrac12\ \text{as } d \to \infty"
+        ),
+        kind=ClaimKind.ASYMPTOTIC,
+        source="004, finite-size simulations (cross-entropy proxy)",
+        assumptions=(
+            "keys v_i and targets u_i i.i.d. N(0, I_d/d), n pairs, W is d x d",
+            "ridge lambda = 1e-8 d^2/n; L-BFGS-B (scipy's default tolerances, at most CE_MAXITER iterations) "
+            "warm-started along nested pools of pairs",
+            "each pool's peak is the argmax of the norm over a coarse grid of c refined to every n between "
+            "the neighbours of the largest norm (the norm spikes at the pool's last separable size); the "
+            "location at d is the mean over pools",
+            "the sizes are small (d = 6..12 in the quick profile, 12..24 standard, 24..48 thorough), far "
+            "below 004's 300..1200; the drift counts only when resolved (slope against log d below zero "
+            "at one-sided 97.5% confidence), which at d <= 12 it barely can be: the mean peak moves by "
+            "about 0.05 in c there while single pools scatter by about 0.1",
+            "SUPPORTED means the criterion held at these sizes, not that the limit is proved",
+        ),
+        checks=(
+            Check("norm-peak-drift", EvidenceKind.SIMULATION, _norm_peak,
+                  "the norm peak exists at every d, lies above 1/2, and its location falls with d"),
+        ),
+        negative_control=NegativeControl(
+            f"cross-entropy memory with the ridge multiplied by {CONTROL_RIDGE_FACTOR:g} (lambda n/d^2 = 1e-2)",
+            {"cross_entropy_memory": _ce_heavy_ridge},
+        ),
+    ),
+    Claim(
+        id="fs.second-order",
+        title="Conjectured second-order term of the critical dimension: d_c^2 = n(2 log n - 3 log log n + o(log log n))",
+        statement=(
+            r"d_c^2(n) = n\big(2\log n - 3\log\log n + o(\log\log n)\big)\quad (n \to \infty);"
+            r"\qquad \text{fitted: } \frac{d^2}{n_c(d)} - 2\log n_c(d) = a\,\log\log n_c(d) + b,"
+            r"\quad a_{\text{seed}} = -2.97\ \ (300 \le d \le 1200)"
+        ),
+        kind=ClaimKind.CONJECTURE,
+        source="004, finite-size simulations (second-order correction)",
+        assumptions=(
+            "keys v_i and targets u_i i.i.d. N(0, I_d/d); n_c(d) is where the probability that some linear "
+            "memory retrieves all n pairs top-1 crosses 1/2",
+            "at finite size this is decided exactly on each instance by the max-margin LP and Gordan's "
+            "alternative (linmem.gordan_certificate), bisected along nested pools; the seed instead fitted "
+            "cross-entropy norm-peak locations",
+            "the sizes are tiny next to the seed's (d = 4..7 in the quick profile, up to 10 standard, "
+            "12 thorough): the fitted coefficient absorbs the o(log log n) term and is reported, not "
+            "required to equal -3; the criterion is the sign",
+        ),
+        checks=(
+            Check("loglog-coefficient", EvidenceKind.SIMULATION, _second_order,
+                  "the fitted coefficient of log log n at the exact finite-size threshold, beside -3"),
+        ),
+        negative_control=NegativeControl(
+            "top-1 achievability decided by the correlation matrix memory alone instead of the LP",
+            {"gordan_certificate": _cmm_certificate},
+        ),
+    ),
+]

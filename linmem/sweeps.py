@@ -1,0 +1,992 @@
+"""Finite-size simulation sweeps of the top-1 and TAM thresholds, with a result cache.
+
+The 004 thresholds are statements about ``n, d -> infinity`` at a fixed *load*:
+the top-1 load ratio ``d^2 / (n ln n)`` (kind ``"ratio"``) or the quadratic
+load ``alpha = n / d^2`` (kind ``"alpha"``). At finite ``d`` the probability
+that an instance "succeeds" (for example: a memory built from ``n`` Gaussian
+pairs retrieves all of them top-1) falls from 1 to 0 as ``n`` grows, and the
+*finite-size critical load* is where it crosses 1/2. This module estimates it.
+
+Instances
+    ``n`` pairs ``(v_i, u_i)`` with i.i.d. ``N(0, I_d / d)`` keys and targets
+    (columns of ``keys`` and ``targets``), drawn pair by pair from an explicit
+    :class:`numpy.random.Generator` seeded by integers (:func:`instance_rng`),
+    so that the first ``m`` pairs of a pool of ``n`` are the pool of ``m``
+    (:func:`gaussian_pairs`).
+
+Success criterion
+    A callable ``success(keys, targets) -> bool`` fixed by the caller before
+    the run, e.g. "the CMM built from these pairs retrieves every pair top-1"::
+
+        lambda V, U: linmem.all_retrieved(linmem.cmm(V, U), V, U)
+
+Two estimators of the crossing, for two kinds of criterion:
+
+:func:`nested_critical_sizes` (per-seed bisection on nested instances)
+    For a *monotone* criterion -- success with ``n`` pairs implies success
+    with any prefix of them -- one seed's pool has an exact critical size
+    ``n*`` (the largest successful prefix), found by bisection in
+    ``log2(range)`` evaluations. Feasibility problems are monotone: adding a
+    pair adds constraints to the max-margin LP (existence of *some* memory
+    retrieving all pairs) and leaves the old ones unchanged. The success
+    probability at ``n`` is then exactly ``P(n* >= n)``, estimated without
+    any model by the fraction of seeds with ``n* >= n``, and its 1/2 crossing
+    by the median of ``n*`` (critical load taken at ``n* + 1/2``, midway
+    between the last success and the first failure).
+
+:func:`bisect_crossing` (bisection on the load with repeated seeds, then a
+logistic fit)
+    For a criterion that is *not* monotone on nested instances -- CMM and the
+    least-squares memory: adding a pair changes every score, and a failing
+    prefix can succeed again one pair later -- each evaluation uses a fresh
+    instance. A bisection in ``log n`` evaluates ``trials`` independent
+    instances at the midpoint and keeps the half where the success rate
+    crosses 1/2; this places the evaluations near the crossing. The estimate
+    is then the 1/2 crossing of a logistic fit
+    ``P(success) = sigmoid(a + b log n)`` to *all* evaluations (maximum
+    likelihood, Newton's method with a weak ridge so that a perfectly
+    separated sample still yields a crossing between its last success and
+    first failure). The bisection decisions only steer where instances are
+    drawn; the fit is the estimator, and it reports its slope (the width of
+    the transition window).
+
+Generic helpers for other finite-size studies (e.g. the norm peak of the
+cross-entropy memory, ``fs.*``): :func:`measure_grid` evaluates
+``measure(keys, targets) -> float`` on independent instances over a grid of
+``n`` and seeds (cached per instance), :func:`peak_location` locates the
+maximum of a sampled curve by a local quadratic fit, :func:`logistic_crossing`
+fits any ``(loads, outcomes)`` sample, :func:`load_value` and :func:`pairs_at_load`
+convert between ``n`` and a load.
+
+Recipes (how the finite-size claims use it)
+    Per-seed critical sizes of the best linear memory (the max-margin LP),
+    then the crossing and the success curve::
+
+        def some_memory_retrieves_all(V, U):
+            res = max_margin_memory(V, U)
+            return res.margin > 0 and GordanCertificate(
+                W=res.W, lam=None, keys=V, targets=U).verify()
+
+        res = nested_critical_sizes(some_memory_retrieves_all, d, n_range=(3, 60),
+                                    seeds=range(16), base_seed=seed, name="lp",
+                                    params={"code": source_fingerprint(my_module)})
+        res.crossing("ratio"), res.success_curve("ratio")
+
+    CMM (not monotone on nested pools): ``bisect_crossing(lambda V, U:
+    all_retrieved(cmm(V, U), V, U), d, load_kind="ratio", bracket=(4, 64),
+    trials=12, steps=6, ...)`` and its ``.crossing`` / ``.success_curve()``.
+
+    A curve over the load, e.g. the norm of the weakly ridged cross-entropy
+    memory against ``c = n ln n / d^2 = 1 / ratio`` and its peak::
+
+        ns = [round(pairs_at_load("ratio", d, 1 / c)) for c in cs]
+        norms = measure_grid(
+            lambda V, U: cross_entropy_memory(V, U, ridge=1e-8 * d**2 / V.shape[1]).norm,
+            d, ns, seeds=range(8), base_seed=seed, name="ce-norm",
+            params={"lambda_n_over_d2": 1e-8, "code": source_fingerprint(my_module)})
+        c_peak = peak_location([n * math.log(n) / d**2 for n in ns], norms.mean(axis=0))
+
+    Anything else per instance: :func:`cached_call` with a name, parameters
+    and a seed that identify it.
+
+Cache
+    Every instance result (one seed's ``n*``, one trial's outcome, one
+    measurement) is a JSON file in a cache directory, written atomically
+    (temporary file + ``os.replace``), named by the SHA-256 of the canonical
+    JSON of (function name, parameters, seed, :func:`linmem_fingerprint`).
+    The fingerprint holds linmem's version *and a hash of linmem's source*, so
+    any change to linmem invalidates every entry, plus the numpy and scipy
+    versions. The ``name`` and ``params`` the caller passes must identify the
+    criterion completely (include a hash of the caller's own source, e.g.
+    :func:`source_fingerprint` of its module, when the criterion is defined
+    there). Because entries are per instance, a rerun is cheap, and a larger
+    profile (more seeds, more dimensions) reuses what a smaller one computed.
+    ``cache=True`` (default) uses ``$THEOREMS_CACHE`` or
+    ``~/.cache/linmem-theorems`` (``THEOREMS_CACHE`` set to ``""``, ``0``,
+    ``off``, ``none`` or ``false`` disables it); a path uses that directory;
+    ``None`` or ``False`` disables caching.
+
+Source: seed 004 (the top-1 thresholds 8 and 2, the TAM threshold alpha_c(r),
+finite-size sweeps); the estimators are standard (bisection, logistic
+regression).
+
+>>> import numpy as np
+>>> # a planted monotone criterion: success iff n <= 20
+>>> res = nested_critical_sizes(lambda V, U: V.shape[1] <= 20, 8, n_range=(2, 64),
+...                             seeds=range(3), base_seed=0, name="doc", cache=None)
+>>> res.n_star.tolist()
+[20, 20, 20]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import numbers
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from linmem._validation import check_generator, check_memory, check_positive_int
+
+__all__ = [
+    "CACHE_ENV",
+    "CACHE_OFF_VALUES",
+    "CrossingResult",
+    "LOAD_KINDS",
+    "LOGISTIC_MAXITER",
+    "LOGISTIC_RIDGE",
+    "NestedResult",
+    "SweepCache",
+    "bisect_crossing",
+    "cached_call",
+    "default_cache_dir",
+    "gaussian_pairs",
+    "instance_rng",
+    "linmem_fingerprint",
+    "load_value",
+    "logistic_crossing",
+    "measure_grid",
+    "nested_critical_sizes",
+    "pairs_at_load",
+    "peak_location",
+    "resolve_cache",
+    "source_fingerprint",
+]
+
+#: Environment variable naming the default cache directory.
+CACHE_ENV = "THEOREMS_CACHE"
+
+#: Values of :data:`CACHE_ENV` that disable the default cache.
+CACHE_OFF_VALUES = frozenset({"", "0", "off", "none", "false", "no"})
+
+#: The load parametrisations: ``"ratio"`` is ``d^2 / (n ln n)`` (top-1),
+#: ``"alpha"`` is ``n / d^2`` (TAM).
+LOAD_KINDS = ("ratio", "alpha")
+
+#: Weak ridge (per observation) of the logistic fit: keeps the fit finite
+#: when the sample is perfectly separated, too weak to move a fit that is not.
+LOGISTIC_RIDGE = 1e-3
+
+#: Newton iterations of the logistic fit (it converges in a handful).
+LOGISTIC_MAXITER = 100
+
+_CACHE_SUBDIR = "linmem-theorems"
+
+#: A logistic crossing more than this many e-folds of n away from the
+#: bracket's geometric centre is reported as NaN (no crossing in range).
+_MAX_LOG_EXTRAPOLATION = 5.0
+
+
+# --------------------------------------------------------------------------
+# guards
+# --------------------------------------------------------------------------
+
+
+def _check_callable(f: Any, name: str) -> Callable:
+    if not callable(f):
+        raise TypeError(f"{name} must be callable, got {type(f).__name__} {f!r}"[:160])
+    return f
+
+
+def _check_name(name: Any) -> str:
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"name must be a non-empty string identifying the criterion, got {name!r}")
+    return name
+
+
+def _check_seeds(seeds: Any) -> list[int]:
+    if isinstance(seeds, (str, bytes)) or not isinstance(seeds, Iterable):
+        raise TypeError(f"seeds must be an iterable of nonnegative integers, got {seeds!r}")
+    out = []
+    for s in seeds:
+        if isinstance(s, bool) or not isinstance(s, numbers.Integral) or s < 0:
+            raise ValueError(f"seeds must be nonnegative integers, got {s!r}")
+        out.append(int(s))
+    if not out:
+        raise ValueError("seeds must be non-empty")
+    if len(set(out)) != len(out):
+        raise ValueError(f"seeds must be distinct, got {out}")
+    return out
+
+
+def _check_seed_int(x: Any, name: str) -> int:
+    if isinstance(x, bool) or not isinstance(x, numbers.Integral) or x < 0:
+        raise ValueError(f"{name} must be a nonnegative integer, got {x!r}")
+    return int(x)
+
+
+def _check_load_kind(kind: Any) -> str:
+    if kind not in LOAD_KINDS:
+        raise ValueError(f"load_kind must be one of {LOAD_KINDS}, got {kind!r}")
+    return kind
+
+
+def _check_positive_real(x: Any, name: str) -> float:
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(x).__name__} {x!r}")
+    x = float(x)
+    if not (math.isfinite(x) and x > 0):
+        raise ValueError(f"{name} must be a finite number > 0, got {x}")
+    return x
+
+
+def _check_n_range(n_range: Any) -> tuple[int, int]:
+    try:
+        lo, hi = n_range
+    except (TypeError, ValueError):
+        raise TypeError(f"n_range must be a pair (lo, hi) of integers, got {n_range!r}") from None
+    lo = check_positive_int(lo, "n_range[0]", minimum=2)
+    hi = check_positive_int(hi, "n_range[1]", minimum=2)
+    if hi <= lo:
+        raise ValueError(f"n_range must have lo < hi, got {(lo, hi)}")
+    return lo, hi
+
+
+def _jsonable(x: Any, name: str) -> Any:
+    """A canonical JSON-able copy of ``x`` (tuples as lists, numpy scalars as
+    Python numbers); refuses anything else so that keys are unambiguous."""
+    if x is None or isinstance(x, (bool, str)):
+        return x
+    if isinstance(x, numbers.Integral):
+        return int(x)
+    if isinstance(x, numbers.Real):
+        x = float(x)
+        if not math.isfinite(x):
+            raise ValueError(f"{name} must hold finite numbers, got {x}")
+        return x
+    if isinstance(x, np.ndarray):
+        return _jsonable(x.tolist(), name)
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(e, name) for e in x]
+    if isinstance(x, Mapping):
+        if not all(isinstance(k, str) for k in x):
+            raise TypeError(f"{name} must have string keys, got {list(x)!r}"[:160])
+        return {k: _jsonable(v, name) for k, v in sorted(x.items())}
+    raise TypeError(
+        f"{name} must be JSON-able (numbers, strings, lists, dicts), got {type(x).__name__}"
+    )
+
+
+# --------------------------------------------------------------------------
+# the cache
+# --------------------------------------------------------------------------
+
+
+def _hash_files(paths: Iterable[Path]) -> str:
+    h = hashlib.sha256()
+    for p in sorted(paths, key=lambda q: q.name):
+        h.update(p.name.encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()[:16]
+
+
+@lru_cache(maxsize=1)
+def linmem_fingerprint() -> dict:
+    """What a cached result depends on besides its own parameters.
+
+    linmem's version, a hash of the source of every ``linmem/*.py`` file (a
+    change to any formula invalidates the cache) and the numpy and scipy
+    versions.
+
+    >>> sorted(linmem_fingerprint())
+    ['numpy', 'scipy', 'source', 'version']
+    """
+    import scipy
+
+    import linmem
+
+    here = Path(__file__).resolve().parent
+    return {
+        "version": linmem.__version__,
+        "source": _hash_files(here.glob("*.py")),
+        "numpy": np.__version__,
+        "scipy": scipy.__version__,
+    }
+
+
+def source_fingerprint(*modules: Any) -> str:
+    """Hash of the source files of ``modules`` (module objects or file paths).
+
+    Pass it in ``params`` when the success criterion is defined outside
+    linmem, so that editing that definition invalidates its cached results.
+
+    >>> import linmem.sweeps as m
+    >>> len(source_fingerprint(m))
+    16
+    """
+    paths = []
+    for m in modules:
+        path = getattr(m, "__file__", m)
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"modules must be modules or file paths, got {m!r}")
+        paths.append(Path(path))
+    if not paths:
+        raise ValueError("source_fingerprint needs at least one module")
+    return _hash_files(paths)
+
+
+def default_cache_dir() -> Path | None:
+    """``$THEOREMS_CACHE``, else ``~/.cache/linmem-theorems``; ``None`` when disabled.
+
+    >>> import os
+    >>> old = os.environ.get("THEOREMS_CACHE")
+    >>> os.environ["THEOREMS_CACHE"] = "off"
+    >>> default_cache_dir() is None
+    True
+    >>> _ = os.environ.pop("THEOREMS_CACHE") if old is None else os.environ.update(THEOREMS_CACHE=old)
+    """
+    env = os.environ.get(CACHE_ENV)
+    if env is not None:
+        if env.strip().lower() in CACHE_OFF_VALUES:
+            return None
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / _CACHE_SUBDIR
+
+
+class SweepCache:
+    """Per-instance results as JSON files under ``directory``, written atomically.
+
+    ``key(function, params, seed)`` is the SHA-256 of the canonical JSON of
+    the three plus :func:`linmem_fingerprint`; ``get`` returns
+    ``(True, value)`` or ``(False, None)``; ``put`` writes a temporary file
+    in the same directory and renames it over the target, so a concurrent
+    reader sees either nothing or a whole file. An unreadable file counts as
+    a miss and is overwritten. ``hits`` and ``misses`` count lookups;
+    ``write_errors`` counts results the sweeps could not store (an unwritable
+    directory slows a rerun down but changes no result).
+
+    >>> import tempfile
+    >>> c = SweepCache(tempfile.mkdtemp())
+    >>> k = c.key("f", {"d": 4}, 0)
+    >>> c.get(k), c.put(k, [1, 2]), c.get(k), (c.hits, c.misses)
+    ((False, None), None, (True, [1, 2]), (1, 1))
+    """
+
+    def __init__(self, directory: str | os.PathLike):
+        if not isinstance(directory, (str, os.PathLike)):
+            raise TypeError(f"directory must be a path, got {type(directory).__name__} {directory!r}")
+        self.directory = Path(directory).expanduser()
+        self.hits = 0
+        self.misses = 0
+        self.write_errors = 0
+
+    def __repr__(self) -> str:
+        return f"SweepCache({str(self.directory)!r})"
+
+    def key(self, function: str, params: Mapping | None, seed: Any) -> str:
+        record = {
+            "function": _check_name(function),
+            "params": _jsonable(params or {}, "params"),
+            "seed": _jsonable(seed, "seed"),
+            "linmem": linmem_fingerprint(),
+        }
+        blob = json.dumps(record, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+    def _path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> tuple[bool, Any]:
+        path = self._path(key)
+        try:
+            with open(path, encoding="utf-8") as fh:
+                record = json.load(fh)
+            value = record["value"]
+        except (OSError, ValueError, KeyError, TypeError):
+            self.misses += 1
+            return False, None
+        self.hits += 1
+        return True, value
+
+    def put(self, key: str, value: Any, *, note: Mapping | None = None) -> None:
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        record = {"key": key, "value": _jsonable(value, "value")}
+        if note:
+            record["note"] = _jsonable(note, "note")
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(record, fh, sort_keys=True)
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+
+
+def resolve_cache(cache: Any) -> SweepCache | None:
+    """The cache a sweep uses: ``True`` -> :func:`default_cache_dir` (or none
+    when it is disabled), a path -> that directory, a :class:`SweepCache` ->
+    itself, ``None``/``False`` -> no caching.
+
+    >>> resolve_cache(None) is None, resolve_cache(False) is None
+    (True, True)
+    """
+    if cache is None or cache is False:
+        return None
+    if cache is True:
+        directory = default_cache_dir()
+        return None if directory is None else SweepCache(directory)
+    if isinstance(cache, SweepCache):
+        return cache
+    if isinstance(cache, (str, os.PathLike)):
+        return SweepCache(cache)
+    raise TypeError(
+        "cache must be True (default directory), a directory path, a SweepCache, "
+        f"or None/False (no caching), got {type(cache).__name__} {cache!r}"[:200]
+    )
+
+
+def _cached(cache: SweepCache | None, name: str, params: Mapping, seed: Any,
+            compute: Callable[[], Any]) -> tuple[Any, bool]:
+    """``(value, hit)``: the cached value, or ``compute()`` stored then returned."""
+    if cache is None:
+        return compute(), False
+    key = cache.key(name, params, seed)
+    hit, value = cache.get(key)
+    if hit:
+        return value, True
+    value = _jsonable(compute(), "the computed value")
+    try:
+        cache.put(key, value, note={"function": name, "seed": seed})
+    except OSError:
+        # an unwritable cache directory costs speed, never a result
+        cache.write_errors += 1
+    return value, False
+
+
+def cached_call(
+    compute: Callable[[], Any], *, name: str, params: Mapping | None, seed: Any, cache: Any = True
+) -> tuple[Any, bool]:
+    """``(value, hit)``: the cached JSON value of ``compute()`` under
+    ``(name, params, seed)``, computing and storing it on a miss.
+
+    For per-instance results that the sweep functions below do not cover
+    (several figures of one instance, a fitted norm). ``value`` is JSON-able
+    (tuples come back as lists). ``cache`` as in :func:`resolve_cache`.
+
+    >>> cached_call(lambda: (1, 2.5), name="doc", params={"d": 3}, seed=0, cache=None)
+    ((1, 2.5), False)
+    """
+    compute = _check_callable(compute, "compute")
+    return _cached(resolve_cache(cache), _check_name(name), params or {}, _jsonable(seed, "seed"), compute)
+
+
+# --------------------------------------------------------------------------
+# instances and loads
+# --------------------------------------------------------------------------
+
+
+def instance_rng(*entropy: int) -> np.random.Generator:
+    """A Generator seeded by a tuple of nonnegative integers (``SeedSequence``).
+
+    >>> float(instance_rng(1, 2).standard_normal()) == float(instance_rng(1, 2).standard_normal())
+    True
+    """
+    ints = [_check_seed_int(e, "entropy") for e in entropy]
+    if not ints:
+        raise ValueError("instance_rng needs at least one integer")
+    return np.random.default_rng(np.random.SeedSequence(ints))
+
+
+def gaussian_pairs(d: int, n: int, *, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` pairs of i.i.d. ``N(0, I_d / d)`` keys and targets, as columns.
+
+    Drawn pair by pair (key, then target), so the first ``m`` columns of an
+    ``n``-pair draw equal an ``m``-pair draw from the same generator state:
+    pools of different sizes are nested.
+
+    Source: 004 (keys and targets i.i.d. N(0, I_d/d)).
+
+    >>> V, U = gaussian_pairs(3, 5, rng=instance_rng(0))
+    >>> V2, _ = gaussian_pairs(3, 2, rng=instance_rng(0))
+    >>> V.shape, bool(np.array_equal(V[:, :2], V2))
+    ((3, 5), True)
+    """
+    d = check_positive_int(d, "d")
+    n = check_positive_int(n, "n")
+    rng = check_generator(rng)
+    check_memory(2 * n * d, 8, f"{n} Gaussian pairs in dimension {d}")
+    X = rng.standard_normal((n, 2, d)) / math.sqrt(d)
+    return np.ascontiguousarray(X[:, 0, :].T), np.ascontiguousarray(X[:, 1, :].T)
+
+
+def load_value(kind: str, d: float, n: float) -> float:
+    """The load of ``n`` pairs in dimension ``d``: ``d^2/(n ln n)`` or ``n/d^2``.
+
+    >>> round(load_value("ratio", 100, 1000), 4), load_value("alpha", 10, 25)
+    (1.4476, 0.25)
+    """
+    kind = _check_load_kind(kind)
+    d = _check_positive_real(d, "d")
+    n = _check_positive_real(n, "n")
+    if kind == "alpha":
+        return n / (d * d)
+    if n <= 1:
+        raise ValueError(f"n must exceed 1 for the load ratio d^2/(n ln n), got {n}")
+    return d * d / (n * math.log(n))
+
+
+def pairs_at_load(kind: str, d: float, load: float) -> float:
+    """The (real) number of pairs at which the load equals ``load``.
+
+    ``alpha``: ``n = load d^2``. ``ratio``: the root ``n > 1`` of
+    ``n ln n = d^2 / load`` (Newton's method from ``y / ln y``; ``n ln n`` is
+    increasing there).
+
+    >>> round(pairs_at_load("ratio", 100, load_value("ratio", 100, 1000)), 6)
+    1000.0
+    """
+    kind = _check_load_kind(kind)
+    d = _check_positive_real(d, "d")
+    load = _check_positive_real(load, "load")
+    if kind == "alpha":
+        return load * d * d
+    y = d * d / load
+    n = max(y / max(math.log(y), 1.0), 1.5)
+    for _ in range(100):
+        step = (n * math.log(n) - y) / (math.log(n) + 1.0)
+        n_new = max(n - step, 1.0 + (n - 1.0) / 2)
+        if abs(n_new - n) <= 4 * np.finfo(float).eps * n:
+            n = n_new
+            break
+        n = n_new
+    return n
+
+
+# --------------------------------------------------------------------------
+# (a) per-seed bisection on nested instances
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NestedResult:
+    """Per-seed critical sizes from :func:`nested_critical_sizes`.
+
+    ``n_star[s]``: the largest successful prefix size of seed ``s``'s pool in
+    ``n_range`` (``lo - 1`` when even ``lo`` pairs fail, ``hi`` when all
+    ``hi`` succeed: censored). ``evaluations``: criterion calls made (cache
+    hits excluded); ``cache_hits``: seeds read from the cache.
+    """
+
+    d: int
+    seeds: tuple[int, ...]
+    n_star: np.ndarray
+    n_range: tuple[int, int]
+    evaluations: int
+    cache_hits: int
+
+    @property
+    def censored(self) -> int:
+        """Seeds whose critical size lies outside ``n_range``."""
+        lo, hi = self.n_range
+        return int(np.sum((self.n_star < lo) | (self.n_star >= hi)))
+
+    def loads(self, kind: str) -> np.ndarray:
+        """Per-seed critical loads, taken at ``n* + 1/2``."""
+        return np.array([load_value(kind, self.d, n + 0.5) for n in self.n_star])
+
+    def crossing(self, kind: str) -> float:
+        """The median per-seed critical load: the 1/2 crossing of the success probability."""
+        return float(np.median(self.loads(kind)))
+
+    def window(self, kind: str) -> float:
+        """Relative width of the transition: interquartile range of the
+        per-seed critical loads over their median."""
+        q1, q2, q3 = np.percentile(self.loads(kind), [25, 50, 75])
+        return float((q3 - q1) / q2)
+
+    def success_curve(self, kind: str, ns: Sequence[int] | None = None) -> tuple[list[float], list[float]]:
+        """``(loads, P(success))`` at sizes ``ns`` (default: every size in
+        range): the fraction of seeds with ``n* >= n``."""
+        lo, hi = self.n_range
+        ns = list(range(lo, hi + 1)) if ns is None else [int(n) for n in ns]
+        probs = [float(np.mean(self.n_star >= n)) for n in ns]
+        return [load_value(kind, self.d, n) for n in ns], probs
+
+
+def _bisect_last_success(ok: Callable[[int], bool], lo: int, hi: int) -> int:
+    """Largest n in [lo, hi] with ok(n), for ok monotone (True then False);
+    lo - 1 if ok(lo) fails, hi if ok(hi) holds. For a non-monotone ok it
+    returns a transition point: ok(n) and not ok(n + 1)."""
+    if not ok(lo):
+        return lo - 1
+    if ok(hi):
+        return hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def nested_critical_sizes(
+    success: Callable[[np.ndarray, np.ndarray], bool],
+    d: int,
+    *,
+    n_range: tuple[int, int],
+    seeds: Iterable[int],
+    base_seed: int,
+    name: str,
+    params: Mapping | None = None,
+    cache: Any = True,
+) -> NestedResult:
+    """Per-seed critical size of a monotone criterion, by bisection on nested pools.
+
+    Seed ``s`` draws a pool of ``n_range[1]`` Gaussian pairs from
+    ``instance_rng(base_seed, d, s)``; its critical size is the largest
+    ``n`` in ``n_range`` whose prefix (the first ``n`` pairs) satisfies
+    ``success(keys, targets)``, found with ``2 + ceil(log2(hi - lo))``
+    evaluations when the criterion is monotone (success of ``n`` pairs
+    implies success of every prefix). Each seed's result is cached under
+    ``(name, params, d, n_range)`` and the seed.
+
+    Source: 004 (finite-size top-1 threshold); see the module docstring for
+    when to prefer :func:`bisect_crossing`.
+
+    >>> res = nested_critical_sizes(lambda V, U: V.shape[1] <= 10 + int(4 * abs(V[0, 0])),
+    ...                             4, n_range=(2, 40), seeds=[0, 1], base_seed=7,
+    ...                             name="doc", cache=None)
+    >>> bool(np.all((res.n_star >= 10) & (res.n_star <= 40)))
+    True
+    """
+    success = _check_callable(success, "success")
+    d = check_positive_int(d, "d")
+    lo, hi = _check_n_range(n_range)
+    seeds = _check_seeds(seeds)
+    base_seed = _check_seed_int(base_seed, "base_seed")
+    name = _check_name(name)
+    store = resolve_cache(cache)
+    key_params = {"method": "nested-bisection", "d": d, "n_range": [lo, hi],
+                  "criterion": _jsonable(params or {}, "params")}
+    counter = {"calls": 0}
+
+    def one_seed(s: int) -> int:
+        V, U = gaussian_pairs(d, hi, rng=instance_rng(base_seed, d, s))
+
+        def ok(n: int) -> bool:
+            counter["calls"] += 1
+            return bool(success(V[:, :n], U[:, :n]))
+
+        return _bisect_last_success(ok, lo, hi)
+
+    n_star, hits = [], 0
+    for s in seeds:
+        value, hit = _cached(store, name, key_params, [base_seed, s], lambda s=s: one_seed(s))
+        n_star.append(int(value))
+        hits += hit
+    return NestedResult(d, tuple(seeds), np.array(n_star, dtype=int), (lo, hi), counter["calls"], hits)
+
+
+# --------------------------------------------------------------------------
+# (b) bisection on the load with repeated seeds, then a logistic fit
+# --------------------------------------------------------------------------
+
+
+def logistic_crossing(x: Any, outcomes: Any, *, ridge: float = LOGISTIC_RIDGE) -> tuple[float, float]:
+    """Fit ``P(outcome) = sigmoid(a + b x)`` by maximum likelihood; return ``(x50, b)``.
+
+    ``x50 = -a / b`` is where the fitted probability is 1/2 (``nan`` when the
+    fit has no crossing: slope 0). ``x`` is centred and scaled before the fit
+    and a weak ridge ``ridge * len(x)`` penalises the slope, so that a
+    perfectly separated sample (all successes below some x, all failures
+    above) still gives a finite crossing between the two groups. Newton's
+    method (IRLS) on the two parameters.
+
+    Source: standard logistic regression (used for the 004 finite-size
+    crossings).
+
+    >>> x = np.repeat(np.arange(10.0), 20)
+    >>> y = (np.random.default_rng(0).random(x.size) < 1 / (1 + np.exp(2.0 * (x - 4.5))))
+    >>> x50, b = logistic_crossing(x, y)
+    >>> bool(abs(x50 - 4.5) < 0.5 and b < 0)
+    True
+    """
+    x = np.asarray(x, dtype=float).ravel()
+    y = np.asarray(outcomes, dtype=float).ravel()
+    if x.size != y.size or x.size < 2:
+        raise ValueError(
+            f"x and outcomes must have the same length >= 2, got {x.size} and {y.size}"
+        )
+    if not np.all(np.isfinite(x)):
+        raise ValueError("x must be finite")
+    if not np.all((y == 0) | (y == 1)):
+        raise ValueError("outcomes must be 0/1 (or booleans)")
+    ridge = float(ridge)
+    if not (math.isfinite(ridge) and ridge > 0):
+        raise ValueError(f"ridge must be a finite number > 0, got {ridge}")
+    mu, sd = float(np.mean(x)), float(np.std(x))
+    if sd == 0:
+        return math.nan, 0.0
+    z = (x - mu) / sd
+    X = np.column_stack([np.ones_like(z), z])
+    penalty = np.diag([0.0, ridge * x.size])
+    beta = np.zeros(2)
+    for _ in range(LOGISTIC_MAXITER):
+        p = 1.0 / (1.0 + np.exp(-(X @ beta)))
+        grad = X.T @ (y - p) - penalty @ beta
+        w = p * (1.0 - p)
+        H = (X * w[:, None]).T @ X + penalty
+        # a tiny intercept regulariser keeps H invertible when every p saturates
+        H[0, 0] += np.finfo(float).eps * x.size
+        step = np.linalg.solve(H, grad)
+        beta = beta + step
+        if np.max(np.abs(step)) <= 1e-12 * (1.0 + np.max(np.abs(beta))):
+            break
+    a, b = beta
+    if b == 0:
+        return math.nan, 0.0
+    return float(mu - sd * a / b), float(b / sd)
+
+
+@dataclass(frozen=True)
+class CrossingResult:
+    """Outcome of :func:`bisect_crossing`.
+
+    ``ns``/``outcomes``: every evaluated instance (size, success);
+    ``n50``: the logistic crossing in pairs; ``slope``: the fitted slope of
+    the log-odds in ``log n`` (negative; steeper = sharper transition);
+    ``bracket``: the final bisection bracket ``(n_easy, n_hard)``;
+    ``censored``: True when the success rate at the bracket ends did not
+    straddle 1/2 (the crossing may lie outside the initial bracket).
+    """
+
+    d: int
+    load_kind: str
+    ns: np.ndarray
+    outcomes: np.ndarray
+    n50: float
+    slope: float
+    bracket: tuple[int, int]
+    censored: bool
+    evaluations: int
+    cache_hits: int
+    steps: list = field(default_factory=list)
+
+    @property
+    def crossing(self) -> float:
+        """The crossing as a load of kind ``load_kind``."""
+        if not (math.isfinite(self.n50) and self.n50 > 1):
+            return math.nan
+        return load_value(self.load_kind, self.d, self.n50)
+
+    def success_curve(self) -> tuple[list[float], list[float], list[int]]:
+        """``(loads, success rates, trials)`` at each evaluated size."""
+        sizes = sorted(set(int(n) for n in self.ns))
+        loads, rates, counts = [], [], []
+        for n in sizes:
+            mask = self.ns == n
+            loads.append(load_value(self.load_kind, self.d, n))
+            rates.append(float(np.mean(self.outcomes[mask])))
+            counts.append(int(mask.sum()))
+        return loads, rates, counts
+
+
+def bisect_crossing(
+    success: Callable[[np.ndarray, np.ndarray], bool],
+    d: int,
+    *,
+    load_kind: str,
+    bracket: tuple[float, float],
+    trials: int,
+    steps: int,
+    base_seed: int,
+    name: str,
+    params: Mapping | None = None,
+    cache: Any = True,
+    min_pairs: int = 2,
+) -> CrossingResult:
+    """Finite-size 1/2 crossing of the success probability: bisection in ``log n``
+    with ``trials`` fresh instances per step, then a logistic fit to all of them.
+
+    ``bracket`` gives two loads (any order) expected to lie on either side of
+    the crossing; they become sizes ``n_easy < n_hard`` (at least
+    ``min_pairs``). Both ends are evaluated, then ``steps`` bisection steps
+    at ``round(sqrt(n_easy n_hard))``: a success rate of at least 1/2 moves
+    ``n_easy`` up, otherwise ``n_hard`` comes down; it stops early when the
+    bracket closes. Trial ``t`` at size ``n`` is the instance drawn from
+    ``instance_rng(base_seed, d, n, t)`` and is cached on its own, so reruns
+    and larger profiles reuse it. The estimate is
+    :func:`logistic_crossing` in ``log n`` over every evaluation.
+
+    Source: 004 (finite-size thresholds); see the module docstring.
+
+    >>> from scipy.special import ndtr
+    >>> def planted(V, U):  # succeeds with probability 1 / (1 + exp(0.6 (n - 30)))
+    ...     u = ndtr(V[0, 0] * np.sqrt(V.shape[0]))  # uniform on (0, 1) per instance
+    ...     return bool(u < 1 / (1 + np.exp(0.6 * (V.shape[1] - 30))))
+    >>> res = bisect_crossing(planted, 5, load_kind="alpha", bracket=(0.2, 4.0), trials=24,
+    ...                       steps=5, base_seed=3, name="doc", cache=None)
+    >>> bool(abs(res.n50 - 30) < 4)
+    True
+    """
+    success = _check_callable(success, "success")
+    d = check_positive_int(d, "d")
+    load_kind = _check_load_kind(load_kind)
+    try:
+        b1, b2 = bracket
+    except (TypeError, ValueError):
+        raise TypeError(f"bracket must be a pair of loads, got {bracket!r}") from None
+    b1 = _check_positive_real(b1, "bracket[0]")
+    b2 = _check_positive_real(b2, "bracket[1]")
+    trials = check_positive_int(trials, "trials")
+    steps = check_positive_int(steps, "steps", minimum=0)
+    base_seed = _check_seed_int(base_seed, "base_seed")
+    name = _check_name(name)
+    min_pairs = check_positive_int(min_pairs, "min_pairs", minimum=2)
+    store = resolve_cache(cache)
+    n1, n2 = (max(min_pairs, int(round(pairs_at_load(load_kind, d, b)))) for b in (b1, b2))
+    n_easy, n_hard = min(n1, n2), max(n1, n2)
+    if n_hard - n_easy < 1:
+        raise ValueError(
+            f"bracket {bracket!r} spans no pairs at d = {d} (both ends give n = {n_easy}); "
+            "widen it"
+        )
+    key_params = {"method": "bisect-crossing", "d": d, "criterion": _jsonable(params or {}, "params")}
+    counter = {"calls": 0, "hits": 0}
+    ns: list[int] = []
+    outs: list[bool] = []
+
+    def evaluate(n: int) -> float:
+        rates = []
+        for t in range(trials):
+            def compute(n=n, t=t) -> bool:
+                counter["calls"] += 1
+                V, U = gaussian_pairs(d, n, rng=instance_rng(base_seed, d, n, t))
+                return bool(success(V, U))
+
+            value, hit = _cached(store, name, key_params, [base_seed, n, t], compute)
+            counter["hits"] += hit
+            ns.append(n)
+            outs.append(bool(value))
+            rates.append(bool(value))
+        return float(np.mean(rates))
+
+    history = []
+    rate_easy = evaluate(n_easy)
+    rate_hard = evaluate(n_hard)
+    history += [(n_easy, rate_easy), (n_hard, rate_hard)]
+    censored = not (rate_easy >= 0.5 > rate_hard)
+    lo, hi = n_easy, n_hard
+    for _ in range(steps):
+        if hi - lo <= 1:
+            break
+        mid = int(round(math.sqrt(lo * hi)))
+        mid = min(max(mid, lo + 1), hi - 1)
+        rate = evaluate(mid)
+        history.append((mid, rate))
+        if rate >= 0.5:
+            lo = mid
+        else:
+            hi = mid
+    n_arr = np.array(ns, dtype=int)
+    o_arr = np.array(outs, dtype=bool)
+    x50, slope = logistic_crossing(np.log(n_arr), o_arr)
+    # a fit whose crossing lies far outside the sizes tried (all successes or
+    # all failures) has no meaningful crossing
+    inside = math.isfinite(x50) and abs(x50 - math.log(math.sqrt(n_easy * n_hard))) <= _MAX_LOG_EXTRAPOLATION
+    n50 = math.exp(x50) if inside else math.nan
+    return CrossingResult(d, load_kind, n_arr, o_arr, n50, slope, (lo, hi), censored,
+                          counter["calls"], counter["hits"], history)
+
+
+# --------------------------------------------------------------------------
+# generic grids (for other finite-size studies, e.g. fs.*)
+# --------------------------------------------------------------------------
+
+
+def measure_grid(
+    measure: Callable[[np.ndarray, np.ndarray], float],
+    d: int,
+    ns: Sequence[int],
+    *,
+    seeds: Iterable[int],
+    base_seed: int,
+    name: str,
+    params: Mapping | None = None,
+    cache: Any = True,
+) -> np.ndarray:
+    """``measure(keys, targets)`` on independent Gaussian instances: one per
+    (seed, n), drawn from ``instance_rng(base_seed, d, n, seed)``.
+
+    Returns a ``(len(seeds), len(ns))`` float array; every entry is cached on
+    its own under ``(name, params, d)``, ``n`` and the seed. Use it for any
+    scalar figure swept over the load (a norm, a loss, a success indicator
+    as 0/1); :func:`peak_location` and :func:`logistic_crossing` then
+    locate a peak or a crossing.
+
+    Source: 004 (finite-size sweeps).
+
+    >>> M = measure_grid(lambda V, U: float(V.shape[1]), 3, [4, 8], seeds=range(2),
+    ...                  base_seed=0, name="doc", cache=None)
+    >>> M.tolist()
+    [[4.0, 8.0], [4.0, 8.0]]
+    """
+    measure = _check_callable(measure, "measure")
+    d = check_positive_int(d, "d")
+    if isinstance(ns, (str, bytes)) or not isinstance(ns, Iterable):
+        raise TypeError(f"ns must be a sequence of integers, got {ns!r}")
+    ns = [check_positive_int(n, "ns entries") for n in ns]
+    if not ns:
+        raise ValueError("ns must be non-empty")
+    seeds = _check_seeds(seeds)
+    base_seed = _check_seed_int(base_seed, "base_seed")
+    name = _check_name(name)
+    store = resolve_cache(cache)
+    key_params = {"method": "grid", "d": d, "criterion": _jsonable(params or {}, "params")}
+    out = np.empty((len(seeds), len(ns)))
+    for a, s in enumerate(seeds):
+        for b, n in enumerate(ns):
+            def compute(n=n, s=s) -> float:
+                V, U = gaussian_pairs(d, n, rng=instance_rng(base_seed, d, n, s))
+                value = float(measure(V, U))
+                if not math.isfinite(value):
+                    raise ValueError(f"measure returned a non-finite value {value} at n = {n}, seed {s}")
+                return value
+
+            out[a, b], _ = _cached(store, name, key_params, [base_seed, n, s], compute)
+    return out
+
+
+def peak_location(x: Any, y: Any) -> float:
+    """Location of the maximum of a sampled curve: vertex of the parabola
+    through the largest sample and its two neighbours (the sample itself at
+    an end, or when the three are collinear).
+
+    >>> xs = np.linspace(0, 2, 21)
+    >>> round(peak_location(xs, -(xs - 0.73) ** 2), 6)
+    0.73
+    """
+    x = np.asarray(x, dtype=float).ravel()
+    y = np.asarray(y, dtype=float).ravel()
+    if x.size != y.size or x.size < 1:
+        raise ValueError(f"x and y must have the same non-zero length, got {x.size} and {y.size}")
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+        raise ValueError("x and y must be finite")
+    order = np.argsort(x)
+    x, y = x[order], y[order]
+    i = int(np.argmax(y))
+    if i == 0 or i == x.size - 1:
+        return float(x[i])
+    x0, x1, x2 = x[i - 1 : i + 2]
+    y0, y1, y2 = y[i - 1 : i + 2]
+    denom = (x0 - x1) * (x0 - x2) * (x1 - x2)
+    A = (x2 * (y1 - y0) + x1 * (y0 - y2) + x0 * (y2 - y1)) / denom
+    B = (x2 * x2 * (y0 - y1) + x1 * x1 * (y2 - y0) + x0 * x0 * (y1 - y2)) / denom
+    if A >= 0:
+        return float(x1)
+    return float(-B / (2 * A))

@@ -1,0 +1,283 @@
+"""Tests of linmem.sweeps: the finite-size crossing estimators find planted
+thresholds, the per-instance cache hits on a rerun and misses when a
+parameter changes, and bad input is refused with a message naming it."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+
+import numpy as np
+import pytest
+from scipy.special import ndtr
+
+from linmem import sweeps
+
+#: A planted monotone criterion: success iff n <= PLANTED_N.
+PLANTED_N = 37
+
+#: A planted random criterion: P(success at n) = sigmoid(SLOPE (N50 - n)).
+PLANTED_N50 = 30.0
+PLANTED_SLOPE = 0.6
+
+
+def _planted_monotone(V, U):
+    return V.shape[1] <= PLANTED_N
+
+
+def _planted_random(V, U):
+    # one uniform variable per instance, read off the instance itself
+    u = ndtr(V[0, 0] * math.sqrt(V.shape[0]))
+    return bool(u < 1 / (1 + math.exp(-PLANTED_SLOPE * (PLANTED_N50 - V.shape[1]))))
+
+
+def _counting(criterion):
+    calls = {"n": 0}
+
+    def wrapped(V, U):
+        calls["n"] += 1
+        return criterion(V, U)
+
+    return wrapped, calls
+
+
+# --------------------------------------------------------------------------
+# estimators
+# --------------------------------------------------------------------------
+
+
+def test_nested_bisection_finds_the_planted_size_with_log_many_calls():
+    crit, calls = _counting(_planted_monotone)
+    res = sweeps.nested_critical_sizes(crit, 6, n_range=(2, 200), seeds=range(4), base_seed=1,
+                                       name="test", cache=None)
+    assert res.n_star.tolist() == [PLANTED_N] * 4
+    assert calls["n"] <= 4 * (2 + math.ceil(math.log2(200 - 2)))
+    assert res.censored == 0
+    # the crossing of the load ratio sits half a pair above the planted size
+    assert res.crossing("ratio") == pytest.approx(sweeps.load_value("ratio", 6, PLANTED_N + 0.5))
+    loads, probs = res.success_curve("alpha", [PLANTED_N, PLANTED_N + 1])
+    assert probs == [1.0, 0.0]
+    assert loads[0] == pytest.approx(PLANTED_N / 36)
+
+
+def test_nested_bisection_reports_censoring_outside_the_range():
+    below = sweeps.nested_critical_sizes(lambda V, U: False, 3, n_range=(5, 9), seeds=[0], base_seed=0,
+                                         name="test", cache=None)
+    above = sweeps.nested_critical_sizes(lambda V, U: True, 3, n_range=(5, 9), seeds=[0], base_seed=0,
+                                         name="test", cache=None)
+    assert below.n_star.tolist() == [4] and below.censored == 1
+    assert above.n_star.tolist() == [9] and above.censored == 1
+
+
+def test_nested_pools_are_prefixes_of_each_other():
+    seen = {}
+
+    def record(V, U):
+        seen[V.shape[1]] = (V.copy(), U.copy())
+        return V.shape[1] <= 10
+
+    sweeps.nested_critical_sizes(record, 4, n_range=(2, 40), seeds=[3], base_seed=9, name="t", cache=None)
+    big = max(seen)
+    for n, (V, U) in seen.items():
+        np.testing.assert_array_equal(V, seen[big][0][:, :n])
+        np.testing.assert_array_equal(U, seen[big][1][:, :n])
+
+
+def test_bisection_on_the_load_recovers_a_planted_logistic_crossing():
+    res = sweeps.bisect_crossing(_planted_random, 6, load_kind="alpha", bracket=(0.2, 3.0), trials=40,
+                                 steps=6, base_seed=5, name="test", cache=None)
+    assert not res.censored
+    assert res.n50 == pytest.approx(PLANTED_N50, abs=3)
+    assert res.crossing == pytest.approx(res.n50 / 36)
+    assert res.slope < 0
+    loads, rates, counts = res.success_curve()
+    assert sum(counts) == res.ns.size == res.evaluations
+
+
+def test_bisection_on_the_load_flags_a_crossing_outside_the_bracket():
+    res = sweeps.bisect_crossing(lambda V, U: True, 5, load_kind="ratio", bracket=(2.0, 8.0), trials=3,
+                                 steps=3, base_seed=0, name="test", cache=None)
+    assert res.censored
+    assert math.isnan(res.crossing)
+
+
+def test_logistic_crossing_of_a_separated_sample_lies_between_the_groups():
+    x = np.arange(10.0)
+    x50, slope = sweeps.logistic_crossing(x, x < 4.5)
+    assert 4 < x50 < 5 and slope < 0
+
+
+def test_load_conversions_invert_each_other():
+    for kind in sweeps.LOAD_KINDS:
+        for n in (2.5, 17.0, 1234.0):
+            load = sweeps.load_value(kind, 20, n)
+            assert sweeps.pairs_at_load(kind, 20, load) == pytest.approx(n, rel=1e-12)
+
+
+def test_measure_grid_and_peak_location():
+    M = sweeps.measure_grid(lambda V, U: -(V.shape[1] - 6.3) ** 2, 3, [4, 5, 6, 7, 8], seeds=range(2),
+                            base_seed=0, name="test", cache=None)
+    assert M.shape == (2, 5)
+    assert sweeps.peak_location([4, 5, 6, 7, 8], M[0]) == pytest.approx(6.3)
+
+
+def test_gaussian_pairs_have_the_stated_covariance():
+    V, U = sweeps.gaussian_pairs(8, 20000, rng=sweeps.instance_rng(0))
+    assert np.mean(np.sum(V * V, axis=0)) == pytest.approx(1.0, abs=0.02)
+    assert np.mean(np.sum(U * U, axis=0)) == pytest.approx(1.0, abs=0.02)
+
+
+# --------------------------------------------------------------------------
+# cache
+# --------------------------------------------------------------------------
+
+
+def test_cache_hits_on_rerun_and_misses_when_a_parameter_changes(tmp_path):
+    cache = sweeps.SweepCache(tmp_path)
+    crit, calls = _counting(_planted_monotone)
+    first = sweeps.nested_critical_sizes(crit, 5, n_range=(2, 80), seeds=range(3), base_seed=2,
+                                         name="planted", params={"p": 1}, cache=cache)
+    made = calls["n"]
+    assert made > 0 and first.cache_hits == 0
+    again = sweeps.nested_critical_sizes(crit, 5, n_range=(2, 80), seeds=range(3), base_seed=2,
+                                         name="planted", params={"p": 1}, cache=cache)
+    assert calls["n"] == made and again.cache_hits == 3
+    assert again.n_star.tolist() == first.n_star.tolist()
+    # a changed parameter, seed, name or dimension is a miss
+    for change in ({"params": {"p": 2}}, {"base_seed": 3}, {"name": "other"}):
+        kw = dict(n_range=(2, 80), seeds=range(3), base_seed=2, name="planted", params={"p": 1}, cache=cache)
+        kw.update(change)
+        res = sweeps.nested_critical_sizes(crit, 5, **kw)
+        assert res.cache_hits == 0
+    # a larger run reuses the seeds a smaller one computed
+    more = sweeps.nested_critical_sizes(crit, 5, n_range=(2, 80), seeds=range(5), base_seed=2,
+                                        name="planted", params={"p": 1}, cache=cache)
+    assert more.cache_hits == 3
+
+
+def test_bisect_crossing_reruns_from_the_cache(tmp_path):
+    crit, calls = _counting(_planted_random)
+    kw = dict(load_kind="alpha", bracket=(0.3, 2.0), trials=5, steps=3, base_seed=1, name="r", cache=str(tmp_path))
+    a = sweeps.bisect_crossing(crit, 6, **kw)
+    made = calls["n"]
+    b = sweeps.bisect_crossing(crit, 6, **kw)
+    assert calls["n"] == made and b.evaluations == 0 and b.cache_hits == a.ns.size
+    assert b.n50 == a.n50
+
+
+def test_cache_files_are_json_and_a_corrupt_one_is_a_miss(tmp_path):
+    cache = sweeps.SweepCache(tmp_path)
+    key = cache.key("f", {"x": (1, 2)}, [0, 1])
+    assert key == cache.key("f", {"x": [1, 2]}, [0, 1])  # tuples and lists key alike
+    cache.put(key, {"a": 1.5})
+    path = tmp_path / key[:2] / f"{key}.json"
+    assert json.loads(path.read_text())["value"] == {"a": 1.5}
+    assert not [p for p in path.parent.iterdir() if p.name.startswith(".tmp-")]
+    path.write_text("{not json")
+    assert cache.get(key) == (False, None)
+
+
+def test_the_key_includes_linmems_source_fingerprint(tmp_path):
+    fp = sweeps.linmem_fingerprint()
+    assert set(fp) == {"version", "source", "numpy", "scipy"} and len(fp["source"]) == 16
+
+
+def test_default_cache_follows_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv(sweeps.CACHE_ENV, str(tmp_path / "c"))
+    assert sweeps.resolve_cache(True).directory == tmp_path / "c"
+    for off in ("", "off", "0", "None"):
+        monkeypatch.setenv(sweeps.CACHE_ENV, off)
+        assert sweeps.resolve_cache(True) is None
+    monkeypatch.delenv(sweeps.CACHE_ENV)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert sweeps.default_cache_dir() == tmp_path / "linmem-theorems"
+    assert sweeps.resolve_cache(None) is None and sweeps.resolve_cache(False) is None
+
+
+def test_an_unwritable_cache_directory_changes_no_result(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    cache = sweeps.SweepCache(blocker / "sub")
+    value, hit = sweeps.cached_call(lambda: 7, name="c", params={}, seed=0, cache=cache)
+    assert (value, hit) == (7, False) and cache.write_errors == 1
+
+
+def test_cached_call_round_trips_json_values(tmp_path):
+    value, hit = sweeps.cached_call(lambda: [1, 2.5, True], name="c", params={}, seed=0, cache=tmp_path)
+    again, hit2 = sweeps.cached_call(lambda: None, name="c", params={}, seed=0, cache=tmp_path)
+    assert (hit, hit2) == (False, True) and again == [1, 2.5, True]
+
+
+# --------------------------------------------------------------------------
+# bad input
+# --------------------------------------------------------------------------
+
+_OK = dict(n_range=(2, 10), seeds=[0], base_seed=0, name="x", cache=None)
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, match",
+    [
+        pytest.param(dict(_OK, n_range=(5, 5)), ValueError, "lo < hi", id="range-empty"),
+        pytest.param(dict(_OK, n_range=(1, 5)), ValueError, r"n_range\[0\] must be an integer >= 2", id="range-low"),
+        pytest.param(dict(_OK, n_range=5), TypeError, "pair", id="range-scalar"),
+        pytest.param(dict(_OK, seeds=[]), ValueError, "seeds must be non-empty", id="seeds-empty"),
+        pytest.param(dict(_OK, seeds=[1, 1]), ValueError, "distinct", id="seeds-duplicate"),
+        pytest.param(dict(_OK, seeds=[-1]), ValueError, "nonnegative", id="seeds-negative"),
+        pytest.param(dict(_OK, seeds="01"), TypeError, "iterable", id="seeds-string"),
+        pytest.param(dict(_OK, base_seed=-3), ValueError, "base_seed", id="base-seed"),
+        pytest.param(dict(_OK, name=""), TypeError, "name", id="name-empty"),
+        pytest.param(dict(_OK, params={"x": object()}), TypeError, "JSON-able", id="params-object"),
+        pytest.param(dict(_OK, params={"x": math.nan}), ValueError, "finite", id="params-nan"),
+        pytest.param(dict(_OK, cache=3), TypeError, "cache must be", id="cache-int"),
+    ],
+)
+def test_nested_critical_sizes_refuses_bad_input(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        sweeps.nested_critical_sizes(_planted_monotone, 3, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "call, exc, match",
+    [
+        pytest.param(lambda: sweeps.nested_critical_sizes(42, 3, **_OK), TypeError, "success must be callable",
+                     id="success"),
+        pytest.param(lambda: sweeps.nested_critical_sizes(_planted_monotone, 0, **_OK), ValueError,
+                     "d must be an integer >= 1", id="d-zero"),
+        pytest.param(lambda: sweeps.bisect_crossing(_planted_monotone, 4, load_kind="beta", bracket=(1, 2),
+                                                    trials=2, steps=1, base_seed=0, name="x", cache=None),
+                     ValueError, "load_kind", id="load-kind"),
+        pytest.param(lambda: sweeps.bisect_crossing(_planted_monotone, 4, load_kind="alpha", bracket=(1, -2),
+                                                    trials=2, steps=1, base_seed=0, name="x", cache=None),
+                     ValueError, r"bracket\[1\]", id="bracket-negative"),
+        pytest.param(lambda: sweeps.bisect_crossing(_planted_monotone, 2, load_kind="alpha", bracket=(1.0, 1.1),
+                                                    trials=2, steps=1, base_seed=0, name="x", cache=None),
+                     ValueError, "spans no pairs", id="bracket-narrow"),
+        pytest.param(lambda: sweeps.bisect_crossing(_planted_monotone, 4, load_kind="alpha", bracket=(1, 2),
+                                                    trials=0, steps=1, base_seed=0, name="x", cache=None),
+                     ValueError, "trials", id="trials-zero"),
+        pytest.param(lambda: sweeps.gaussian_pairs(3, 4, rng=np.random.RandomState(0)), TypeError,
+                     "numpy.random.Generator", id="rng-legacy"),
+        pytest.param(lambda: sweeps.load_value("ratio", 4, 1.0), ValueError, "exceed 1", id="ratio-n-one"),
+        pytest.param(lambda: sweeps.logistic_crossing([1, 2], [0, 2]), ValueError, "0/1", id="logistic-outcomes"),
+        pytest.param(lambda: sweeps.logistic_crossing([1, 2, 3], [0, 1]), ValueError, "same length",
+                     id="logistic-length"),
+        pytest.param(lambda: sweeps.measure_grid(lambda V, U: math.inf, 2, [3], seeds=[0], base_seed=0, name="x",
+                                                 cache=None), ValueError, "non-finite", id="measure-inf"),
+        pytest.param(lambda: sweeps.SweepCache(5), TypeError, "directory must be a path", id="cache-dir"),
+        pytest.param(lambda: sweeps.instance_rng(), ValueError, "at least one", id="rng-empty"),
+        pytest.param(lambda: sweeps.source_fingerprint(), ValueError, "at least one", id="fingerprint-empty"),
+    ],
+)
+def test_sweeps_refuse_bad_input(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
+
+
+def test_cache_writes_leave_no_temporary_files_after_an_unserialisable_value(tmp_path):
+    cache = sweeps.SweepCache(tmp_path)
+    with pytest.raises(TypeError):
+        cache.put(cache.key("f", {}, 0), object())
+    assert not list(tmp_path.rglob(".tmp-*"))
+    assert os.path.isdir(tmp_path)
