@@ -26,6 +26,7 @@ __all__ = [
     "ILL_CONDITIONING",
     "KeyCase",
     "exact_key_matrices",
+    "exact_keys_and_values",
     "exact_unit_key_matrices",
     "exact_value_matrices",
     "float_key_cases",
@@ -143,6 +144,14 @@ def exact_key_matrices(draw, *, max_dim: int = 4, max_count: int = 6, nonzero_co
             col[draw(st.integers(0, d - 1))] = 1
         cols.append(col)
     return np.array([[Fraction(cols[j][i]) for j in range(M)] for i in range(d)], dtype=object)
+
+
+@st.composite
+def exact_keys_and_values(draw, *, max_dim: int = 4, max_count: int = 6):
+    """(K, V): exact keys from :func:`exact_key_matrices` and integer values
+    with as many columns."""
+    K = draw(exact_key_matrices(max_dim=max_dim, max_count=max_count))
+    return K, draw(exact_value_matrices(K.shape[1]))
 
 
 @st.composite

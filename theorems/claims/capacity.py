@@ -29,7 +29,7 @@ from theorems.evidence import property as prop
 from theorems.evidence.expectation import sign_average
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
 from theorems.residuals import diff_norm, exact_sq
-from theorems.strategies import KeyCase, exact_key_matrices, exact_value_matrices, float_key_cases
+from theorems.strategies import KeyCase, exact_key_matrices, exact_keys_and_values, float_key_cases
 from theorems.tolerance import norm, scaled_residual
 
 __all__ = [
@@ -146,11 +146,6 @@ def _kernel_row(K) -> np.ndarray:
 
 
 def _independence_exact(ctx):
-    @st.composite
-    def inputs(draw):
-        K = draw(exact_key_matrices())
-        return K, draw(exact_value_matrices(K.shape[1]))
-
     def residual(case):
         K, V = case
         impl = ctx.impl
@@ -173,7 +168,7 @@ def _independence_exact(ctx):
             total += int(bool(impl.is_consistent(K, n))) + (np.sum(Rn * Rn) - np.sum(n * n)) ** 2
         return total
 
-    return symbolic.check_exact(ctx, inputs(), residual, describe=lambda c: {"K": c[0], "V": c[1]})
+    return symbolic.check_exact(ctx, exact_keys_and_values(), residual, describe=lambda c: {"K": c[0], "V": c[1]})
 
 
 def _independence_precise(ctx):

@@ -20,6 +20,7 @@ from theorems.residuals import diff_norm, exact_sq
 from theorems.strategies import (
     KeyCase,
     exact_key_matrices,
+    exact_keys_and_values,
     exact_unit_key_matrices,
     exact_value_matrices,
     float_key_cases,
@@ -33,11 +34,6 @@ __all__ = ["CLAIMS", "identity_like"]
 
 
 def _coefficient_projector_exact(ctx):
-    @st.composite
-    def inputs(draw):
-        K = draw(exact_key_matrices())
-        return K, draw(exact_value_matrices(K.shape[1]))
-
     def residual(case):
         K, V = case
         impl = ctx.impl
@@ -50,7 +46,7 @@ def _coefficient_projector_exact(ctx):
             + exact_sq(W @ K, V @ P)
         )
 
-    return symbolic.check_exact(ctx, inputs(), residual, describe=lambda c: {"K": c[0], "V": c[1]})
+    return symbolic.check_exact(ctx, exact_keys_and_values(), residual, describe=lambda c: {"K": c[0], "V": c[1]})
 
 
 def _coefficient_projector_terms(impl, K, V):

@@ -20,7 +20,7 @@ from theorems.evidence import property as prop
 from theorems.evidence.expectation import sign_average
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
 from theorems.residuals import diff_norm, exact_sq
-from theorems.strategies import KeyCase, exact_key_matrices, exact_value_matrices, float_key_cases
+from theorems.strategies import KeyCase, exact_key_matrices, exact_keys_and_values, float_key_cases
 from theorems.tolerance import THRESHOLD, norm, scaled_residual
 
 __all__ = ["CLAIMS", "sign_value_inputs", "spherical_value_sampler"]
@@ -359,15 +359,10 @@ def _decomposition_terms(impl, K, V):
 
 
 def _decomposition_exact(ctx):
-    @st.composite
-    def inputs(draw):
-        K = draw(exact_key_matrices())
-        return K, draw(exact_value_matrices(K.shape[1]))
-
     def residual(case):
         return sum(exact_sq(a, b) for a, b in _decomposition_terms(ctx.impl, *case))
 
-    return symbolic.check_exact(ctx, inputs(), residual, describe=lambda c: {"K": c[0], "V": c[1]})
+    return symbolic.check_exact(ctx, exact_keys_and_values(), residual, describe=lambda c: {"K": c[0], "V": c[1]})
 
 
 def _decomposition_precise(ctx):
