@@ -24,13 +24,13 @@ def _is_symbolic(x: Any) -> bool:
     return type(x).__module__.startswith("sympy")
 
 
-def _positive(x: Any, name: str, *, strict: bool = True):
+def _positive(x: Any, name: str):
     if _is_symbolic(x):
         return x
     if isinstance(x, bool) or not isinstance(x, (numbers.Real, mpmath.mpf)):
         raise TypeError(f"{name} must be a real number, got {type(x).__name__} {x!r}")
-    if not mpmath.isfinite(x) or (x <= 0 if strict else x < 0):
-        raise ValueError(f"{name} must be a finite number {'>' if strict else '>='} 0, got {x}")
+    if not mpmath.isfinite(x) or x <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, got {x}")
     return x
 
 

@@ -1,0 +1,116 @@
+"""Edge behaviour of linmem that the claims do not reach: conventions, the
+rank-0 and rounding-slack branches, exact and mpmath consistency tests, and
+the LinearMemory object with non-square shapes. (Written against survivors of
+tools/mutation.py.)"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+
+import linmem
+from linmem.recall import LEVERAGE_ROUNDING_ULPS
+
+EPS = float(np.finfo(float).eps)
+
+
+def test_compact_svd_sign_convention_largest_entry_of_each_u_positive():
+    A = np.random.default_rng(0).standard_normal((5, 4))
+    U = linmem.compact_svd(A).U
+    for col in U.T:
+        assert col[np.argmax(np.abs(col))] > 0
+    with mpmath.workdps(30):
+        Um = linmem.compact_svd(linmem.mp_array(A)).U
+        for l in range(Um.shape[1]):
+            col = list(Um[:, l])
+            assert max(col, key=abs) > 0
+
+
+def test_rank_zero_keys_have_condition_one_and_no_noise_gain():
+    Z = np.zeros((2, 3))
+    assert linmem.condition_number(Z) == 1.0
+    assert linmem.pinv_energy(Z) == 0.0
+    assert linmem.pinv_energy(np.zeros((1, 1))) == 0.0 and linmem.pinv_energy(np.zeros((1, 4))) == 0.0
+    assert linmem.compact_svd(Z).rank == 0
+    np.testing.assert_array_equal(linmem.query_noise_error(Z, tau=0.5), [1.0, 1.0, 1.0])
+
+
+def test_projectors_refuse_a_huge_input_projector_before_allocating():
+    with pytest.raises(ValueError, match="would need"):
+        linmem.projectors(np.ones((100_000, 1)))
+
+
+@pytest.mark.parametrize("excess", [1, 10, LEVERAGE_ROUNDING_ULPS])
+def test_float_leverage_within_rounding_of_the_interval_is_moved_onto_it(excess):
+    over, under = 1 + excess * EPS, -excess * EPS
+    assert linmem.expected_error(over) == 0.0 and linmem.snr(over) == float("inf")
+    assert linmem.expected_error(under) == 1.0 and linmem.crosstalk_power(under) == 0.0
+    np.testing.assert_array_equal(linmem.expected_error(np.array([under, 0.5, over])), [1.0, 0.5, 0.0])
+
+
+@pytest.mark.parametrize("h", [1 + 4 * LEVERAGE_ROUNDING_ULPS * EPS, -4 * LEVERAGE_ROUNDING_ULPS * EPS])
+def test_float_leverage_beyond_rounding_is_refused(h):
+    with pytest.raises(ValueError, match="must lie in"):
+        linmem.expected_error(h)
+    with pytest.raises(ValueError, match="must lie in"):
+        linmem.expected_error(np.array([0.5, h]))
+
+
+def test_mpmath_leverage_gets_the_slack_of_its_own_precision():
+    with mpmath.workdps(50):
+        eps = mpmath.mpf(2) ** -mpmath.mp.prec
+        assert linmem.expected_error(1 + 10 * eps) == 0
+        assert linmem.crosstalk_power(-10 * eps) == 0
+        arr = np.array([1 + 10 * eps, mpmath.mpf("0.25")], dtype=object)
+        assert list(linmem.expected_error(arr)) == [0, mpmath.mpf("0.75")]
+        for bad in (1 + 4 * LEVERAGE_ROUNDING_ULPS * eps, mpmath.mpf(1) + mpmath.mpf(10) ** -40):
+            with pytest.raises(ValueError, match="must lie in"):
+                linmem.expected_error(bad)
+            with pytest.raises(ValueError, match="must lie in"):
+                linmem.expected_error(np.array([mpmath.mpf("0.5"), bad], dtype=object))
+
+
+def test_exact_consistency_is_decided_exactly():
+    K = linmem.exact_array([[1, 1]])
+    assert linmem.consistency_residual(K, linmem.exact_array([[2, 2]])) == 0
+    assert linmem.is_consistent(K, linmem.exact_array([[2, 2]])) is True
+    assert linmem.consistency_residual(K, linmem.exact_array([[1, 2]])) == Fraction(1, 2)
+    assert linmem.is_consistent(K, linmem.exact_array([[1, 2]])) is False
+
+
+def test_mpmath_and_zero_values_consistency():
+    with mpmath.workdps(40):
+        K = linmem.mp_array(linmem.exact_array([[1, 1, 0], [0, 0, 1]]))
+        good = linmem.mp_array(linmem.exact_array([[3, 3, -1]]))
+        bad = linmem.mp_array(linmem.exact_array([[3, 2, -1]]))
+        assert linmem.is_consistent(K, good) is True
+        assert linmem.is_consistent(K, bad) is False
+    assert linmem.is_consistent(np.ones((2, 3)), np.zeros((4, 3))) is True
+
+
+def test_noise_formula_and_memory_accept_non_square_valid_shapes():
+    rng = np.random.default_rng(1)
+    K, V, W = rng.standard_normal((2, 5)), rng.standard_normal((3, 5)), rng.standard_normal((3, 2))
+    got = linmem.fixed_store_noise_error(W, K, V, tau=0.5)
+    want = np.sum((W @ K - V) ** 2, axis=0) + 0.25 * np.sum(W * W)
+    np.testing.assert_allclose(got, want)
+    mem = linmem.LinearMemory(W=W, K=K, V=V, method="outer_product")
+    assert mem.W.shape == (3, 2)
+
+
+def test_linear_memory_recall_batches_residuals_and_diagnostics():
+    rng = np.random.default_rng(2)
+    K, V = rng.standard_normal((3, 6)), rng.standard_normal((2, 6))
+    mem = linmem.LinearMemory.fit(K, V)
+    Q = rng.standard_normal((3, 4))
+    np.testing.assert_allclose(mem.recall(Q), mem.W @ Q)
+    np.testing.assert_allclose(mem.recall(Q[:, 0]), mem.W @ Q[:, 0])
+    with pytest.raises(ValueError, match="q must be"):
+        mem.recall(np.ones((3, 2, 2)))
+    np.testing.assert_allclose(mem.residuals(), np.sum((mem.W @ K - V) ** 2, axis=0))
+    diag = mem.diagnostics()
+    assert diag["store_frobenius_sq"] == pytest.approx(float(np.sum(mem.W**2)))
+    np.testing.assert_allclose(diag["measured_error"], mem.residuals())
