@@ -550,6 +550,17 @@ def _crossing_data(res_by_d):
             for d, r in res_by_d.items()}
 
 
+def _success_plot(title: str, name: str, table) -> dict:
+    """Plot spec: all-pairs top-1 success rate against d^2/(n ln n), 2 and 8 marked."""
+    return {
+        "title": title,
+        "x_label": "d^2 / (n ln n)", "y_label": "success rate", "xscale": "log", "yscale": "linear",
+        "series": _curve_series(name, table),
+        "vlines": [{"x": OPTIMAL_TOP1_CONSTANT, "label": "2"}, {"x": CMM_TOP1_CONSTANT, "label": "8"}],
+        "hlines": [{"y": 0.5, "label": "1/2"}],
+    }
+
+
 def _curve_series(label, res_by_d):
     series = []
     for d, r in res_by_d.items():
@@ -584,13 +595,7 @@ def _cmm_crossing(ctx):
         _toward(CMM_TOP1_CONSTANT, CMM_BAND, CMM_MAX_SLOPE, CMM_MAX_LAST_OVER_FIRST, table),
         label="CMM all-pairs top-1: |finite-size crossing of d^2/(n ln n) - 8|")
     ev.data["crossings"] = _crossing_data(table)
-    ev.data["plot"] = {
-        "title": "CMM: probability that all n pairs are retrieved top-1",
-        "x_label": "d^2 / (n ln n)", "y_label": "success rate", "xscale": "log", "yscale": "linear",
-        "series": _curve_series("CMM", table),
-        "vlines": [{"x": OPTIMAL_TOP1_CONSTANT, "label": "2"}, {"x": CMM_TOP1_CONSTANT, "label": "8"}],
-        "hlines": [{"y": 0.5, "label": "1/2"}],
-    }
+    ev.data["plot"] = _success_plot("CMM: probability that all n pairs are retrieved top-1", "CMM", table)
     return ev
 
 
@@ -665,13 +670,8 @@ def _ls_crossing(ctx):
         _toward(CMM_TOP1_CONSTANT, LS_BAND, LS_MAX_SLOPE, LS_MAX_LAST_OVER_FIRST, table),
         label="least-squares memory U V^+: 8 - finite-size crossing of d^2/(n ln n)")
     ev.data["crossings"] = _crossing_data(table)
-    ev.data["plot"] = {
-        "title": "Least-squares memory: probability that all n pairs are retrieved top-1",
-        "x_label": "d^2 / (n ln n)", "y_label": "success rate", "xscale": "log", "yscale": "linear",
-        "series": _curve_series("least squares", table),
-        "vlines": [{"x": OPTIMAL_TOP1_CONSTANT, "label": "2"}, {"x": CMM_TOP1_CONSTANT, "label": "8"}],
-        "hlines": [{"y": 0.5, "label": "1/2"}],
-    }
+    ev.data["plot"] = _success_plot(
+        "Least-squares memory: probability that all n pairs are retrieved top-1", "least squares", table)
     return ev
 
 
