@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import linmem
-from linmem.recall import LEVERAGE_ROUNDING_ULPS
+from linmem.recall import CONSISTENCY_ULPS, LEVERAGE_ROUNDING_ULPS
 
 EPS = float(np.finfo(float).eps)
 
@@ -114,3 +114,75 @@ def test_linear_memory_recall_batches_residuals_and_diagnostics():
     diag = mem.diagnostics()
     assert diag["store_frobenius_sq"] == pytest.approx(float(np.sum(mem.W**2)))
     np.testing.assert_allclose(diag["measured_error"], mem.residuals())
+
+
+def _boundary_case(scale_of_threshold, kind):
+    """Keys of rank 2 in R^3 and values off the row space by ``scale_of_threshold``
+    times the documented consistency threshold."""
+    n = np.array([1.0, -1.0, 0.0]) / np.sqrt(2.0)  # unit vector in ker K
+    v0 = np.array([3.0, 3.0, -1.0])  # in the row space of K
+    if kind == "mpmath":
+        eps = mpmath.mpf(2) ** -mpmath.mp.prec
+        n = np.array([mpmath.mpf(1), mpmath.mpf(-1), mpmath.mpf(0)], dtype=object) / mpmath.sqrt(2)
+        v0 = np.array([mpmath.mpf(3), mpmath.mpf(3), mpmath.mpf(-1)], dtype=object)
+        norm = mpmath.sqrt(sum(e * e for e in v0))
+    else:
+        eps, norm = EPS, float(np.linalg.norm(v0))
+    threshold = CONSISTENCY_ULPS * 3 * eps * norm  # max(d, M) = 3
+    return (v0 + scale_of_threshold * threshold * n).reshape(1, 3)
+
+
+@pytest.mark.parametrize("keys", ["float", "exact"])
+def test_float_consistency_threshold_is_the_documented_one(keys):
+    # ||V(I-P)|| is compared with CONSISTENCY_ULPS * max(d, M) * eps * ||V||_F:
+    # 0.7 of it is consistent, 2 times it is not. Exact keys with float values
+    # are judged at float precision, not exactly.
+    K = [[1, 1, 0], [0, 0, 1]]
+    K = linmem.exact_array(K) if keys == "exact" else np.array(K, dtype=float)
+    assert linmem.is_consistent(K, _boundary_case(0.7, "float")) is True
+    assert linmem.is_consistent(K, _boundary_case(2.0, "float")) is False
+    if keys == "exact":  # float keys with exact values: also float precision
+        Kf = np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+        assert linmem.is_consistent(Kf, _boundary_case(0.7, "float")) is True
+
+
+def test_mpmath_consistency_threshold_and_scale_invariance():
+    with mpmath.workdps(40):
+        K = linmem.mp_array(linmem.exact_array([[1, 1, 0], [0, 0, 1]]))
+        assert linmem.is_consistent(K, _boundary_case(0.7, "mpmath")) is True
+        assert linmem.is_consistent(K, _boundary_case(2.0, "mpmath")) is False
+        # beyond float range: the value norm must stay an mpmath number
+        huge = mpmath.mpf(10) ** 400
+        bad = linmem.mp_array(linmem.exact_array([[3, 2, -1]])) * huge
+        assert linmem.is_consistent(K, bad) is False
+        assert linmem.is_consistent(K, linmem.mp_array(linmem.exact_array([[3, 3, -1]])) * huge) is True
+
+
+def test_mpmath_leverage_arrays_clip_both_ends_and_accept_exact_zero():
+    with mpmath.workdps(30):
+        eps = mpmath.mpf(2) ** -mpmath.mp.prec
+        h = np.array([mpmath.mpf(0), -10 * eps, mpmath.mpf("0.5"), 1 + 10 * eps], dtype=object)
+        assert list(linmem.expected_error(h)) == [1, 1, mpmath.mpf("0.5"), 0]
+        assert list(linmem.crosstalk_power(h[:2])) == [0, 0]
+
+
+def test_wrong_store_shape_messages_name_the_needed_shape():
+    # p = 3 values, d = 2 key dimension, M = 5 pairs: the message must say (3, 2).
+    rng = np.random.default_rng(3)
+    K, V = rng.standard_normal((2, 5)), rng.standard_normal((3, 5))
+    with pytest.raises(ValueError, match=r"\(p, d\) = \(3, 2\).*got \(2, 3\)"):
+        linmem.fixed_store_noise_error(np.ones((2, 3)), K, V, tau=0.1)
+    with pytest.raises(ValueError, match=r"\(p, d\) = \(3, 2\).*got \(3, 5\)"):
+        linmem.LinearMemory(W=np.ones((3, 5)), K=K, V=V)
+
+
+def test_linear_memory_recall_counts_memory_per_query(monkeypatch):
+    # W q for one query needs p values, for a batch of b queries p * b.
+    import linmem._validation as validation
+
+    mem = linmem.LinearMemory.fit(np.eye(2), np.ones((6, 2)))
+    monkeypatch.setattr(validation, "MAX_ARRAY_BYTES", 6 * 8)
+    assert mem.recall(np.ones(2)).shape == (6,)
+    assert mem.recall(np.ones((2, 1))).shape == (6, 1)
+    with pytest.raises(ValueError, match="recalled values"):
+        mem.recall(np.ones((2, 2)))
