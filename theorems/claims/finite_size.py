@@ -28,15 +28,13 @@ disk: a negative control or an in-memory mutant of linmem must recompute.
 
 from __future__ import annotations
 
-import ctypes
-import functools
 import math
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import scipy.stats
+from threadpoolctl import threadpool_limits
 
 import linmem
 from linmem import sweeps
@@ -133,40 +131,17 @@ SEED_DIM_RANGE = (300, 1200)
 # --- shared helpers ------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=1)
-def _openblas_thread_setters() -> tuple:
-    """``openblas_set_num_threads_local`` of the OpenBLAS builds that the
-    numpy and scipy wheels ship (empty where there are none).
+@contextmanager
+def _one_blas_thread():
+    """Run the block with BLAS on one thread (threadpoolctl), restoring the
+    old counts after.
 
     Why: scipy's L-BFGS-B and the tiny matrix products of these fits call
     multithreaded OpenBLAS on vectors of a few hundred entries; on a busy
     2-core machine its worker threads contend and a fit runs 10 to 30 times
     slower than on one thread."""
-    setters = []
-    for pkg in ("numpy", "scipy"):
-        module = __import__(pkg)
-        libdir = Path(module.__file__).resolve().parent.parent / f"{pkg}.libs"
-        for path in sorted(libdir.glob("libscipy_openblas*.so*")):
-            try:
-                fn = ctypes.CDLL(str(path)).openblas_set_num_threads_local
-            except (OSError, AttributeError):
-                continue
-            fn.argtypes = [ctypes.c_int]
-            fn.restype = ctypes.c_int
-            setters.append(fn)
-    return tuple(setters)
-
-
-@contextmanager
-def _one_blas_thread():
-    """Run the block with OpenBLAS on one thread, restoring the old counts."""
-    setters = _openblas_thread_setters()
-    old = [fn(1) for fn in setters]
-    try:
+    with threadpool_limits(limits=1, user_api="blas"):
         yield
-    finally:
-        for fn, n in zip(setters, old):
-            fn(n)
 
 
 def _load(d: int, n: float) -> float:
