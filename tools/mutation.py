@@ -1,24 +1,38 @@
 """Mutation testing of linmem with the claim suite as the test that must fail.
 
-    python tools/mutation.py                 # every mutant of every linmem module
-    python tools/mutation.py --module recall --limit 50 --json out.json
+    python tools/mutation.py                       # every mutant of every linmem module
+    python tools/mutation.py --module recall --json out.json
+    python tools/mutation.py --ids survivors.txt   # rerun only these mutants
+    python tools/mutation.py --show recall:270:ReplaceComparisonOperator_NotEq_Eq:2
 
-Each mutant is one small, plausible slip in a linmem module, made on the AST:
-the classic operators of mutation tools (arithmetic and comparison operators
-swapped, constants shifted, boolean conditions negated) plus the ones they
-lack for matrix code: operands of ``@`` reordered, a transpose dropped or
-added, the pseudoinverse replaced by a transpose, an index shifted by one,
-a normalisation changed (``sum`` for ``mean``, a divisor off by one).
+Each mutant is one small, plausible slip in a linmem module. Two sources:
 
-A mutant is *killed by the claims* when some claim checked through the
-mutated code comes out anything but VERIFIED/SUPPORTED. To stay fast, each
-mutant runs only the claims that executed the mutated function on the
-unmutated code (found once by tracing), in process, with the ``quick``
-profile and a short per-check budget. A mutant the claims let through is then
-run against linmem's own unit tests (bad-input table, known answers,
-doctests) in a subprocess (``--unit-tests``, on by default); the report gives
-both scores, claims alone and claims plus unit tests. Mutants listed in ``tools/equivalent_mutants.txt`` (with the reason
+* the classic operators, taken from cosmic-ray's operator plugins (arithmetic
+  and comparison operators swapped, numbers shifted by +-1 -- which includes
+  every literal index --, ``and``/``or`` exchanged, conditions negated,
+  ``True``/``False`` flipped, loops run zero times, a unary minus dropped);
+* the ones cosmic-ray and mutmut lack for matrix code, made on Python's AST
+  here: the operands of ``@`` reordered, a transpose dropped or added, the
+  pseudoinverse replaced by a transpose, a normalisation changed (``mean``
+  for ``sum``, a divisor off by one).
+
+Only cosmic-ray's mutation operators are used, not its runner: it rewrites
+the file on disk and runs a test command per mutant (about 40 s each for the
+quick claim run), where this tool patches the mutant in memory and runs only
+the claims that executed the mutated function on the unmutated code (found
+once by tracing), with the ``quick`` profile and a short per-check budget.
+
+A mutant is *killed by the claims* when some claim checked through the mutated
+code comes out anything but VERIFIED/SUPPORTED. A mutant the claims let
+through is then run against linmem's own unit tests (bad-input table, known
+answers, edge tests, doctests) in a subprocess (``--unit-tests``, on by
+default); the report gives both scores, claims alone and claims plus unit
+tests. Mutants listed in ``tools/equivalent_mutants.txt`` (with the reason
 they cannot change behaviour) are excluded from the score.
+
+A mutant's id is ``module:line:operator:occurrence``; the occurrence counts
+that operator's sites in the module, so editing a module shifts the ids of
+its mutants (rerun, then re-check the equivalent list with ``--show``).
 
 Prints the mutation score and every survivor.
 """
@@ -28,6 +42,8 @@ from __future__ import annotations
 import argparse
 import ast
 import copy
+import difflib
+import functools
 import importlib
 import json
 import sys
@@ -77,13 +93,31 @@ class Mutant:
 
 # --- operators -------------------------------------------------------------------
 
-_ARITH = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult}
-_CMP = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq}
+#: cosmic-ray operators used (plugin names). Left out: the replacements of one
+#: binary or comparison operator by every other one (bit operators, ``%``,
+#: ``is`` and ``in``: not plausible slips in matrix code, and 20 times the
+#: mutants), exception and decorator removal, break/continue swaps and the
+#: variable inserter/replacer (random, not reproducible by id).
+COSMIC_RAY_OPERATORS = tuple(f"core/{name}" for name in (
+    "ReplaceBinaryOperator_Add_Sub", "ReplaceBinaryOperator_Sub_Add",
+    "ReplaceBinaryOperator_Mul_Div", "ReplaceBinaryOperator_Div_Mul",
+    "ReplaceBinaryOperator_Pow_Mul",
+    "ReplaceComparisonOperator_Lt_LtE", "ReplaceComparisonOperator_LtE_Lt",
+    "ReplaceComparisonOperator_Gt_GtE", "ReplaceComparisonOperator_GtE_Gt",
+    "ReplaceComparisonOperator_Eq_NotEq", "ReplaceComparisonOperator_NotEq_Eq",
+    "NumberReplacer", "ReplaceTrueWithFalse", "ReplaceFalseWithTrue",
+    "ReplaceAndWithOr", "ReplaceOrWithAnd", "AddNot", "ZeroIterationForLoop",
+    "ReplaceUnaryOperator_USub_UAdd",
+))
+
+#: The operators made here (cosmic-ray and mutmut have none for ``@``).
+MATRIX_OPERATORS = ("matmul-swap", "transpose-add-left", "transpose-add-right", "transpose-drop",
+                    "pinv-to-transpose", "normalisation")
 
 
-def _sites(tree: ast.AST):
-    """Yield (node, operator, description, apply) for every mutation site.
-    ``apply(node)`` returns the replacement node."""
+def _matrix_sites(tree: ast.AST):
+    """Yield (node, operator, description, apply) for every matrix mutation
+    site, in ``ast.walk`` order. ``apply(node)`` returns the replacement node."""
     for node in ast.walk(tree):
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
             yield node, "matmul-swap", "A @ B -> B @ A", lambda n: ast.BinOp(n.right, ast.MatMult(), n.left)
@@ -91,19 +125,11 @@ def _sites(tree: ast.AST):
                 ast.Attribute(n.left, "T", ast.Load()), ast.MatMult(), n.right)
             yield node, "transpose-add-right", "A @ B -> A @ B.T", lambda n: ast.BinOp(
                 n.left, ast.MatMult(), ast.Attribute(n.right, "T", ast.Load()))
-        elif isinstance(node, ast.BinOp) and type(node.op) in _ARITH:
-            new = _ARITH[type(node.op)]
-            yield node, "arith", f"{type(node.op).__name__} -> {new.__name__}", (
-                lambda n, new=new: ast.BinOp(n.left, new(), n.right))
-            if isinstance(node.op, ast.Div):
-                yield node, "normalisation", "a / b -> a / (b + 1)", lambda n: ast.BinOp(
-                    n.left, ast.Div(), ast.BinOp(n.right, ast.Add(), ast.Constant(1)))
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+            yield node, "normalisation", "a / b -> a / (b + 1)", lambda n: ast.BinOp(
+                n.left, ast.Div(), ast.BinOp(n.right, ast.Add(), ast.Constant(1)))
         elif isinstance(node, ast.Attribute) and node.attr == "T" and isinstance(node.ctx, ast.Load):
             yield node, "transpose-drop", "X.T -> X", lambda n: n.value
-        elif isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _CMP:
-            new = _CMP[type(node.ops[0])]
-            yield node, "compare", f"{type(node.ops[0]).__name__} -> {new.__name__}", (
-                lambda n, new=new: ast.Compare(n.left, [new()], n.comparators))
         elif isinstance(node, ast.Call):
             name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
             if name in ("pinv", "_exact_pinv") and node.args:
@@ -112,33 +138,22 @@ def _sites(tree: ast.AST):
             if name == "sum" and isinstance(node.func, ast.Attribute):
                 yield node, "normalisation", "np.sum -> np.mean", lambda n: ast.Call(
                     ast.Attribute(n.func.value, "mean", ast.Load()), n.args, n.keywords)
-        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(
-            node.slice.value, int
-        ) and not isinstance(node.slice.value, bool):
-            yield node, "index-offset", "x[k] -> x[k + 1]", lambda n: ast.Subscript(
-                n.value, ast.Constant(n.slice.value + 1), n.ctx)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(
-            node.value, bool
-        ) and node.value in (0, 1, 2):
-            yield node, "constant", f"{node.value} -> {node.value + 1}", lambda n: ast.Constant(n.value + 1)
 
 
-def _docstring_nodes(tree: ast.AST) -> set[int]:
-    ids = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
-            body = getattr(node, "body", [])
-            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-                ids.add(id(body[0].value))
-    return ids
-
-
-def _enclosing_functions(tree: ast.AST) -> dict[int, str]:
+def _function_lines(tree: ast.AST) -> dict[int, str]:
+    """Line -> name of the innermost function whose body holds it, without
+    docstring lines (module-level code and docstrings are not mutated)."""
     owner: dict[int, str] = {}
-    for top in ast.walk(tree):
-        if isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            for node in ast.walk(top):
-                owner.setdefault(id(node), top.name)
+    funcs = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for f in sorted(funcs, key=lambda f: f.end_lineno - f.lineno, reverse=True):
+        first = f.body[0]
+        skip = set()
+        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(
+                first.value.value, str):
+            skip = set(range(first.lineno, first.end_lineno + 1))
+        for line in range(f.lineno, f.end_lineno + 1):
+            if line not in skip:
+                owner[line] = f.name  # innermost wins: visited last
     return owner
 
 
@@ -146,27 +161,92 @@ def _source(module: str) -> str:
     return (ROOT / "linmem" / f"{module}.py").read_text()
 
 
+@functools.lru_cache(maxsize=None)
+def _cosmic_ray_operator(name: str):
+    import cosmic_ray.plugins
+
+    return cosmic_ray.plugins.get_operator(name)()
+
+
+def _cosmic_ray_sites(source: str):
+    """Yield (operator name, occurrence, line) in cosmic-ray's own order: its
+    visitor walks the parso tree in pre-order and counts each operator's
+    positions, which is what ``occurrence`` indexes."""
+    from cosmic_ray.ast import ast_nodes, get_ast
+
+    nodes = list(ast_nodes(get_ast(source)))
+    for name in COSMIC_RAY_OPERATORS:
+        op = _cosmic_ray_operator(name)
+        occurrence = 0
+        for node in nodes:
+            for (start, _end) in op.mutation_positions(node):
+                # cosmic-ray also turns the bare ``*`` that starts keyword-only
+                # parameters into ``/``: a signature change, not a slip in an
+                # expression. Counted (ids follow cosmic-ray's numbering), not made.
+                if not (node.type == "operator" and node.parent.type == "parameters"):
+                    yield name, occurrence, start[0]
+                occurrence += 1
+
+
+def _describe(original: str, mutated: str, line: int) -> str:
+    """The changed stretch of a line, ``before -> after``, with a little context."""
+    old = original.splitlines()[line - 1] if line <= len(original.splitlines()) else ""
+    new_lines = mutated.splitlines()
+    new = new_lines[line - 1] if line <= len(new_lines) else ""
+    sm = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    ops = [op for op in sm.get_opcodes() if op[0] != "equal"]
+    if not ops:
+        return "(multi-line change)"
+    i1, i2 = max(0, ops[0][1] - 12), min(len(old), ops[-1][2] + 12)
+    j1, j2 = max(0, ops[0][3] - 12), min(len(new), ops[-1][4] + 12)
+    return f"{old[i1:i2].strip()} -> {new[j1:j2].strip()}"
+
+
 def mutants_of(module: str) -> list[Mutant]:
-    tree = ast.parse(_source(module))
-    skip = _docstring_nodes(tree)
-    owner = _enclosing_functions(tree)
+    """Every mutant of a linmem module: cosmic-ray's, then the matrix ones."""
+    source = _source(module)
+    tree = ast.parse(source)
+    owner = _function_lines(tree)
     out = []
-    for i, (node, op, desc, _) in enumerate(_sites(tree)):
-        if id(node) in skip or id(node) not in owner:
-            continue  # module-level constants and docstrings are not behaviour
-        out.append(Mutant(module, owner[id(node)], node.lineno, op, desc, i))
+    for name, occurrence, line in _cosmic_ray_sites(source):
+        if line in owner:
+            out.append(Mutant(module, owner[line], line, name.split("/", 1)[1], "", occurrence))
+    counts: dict[str, int] = {}
+    for node, op, desc, _ in _matrix_sites(tree):
+        occurrence = counts.get(op, 0)
+        counts[op] = occurrence + 1
+        if node.lineno in owner:
+            out.append(Mutant(module, owner[node.lineno], node.lineno, op, desc, occurrence))
     return out
 
 
 def mutated_source(m: Mutant) -> str:
-    tree = ast.parse(_source(m.module))
-    for i, (node, op, desc, apply) in enumerate(_sites(tree)):
-        if i == m.index:
-            new = ast.copy_location(apply(copy.deepcopy(node)), node)
-            _replace(tree, node, new)
-            break
-    ast.fix_missing_locations(tree)
-    return ast.unparse(tree)
+    """The module's source with the mutant applied (valid Python)."""
+    source = _source(m.module)
+    if m.operator not in MATRIX_OPERATORS:
+        from cosmic_ray.mutating import mutate_code
+
+        mutated = mutate_code(source, _cosmic_ray_operator(f"core/{m.operator}"), m.index)
+        if mutated is None:
+            raise RuntimeError(f"{m.id}: no such mutation site (has linmem/{m.module}.py changed?)")
+        return mutated
+    tree = ast.parse(source)
+    seen = 0
+    for node, op, _desc, apply in _matrix_sites(tree):
+        if op != m.operator:
+            continue
+        if seen == m.index:
+            _replace(tree, node, ast.copy_location(apply(copy.deepcopy(node)), node))
+            ast.fix_missing_locations(tree)
+            return ast.unparse(tree)
+        seen += 1
+    raise RuntimeError(f"{m.id}: no such mutation site (has linmem/{m.module}.py changed?)")
+
+
+def describe(m: Mutant) -> str:
+    if m.description:
+        return m.description
+    return _describe(_source(m.module), mutated_source(m), m.line)
 
 
 def _replace(tree, old, new):
@@ -181,6 +261,23 @@ def _replace(tree, old, new):
                         value[j] = new
                         return
     raise RuntimeError("mutation site not found")
+
+
+def show(mutant_id: str) -> str:
+    """Unified diff of one mutant against the module (``--show``)."""
+    module = mutant_id.split(":", 1)[0]
+    if module not in MODULES:
+        raise SystemExit(f"--show: unknown module {module!r} in {mutant_id!r}; modules: {', '.join(MODULES)}")
+    found = [m for m in mutants_of(module) if m.id == mutant_id]
+    if not found:
+        raise SystemExit(f"--show: no mutant {mutant_id!r} (ids are module:line:operator:occurrence)")
+    m = found[0]
+    original = _source(module)
+    if m.operator in MATRIX_OPERATORS:
+        original = ast.unparse(ast.parse(original))
+    diff = difflib.unified_diff(original.splitlines(), mutated_source(m).splitlines(),
+                                f"a/linmem/{module}.py", f"b/linmem/{module}.py", n=2, lineterm="")
+    return f"{m.id} in {m.function}()\n" + "\n".join(diff)
 
 
 # --- running ------------------------------------------------------------------------
@@ -263,12 +360,12 @@ def run_mutant(m: Mutant, claims_by_id, touched, profile) -> tuple[str, list[str
 
 #: linmem's own tests, the second line of defence for mutants the claims miss.
 UNIT_TESTS = (
-    "tests/test_linmem_inputs.py",
     "tests/test_linmem_edges.py",
     "tests/test_linmem_core.py",
+    "tests/test_capacity.py",
     "tests/test_retrieval.py",
     "tests/test_learn.py",
-    "tests/test_capacity.py",
+    "tests/test_linmem_inputs.py",
 )
 
 
@@ -305,14 +402,37 @@ def load_equivalents() -> dict[str, str]:
     return out
 
 
+def _read_ids(spec: str) -> set[str]:
+    """Mutant ids from a file (the first word that looks like an id on each
+    non-comment line, so a printed survivors list will do) or from
+    ``id,id,...``."""
+    path = Path(spec)
+    if not path.exists():
+        return {w.strip() for w in spec.split(",") if w.strip()}
+    ids = set()
+    for line in path.read_text().splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            ids.update(w for w in line.split()[:2] if w.count(":") == 3)
+    return ids
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--module", action="append", choices=MODULES, help="only these linmem modules")
+    p.add_argument("--ids", help="only these mutants: a file of ids (e.g. a survivors list) or id,id,...")
     p.add_argument("--limit", type=int, default=0, help="at most this many mutants per module (0: all)")
     p.add_argument("--json", help="write every mutant's outcome to this file")
+    p.add_argument("--show", metavar="ID", help="print one mutant's diff and exit")
     p.add_argument("--no-unit-tests", dest="unit_tests", action="store_false",
                    help="judge by the claims alone (skip linmem's unit tests for survivors)")
     args = p.parse_args(argv)
+    if args.show:
+        print(show(args.show))
+        return 0
+    wanted = _read_ids(args.ids) if args.ids else None
+    modules = args.module or MODULES
+    if wanted is not None:
+        modules = [m for m in modules if any(i.split(":", 1)[0] == m for i in wanted)]
 
     profile = replace(get_profile("quick"), check_budget_s=MUTANT_CHECK_BUDGET_S)
     registry = load_claims()
@@ -322,33 +442,45 @@ def main(argv=None) -> int:
     by_id = {c.id: c for c in claims}
     equivalents = load_equivalents()
     results = []
-    for module in args.module or MODULES:
+    start = time.perf_counter()
+    for module in modules:
         mutants = mutants_of(module)
+        if wanted is not None:
+            mutants = [m for m in mutants if m.id in wanted]
         if args.limit:
             mutants = mutants[: args.limit]
         for m in mutants:
+            try:
+                desc = describe(m)
+            except Exception as exc:  # noqa: BLE001 - reported as invalid below
+                desc = f"({type(exc).__name__})"
+            row = {**m.__dict__, "id": m.id, "description": desc}
             if m.id in equivalents:
-                results.append({**m.__dict__, "id": m.id, "outcome": "equivalent", "reason": equivalents[m.id]})
+                results.append({**row, "outcome": "equivalent", "reason": equivalents[m.id]})
                 continue
             outcome, killers, secs = run_mutant(m, by_id, touched, profile)
             if outcome in ("survived", "no-coverage") and args.unit_tests:
                 if run_unit_tests(m):
                     outcome, killers = "killed-by-unit-tests", ["unit tests"]
-            results.append({**m.__dict__, "id": m.id, "outcome": outcome, "killed_by": killers,
-                            "seconds": round(secs, 2)})
-            print(f"{outcome:<12} {m.id:<40} {m.function:<28} {m.description}", flush=True)
+            results.append({**row, "outcome": outcome, "killed_by": killers, "seconds": round(secs, 2)})
+            print(f"{outcome:<20} {m.id:<52} {m.function:<26} {desc}", flush=True)
+    if wanted is not None:
+        missing = wanted - {r["id"] for r in results}
+        for mid in sorted(missing):
+            print(f"not found: {mid} (linmem changed since the list was written?)")
     counted = [r for r in results
                if r["outcome"] in ("killed", "killed-by-unit-tests", "survived", "no-coverage")]
     by_claims = sum(r["outcome"] == "killed" for r in counted)
     by_all = by_claims + sum(r["outcome"] == "killed-by-unit-tests" for r in counted)
     n = len(counted) or 1
-    print(f"\nmutation score, claims alone: {by_claims}/{len(counted)} = {by_claims / n:.1%}")
+    print(f"\n{len(results)} mutants of {', '.join(modules)} in {time.perf_counter() - start:.0f} s")
+    print(f"mutation score, claims alone: {by_claims}/{len(counted)} = {by_claims / n:.1%}")
     print(f"mutation score, claims + linmem unit tests: {by_all}/{len(counted)} = {by_all / n:.1%}")
     print(f"({sum(r['outcome'] == 'equivalent' for r in results)} equivalent mutants excluded, "
           f"{sum(r['outcome'] == 'invalid' for r in results)} invalid)")
     for r in results:
         if r["outcome"] in ("survived", "no-coverage"):
-            print(f"  {r['outcome']:<12} {r['id']:<40} {r['function']:<28} {r['description']}")
+            print(f"  {r['outcome']:<12} {r['id']:<52} {r['function']:<26} {r['description']}")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
     return 0
