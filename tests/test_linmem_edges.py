@@ -186,3 +186,18 @@ def test_linear_memory_recall_counts_memory_per_query(monkeypatch):
     assert mem.recall(np.ones((2, 1))).shape == (6, 1)
     with pytest.raises(ValueError, match="recalled values"):
         mem.recall(np.ones((2, 2)))
+
+
+def test_leverage_slack_boundary_is_inclusive_and_exact_numbers_get_none():
+    with mpmath.workdps(30):
+        slack = LEVERAGE_ROUNDING_ULPS * mpmath.mpf(2) ** -mpmath.mp.prec
+        h = np.array([-slack, 1 + slack], dtype=object)
+        assert list(linmem.expected_error(h)) == [1, 0]
+    # exact rationals are exact: no rounding slack, even a tiny excess is refused
+    with pytest.raises(ValueError, match="must lie in"):
+        linmem.expected_error(Fraction(1) + Fraction(1, 10**30))
+
+
+def test_leverage_error_names_the_first_bad_entry():
+    with pytest.raises(ValueError, match=r"2\.0 at index 1"):
+        linmem.expected_error(np.array([0.5, 2.0, 3.0]))

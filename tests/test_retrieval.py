@@ -252,6 +252,80 @@ def test_smoothed_topk_survives_extreme_beta_and_scale():
         assert np.isfinite(F) and F >= retrieval.topk_average(s, 2) - THRESHOLD * EPS * 1e6
 
 
+def _smoothed_topk_reference(s, k, beta, dps=50):
+    """F = min_t t + (1/k) sum_j softplus(beta (s_j - t)) / beta at ``dps``
+    digits: the root of (1/k) sum_j sigmoid(beta (s_j - t)) = 1, bracketed."""
+    with mpmath.workdps(dps):
+        s = [mpmath.mpf(float(x)) for x in s]
+        beta = mpmath.mpf(beta)
+
+        def g(t):
+            return sum(1 / (1 + mpmath.exp(-beta * (x - t))) for x in s) / k - 1
+
+        shift = mpmath.log(mpmath.mpf(k) / (len(s) - k)) / beta
+        lo, hi = min(s) - shift, max(s) - shift
+        for _ in range(400):  # bisection: slow and sure
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if g(mid) > 0 else (lo, mid)
+        t = (lo + hi) / 2
+        return t + sum(mpmath.log1p(mpmath.exp(beta * (x - t))) for x in s) / (k * beta)
+
+
+@pytest.mark.parametrize("scale", [1e-8, 1.0, 1e8])
+@pytest.mark.parametrize("k", [1, 3, 7])
+def test_smoothed_topk_matches_a_50_digit_reference_at_every_scale(scale, k):
+    # beta * scale of order one to ten: the smoothing matters, and the answer
+    # must be right to a few ulps of the scores' scale whatever that scale is.
+    rng = np.random.default_rng(SEED + k)
+    s = scale * rng.standard_normal(12)
+    for beta in (0.5 / scale, 10.0 / scale):
+        got = retrieval.smoothed_topk_average(s, k, beta=beta)
+        want = float(_smoothed_topk_reference(s, k, beta))
+        shift = abs(math.log(k / (12 - k))) / beta
+        assert abs(got - want) <= THRESHOLD * EPS * (np.max(np.abs(s)) + shift), (beta, got, want)
+
+
+@pytest.mark.parametrize("scale", [1e-8, 1.0, 1e8])
+def test_smoothed_topk_newton_converges_within_a_dozen_steps(scale, monkeypatch):
+    # The safeguarded Newton iteration for the optimal t converges
+    # quadratically from its start between the k-th and (k+1)-th largest
+    # scores (4 to 5 steps on these cases); bisection alone would need ~50.
+    monkeypatch.setattr(retrieval, "SMOOTHING_NEWTON_MAXITER", 12)
+    for k in (1, 3, 7, 11):
+        s = scale * np.random.default_rng(SEED + k).standard_normal(12)
+        for beta in (0.5 / scale, 10.0 / scale, 1e4 / scale):
+            got = retrieval.smoothed_topk_average(s, k, beta=beta)
+            want = float(_smoothed_topk_reference(s, k, beta))
+            shift = abs(math.log(k / (12 - k))) / beta
+            assert abs(got - want) <= THRESHOLD * EPS * (np.max(np.abs(s)) + shift), (k, beta)
+
+
+def test_all_retrieved_needs_a_strict_win():
+    # keys 0 and 1 identical: their scores tie, a tie is not a retrieval
+    V = np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    U = np.eye(3)
+    W = U @ V.T
+    assert retrieval.all_retrieved(W, V, U) is False
+    assert not retrieval.top1_correct(W, V, U)[:2].any()
+    assert retrieval.all_retrieved(np.eye(3), np.eye(3), np.eye(3)) is True
+
+
+def test_wrong_memory_shape_message_names_the_needed_shape():
+    V, U = np.ones((3, 5)), np.ones((4, 5))  # keys in R^3, targets in R^4
+    with pytest.raises(ValueError, match=r"= \(4, 3\), got \(3, 4\)"):
+        retrieval.scores(np.ones((3, 4)), V, U)
+
+
+def test_scores_of_a_single_pair():
+    assert retrieval.scores(np.array([[2.0]]), np.array([[3.0]]), np.array([[5.0]])).tolist() == [[30.0]]
+
+
+def test_topk_of_the_smallest_square_score_matrix():
+    S = np.array([[2.0, 1.0], [5.0, 3.0]])  # n = 2: one competitor per row
+    np.testing.assert_array_equal(retrieval.topk_average(S, 1), [1.0, 5.0])
+    np.testing.assert_allclose(retrieval.smoothed_topk_average(S, 1, beta=4.0), [1.0, 5.0])
+
+
 # --------------------------------------------------------------------------
 # bad input
 # --------------------------------------------------------------------------

@@ -288,29 +288,44 @@ def _all_linmem_modules():
 
 
 class _Patched:
-    """Swap every linmem reference to a module's functions for the mutant's."""
+    """Run a module's mutated source in the module's own namespace and point
+    every other linmem reference to its functions at the mutant's; undone on
+    exit. Sharing the namespace means a test that monkeypatches a module
+    constant (a limit, an iteration cap) reaches the mutated code too."""
 
     def __init__(self, module: str, source: str):
         self.module = importlib.import_module(f"linmem.{module}")
         self.source = source
+        self.snapshot: dict = {}
         self.saved: list[tuple[types.ModuleType, str, object]] = []
 
     def __enter__(self):
-        fresh = types.ModuleType(self.module.__name__)
-        fresh.__dict__.update({"__name__": self.module.__name__, "__file__": self.module.__file__})
-        exec(compile(self.source, self.module.__file__, "exec"), fresh.__dict__)
-        originals = {name: obj for name, obj in vars(self.module).items() if callable(obj)}
+        namespace = self.module.__dict__
+        self.snapshot = dict(namespace)
+        originals = {name: obj for name, obj in self.snapshot.items() if callable(obj)}
+        try:
+            exec(compile(self.source, self.module.__file__, "exec"), namespace)
+        except BaseException:
+            namespace.clear()
+            namespace.update(self.snapshot)
+            raise
         for mod in _all_linmem_modules():
+            if mod is self.module:
+                continue
             for name, obj in list(vars(mod).items()):
                 for oname, orig in originals.items():
-                    if obj is orig and hasattr(fresh, oname):
+                    if obj is orig and oname in namespace:
                         self.saved.append((mod, name, obj))
-                        setattr(mod, name, getattr(fresh, oname))
+                        setattr(mod, name, namespace[oname])
         return self
 
     def __exit__(self, *exc):
         for mod, name, obj in reversed(self.saved):
             setattr(mod, name, obj)
+        self.saved.clear()
+        namespace = self.module.__dict__
+        namespace.clear()
+        namespace.update(self.snapshot)
         return False
 
 
