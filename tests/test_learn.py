@@ -184,6 +184,42 @@ def test_verify_rejects_tampered_certificates():
 # --------------------------------------------------------------------------
 
 
+def test_scaled_ratio_of_a_memory_is_the_documented_rounding_bound_over_the_smallest_gap():
+    # Recomputed pair by pair from the comparison matrices: tau_ij / <W, A_ij>
+    # with tau_ij = ULPS (d_k + d_t) eps ||W||_F ||v_i|| (||u_i|| + ||u_j||).
+    rng = np.random.default_rng(11)
+    V, U = rng.standard_normal((4, 5)), rng.standard_normal((3, 5))  # d_k = 4, d_t = 3
+    W = learn.max_margin_memory(V, U).W  # retrieves every pair: 5 pairs, 12 parameters
+    A = learn.comparison_matrices(V, U)
+    want = 0.0
+    for i in range(5):
+        for j in range(5):
+            if i != j:
+                gap = float(np.sum(W * A[i, j]))
+                assert gap > 0
+                tau = (learn.MARGIN_ROUNDING_ULPS * (4 + 3) * EPS * np.linalg.norm(W)
+                       * np.linalg.norm(V[:, i]) * (np.linalg.norm(U[:, i]) + np.linalg.norm(U[:, j])))
+                want = max(want, tau / gap)
+    got = learn.GordanCertificate(W=W, lam=None, keys=V, targets=U).scaled_ratio()
+    assert got == pytest.approx(want, rel=1e-12, abs=0)
+
+
+def test_scaled_ratio_of_a_lambda_is_its_relative_residual_over_the_lp_tolerance():
+    # ||sum lam_ij A_ij||_F / (sum lam_ij ||A_ij||_F), in units of
+    # CERTIFICATE_RESIDUAL_FACTOR * LP_FEASIBILITY_TOL, from the A_ij themselves.
+    rng = np.random.default_rng(12)
+    V, U = rng.standard_normal((2, 4)), rng.standard_normal((3, 4))
+    lam = rng.random((4, 4))
+    np.fill_diagonal(lam, 0.0)
+    lam /= lam.sum()
+    A = learn.comparison_matrices(V, U)
+    residual = np.linalg.norm(np.einsum("ij,ijab->ab", lam, A))
+    scale = sum(lam[i, j] * np.linalg.norm(A[i, j]) for i in range(4) for j in range(4))
+    want = residual / scale / (learn.CERTIFICATE_RESIDUAL_FACTOR * learn.LP_FEASIBILITY_TOL)
+    got = learn.GordanCertificate(W=None, lam=lam, keys=V, targets=U).scaled_ratio()
+    assert got == pytest.approx(want, rel=1e-12, abs=0)
+
+
 def test_tam_with_k_one_is_top1_feasibility():
     for d, n, seed in [(2, 3, 0), (2, 6, 1), (3, 5, 2), (3, 9, 3)]:
         V, U = gaussian_pairs(d, n, seed)

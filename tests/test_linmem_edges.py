@@ -201,3 +201,16 @@ def test_leverage_slack_boundary_is_inclusive_and_exact_numbers_get_none():
 def test_leverage_error_names_the_first_bad_entry():
     with pytest.raises(ValueError, match=r"2\.0 at index 1"):
         linmem.expected_error(np.array([0.5, 2.0, 3.0]))
+
+
+def test_precise_conversions_keep_rationals_exact_and_scalars_one_dimensional():
+    third = linmem.exact_array([Fraction(1, 3), Fraction(2, 7)])
+    assert third.tolist() == [Fraction(1, 3), Fraction(2, 7)]  # not via float
+    assert linmem.exact_array(0.5).shape == (1,) and linmem.exact_array(0.5)[0] == Fraction(1, 2)
+    assert linmem.mp_array(2).shape == (1,) and linmem.mp_array(2)[0] == 2
+
+
+def test_recall_wrong_query_rows_message_gives_the_rows_it_got():
+    mem = linmem.LinearMemory.fit(np.eye(2), np.ones((3, 2)))
+    with pytest.raises(ValueError, match=r"q must have 2 rows \(the key dimension\), got 4"):
+        mem.recall(np.ones((4, 3)))

@@ -376,6 +376,7 @@ def run_mutant(m: Mutant, claims_by_id, touched, profile) -> tuple[str, list[str
 #: linmem's own tests, the second line of defence for mutants the claims miss.
 UNIT_TESTS = (
     "tests/test_linmem_edges.py",
+    "tests/test_memory_guards.py",
     "tests/test_linmem_core.py",
     "tests/test_capacity.py",
     "tests/test_retrieval.py",
