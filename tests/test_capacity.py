@@ -43,18 +43,41 @@ def test_alpha_c_at_015_matches_mpmath_to_four_ulps():
     assert float(abs(got - ref) / ref) <= ALPHA_015_ULPS * EPS
 
 
+def _normal_quantile(p):
+    """Phi^{-1}(p) by bisection on [-12, 12] at the working precision (slow,
+    sure, and independent of erfinv)."""
+    lo, hi = mpmath.mpf(-12), mpmath.mpf(12)
+    for _ in range(mpmath.mp.prec + 8):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if mpmath.ncdf(mid) < p else (lo, mid)
+    return (lo + hi) / 2
+
+
 @pytest.mark.parametrize("dps", QUAD_DPS)
-@pytest.mark.parametrize("r", [0.01, 0.15, 0.5, 0.9])
+@pytest.mark.parametrize("r", [2.0**-40, 0.01, 0.15, 0.5, 0.9, 1 - 2.0**-40])
 def test_kappa_mp_is_the_conditional_mean_beyond_the_quantile(r, dps):
     # kappa(r) = E[Z | Z > q] = (1/r) int_q^inf z phi(z) dz, q = Phi^{-1}(1 - r)
     with mpmath.workdps(dps + 10):
-        q = mpmath.findroot(lambda x: mpmath.ncdf(x) - (1 - mpmath.mpf(r)), 0)
+        q = _normal_quantile(1 - mpmath.mpf(r))
         integral = mpmath.quad(lambda z: z * mpmath.npdf(z), [q, q + 1, mpmath.inf])
         expected = integral / mpmath.mpf(r)
     got = capacity.kappa_mp(r, dps=dps)
     with mpmath.workdps(dps):
         err = abs(got - expected) / expected
         assert err <= THRESHOLD * mpmath.mpf(2) ** (-mpmath.mp.prec)
+
+
+def test_kappa_mp_of_a_rational_within_1e_20_of_one_gets_the_digits_it_needs():
+    # r = 1 - 10^-20 as a Fraction: 1 - 2r sits 2e-20 from -1, where erfinv
+    # amplifies the rounding of r; kappa_mp must add those 20 digits.
+    r = Fraction(10**20 - 1, 10**20)
+    with mpmath.workdps(80):
+        q = _normal_quantile(mpmath.mpf(1) / 10**20)
+        integral = mpmath.quad(lambda z: z * mpmath.npdf(z), [q, q + 1, mpmath.inf])
+        expected = integral / (1 - mpmath.mpf(1) / 10**20)
+    got = capacity.kappa_mp(r, dps=30)
+    with mpmath.workdps(30):
+        assert abs(got - expected) / expected <= THRESHOLD * mpmath.mpf(2) ** (-mpmath.mp.prec)
 
 
 def test_kappa_at_one_half_is_sqrt_two_over_pi():

@@ -177,6 +177,22 @@ def test_verify_rejects_tampered_certificates():
     negative[i, j] *= -1
     assert not learn.GordanCertificate(None, negative, V, U).verify()
     assert not learn.GordanCertificate(None, None, V, U).verify()
+    # lam must sum to 1 within n^2 eps: 1 + 0.4 n^2 eps passes, 1.001 does not
+    n = 8
+    assert learn.GordanCertificate(None, bad.lam * (1 + 0.4 * n * n * EPS), V, U).verify()
+    assert not learn.GordanCertificate(None, bad.lam * 1.001, V, U).verify()
+
+
+def test_polishing_keeps_every_entry_above_the_relative_support_threshold():
+    # Support of a HiGHS vertex: entries above LP_FEASIBILITY_TOL * max(lam).
+    # Rows A = [1], [-1], [0]: lam_0 = lam_1 balances, lam_2 is free; an entry
+    # of 3 * 1e-7 * max survives the polish, one of 1e-9 * max is dropped.
+    rows = np.array([[1.0], [-1.0], [0.0]])
+    for third, kept in ((1.5e-7, True), (5e-10, False)):
+        lam0 = np.array([0.5, 0.5 - third, third])
+        lam = learn._polish_lambda(rows, lam0)
+        assert bool(lam[2] > 0) is kept
+        assert abs(lam[0] - lam[1]) <= 4 * EPS and abs(lam.sum() - 1) <= 4 * EPS
 
 
 # --------------------------------------------------------------------------
