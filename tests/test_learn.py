@@ -236,6 +236,38 @@ def test_scaled_ratio_of_a_lambda_is_its_relative_residual_over_the_lp_tolerance
     assert got == pytest.approx(want, rel=1e-12, abs=0)
 
 
+def test_zero_memory_has_an_infinite_scaled_ratio():
+    V, U = gaussian_pairs(3, 4, SEED)
+    cert = learn.GordanCertificate(W=np.zeros((3, 3)), lam=None, keys=V, targets=U)
+    assert cert.scaled_ratio() == math.inf and not cert.verify()
+
+
+def test_sparse_repair_deficiency_is_strictly_below_gamma():
+    # Orthonormal pairs: every CMM margin is exactly 1.
+    eye = np.eye(4)
+    at_one = learn.sparse_repair_memory(eye, eye, gamma=1.0)
+    assert at_one.deficient.size == 0 and np.array_equal(at_one.W, eye)
+    above = learn.sparse_repair_memory(eye, eye, gamma=1.5)
+    assert above.deficient.tolist() == [0, 1, 2, 3]
+
+
+def test_sparse_repair_smallest_dimension_and_widest_small_block():
+    rng = np.random.default_rng(SEED)
+    V, U = rng.standard_normal((2, 3)), rng.standard_normal((2, 3))
+    assert learn.sparse_repair_memory(V, U, gamma=0.5).W.shape == (2, 2)  # d = 2 splits as 1 + 1
+    V, U = rng.standard_normal((5, 6)), rng.standard_normal((5, 6))
+    res = learn.sparse_repair_memory(V, U, gamma=0.5, small_block_width=4)  # s = d - 1
+    assert res.small.size == 4 and res.large.size == 1
+
+
+def test_sparse_repair_gives_zero_weight_to_keys_without_energy_on_the_small_block():
+    # keys e_0, e_1 in R^4, small block {3}: nothing to lift there
+    V = np.eye(4)[:, :2]
+    res = learn.sparse_repair_memory(V, V, gamma=10.0, small_block_width=1)
+    assert res.deficient.tolist() == [0, 1]
+    assert res.weights.tolist() == [0.0, 0.0] and np.all(np.isfinite(res.W))
+
+
 def test_tam_with_k_one_is_top1_feasibility():
     for d, n, seed in [(2, 3, 0), (2, 6, 1), (3, 5, 2), (3, 9, 3)]:
         V, U = gaussian_pairs(d, n, seed)
