@@ -235,3 +235,11 @@ def test_bad_input_is_refused_with_a_message_naming_it(func, kwargs, exc, fragme
 def test_public_names_are_sorted_and_exist():
     assert capacity.__all__ == sorted(capacity.__all__)
     assert all(hasattr(capacity, name) for name in capacity.__all__)
+
+
+def test_mpmath_object_arrays_of_loads_give_float_results():
+    r = np.array([mpmath.mpf("0.25"), mpmath.mpf("0.5")], dtype=object)
+    for f in (capacity.kappa, capacity.alpha_c):
+        got = f(r)
+        assert got.dtype == np.float64
+        np.testing.assert_array_equal(got, f(np.array([0.25, 0.5])))

@@ -242,6 +242,16 @@ def test_zero_memory_has_an_infinite_scaled_ratio():
     assert cert.scaled_ratio() == math.inf and not cert.verify()
 
 
+def test_a_lambda_on_a_vanishing_comparison_has_scaled_ratio_exactly_zero():
+    # keys 0 and 1 share their target: A_01 = (u_0 - u_1) v_0^T = 0
+    V = np.array([[1.0, 0.0, 0.5], [0.0, 1.0, 0.5]])
+    U = np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    lam = np.zeros((3, 3))
+    lam[0, 1] = 1.0
+    cert = learn.GordanCertificate(W=None, lam=lam, keys=V, targets=U)
+    assert cert.scaled_ratio() == 0.0 and cert.verify()
+
+
 def test_sparse_repair_deficiency_is_strictly_below_gamma():
     # Orthonormal pairs: every CMM margin is exactly 1.
     eye = np.eye(4)
