@@ -389,9 +389,11 @@ UNIT_TESTS = (
 )
 
 
-def run_unit_tests(m: Mutant) -> bool:
-    """True when linmem's unit tests fail on the mutant (it is killed)."""
+def run_unit_tests(m: Mutant) -> str | None:
+    """The first of linmem's unit tests that fails on the mutant (it is
+    killed), or None when they all pass."""
     import os
+    import re
     import subprocess
     import tempfile
 
@@ -406,10 +408,13 @@ def run_unit_tests(m: Mutant) -> bool:
     try:
         proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=UNIT_TEST_TIMEOUT_S)
     except subprocess.TimeoutExpired:
-        return True
+        return f"(unit tests past {UNIT_TEST_TIMEOUT_S} s)"
     finally:
         os.unlink(path)
-    return proc.returncode != 0
+    if proc.returncode == 0:
+        return None
+    failed = re.search(r"^(?:FAILED|ERROR) (\S+)", proc.stdout, flags=re.M)
+    return failed.group(1) if failed else f"(pytest exit {proc.returncode})"
 
 
 def load_equivalents() -> dict[str, str]:
@@ -480,10 +485,12 @@ def main(argv=None) -> int:
                 continue
             outcome, killers, secs = run_mutant(m, by_id, touched, profile)
             if outcome in ("survived", "no-coverage") and args.unit_tests:
-                if run_unit_tests(m):
-                    outcome, killers = "killed-by-unit-tests", ["unit tests"]
+                killer = run_unit_tests(m)
+                if killer:
+                    outcome, killers = "killed-by-unit-tests", [killer]
             results.append({**row, "outcome": outcome, "killed_by": killers, "seconds": round(secs, 2)})
-            print(f"{outcome:<20} {m.id:<52} {m.function:<26} {desc}", flush=True)
+            print(f"{outcome:<20} {m.id:<52} {m.function:<26} {desc}"
+                  + (f"  [{killers[0]}]" if killers else ""), flush=True)
     if wanted is not None:
         missing = wanted - {r["id"] for r in results}
         for mid in sorted(missing):
