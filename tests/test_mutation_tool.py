@@ -79,3 +79,22 @@ def test_patching_swaps_the_function_everywhere_and_restores_it(mutation):
         assert linmem.recall.crosstalk_power(0.5) != 0.25
     assert linmem.crosstalk_power is before and linmem.crosstalk_power(0.5) == 0.25
     np.testing.assert_allclose(linmem.recall.crosstalk_power(np.array([0.5])), [0.25])
+
+
+def test_report_counts_scores_per_module_and_lists_survivors(mutation, tmp_path):
+    rows = [
+        dict(module="recall", id="recall:1:A:0", function="f", description="a -> b", outcome="killed"),
+        dict(module="recall", id="recall:2:A:1", function="f", description="a -> c",
+             outcome="killed-by-unit-tests"),
+        dict(module="recall", id="recall:3:A:2", function="g", description="x -> y", outcome="survived"),
+        dict(module="learn", id="learn:4:B:0", function="h", description="p -> q", outcome="equivalent",
+             reason="same value"),
+    ]
+    table = mutation.score_table(rows)
+    assert "| recall | 3 | 0 | 1 | 1 | 1 | 33.3% | 66.7% |" in table
+    assert "| learn | 1 | 1 | 0 | 0 | 0 | n/a | n/a |" in table
+    assert "| **all** | 4 | 1 | 1 | 1 | 1 | 33.3% | 66.7% |" in table
+    path = tmp_path / "report.md"
+    mutation.write_report(rows, path, "header")
+    text = path.read_text()
+    assert "`recall:3:A:2` in `g`" in text and "same value" in text

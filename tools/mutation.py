@@ -427,6 +427,42 @@ def load_equivalents() -> dict[str, str]:
     return out
 
 
+_COUNTED = ("killed", "killed-by-unit-tests", "survived", "no-coverage")
+
+
+def score_table(results: list[dict]) -> str:
+    """Markdown table of outcomes and scores per module and in all."""
+    lines = ["| module | mutants | equivalent | killed by claims | killed by unit tests only "
+             "| survived | claims alone | claims + unit tests |", "|---" * 8 + "|"]
+    modules = [m for m in MODULES if any(r["module"] == m for r in results)]
+    for label, rows in [(m, [r for r in results if r["module"] == m]) for m in modules] + [
+            ("**all**", results)]:
+        c = {k: sum(r["outcome"] == k for r in rows) for k in (*_COUNTED, "equivalent")}
+        n = sum(c[k] for k in _COUNTED)
+
+        def pct(k: int) -> str:
+            return f"{k / n:.1%}" if n else "n/a"
+
+        lines.append(
+            f"| {label} | {len(rows)} | {c['equivalent']} | {c['killed']} | {c['killed-by-unit-tests']} "
+            f"| {c['survived'] + c['no-coverage']} | {pct(c['killed'])} "
+            f"| {pct(c['killed'] + c['killed-by-unit-tests'])} |")
+    return "\n".join(lines)
+
+
+def write_report(results: list[dict], path: Path, header: str = "") -> None:
+    """Markdown report: the score table, every survivor, every equivalent
+    mutant with its reason."""
+    out = ["# Mutation testing of linmem", "", header.strip(), "", score_table(results), ""]
+    survivors = [r for r in results if r["outcome"] in ("survived", "no-coverage")]
+    out += ["## Survivors", ""]
+    out += [f"- `{r['id']}` in `{r['function']}`: `{r['description']}`" for r in survivors] or ["None."]
+    out += ["", "## Equivalent mutants (excluded from the score)", ""]
+    out += [f"- `{r['id']}` in `{r['function']}`: `{r['description']}`. {r.get('reason', '')}"
+            for r in results if r["outcome"] == "equivalent"]
+    path.write_text("\n".join(out) + "\n")
+
+
 def _read_ids(spec: str) -> set[str]:
     """Mutant ids from a file (the first word that looks like an id on each
     non-comment line, so a printed survivors list will do) or from
@@ -448,6 +484,7 @@ def main(argv=None) -> int:
     p.add_argument("--limit", type=int, default=0, help="at most this many mutants per module (0: all)")
     p.add_argument("--json", help="write every mutant's outcome to this file")
     p.add_argument("--show", metavar="ID", help="print one mutant's diff and exit")
+    p.add_argument("--report", help="write a Markdown report (score table, survivors, equivalents)")
     p.add_argument("--no-unit-tests", dest="unit_tests", action="store_false",
                    help="judge by the claims alone (skip linmem's unit tests for survivors)")
     args = p.parse_args(argv)
@@ -510,6 +547,9 @@ def main(argv=None) -> int:
             print(f"  {r['outcome']:<12} {r['id']:<52} {r['function']:<26} {r['description']}")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
+    if args.report:
+        write_report(results, Path(args.report),
+                     f"`python tools/mutation.py {' '.join(argv if argv is not None else sys.argv[1:])}`")
     return 0
 
 
