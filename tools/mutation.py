@@ -487,6 +487,9 @@ def main(argv=None) -> int:
     p.add_argument("--report", help="write a Markdown report (score table, survivors, equivalents)")
     p.add_argument("--no-unit-tests", dest="unit_tests", action="store_false",
                    help="judge by the claims alone (skip linmem's unit tests for survivors)")
+    p.add_argument("--unit-tests-only", action="store_true",
+                   help="skip the claims and judge by linmem's unit tests alone (to recheck survivors "
+                        "of an earlier run after adding tests; the claims had already let them through)")
     args = p.parse_args(argv)
     if args.show:
         print(show(args.show))
@@ -497,11 +500,14 @@ def main(argv=None) -> int:
         modules = [m for m in modules if any(i.split(":", 1)[0] == m for i in wanted)]
 
     profile = replace(get_profile("quick"), check_budget_s=MUTANT_CHECK_BUDGET_S)
-    registry = load_claims()
-    claims = list(registry)
-    print(f"tracing {len(claims)} claims ...", flush=True)
-    touched = trace_claims(claims, profile)
-    by_id = {c.id: c for c in claims}
+    if args.unit_tests_only:
+        touched, by_id = {}, {}
+    else:
+        registry = load_claims()
+        claims = list(registry)
+        print(f"tracing {len(claims)} claims ...", flush=True)
+        touched = trace_claims(claims, profile)
+        by_id = {c.id: c for c in claims}
     equivalents = load_equivalents()
     results = []
     start = time.perf_counter()
@@ -520,8 +526,11 @@ def main(argv=None) -> int:
             if m.id in equivalents:
                 results.append({**row, "outcome": "equivalent", "reason": equivalents[m.id]})
                 continue
-            outcome, killers, secs = run_mutant(m, by_id, touched, profile)
-            if outcome in ("survived", "no-coverage") and args.unit_tests:
+            if args.unit_tests_only:
+                outcome, killers, secs = "survived", [], 0.0
+            else:
+                outcome, killers, secs = run_mutant(m, by_id, touched, profile)
+            if outcome in ("survived", "no-coverage") and (args.unit_tests or args.unit_tests_only):
                 killer = run_unit_tests(m)
                 if killer:
                     outcome, killers = "killed-by-unit-tests", [killer]
