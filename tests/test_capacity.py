@@ -243,3 +243,10 @@ def test_mpmath_object_arrays_of_loads_give_float_results():
         got = f(r)
         assert got.dtype == np.float64
         np.testing.assert_array_equal(got, f(np.array([0.25, 0.5])))
+
+
+def test_zero_dimensional_loads_give_python_floats_and_errors_name_the_first_bad_load():
+    for f in (capacity.kappa, capacity.alpha_c):
+        assert type(f(np.array(0.2))) is float
+    with pytest.raises(ValueError, match="got 2.0$"):
+        capacity.kappa(np.array([0.5, 2.0, 3.0]))

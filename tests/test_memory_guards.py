@@ -69,6 +69,8 @@ GUARDS = [
      "orthogonal matrix"),
     ("gaussian-pairs", lambda: sweeps.gaussian_pairs(3, 5, **_rng_kw()), 2 * 5 * 3 * F8, "Gaussian pairs"),
     ("mp-digits", lambda: capacity.alpha_c_mp(0.1, dps=1000), -(-1000 * 415 // 1000), "mpmath number"),
+    # log2(10) / 8 = 0.415 bytes a digit, rounded up (the private check, not a 10^4-digit alpha_c)
+    ("mp-digits-exact", lambda: capacity._dps(10_000), 4150, "mpmath number"),
     ("cover-count", lambda: capacity.cover_count(100, 3), min(100, 3 * 7) // 8 + 1, "Cover's count"),
     ("cover-probability", lambda: capacity.cover_probability(100, 3), 100 // 8 + 1, "2**n"),
 ]
