@@ -252,6 +252,49 @@ def test_a_lambda_on_a_vanishing_comparison_has_scaled_ratio_exactly_zero():
     assert cert.scaled_ratio() == 0.0 and cert.verify()
 
 
+def test_a_lambda_on_vanishing_comparisons_with_rounding_residue_has_ratio_zero():
+    # three keys share one target: every A_ij in the support is exactly zero,
+    # while U coef^T V^T keeps a rounding residue (about 3e-17)
+    V = np.array([[1.0, 0.0, 0.5, 0.2], [0.0, 1.0, 0.5, 0.9]])
+    u = np.array([0.1, 0.7])
+    U = np.stack([u, u, u, np.array([1.0, 0.0])], axis=1)
+    lam = np.zeros((4, 4))
+    lam[0, 1], lam[0, 2], lam[1, 0], lam[2, 1] = 0.1, 0.2, 0.3, 0.4
+    assert learn.GordanCertificate(W=None, lam=lam, keys=V, targets=U).scaled_ratio() == 0.0
+
+
+def test_verify_refuses_any_negative_weight():
+    # keys 0 and 1 share their target, so A_01 = A_10 = 0: lam = (1.5, -0.5)
+    # on them sums to 1 with zero residual, and only its sign is wrong
+    V = np.array([[1.0, 0.0, 0.5], [0.0, 1.0, 0.5]])
+    U = np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    lam = np.zeros((3, 3))
+    lam[0, 1], lam[1, 0] = 1.5, -0.5
+    assert not learn.GordanCertificate(W=None, lam=lam, keys=V, targets=U).verify()
+
+
+def test_verify_threshold_is_a_scaled_ratio_of_one():
+    # Mix a verified dependence with mass t on one comparison: the ratio grows
+    # with t; a mix at ratio ~0.5 verifies, one at ratio ~1.5 does not.
+    V, U = gaussian_pairs(2, 8, SEED)
+    base = learn.gordan_certificate(V, U)
+    assert base.lam is not None
+    spike = np.zeros((8, 8))
+    spike[0, 1] = 1.0
+
+    def cert(t):
+        return learn.GordanCertificate(W=None, lam=(1 - t) * base.lam + t * spike, keys=V, targets=U)
+
+    for target, ok in ((0.5, True), (1.5, False)):
+        lo, hi = 0.0, 1e-2  # bisect t for scaled_ratio = target
+        for _ in range(60):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if cert(mid).scaled_ratio() < target else (lo, mid)
+        c = cert((lo + hi) / 2)
+        assert abs(c.scaled_ratio() - target) < 0.01
+        assert c.verify() is ok
+
+
 def test_sparse_repair_deficiency_is_strictly_below_gamma():
     # Orthonormal pairs: every CMM margin is exactly 1.
     eye = np.eye(4)
