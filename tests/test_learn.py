@@ -295,6 +295,17 @@ def test_verify_threshold_is_a_scaled_ratio_of_one():
         assert c.verify() is ok
 
 
+def test_polishing_that_would_leave_the_orthant_returns_the_clipped_vertex():
+    # A = [1], [1], [-1], [0]: the correction of (0.6, 1e-6, 0.4, -1e-9) to
+    # sum lam A = 0 drives lam_1 to about -0.05, so the clipped, normalised
+    # input comes back instead: no negative weight either way.
+    rows = np.array([[1.0], [1.0], [-1.0], [0.0]])
+    lam0 = np.array([0.6, 1e-6, 0.4, -1e-9])
+    lam = learn._polish_lambda(rows, lam0)
+    assert np.all(lam >= 0) and lam[3] == 0.0
+    np.testing.assert_allclose(lam[:3], lam0[:3] / lam0[:3].sum(), rtol=4 * EPS)
+
+
 def test_sparse_repair_deficiency_is_strictly_below_gamma():
     # Orthonormal pairs: every CMM margin is exactly 1.
     eye = np.eye(4)
