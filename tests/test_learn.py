@@ -306,6 +306,40 @@ def test_polishing_that_would_leave_the_orthant_returns_the_clipped_vertex():
     np.testing.assert_allclose(lam[:3], lam0[:3] / lam0[:3].sum(), rtol=4 * EPS)
 
 
+def test_duals_of_the_margin_lp_certify_a_typical_infeasible_instance_without_a_second_lp(monkeypatch):
+    # LP duality: at margin 0 the multipliers of the margin constraints are a
+    # dependence; gordan_certificate uses them and skips the dependence LP.
+    def no_second_lp(rows):
+        raise AssertionError("the dependence LP was called")
+
+    monkeypatch.setattr(learn, "_dependence_lp", no_second_lp)
+    V, U = gaussian_pairs(2, 8, SEED)
+    cert = learn.gordan_certificate(V, U)
+    assert cert.lam is not None and cert.verify()
+
+
+def test_dependence_lp_certifies_when_the_duals_do_not(monkeypatch):
+    # Zero duals (as from a solver that reports none): the second LP must
+    # produce the certificate, and it must verify.
+    solve = learn._solve_max_margin
+
+    def without_duals(V, U):
+        mm, rows, I, J, lam_dual = solve(V, U)
+        return mm, rows, I, J, np.zeros_like(lam_dual)
+
+    monkeypatch.setattr(learn, "_solve_max_margin", without_duals)
+    V, U = gaussian_pairs(2, 8, SEED)
+    cert = learn.gordan_certificate(V, U)
+    assert cert.lam is not None and cert.verify()
+
+
+def test_small_block_width_stays_at_least_one_for_astronomical_n():
+    # (ln n)^(1/8) ~ 4.03 at n = 10^30000: d / 4.03 rounds to 0 for d = 2
+    # and to 1 for d = 3; the width is clipped to 1..d-1.
+    assert learn.default_small_block_width(2, 10**30000) == 1
+    assert learn.default_small_block_width(3, 10**30000) == 1
+
+
 def test_sparse_repair_deficiency_is_strictly_below_gamma():
     # Orthonormal pairs: every CMM margin is exactly 1.
     eye = np.eye(4)
