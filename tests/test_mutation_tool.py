@@ -89,11 +89,14 @@ def test_report_counts_scores_per_module_and_lists_survivors(mutation, tmp_path)
         dict(module="recall", id="recall:3:A:2", function="g", description="x -> y", outcome="survived"),
         dict(module="learn", id="learn:4:B:0", function="h", description="p -> q", outcome="equivalent",
              reason="same value"),
+        dict(module="learn", id="learn:5:B:1", function="h", description="p -> r", outcome="equivalent",
+             reason="output-equivalent: only slower"),
+        dict(module="learn", id="learn:6:B:2", function="h", description="p -> s", outcome="killed"),
     ]
     table = mutation.score_table(rows)
-    assert "| recall | 3 | 0 | 1 | 1 | 1 | 33.3% | 66.7% |" in table
-    assert "| learn | 1 | 1 | 0 | 0 | 0 | n/a | n/a |" in table
-    assert "| **all** | 4 | 1 | 1 | 1 | 1 | 33.3% | 66.7% |" in table
+    assert "| recall | 3 | 0 | 0 | 1 | 1 | 1 | 33.3% | 66.7% | 66.7% |" in table
+    assert "| learn | 3 | 2 | 1 | 1 | 0 | 0 | 100.0% | 100.0% | 50.0% |" in table
+    assert "| **all** | 6 | 2 | 1 | 2 | 1 | 1 | 50.0% | 75.0% | 60.0% |" in table
     path = tmp_path / "report.md"
     mutation.write_report(rows, path, "header")
     text = path.read_text()

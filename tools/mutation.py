@@ -430,23 +430,32 @@ def load_equivalents() -> dict[str, str]:
 _COUNTED = ("killed", "killed-by-unit-tests", "survived", "no-coverage")
 
 
+def _output_equivalent(r: dict) -> bool:
+    """An 'equivalent' mutant whose output agrees only to a tolerance or whose
+    effect is on speed or conditioning (its reason says 'output-equivalent')."""
+    return r["outcome"] == "equivalent" and r.get("reason", "").startswith("output-equivalent")
+
+
 def score_table(results: list[dict]) -> str:
-    """Markdown table of outcomes and scores per module and in all."""
-    lines = ["| module | mutants | equivalent | killed by claims | killed by unit tests only "
-             "| survived | claims alone | claims + unit tests |", "|---" * 8 + "|"]
+    """Markdown table of outcomes and scores per module and in all. The last
+    column counts output-equivalent mutants as survivors (the strict score)."""
+    lines = ["| module | mutants | equivalent | of which output-equivalent | killed by claims "
+             "| killed by unit tests only | survived | claims alone | claims + unit tests "
+             "| strict (output-equivalent as survivors) |", "|---" * 10 + "|"]
     modules = [m for m in MODULES if any(r["module"] == m for r in results)]
     for label, rows in [(m, [r for r in results if r["module"] == m]) for m in modules] + [
             ("**all**", results)]:
         c = {k: sum(r["outcome"] == k for r in rows) for k in (*_COUNTED, "equivalent")}
+        oe = sum(_output_equivalent(r) for r in rows)
         n = sum(c[k] for k in _COUNTED)
+        killed = c["killed"] + c["killed-by-unit-tests"]
 
-        def pct(k: int) -> str:
+        def pct(k: int, n: int = n) -> str:
             return f"{k / n:.1%}" if n else "n/a"
 
         lines.append(
-            f"| {label} | {len(rows)} | {c['equivalent']} | {c['killed']} | {c['killed-by-unit-tests']} "
-            f"| {c['survived'] + c['no-coverage']} | {pct(c['killed'])} "
-            f"| {pct(c['killed'] + c['killed-by-unit-tests'])} |")
+            f"| {label} | {len(rows)} | {c['equivalent']} | {oe} | {c['killed']} | {c['killed-by-unit-tests']} "
+            f"| {c['survived'] + c['no-coverage']} | {pct(c['killed'])} | {pct(killed)} | {pct(killed, n + oe)} |")
     return "\n".join(lines)
 
 
