@@ -1,8 +1,9 @@
 """Mutation testing of linmem with the claim suite as the test that must fail.
 
-    python tools/mutation.py                       # every mutant of every linmem module
+    python tools/mutation.py --report mutation.md  # every mutant of every linmem module
     python tools/mutation.py --module recall --json out.json
     python tools/mutation.py --ids survivors.txt   # rerun only these mutants
+    python tools/mutation.py --unit-tests-only --ids survivors.txt   # ... against the unit tests alone
     python tools/mutation.py --show recall:270:ReplaceComparisonOperator_NotEq_Eq:2
 
 Each mutant is one small, plausible slip in a linmem module. Two sources:
