@@ -67,6 +67,9 @@ GUARDS = [
     ("consistent-values", lambda: ensembles.consistent_values(np.ones((2, 3)), K34), 2 * 4 * F8, "the values A K"),
     ("rational-orthogonal", lambda: ensembles.rational_orthogonal(4, **_rng_kw()), 4 * 4 * F8,
      "orthogonal matrix"),
+    ("rational-controlled-spectrum",
+     lambda: ensembles.rational_controlled_spectrum(3, 4, cond=4, **_rng_kw()), (3 * 3 + 4 * 4) * F8,
+     "orthogonal"),
     ("gaussian-pairs", lambda: sweeps.gaussian_pairs(3, 5, **_rng_kw()), 2 * 5 * 3 * F8, "Gaussian pairs"),
     ("mp-digits", lambda: capacity.alpha_c_mp(0.1, dps=1000), -(-1000 * 415 // 1000), "mpmath number"),
     # log2(10) / 8 = 0.415 bytes a digit, rounded up (the private check, not a 10^4-digit alpha_c)
