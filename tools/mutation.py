@@ -47,7 +47,11 @@ import difflib
 import functools
 import importlib
 import json
+import os
+import re
+import subprocess
 import sys
+import tempfile
 import time
 import types
 from dataclasses import dataclass, replace
@@ -57,8 +61,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 # Sweep results are cached by linmem's source on disk; a mutant lives only in
 # memory, so a cache hit would hand it the unmutated result.
-import os  # noqa: E402
-
 os.environ["THEOREMS_CACHE"] = "off"
 
 import linmem  # noqa: E402
@@ -248,10 +250,11 @@ def mutated_source(m: Mutant) -> str:
     raise RuntimeError(f"{m.id}: no such mutation site (has linmem/{m.module}.py changed?)")
 
 
-def describe(m: Mutant) -> str:
+def describe(m: Mutant, source: str) -> str:
+    """What the mutant changes, given its mutated source."""
     if m.description:
         return m.description
-    return _describe(_source(m.module), mutated_source(m), m.line)
+    return _describe(_source(m.module), source, m.line)
 
 
 def _replace(tree, old, new):
@@ -355,15 +358,12 @@ def trace_claims(claims, profile) -> dict[str, set[str]]:
     return touched
 
 
-def run_mutant(m: Mutant, claims_by_id, touched, profile) -> tuple[str, list[str], float]:
-    """('killed' | 'survived' | 'no-coverage' | 'invalid', killing claims, seconds)."""
+def run_mutant(m: Mutant, source: str, claims_by_id, touched, profile) -> tuple[str, list[str], float]:
+    """('killed' | 'survived' | 'no-coverage', killing claims, seconds) for the
+    mutant whose mutated module source is ``source``."""
     relevant = sorted(touched.get(f"{m.module}:{m.function}", ()))
     if not relevant:
         return "no-coverage", [], 0.0
-    try:
-        source = mutated_source(m)
-    except Exception:  # noqa: BLE001 - an operator that produced invalid code
-        return "invalid", [], 0.0
     start = time.perf_counter()
     killers = []
     try:
@@ -390,16 +390,11 @@ UNIT_TESTS = (
 )
 
 
-def run_unit_tests(m: Mutant) -> str | None:
-    """The first of linmem's unit tests that fails on the mutant (it is
-    killed), or None when they all pass."""
-    import os
-    import re
-    import subprocess
-    import tempfile
-
+def run_unit_tests(m: Mutant, source: str) -> str | None:
+    """The first of linmem's unit tests that fails on the mutant (mutated
+    module source ``source``), or None when they all pass."""
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
-        fh.write(mutated_source(m))
+        fh.write(source)
         path = fh.name
     env = dict(os.environ, LINMEM_MUTANT_MODULE=m.module, LINMEM_MUTANT_SOURCE=path,
                PYTHONPATH=os.pathsep.join([str(ROOT / "tools"), str(ROOT)]))
@@ -528,10 +523,14 @@ def main(argv=None) -> int:
         if args.limit:
             mutants = mutants[: args.limit]
         for m in mutants:
-            try:
-                desc = describe(m)
-            except Exception as exc:  # noqa: BLE001 - reported as invalid below
-                desc = f"({type(exc).__name__})"
+            try:  # made once, used for the description, the claims and the unit tests
+                source = mutated_source(m)
+            except Exception as exc:  # noqa: BLE001 - an operator that produced invalid code
+                results.append({**m.__dict__, "id": m.id, "description": f"({type(exc).__name__})",
+                                "outcome": "invalid", "killed_by": [], "seconds": 0.0})
+                print(f"{'invalid':<20} {m.id:<52} {m.function:<26} {type(exc).__name__}: {exc}", flush=True)
+                continue
+            desc = describe(m, source)
             row = {**m.__dict__, "id": m.id, "description": desc}
             if m.id in equivalents:
                 results.append({**row, "outcome": "equivalent", "reason": equivalents[m.id]})
@@ -539,9 +538,9 @@ def main(argv=None) -> int:
             if args.unit_tests_only:
                 outcome, killers, secs = "survived", [], 0.0
             else:
-                outcome, killers, secs = run_mutant(m, by_id, touched, profile)
+                outcome, killers, secs = run_mutant(m, source, by_id, touched, profile)
             if outcome in ("survived", "no-coverage") and (args.unit_tests or args.unit_tests_only):
-                killer = run_unit_tests(m)
+                killer = run_unit_tests(m, source)
                 if killer:
                     outcome, killers = "killed-by-unit-tests", [killer]
             results.append({**row, "outcome": outcome, "killed_by": killers, "seconds": round(secs, 2)})
