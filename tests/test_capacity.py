@@ -53,14 +53,19 @@ def _normal_quantile(p):
     return (lo + hi) / 2
 
 
+def _kappa_reference(r):
+    """kappa(r) = E[Z | Z > q] = (1/r) int_q^inf z phi(z) dz with q = Phi^{-1}(1 - r),
+    by quadrature at the working precision."""
+    q = _normal_quantile(1 - r)
+    return mpmath.quad(lambda z: z * mpmath.npdf(z), [q, q + 1, mpmath.inf]) / r
+
+
 @pytest.mark.parametrize("dps", QUAD_DPS)
 @pytest.mark.parametrize("r", [2.0**-40, 0.01, 0.15, 0.5, 0.9, 1 - 2.0**-40])
 def test_kappa_mp_is_the_conditional_mean_beyond_the_quantile(r, dps):
     # kappa(r) = E[Z | Z > q] = (1/r) int_q^inf z phi(z) dz, q = Phi^{-1}(1 - r)
     with mpmath.workdps(dps + 10):
-        q = _normal_quantile(1 - mpmath.mpf(r))
-        integral = mpmath.quad(lambda z: z * mpmath.npdf(z), [q, q + 1, mpmath.inf])
-        expected = integral / mpmath.mpf(r)
+        expected = _kappa_reference(mpmath.mpf(r))
     got = capacity.kappa_mp(r, dps=dps)
     with mpmath.workdps(dps):
         err = abs(got - expected) / expected
@@ -72,9 +77,7 @@ def test_kappa_mp_of_a_rational_within_1e_20_of_one_gets_the_digits_it_needs():
     # amplifies the rounding of r; kappa_mp must add those 20 digits.
     r = Fraction(10**20 - 1, 10**20)
     with mpmath.workdps(80):
-        q = _normal_quantile(mpmath.mpf(1) / 10**20)
-        integral = mpmath.quad(lambda z: z * mpmath.npdf(z), [q, q + 1, mpmath.inf])
-        expected = integral / (1 - mpmath.mpf(1) / 10**20)
+        expected = _kappa_reference(1 - mpmath.mpf(1) / 10**20)
     got = capacity.kappa_mp(r, dps=30)
     with mpmath.workdps(30):
         assert abs(got - expected) / expected <= THRESHOLD * mpmath.mpf(2) ** (-mpmath.mp.prec)

@@ -271,18 +271,23 @@ def _smoothed_topk_reference(s, k, beta, dps=50):
         return t + sum(mpmath.log1p(mpmath.exp(beta * (x - t))) for x in s) / (k * beta)
 
 
+def _assert_matches_reference(s, k, beta):
+    """smoothed_topk_average within THRESHOLD ulps of the scores' scale (plus
+    the shift log(k / (c - k)) / beta) of the 50-digit reference."""
+    got = retrieval.smoothed_topk_average(s, k, beta=beta)
+    want = float(_smoothed_topk_reference(s, k, beta))
+    shift = abs(math.log(k / (s.size - k))) / beta
+    assert abs(got - want) <= THRESHOLD * EPS * (np.max(np.abs(s)) + shift), (k, beta, got, want)
+
+
 @pytest.mark.parametrize("scale", [1e-8, 1.0, 1e8])
 @pytest.mark.parametrize("k", [1, 3, 7])
 def test_smoothed_topk_matches_a_50_digit_reference_at_every_scale(scale, k):
     # beta * scale of order one to ten: the smoothing matters, and the answer
     # must be right to a few ulps of the scores' scale whatever that scale is.
-    rng = np.random.default_rng(SEED + k)
-    s = scale * rng.standard_normal(12)
+    s = scale * np.random.default_rng(SEED + k).standard_normal(12)
     for beta in (0.5 / scale, 10.0 / scale):
-        got = retrieval.smoothed_topk_average(s, k, beta=beta)
-        want = float(_smoothed_topk_reference(s, k, beta))
-        shift = abs(math.log(k / (12 - k))) / beta
-        assert abs(got - want) <= THRESHOLD * EPS * (np.max(np.abs(s)) + shift), (beta, got, want)
+        _assert_matches_reference(s, k, beta)
 
 
 @pytest.mark.parametrize("scale", [1e-8, 1.0, 1e8])
@@ -294,10 +299,7 @@ def test_smoothed_topk_newton_converges_within_a_dozen_steps(scale, monkeypatch)
     for k in (1, 3, 7, 11):
         s = scale * np.random.default_rng(SEED + k).standard_normal(12)
         for beta in (0.5 / scale, 10.0 / scale, 1e4 / scale):
-            got = retrieval.smoothed_topk_average(s, k, beta=beta)
-            want = float(_smoothed_topk_reference(s, k, beta))
-            shift = abs(math.log(k / (12 - k))) / beta
-            assert abs(got - want) <= THRESHOLD * EPS * (np.max(np.abs(s)) + shift), (k, beta)
+            _assert_matches_reference(s, k, beta)
 
 
 def test_all_retrieved_needs_a_strict_win():
