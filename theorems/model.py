@@ -24,6 +24,7 @@ __all__ = [
     "EvidenceStatus",
     "NegativeControl",
     "Status",
+    "DEFAULT_FAIL_ON",
 ]
 
 
@@ -35,6 +36,7 @@ class ClaimKind(str, enum.Enum):
     ASYMPTOTIC = "asymptotic"
     CONJECTURE = "conjecture"
     COUNTEREXAMPLE = "counterexample"
+    QUESTION = "question"
     UNDERSPECIFIED = "underspecified"
 
 
@@ -57,6 +59,7 @@ REQUIRED_EVIDENCE: dict[ClaimKind, frozenset[EvidenceKind]] = {
     ClaimKind.ASYMPTOTIC: frozenset({EvidenceKind.SIMULATION}),
     ClaimKind.CONJECTURE: frozenset({EvidenceKind.SIMULATION}),
     ClaimKind.COUNTEREXAMPLE: frozenset({EvidenceKind.COUNTEREXAMPLE}),
+    ClaimKind.QUESTION: frozenset({EvidenceKind.SIMULATION}),
     ClaimKind.UNDERSPECIFIED: frozenset(),
 }
 
@@ -67,11 +70,18 @@ class EvidenceStatus(str, enum.Enum):
     ERROR = "error"
     SUPPORTED = "supported"
     NOT_SUPPORTED = "not_supported"
+    #: The criterion could not be resolved at the profile's sizes with the
+    #: stated power (the evidence says why and which profile can).
+    INCONCLUSIVE = "inconclusive"
+    #: A question decided by its criterion; the answer is in ``detail``/``data``.
+    ANSWERED = "answered"
 
 
 class Status(str, enum.Enum):
     VERIFIED = "VERIFIED"
     SUPPORTED = "SUPPORTED"
+    ANSWERED = "ANSWERED"
+    INCONCLUSIVE = "INCONCLUSIVE"
     NOT_SUPPORTED = "NOT SUPPORTED"
     FAILED = "FAILED"
     ERROR = "ERROR"
@@ -81,7 +91,13 @@ class Status(str, enum.Enum):
     @property
     def ok(self) -> bool:
         """Statuses a dependent claim may build on."""
-        return self in (Status.VERIFIED, Status.SUPPORTED)
+        return self in (Status.VERIFIED, Status.SUPPORTED, Status.ANSWERED)
+
+
+#: Statuses that make ``theorems verify`` exit 1 unless ``--fail-on`` says otherwise.
+DEFAULT_FAIL_ON: frozenset[Status] = frozenset(
+    {Status.FAILED, Status.ERROR, Status.BLOCKED, Status.NOT_SUPPORTED}
+)
 
 
 @dataclass

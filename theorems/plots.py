@@ -52,6 +52,8 @@ __all__ = [
 STATUS_COLOURS = {
     "VERIFIED": "#1a7f37",
     "SUPPORTED": "#0f7b8a",
+    "ANSWERED": "#0a5c9e",
+    "INCONCLUSIVE": "#9a6700",
     "NOT SUPPORTED": "#b35900",
     "FAILED": "#cf222e",
     "ERROR": "#8250df",
@@ -60,7 +62,7 @@ STATUS_COLOURS = {
 }
 
 #: Statuses a dependent claim may build on (as ``theorems.model.Status.ok``).
-_OK_STATUSES = ("VERIFIED", "SUPPORTED")
+_OK_STATUSES = ("VERIFIED", "SUPPORTED", "ANSWERED")
 
 #: Size of one plot, inches (at matplotlib's 72 pt per inch in SVG).
 PLOT_SIZE_IN = (4.6, 2.9)

@@ -32,7 +32,8 @@ __all__ = [
 
 #: Minor versions add optional fields only; a reader of 1.x reads any 1.y.
 #: 1.1: ``evidence[].description`` (what the check does).
-SCHEMA_VERSION = "1.1"
+#: 1.2: statuses INCONCLUSIVE and ANSWERED (claims and evidence), kind ``question``.
+SCHEMA_VERSION = "1.2"
 
 #: What :func:`write_reports` writes, in order (the JSON first).
 REPORT_FILES = ("report.json", "report.md", "report.html", "junit.xml")

@@ -28,7 +28,8 @@ from theorems.plots import STATUS_COLOURS, Plot, dependency_graph_svg, evidence_
 __all__ = ["MathFallback", "latex_to_mathml", "math_fallbacks", "render_html"]
 
 #: Order of statuses in the summary and the filter (the order of ``Status``).
-STATUS_ORDER = ("VERIFIED", "SUPPORTED", "NOT SUPPORTED", "FAILED", "ERROR", "UNDERSPECIFIED", "BLOCKED")
+STATUS_ORDER = ("VERIFIED", "SUPPORTED", "ANSWERED", "INCONCLUSIVE", "NOT SUPPORTED", "FAILED", "ERROR",
+                "UNDERSPECIFIED", "BLOCKED")
 
 #: Evidence statuses that call for the counterexample and replay box.
 _BAD_EVIDENCE = ("failed", "error", "not_supported")

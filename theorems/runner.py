@@ -19,6 +19,7 @@ from theorems.impl import Impl
 from theorems.model import (
     Check,
     Claim,
+    DEFAULT_FAIL_ON,
     ClaimKind,
     Context,
     Evidence,
@@ -95,10 +96,13 @@ class RunResult:
             out[r.status.value] += 1
         return out
 
+    fail_on: frozenset = DEFAULT_FAIL_ON
+
     @property
     def ok(self) -> bool:
-        """No claim FAILED, ERROR or BLOCKED."""
-        return not any(r.status in (Status.FAILED, Status.ERROR, Status.BLOCKED) for r in self.results)
+        """No claim has a status in ``fail_on`` (default: FAILED, ERROR,
+        BLOCKED, NOT SUPPORTED)."""
+        return not any(r.status in self.fail_on for r in self.results)
 
 
 def _context(claim: Claim, check: Check, impl: Impl, profile: Profile, seed: int,
@@ -155,9 +159,15 @@ def derive_status(claim: Claim, evidence: Sequence[Evidence], dep_status: dict[s
         return Status.FAILED, []
     if EvidenceStatus.NOT_SUPPORTED in states:
         return Status.NOT_SUPPORTED, []
-    blocked = [d for d in claim.depends_on if d in dep_status and not dep_status[d].ok]
+    not_ok = [d for d in claim.depends_on if d in dep_status and not dep_status[d].ok]
+    blocked = [d for d in not_ok if dep_status[d] is not Status.INCONCLUSIVE]
     if blocked:
         return Status.BLOCKED, blocked
+    if not_ok or EvidenceStatus.INCONCLUSIVE in states:
+        # Built on (or itself) a criterion this profile cannot resolve.
+        return Status.INCONCLUSIVE, not_ok
+    if EvidenceStatus.ANSWERED in states:
+        return Status.ANSWERED, []
     if EvidenceStatus.SUPPORTED in states:
         return Status.SUPPORTED, []
     return Status.VERIFIED, []
