@@ -3,18 +3,24 @@ replay commands and JSON-able descriptions of inputs."""
 
 from __future__ import annotations
 
+import os
+import tempfile
 import time
+import zlib
 from contextlib import contextmanager
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 from hypothesis import HealthCheck, Phase, settings
+from hypothesis import seed as _hypothesis_seed_decorator
 
 from theorems.model import Context, Evidence, EvidenceKind, EvidenceStatus
 
 __all__ = [
     "IMPLEMENTATION_ERRORS",
+    "hypothesis_run",
+    "hypothesis_seed",
     "hypothesis_settings",
     "jsonable",
     "make",
@@ -29,8 +35,83 @@ __all__ = [
 IMPLEMENTATION_ERRORS = (ValueError, TypeError, ArithmeticError, np.linalg.LinAlgError, IndexError)
 
 
+#: Hypothesis options of the current run of checks (see :func:`hypothesis_run`).
+_HYPOTHESIS_RUN: dict[str, Any] = {"seed": None, "database": None}
+
+
+@contextmanager
+def hypothesis_run(*, seed: Any = None, database: bool = False):
+    """Hypothesis's configuration while checks run.
+
+    Hypothesis keeps its files (the example database, its constants and
+    character caches) in ``<cache>/hypothesis`` (the folder of
+    :func:`linmem.sweeps.default_cache_dir`, ``$THEOREMS_CACHE``), or in a
+    temporary folder when the cache is off, never in ``.hypothesis/`` of the
+    current directory; ``$HYPOTHESIS_STORAGE_DIRECTORY``, when set, wins.
+
+    ``seed`` (``pytest --hypothesis-seed``) is mixed into every check's seed,
+    so it changes the generated cases; ``None`` keeps them a function of the
+    theorems seed alone. ``database=True`` lets the checks save and replay
+    failing examples (Hypothesis's convention, used when a Hypothesis option
+    is given); without it no example database is read or written, so a
+    verdict depends only on the code and the theorems seed.
+    """
+    from hypothesis import configuration
+    from hypothesis.database import DirectoryBasedExampleDatabase
+
+    from linmem.sweeps import default_cache_dir
+
+    home_attr = "__hypothesis_home_directory"
+    previous_home = getattr(configuration, home_attr, None)
+    previous = dict(_HYPOTHESIS_RUN)
+    scratch = None
+    home = None
+    if not os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        cache = default_cache_dir()
+        if cache is None:
+            scratch = tempfile.TemporaryDirectory(prefix="theorems-hypothesis-")
+            home = scratch.name
+        else:
+            home = cache / "hypothesis"
+        configuration.set_hypothesis_home_dir(home)
+    db = None
+    if database and scratch is None:
+        db = DirectoryBasedExampleDatabase(configuration.storage_directory("examples").path)
+    _HYPOTHESIS_RUN.update(seed=seed, database=db)
+    try:
+        yield
+    finally:
+        _HYPOTHESIS_RUN.update(previous)
+        if home is not None:
+            configuration.set_hypothesis_home_dir(previous_home)
+        if scratch is not None:
+            scratch.cleanup()
+
+
+def hypothesis_seed(ctx: Context):
+    """Decorator for a check's ``@given`` test: seeds it from the check's seed
+    (mixed with the ``--hypothesis-seed`` of the run, when given) and names it
+    ``<claim id>::<check name>``, which becomes the ``property`` of
+    Hypothesis's observations, the heading of its statistics and the key of
+    its example database."""
+    forced = _HYPOTHESIS_RUN["seed"]
+    value = ctx.seed if forced is None else zlib.crc32(f"{forced}:{ctx.seed}".encode())
+    name = f"{ctx.claim_id}::{ctx.check_name}"
+
+    def decorate(test):
+        test = _hypothesis_seed_decorator(value)(test)
+        test.__name__ = test.__qualname__ = name
+        inner = getattr(getattr(test, "hypothesis", None), "inner_test", None)
+        if inner is not None:
+            inner._hypothesis_internal_add_digest = name.encode()
+        return test
+
+    return decorate
+
+
 def hypothesis_settings(max_examples: int, *, shrink: bool = True) -> settings:
-    """Deterministic settings: no example database, no deadline (timing is the
+    """Deterministic settings: no example database (unless the run asks for
+    one, see :func:`hypothesis_run`), no deadline (timing is the
     runner's job), health checks that penalise slow linear algebra off, one
     failure reported (the minimal one), no 'explain' phase. ``shrink=False``
     (used for negative controls, where only the verdict matters) skips
@@ -41,7 +122,7 @@ def hypothesis_settings(max_examples: int, *, shrink: bool = True) -> settings:
     return settings(
         max_examples=max_examples,
         deadline=None,
-        database=None,
+        database=_HYPOTHESIS_RUN["database"],
         derandomize=False,
         print_blob=False,
         report_multiple_bugs=False,

@@ -10,10 +10,10 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
-from hypothesis import given, seed, target
+from hypothesis import given, target
 from hypothesis import strategies as st
 
-from theorems.evidence._common import IMPLEMENTATION_ERRORS, hypothesis_settings, jsonable, make, timed
+from theorems.evidence._common import IMPLEMENTATION_ERRORS, hypothesis_seed, hypothesis_settings, jsonable, make, timed
 from theorems.model import Context, Evidence, EvidenceKind
 from theorems.tolerance import THRESHOLD
 
@@ -40,7 +40,7 @@ def check(
     worst = {"ratio": 0.0, "n": 0, "failing": None}
 
     @hypothesis_settings(examples or ctx.profile.examples, shrink=not ctx.control)
-    @seed(ctx.seed)
+    @hypothesis_seed(ctx)
     @given(strategy)
     def run(example):
         worst["n"] += 1

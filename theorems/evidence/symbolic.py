@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 import sympy
-from hypothesis import given, seed
+from hypothesis import given
 from hypothesis import strategies as st
 
-from theorems.evidence._common import IMPLEMENTATION_ERRORS, hypothesis_settings, jsonable, make, timed
+from theorems.evidence._common import IMPLEMENTATION_ERRORS, hypothesis_seed, hypothesis_settings, jsonable, make, timed
 from theorems.model import Context, Evidence, EvidenceKind, EvidenceStatus
 
 __all__ = ["check_exact", "check_scalar", "exact_search"]
@@ -58,7 +58,7 @@ def exact_search(
     box: dict[str, Any] = {"n": 0, "failing": None, "value": 0}
 
     @hypothesis_settings(examples or ctx.profile.exact_cases, shrink=not ctx.control)
-    @seed(ctx.seed)
+    @hypothesis_seed(ctx)
     @given(strategy)
     def run(example):
         box["n"] += 1
