@@ -12,7 +12,10 @@ from __future__ import annotations
 import enum
 import zlib
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Callable, Mapping
+
+import numpy as np
 
 __all__ = [
     "Check",
@@ -25,7 +28,48 @@ __all__ = [
     "NegativeControl",
     "Status",
     "DEFAULT_FAIL_ON",
+    "derive_seed",
+    "jsonable",
+    "seed_sequence",
 ]
+
+
+def derive_seed(parent: int, *labels: str) -> int:
+    """The one seed scheme: a 32-bit seed from a parent seed (the run seed,
+    or a check's seed) and labels (claim id, check name, stream name), by
+    :class:`numpy.random.SeedSequence` with the labels' CRC32 as spawn key.
+
+    >>> derive_seed(1, "a", "b") == derive_seed(1, "a", "b") != derive_seed(1, "b", "a")
+    True
+    """
+    return int(seed_sequence(parent, *labels).generate_state(1)[0])
+
+
+def seed_sequence(parent: int, *labels: str) -> np.random.SeedSequence:
+    """The SeedSequence of the stream named by ``labels`` under ``parent``
+    (each label's CRC32 is one entry of the spawn key)."""
+    key = tuple(zlib.crc32(label.encode()) for label in labels)
+    return np.random.SeedSequence(int(parent) % 2**128, spawn_key=key)
+
+
+def jsonable(x: Any) -> Any:
+    """A JSON-able rendering of an input: exact rationals as strings ``"p/q"``,
+    arrays as nested lists, mpmath numbers as strings."""
+    if isinstance(x, np.ndarray):
+        return [jsonable(e) for e in x.tolist()] if x.ndim else jsonable(x.item())
+    if isinstance(x, (list, tuple)):
+        return [jsonable(e) for e in x]
+    if isinstance(x, dict):
+        return {str(k): jsonable(v) for k, v in x.items()}
+    if isinstance(x, Fraction):
+        return str(x) if x.denominator != 1 else x.numerator
+    if isinstance(x, (bool, int, str)) or x is None:
+        return x
+    if isinstance(x, (float, np.floating)):
+        return float(x) if np.isfinite(x) else str(x)
+    if isinstance(x, np.integer):
+        return int(x)
+    return str(x)
 
 
 class ClaimKind(str, enum.Enum):
@@ -125,8 +169,6 @@ class Evidence:
     replay: str = ""
 
     def to_json(self) -> dict:
-        from theorems.evidence._common import jsonable
-
         def num(x):
             if x is None:
                 return None
@@ -165,9 +207,9 @@ class Context:
     control: bool = False  # running a negative control: verdict only, no shrinking
 
     def rng(self, salt: str = ""):
-        import numpy as np
-
-        return np.random.default_rng([self.seed, zlib.crc32(salt.encode())])
+        """The Generator of the stream ``salt`` of this check: SeedSequence
+        spawned from the check's seed with the label as spawn key."""
+        return np.random.default_rng(seed_sequence(self.seed, salt))
 
 
 @dataclass(frozen=True)
@@ -224,4 +266,6 @@ class Claim:
             raise ValueError(f"claim {self.id}: every checkable claim needs a negative control")
 
     def seed_for(self, run_seed: int, check_name: str) -> int:
-        return zlib.crc32(f"{run_seed}:{self.id}:{check_name}".encode())
+        """The check's seed: :func:`derive_seed` of the run seed, the claim id
+        and the check name."""
+        return derive_seed(run_seed, self.id, check_name)

@@ -10,7 +10,10 @@ from __future__ import annotations
 import os
 from dataclasses import asdict, dataclass
 
-__all__ = ["DEFAULT_PROFILE", "DEFAULT_SEED", "PROFILES", "Profile", "get_profile"]
+__all__ = ["DEFAULT_PROFILE", "DEFAULT_SEED", "LEVELS", "PROFILES", "Profile", "get_profile"]
+
+#: The profile levels, cheapest first; :meth:`Profile.pick` chooses among them.
+LEVELS = ("quick", "standard", "thorough")
 
 #: The run seed unless ``--seed`` says otherwise.
 DEFAULT_SEED = 20261130
@@ -39,6 +42,22 @@ class Profile:
 
     def to_json(self) -> dict:
         return asdict(self)
+
+    @property
+    def level(self) -> str:
+        """``quick``, ``standard`` or ``thorough``: the profile's own name, or
+        for another profile the level whose sweep multiplier is nearest."""
+        if self.name in LEVELS:
+            return self.name
+        return min(LEVELS, key=lambda n: abs(PROFILES[n].sweep - self.sweep))
+
+    def pick(self, *, quick, standard, thorough):
+        """The value for this profile's level: sizes per profile as data.
+
+        >>> PROFILES["standard"].pick(quick=(8, 16), standard=(8, 16, 32), thorough=(8, 16, 32, 64))
+        (8, 16, 32)
+        """
+        return {"quick": quick, "standard": standard, "thorough": thorough}[self.level]
 
 
 PROFILES: dict[str, Profile] = {

@@ -8,12 +8,21 @@ they shrink to the simplest matrix that fails.
 
 Every strategy is tested (tests/test_strategies.py) to produce what its name
 promises: the rank, the condition number, the duplicates, the unit norms.
+
+Input families (:class:`Inputs`) bundle one kind of input in the three number
+systems a claim template needs, every element a tuple of arguments in the
+same order: Hypothesis-generated exact inputs, labelled exact cases for the
+precision ladder (rounded afresh at each rung), and float64 cases with the
+recipe that replays them. The families of the catalogue are :func:`keys`,
+:func:`unit_keys` and :func:`keys_and_values`; a claim module builds its own
+with :class:`Inputs` when its inputs have a special structure.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any, Callable, Sequence
 
 import numpy as np
 from hypothesis import strategies as st
@@ -24,13 +33,20 @@ from linmem import ensembles
 __all__ = [
     "FLOAT_KEY_FAMILIES",
     "ILL_CONDITIONING",
+    "Case",
+    "Inputs",
     "KeyCase",
     "exact_key_matrices",
     "exact_keys_and_values",
     "exact_unit_key_matrices",
     "exact_value_matrices",
     "float_key_cases",
+    "keys",
+    "keys_and_values",
+    "precise_keys",
+    "precise_values",
     "unit_key_cases",
+    "unit_keys",
 ]
 
 FLOAT_KEY_FAMILIES = (
@@ -172,3 +188,99 @@ def exact_value_matrices(draw, M: int, *, max_dim: int = 3):
     p = draw(st.integers(1, max_dim))
     entries = draw(st.lists(st.integers(-3, 3), min_size=p * M, max_size=p * M))
     return np.array([Fraction(e) for e in entries], dtype=object).reshape(p, M)
+
+
+# --- input families of the claim templates -------------------------------------------
+
+# The ladder's fixed exact keys live in theorems.claims._cases (kept there
+# while other claim modules import them); this is their public name.
+from theorems.claims._cases import precise_key_cases as _precise_key_cases  # noqa: E402
+from theorems.claims._cases import precise_values as _precise_values  # noqa: E402
+
+
+def precise_keys(ctx, *, unit: bool = False) -> list[tuple[str, np.ndarray]]:
+    """Labelled exact key matrices for a precision ladder (at least 3, the
+    profile's ``precise_cases``): condition 1e20 full rank, condition 1e12
+    rank-deficient, duplicated integer keys, in shapes M < d, M = d, M > d;
+    ``unit=True`` gives exactly unit columns with the same duplicate pattern
+    and a near copy (condition about 1e15)."""
+    return _precise_key_cases(ctx, unit=unit)
+
+
+def precise_values(K: np.ndarray, ctx, p: int = 3) -> np.ndarray:
+    """Integer values p x M (exact) for the key matrix ``K``."""
+    return _precise_values(K, ctx, p)
+
+
+@dataclass(frozen=True)
+class Case:
+    """A float64 input: the arguments and the JSON-able recipe that rebuilds them."""
+
+    args: tuple
+    recipe: Any
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """One input family in three number systems, elements tuples of arguments.
+
+    ``exact``: strategy of exact argument tuples; ``precise(ctx)``: labelled
+    exact argument tuples for the ladder; ``floats``: strategy of
+    :class:`Case`; ``names``: the argument names (for reports); ``about``:
+    what the family covers, in words (it becomes the check descriptions).
+    """
+
+    names: tuple[str, ...]
+    exact: st.SearchStrategy
+    precise: Callable[[Any], Sequence[tuple[str, tuple]]]
+    floats: st.SearchStrategy
+    about: str = ""
+
+    def describe(self, args: tuple) -> dict:
+        """An exact input as ``{name: value}``."""
+        return dict(zip(self.names, args))
+
+
+def _key_case(case: KeyCase, with_values: bool) -> Case:
+    return Case((case.K, case.V) if with_values else (case.K,), case.describe())
+
+
+def keys(*, unit: bool = False, unit_ladder: bool = True) -> Inputs:
+    """Any keys K (d x M, every rank, duplicated columns, ill-conditioned):
+    exact integer keys, ladder keys of condition up to 1e20 (and their
+    exactly unit versions unless ``unit_ladder=False``), float keys of every
+    family of :data:`FLOAT_KEY_FAMILIES`. ``unit=True``: see :func:`unit_keys`."""
+    if unit:
+        return unit_keys()
+
+    def ladder(ctx):
+        cases = precise_keys(ctx) + (precise_keys(ctx, unit=True) if unit_ladder else [])
+        return [(label, (K,)) for label, K in cases]
+
+    return Inputs(("K",), exact_key_matrices().map(lambda K: (K,)), ladder,
+                  float_key_cases().map(lambda c: _key_case(c, False)),
+                  "any keys: rank-deficient, duplicated, condition to 1e12 (float) and 1e20 (mpmath)")
+
+
+def unit_keys() -> Inputs:
+    """Unit-norm keys: exactly unit rational keys (some duplicated), the
+    ladder's unit keys, float keys of every family normalised."""
+
+    def ladder(ctx):
+        return [(label, (K,)) for label, K in precise_keys(ctx, unit=True)]
+
+    return Inputs(("K",), exact_unit_key_matrices().map(lambda K: (K,)), ladder,
+                  unit_key_cases().map(lambda c: _key_case(c, False)),
+                  "unit keys: duplicated, near copies (condition about 1e15 in mpmath)")
+
+
+def keys_and_values() -> Inputs:
+    """(K, V): any keys as in :func:`keys` and integer (exact) or Gaussian
+    (float) values with as many columns, p != d included."""
+
+    def ladder(ctx):
+        return [(label, (K, precise_values(K, ctx))) for label, K in precise_keys(ctx)]
+
+    return Inputs(("K", "V"), exact_keys_and_values(), ladder,
+                  float_key_cases().map(lambda c: _key_case(c, True)),
+                  "any keys and values: rank-deficient, duplicated, condition to 1e12 (float) and 1e20 (mpmath)")

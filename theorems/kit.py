@@ -1,0 +1,220 @@
+"""The kit: the building blocks every claim (ours or a user's) shares.
+
+Number systems. linmem runs one formula in float64, in mpmath and in exact
+rationals (``Fraction`` object arrays), so a claim's terms are written once;
+the helpers here move inputs between those systems and give reference
+computations that are *not* under test:
+
+* :func:`exact` (integers, floats or rationals to ``Fraction`` arrays),
+  :func:`to_mp` (exact inputs rounded at the working mpmath precision, tuples
+  and dicts converted entry by entry), :func:`is_exact`, :func:`eye`;
+* :func:`rank`, the reference rank in the number system of its argument;
+* :func:`scale`, the one tolerance scale ``max(shape K) * cond(K) *
+  prod(1 + ||X||)`` of the tolerance model, so nobody invents a scale.
+
+Randomness. :func:`seed` and :func:`generator` derive every stream from a
+parent seed and labels through :class:`numpy.random.SeedSequence` (the same
+scheme as :meth:`theorems.model.Context.rng`): no arithmetic offsets.
+
+Distributions. :func:`spherical_batch` draws batches of unit columns;
+:func:`store` evaluates a store that is linear in the values on a batch of
+value matrices at the cost of one call (``W(V) = V W(I)``), which is what
+makes Monte Carlo over values cheap; :func:`sign_values` builds the exact
+random-value design ``v_i = s_i w_i`` (fair signs times fixed exactly-unit
+rational ``w_i``) and :func:`sign_expectation` averages over it exactly.
+"""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+from typing import Any, Callable
+
+import mpmath
+import numpy as np
+
+import linmem
+from linmem.precise import EXACT, MPMATH, exact_array, mp_array, number_kind
+from theorems.model import derive_seed, seed_sequence
+
+__all__ = [
+    "exact",
+    "eye",
+    "generator",
+    "is_exact",
+    "rank",
+    "scale",
+    "seed",
+    "sign_expectation",
+    "sign_values",
+    "spherical_batch",
+    "store",
+    "to_mp",
+]
+
+
+def exact(x) -> np.ndarray:
+    """``x`` (integers, rationals or floats at their binary value) as an
+    object array of ``Fraction``.
+
+    >>> exact([[1, 2]]).tolist()
+    [[Fraction(1, 1), Fraction(2, 1)]]
+    """
+    return exact_array(x, name="x")
+
+
+def is_exact(x) -> bool:
+    """True for exact rational arrays and numbers (not float, not mpmath).
+
+    >>> is_exact(exact([1])), is_exact(np.ones(1))
+    (True, False)
+    """
+    if isinstance(x, (int, Fraction)) and not isinstance(x, bool):
+        return True
+    arr = np.asarray(x)
+    return arr.dtype == object and arr.size > 0 and number_kind(arr) == EXACT
+
+
+def to_mp(x: Any) -> Any:
+    """Exact inputs rounded at the current mpmath precision: arrays of any
+    number system through :func:`linmem.mp_array`, ``Fraction`` scalars
+    divided at that precision; tuples, lists and dicts entry by entry;
+    Python ints (indices, counts) and strings left alone."""
+    if isinstance(x, np.ndarray):
+        return mp_array(x) if x.size else x
+    if isinstance(x, Fraction):
+        return mpmath.mpf(x.numerator) / x.denominator
+    if isinstance(x, tuple):
+        return tuple(to_mp(e) for e in x)
+    if isinstance(x, list):
+        return [to_mp(e) for e in x]
+    if isinstance(x, dict):
+        return {k: to_mp(v) for k, v in x.items()}
+    return x
+
+
+def eye(n: int, like) -> np.ndarray:
+    """The n x n identity in the number system of ``like``: Python ints for
+    exact and mpmath arrays (no float creeps into exact arithmetic), float64
+    otherwise.
+
+    >>> eye(2, exact([1])).dtype, eye(2, np.ones(1)).dtype
+    (dtype('O'), dtype('float64'))
+    """
+    if np.asarray(like).dtype == object:
+        return np.eye(n, dtype=int).astype(object)
+    return np.eye(n)
+
+
+def rank(A) -> int:
+    """Reference rank of a matrix, computed outside the implementation under
+    test: sympy for exact rationals, mpmath singular values above
+    ``sqrt(eps) * s_max`` for mpmath arrays (the ladder's inputs are at most
+    1e20-conditioned and the lowest rung has 50 digits, so the rule separates
+    the nonzero from the rounded-zero singular values), LAPACK's
+    ``matrix_rank`` for float64.
+
+    >>> rank(exact([[1, 2], [2, 4]])), rank(np.eye(3))
+    (1, 3)
+    """
+    arr = np.asarray(A)
+    if arr.ndim != 2:
+        raise ValueError(f"A must be a 2-D array, got shape {arr.shape}")
+    if 0 in arr.shape:
+        return 0
+    kind = number_kind(arr) if arr.dtype == object else None
+    if kind == EXACT:
+        import sympy
+
+        return int(sympy.Matrix(arr.tolist()).rank())
+    if kind == MPMATH:
+        s = mpmath.svd_r(mpmath.matrix(arr.tolist()), compute_uv=False)
+        top = max(abs(x) for x in s)
+        cut = top * mpmath.sqrt(mpmath.eps)
+        return int(sum(1 for x in s if abs(x) > cut))
+    return int(np.linalg.matrix_rank(np.asarray(arr, dtype=float)))
+
+
+def _norm(x):
+    from theorems.tolerance import norm
+
+    return norm(x)
+
+
+def scale(K, *operands, condition: bool = True):
+    """The tolerance scale of the tolerance model for terms built from keys
+    ``K``: ``max(shape K) * cond(K) * prod_X (1 + ||X||)`` over the array
+    operands (non-arrays, e.g. an index, are skipped); ``condition=False``
+    drops the condition number (identities that only use orthonormality).
+
+    >>> float(scale(np.diag([4.0, 1.0]), np.ones((1, 2))))
+    19.31370849898476
+    """
+    K = np.asarray(K)
+    size = max(K.shape) if K.ndim else 1
+    out = size * (linmem.condition_number(K) if condition and K.ndim == 2 and K.size else 1)
+    for X in operands:
+        if isinstance(X, np.ndarray) and X.size:
+            out = out * (1 + _norm(X))
+    return out
+
+
+def seed(parent: int, *labels: str) -> int:
+    """A 32-bit seed for the stream ``labels`` under ``parent`` (the scheme
+    of :func:`theorems.model.derive_seed`).
+
+    >>> seed(1, "a") == seed(1, "a") != seed(1, "b")
+    True
+    """
+    return derive_seed(parent, *labels)
+
+
+def generator(parent: int, *labels: str) -> np.random.Generator:
+    """A Generator on the stream named by ``labels`` under ``parent``, e.g.
+    ``generator(case_seed, "free key")`` inside a Hypothesis recipe.
+
+    >>> float(generator(0, "x").random()) == float(generator(0, "x").random())
+    True
+    """
+    return np.random.default_rng(seed_sequence(parent, *labels))
+
+
+def spherical_batch(rng: np.random.Generator, size: int, p: int, M: int) -> np.ndarray:
+    """``size`` matrices p x M whose columns are independent and uniform on
+    the unit sphere of R^p, shape (size, p, M)."""
+    V = rng.standard_normal((size, p, M))
+    return V / np.linalg.norm(V, axis=-2, keepdims=True)
+
+
+def store(build: Callable[[np.ndarray, np.ndarray], np.ndarray], K, V) -> np.ndarray:
+    """``build(K, V)``; for a batch ``V`` (size x p x M) the store of every
+    sample as ``V @ build(K, I_M)``, exact for stores linear in the values
+    (least squares ``V K^+``, outer product ``V K^T``). Write a quantity with
+    it and with ``axis=-2`` column sums, and the same code serves the exact
+    enumeration (2-D V) and the Monte Carlo (3-D batch)."""
+    if np.ndim(V) == 3:
+        return V @ build(K, eye(K.shape[1], K))
+    return build(K, V)
+
+
+def sign_values(p: int, M: int, rng: np.random.Generator) -> np.ndarray:
+    """Fixed exactly-unit rational value directions ``W0`` (p x M) of the
+    design ``v_i = s_i w_i``: independent, zero-mean, unit values
+    (``E[V^T V] = I``), all that 000 assumes of values."""
+    return linmem.ensembles.rational_unit_vectors(p, M, rng=rng, scale=3)
+
+
+def sign_expectation(f: Callable[[np.ndarray], Any], W0: np.ndarray):
+    """``E_s f(W0 diag(s))`` over fair independent signs, exactly (2^M terms).
+
+    >>> float(sign_expectation(lambda V: V.sum() ** 2, exact([[1, 1]])))
+    2.0
+    """
+    M = W0.shape[1]
+    total, n = None, 0
+    for s in itertools.product((-1, 1), repeat=M):
+        value = f(W0 * np.array(s, dtype=object))
+        total = value if total is None else total + value
+        n += 1
+    return Fraction(total, n) if isinstance(total, int) else total / n
+

@@ -1,0 +1,323 @@
+"""Claim templates: a claim states its mathematics once and gets the checks
+its kind needs.
+
+An identity or an inequality gives one ``terms(impl, *args)`` function that
+returns a list of terms under the residual contract of
+:mod:`theorems.residuals` (pairs ``(lhs, rhs)`` claimed equal, and
+``at_most(lhs, rhs)`` bounds), and an input family
+(:class:`theorems.strategies.Inputs`). Because linmem runs the same code in
+exact rationals, mpmath and float64, the one ``terms`` serves
+
+* ``exact``: Hypothesis-generated exact inputs, residual exactly zero;
+* ``ladder``: the family's labelled exact cases rounded afresh at each rung
+  of the precision ladder, scaled residual within the bound and (for the
+  equalities) falling with the precision;
+* ``float``: Hypothesis over float64 cases, scaled residual ratio under the
+  shared threshold, steered to the worst case (and, for an inequality, to the
+  boundary of the bound).
+
+The scale is :func:`theorems.kit.scale` of the arguments unless the claim
+passes its own. An expectation gives the quantity and the claimed value for
+fixed keys and gets the exact enumeration over the sign-value design and a
+Monte Carlo over spherical values (:func:`theorems.kit.store` makes the
+batch cheap). An asymptotic claim gives its sizes per profile as data, the
+measured statistic and a criterion fixed before the run.
+
+>>> from theorems.strategies import keys
+>>> claim = identity(
+...     "doc.projector-symmetric", title="P is symmetric", statement="P^T = P",
+...     source="doc", inputs=keys(),
+...     terms=lambda impl, K: [(impl.projectors(K)[0], impl.projectors(K)[0].T)],
+...     control=wrong("P replaced by K^T", projectors=lambda K: (K.T, K)))
+>>> [c.name for c in claim.checks]
+['exact', 'ladder', 'float']
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+from hypothesis import strategies as st
+from hypothesis import target
+
+from theorems import kit
+from theorems.evidence import expectation as expect
+from theorems.evidence import montecarlo, precise, simulation, symbolic
+from theorems.evidence import property as prop
+from theorems.evidence._common import IMPLEMENTATION_ERRORS
+from theorems.impl import raised_by_formula
+from theorems.model import Check, Claim, ClaimKind, Context, EvidenceKind, NegativeControl
+from theorems.residuals import AtMost, exact_residual, exact_sq, residual
+from theorems.strategies import Case, Inputs, exact_key_matrices
+from theorems.tolerance import scaled_residual
+
+__all__ = ["asymptotic", "expectation", "identity", "inequality", "montecarlo_keys", "wrong"]
+
+Terms = Callable[..., list]
+
+
+def wrong(description: str, **overrides: Callable) -> NegativeControl:
+    """The negative control: formulas of ``ctx.impl`` replaced by wrong
+    variants, by name, under which the claim must fail.
+
+    >>> wrong("snr doubled", snr=lambda h: 2 * h).overrides.keys()
+    dict_keys(['snr'])
+    """
+    if not overrides:
+        raise ValueError("wrong needs at least one formula to replace, e.g. wrong('why', snr=bad_snr)")
+    return NegativeControl(description, overrides)
+
+
+def _default_scale(*args):
+    return kit.scale(args[0], *args[1:])
+
+
+class _Unformable:
+    """The terms could not be formed from the formulas' outputs (a wrong
+    shape from a formula makes the claim's own algebra raise): a failed
+    identity with an infinite residual, never a crash of the check."""
+
+    def __init__(self, exc: BaseException):
+        self.why = f"the terms could not be formed from the formulas' outputs: {exc!r}"
+
+
+def _evaluate(terms: Terms, impl, args):
+    try:
+        return terms(impl, *args)
+    except IMPLEMENTATION_ERRORS as exc:
+        if raised_by_formula(exc) is not None:
+            raise  # raised inside a formula: the checker records the failing case
+        return _Unformable(exc)
+
+
+def _exact(inputs: Inputs, terms: Terms) -> Callable[[Context], Any]:
+    def run(ctx):
+        def value(args):
+            items = _evaluate(terms, ctx.impl, args)
+            return items.why if isinstance(items, _Unformable) else exact_residual(items)
+
+        return symbolic.check_exact(ctx, inputs.exact, value, describe=inputs.describe)
+
+    return run
+
+
+def _ladder(inputs: Inputs, terms: Terms, scale, boundary, falls: bool) -> Callable[[Context], Any]:
+    def run(ctx):
+        cases = list(boundary) + list(inputs.precise(ctx))
+
+        def measure(args):
+            args = kit.to_mp(args)
+            items = _evaluate(terms, ctx.impl, args)
+            return (math.inf, 1) if isinstance(items, _Unformable) else (residual(items), scale(*args))
+
+        return precise.check(ctx, cases, measure, falls=falls)
+
+    return run
+
+
+def _steer_to_bounds(items) -> None:
+    """Hypothesis ``target``: the smallest relative slack of the bounds, so
+    the search moves toward inputs where a bound is tight."""
+    slack = math.inf
+    for t in items:
+        if isinstance(t, AtMost):
+            lhs, rhs = np.broadcast_arrays(np.asarray(t.lhs, dtype=float), np.asarray(t.rhs, dtype=float))
+            size = np.abs(lhs) + np.abs(rhs)
+            rel = np.where(size > 0, (rhs - lhs) / np.where(size > 0, size, 1), 0.0)
+            slack = min(slack, float(np.min(rel))) if rel.size else slack
+    if math.isfinite(slack):
+        target(-slack, label="closeness to the bound")
+
+
+def _float(inputs: Inputs, terms: Terms, scale, steer: bool) -> Callable[[Context], Any]:
+    def run(ctx):
+        def measure(case: Case):
+            items = _evaluate(terms, ctx.impl, case.args)
+            if isinstance(items, _Unformable):
+                return math.inf
+            if steer:
+                _steer_to_bounds(items)
+            return scaled_residual(residual(items), scale=float(scale(*case.args)))
+
+        return prop.check(ctx, inputs.floats, measure, describe=lambda c: c.recipe)
+
+    return run
+
+
+def _algebra(expressions) -> Callable[[Context], Any]:
+    def run(ctx):
+        return symbolic.check_scalar(ctx, expressions(ctx.impl))
+
+    return run
+
+
+def _claim(id, kind, checks, *, title, statement, source, control, assumptions, depends_on, tags, algebra,
+           extra_checks) -> Claim:
+    if algebra is not None:
+        checks = (Check("algebra", EvidenceKind.SYMBOLIC, _algebra(algebra), "sympy: the scalar algebra"),) + checks
+    return Claim(id=id, title=title, statement=statement, kind=kind, source=source,
+                 checks=checks + tuple(extra_checks), assumptions=tuple(assumptions),
+                 depends_on=tuple(depends_on), negative_control=control, tags=tuple(tags))
+
+
+def _three_checks(inputs, terms, scale, boundary, falls, steer, about) -> tuple[Check, ...]:
+    about = about or inputs.about
+    where = f" ({', '.join(label for label, _ in boundary)} first)" if boundary else ""
+    return (
+        Check("exact", EvidenceKind.SYMBOLIC, _exact(inputs, terms),
+              f"exact rationals, residual == 0: {about}"),
+        Check("ladder", EvidenceKind.PRECISE, _ladder(inputs, terms, scale, boundary, falls),
+              f"mpmath precision ladder{where}: {about}"),
+        Check("float", EvidenceKind.PROPERTY, _float(inputs, terms, scale, steer),
+              "float64 scaled residual" + (", steered to the bound" if steer else "") + f": {about}"),
+    )
+
+
+def identity(
+    id: str, *, title: str, statement: str, source: str, inputs: Inputs, terms: Terms,
+    control: NegativeControl, scale: Callable[..., Any] = _default_scale,
+    assumptions: Sequence[str] = (), depends_on: Sequence[str] = (), tags: Sequence[str] = (),
+    boundary: Sequence[tuple[str, tuple]] = (), algebra: Callable | None = None,
+    about: str = "", extra_checks: Sequence[Check] = (),
+) -> Claim:
+    """An identity claim: ``terms(impl, *args)`` (the residual contract) over
+    ``inputs``, checked exactly, on the precision ladder (``boundary`` cases
+    first) and in float64 with ``scale(*args)`` (default
+    :func:`theorems.kit.scale` of the arguments). ``algebra(impl)`` may add
+    sympy scalar identities ``[(label, expression)]`` that must simplify to 0."""
+    checks = _three_checks(inputs, terms, scale, boundary, True, False, about)
+    return _claim(id, ClaimKind.IDENTITY, checks, title=title, statement=statement, source=source,
+                  control=control, assumptions=assumptions, depends_on=depends_on, tags=tags,
+                  algebra=algebra, extra_checks=extra_checks)
+
+
+def inequality(
+    id: str, *, title: str, statement: str, source: str, inputs: Inputs, terms: Terms,
+    control: NegativeControl, scale: Callable[..., Any] = _default_scale,
+    assumptions: Sequence[str] = (), depends_on: Sequence[str] = (), tags: Sequence[str] = (),
+    boundary: Sequence[tuple[str, tuple]] = (), falls: bool = True, about: str = "",
+    extra_checks: Sequence[Check] = (),
+) -> Claim:
+    """An inequality claim: ``terms`` carry ``at_most`` bounds (and may carry
+    equalities); the float search is steered toward the bounds' boundary and
+    the ``boundary`` cases (where the bound is tight) open the ladder.
+    ``falls=False`` when the terms are bounds only and a tight bound's
+    rounding need not fall with precision."""
+    checks = _three_checks(inputs, terms, scale, boundary, falls, True, about)
+    return _claim(id, ClaimKind.INEQUALITY, checks, title=title, statement=statement, source=source,
+                  control=control, assumptions=assumptions, depends_on=depends_on, tags=tags,
+                  algebra=None, extra_checks=extra_checks)
+
+
+# --- expectations over random values ------------------------------------------------
+
+
+def montecarlo_keys(rng: np.random.Generator) -> list[np.ndarray]:
+    """Fixed float keys for Monte Carlo over values: M > d spherical, M < d,
+    rank-deficient non-unit, duplicated."""
+    from linmem import ensembles
+
+    return [
+        ensembles.spherical_vectors(4, 7, rng=rng),
+        ensembles.spherical_vectors(6, 3, rng=rng),
+        ensembles.controlled_spectrum(5, 6, cond=10.0, rank=3, rng=rng),
+        ensembles.duplicated_keys(3, 5, n_distinct=2, rng=rng),
+    ]
+
+
+#: Dimension of the Monte Carlo values.
+MC_VALUE_DIM = 3
+
+
+def _sign_design(keys: st.SearchStrategy):
+    """(K, W0): exact keys and fixed exactly-unit rational value directions."""
+
+    @st.composite
+    def draw_case(draw):
+        K = draw(keys)
+        p = draw(st.integers(1, 3))
+        W0 = kit.sign_values(p, K.shape[1], np.random.default_rng(draw(st.integers(0, 2**32 - 1))))
+        return K, W0
+
+    return draw_case()
+
+
+def expectation(
+    id: str, *, title: str, statement: str, source: str, quantity: Callable, claimed: Callable,
+    control: NegativeControl, keys: st.SearchStrategy | None = None,
+    mc_keys: Callable[[np.random.Generator], list[np.ndarray]] = montecarlo_keys,
+    assumptions: Sequence[str] = (), depends_on: Sequence[str] = (), tags: Sequence[str] = (),
+    algebra: Callable | None = None, mc_samples: int | None = None, extra_checks: Sequence[Check] = (),
+) -> Claim:
+    """An expectation over random values for fixed keys:
+    ``E_V quantity(impl, K, V) = claimed(impl, K)``, values independent,
+    zero-mean and unit (000's assumptions).
+
+    ``quantity`` must accept a single value matrix (p x M) and a batch
+    (size x p x M): build stores with :func:`theorems.kit.store` and sum over
+    ``axis=-2``. Checks: ``enumeration`` (exact, over ``v_i = s_i w_i`` with
+    fair signs and exactly-unit rational ``w_i``, keys from ``keys``, default
+    any exact keys) and ``montecarlo`` (spherical values, keys from
+    ``mc_keys(rng)``)."""
+    keys = keys if keys is not None else exact_key_matrices()
+
+    def enumeration(ctx):
+        def residual_of(case):
+            K, W0 = case
+            mean = kit.sign_expectation(lambda V: quantity(ctx.impl, K, V), W0)
+            return exact_sq(mean, claimed(ctx.impl, K))
+
+        return expect.check(ctx, _sign_design(keys), residual_of, describe=lambda c: {"K": c[0], "W0": c[1]})
+
+    def monte_carlo(ctx):
+        Ks = mc_keys(ctx.rng("montecarlo keys"))
+
+        def sample(rng, size):
+            return np.concatenate([np.asarray(quantity(ctx.impl, K, kit.spherical_batch(rng, size, MC_VALUE_DIM,
+                                                                                       K.shape[1])),
+                                              dtype=float).reshape(size, -1) for K in Ks], axis=1)
+
+        expected = np.concatenate([np.atleast_1d(np.asarray(claimed(ctx.impl, K), dtype=float)) for K in Ks])
+        shapes = ", ".join(f"{K.shape[0]}x{K.shape[1]}" for K in Ks)
+        return montecarlo.check(ctx, sample, expected, n=mc_samples, label=f"spherical values, keys {shapes}")
+
+    checks = (
+        Check("enumeration", EvidenceKind.EXPECTATION, enumeration,
+              "exact expectation over random signs times fixed unit rational values"),
+        Check("montecarlo", EvidenceKind.MONTECARLO, monte_carlo,
+              "spherical values; M > d, M < d, rank-deficient and duplicated keys"),
+    )
+    return _claim(id, ClaimKind.EXPECTATION, checks, title=title, statement=statement, source=source,
+                  control=control, assumptions=assumptions, depends_on=depends_on, tags=tags,
+                  algebra=algebra, extra_checks=extra_checks)
+
+
+# --- asymptotic and approximation claims -------------------------------------------
+
+
+def asymptotic(
+    id: str, *, title: str, statement: str, source: str, sizes: Mapping[str, Sequence[Any]],
+    measure: Callable[[Any, Any, np.random.Generator], float], criterion: Callable, label: str,
+    control: NegativeControl, kind: ClaimKind = ClaimKind.ASYMPTOTIC,
+    assumptions: Sequence[str] = (), depends_on: Sequence[str] = (), tags: Sequence[str] = (),
+    extra_checks: Sequence[Check] = (),
+) -> Claim:
+    """A finite-size sweep: ``sizes`` per profile level (``{"quick": ...,
+    "standard": ..., "thorough": ...}``), the statistic
+    ``measure(impl, size, rng)`` and a ``criterion`` of
+    :mod:`theorems.evidence.simulation` fixed before the run."""
+    missing = {"quick", "standard", "thorough"} - set(sizes)
+    if missing:
+        raise ValueError(f"sizes must give every profile level, missing {sorted(missing)}")
+
+    def sweep(ctx):
+        return simulation.check(ctx, ctx.profile.pick(**sizes), lambda size, rng: measure(ctx.impl, size, rng),
+                                criterion, label=label)
+
+    checks = (Check("sweep", EvidenceKind.SIMULATION, sweep, f"{label}; sizes per profile"),)
+    return _claim(id, kind, checks, title=title, statement=statement, source=source, control=control,
+                  assumptions=assumptions, depends_on=depends_on, tags=tags, algebra=None,
+                  extra_checks=extra_checks)
+
