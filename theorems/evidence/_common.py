@@ -8,14 +8,13 @@ import tempfile
 import time
 import zlib
 from contextlib import contextmanager
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import seed as _hypothesis_seed_decorator
 
-from theorems.model import Context, Evidence, EvidenceKind, EvidenceStatus
+from theorems.model import Context, Evidence, EvidenceKind, EvidenceStatus, jsonable
 
 __all__ = [
     "IMPLEMENTATION_ERRORS",
@@ -143,26 +142,6 @@ def replay_command(ctx: Context) -> str:
         f"theorems verify --only {ctx.claim_id} --profile {ctx.profile.name} "
         f"--seed {ctx.run_seed}{extra}"
     )
-
-
-def jsonable(x: Any) -> Any:
-    """A JSON-able rendering of an input: exact rationals as strings ``"p/q"``,
-    arrays as nested lists, mpmath numbers as strings."""
-    if isinstance(x, np.ndarray):
-        return [jsonable(e) for e in x.tolist()] if x.ndim else jsonable(x.item())
-    if isinstance(x, (list, tuple)):
-        return [jsonable(e) for e in x]
-    if isinstance(x, dict):
-        return {str(k): jsonable(v) for k, v in x.items()}
-    if isinstance(x, Fraction):
-        return str(x) if x.denominator != 1 else x.numerator
-    if isinstance(x, (bool, int, str)) or x is None:
-        return x
-    if isinstance(x, (float, np.floating)):
-        return float(x) if np.isfinite(x) else str(x)
-    if isinstance(x, np.integer):
-        return int(x)
-    return str(x)
 
 
 @contextmanager
