@@ -1,0 +1,199 @@
+"""The claim templates and the kit: the user examples verify and their
+negative controls are caught; planted false statements fail; the residual
+contract, the seed scheme, the profile levels and the number-system helpers
+do what they say."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import mpmath
+import numpy as np
+import pytest
+
+import linmem
+from theorems import kit
+from theorems.cli import main
+from theorems.evidence import simulation
+from theorems.model import Claim, ClaimKind, Context, derive_seed
+from theorems.profiles import PROFILES, Profile
+from theorems.residuals import at_most, exact_residual, residual
+from theorems.runner import run_claim
+from theorems.strategies import keys, keys_and_values
+from theorems.templates import asymptotic, expectation, identity, inequality, wrong
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+QUICK = PROFILES["quick"]
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("name, limit", [("identity_claim", 15), ("expectation_claim", 20)])
+def test_example_claims_fit_their_line_budget(name, limit):
+    lines = [l for l in (EXAMPLES / f"{name}.py").read_text().splitlines() if l.strip()]
+    assert len(lines) <= limit
+
+
+@pytest.mark.parametrize("name", ["identity_claim", "expectation_claim"])
+def test_example_claim_is_verified_and_its_control_caught(name, tmp_path, capsys):
+    path = EXAMPLES / f"{name}.py"
+    code = main(["verify", "--claims", str(path), "--only", "user.*", "--controls", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    (claim,) = json.loads((tmp_path / "report.json").read_text())["claims"]
+    assert claim["status"] == "VERIFIED"
+    assert claim["negative_control"]["caught"] is True
+    assert set(claim["negative_control"]["checks"].values()) == {"failed"}
+
+
+def test_identity_with_a_planted_wrong_term_fails_with_a_minimal_exact_input():
+    claim = identity(
+        "t.wrong-fixed-point", title="W_LS K = V (false: only V P)", statement="W K = V", source="test",
+        inputs=keys_and_values(), terms=lambda impl, K, V: [(impl.least_squares_store(K, V) @ K, V)],
+        control=wrong("none needed", snr=lambda h: h))
+    result = run_claim(claim, profile=QUICK, seed=3)
+    by_check = {e.check: e for e in result.evidence}
+    assert result.status.value == "FAILED"
+    assert by_check["exact"].status.value == "failed"
+    K = by_check["exact"].counterexample["input"]["K"]  # the shrunk keys: W K = V P != V needs rank K < M
+    assert K.shape[1] >= 2 and kit.rank(K) < K.shape[1]
+    assert by_check["float"].status.value == "failed"
+
+
+def test_expectation_with_a_wrong_claimed_value_fails_both_ways():
+    def error(impl, K, V):
+        R = kit.store(impl.least_squares_store, K, V) @ K - V
+        return np.sum(R * R, axis=-2)
+
+    claim = expectation(
+        "t.ls-error-wrong", title="E||W_LS k_j - v_j||^2 = 1 - h_j^2 (false)", statement="", source="test",
+        quantity=error, claimed=lambda impl, K: 1 - impl.leverage_scores(K) ** 2,
+        control=wrong("none needed", snr=lambda h: h))
+    result = run_claim(claim, profile=QUICK, seed=5)
+    assert {e.check: e.status.value for e in result.evidence} == {"enumeration": "failed", "montecarlo": "failed"}
+
+
+def test_inequality_checks_bounds_and_reports_a_violation():
+    claim = inequality(
+        "t.leverage-below-half", title="h_j <= 1/2 (false)", statement="", source="test", inputs=keys(),
+        terms=lambda impl, K: [at_most(impl.leverage_scores(K), Fraction(1, 2))],
+        control=wrong("none needed", snr=lambda h: h))
+    assert claim.kind is ClaimKind.INEQUALITY
+    result = run_claim(claim, profile=QUICK, seed=1)
+    assert {e.check: e.status.value for e in result.evidence} == {"exact": "failed", "ladder": "failed",
+                                                                   "float": "failed"}
+
+
+def test_asymptotic_takes_its_sizes_per_profile_level():
+    claim = asymptotic(
+        "t.mean-error", title="", statement="", source="test",
+        sizes={"quick": (8, 16, 32), "standard": (8, 16, 32, 64), "thorough": (8, 16, 32, 64, 128)},
+        measure=lambda impl, d, rng: float(np.mean(impl.leverage_scores(rng.standard_normal((d, 2 * d))))),
+        criterion=simulation.shrinks(max_slope=2.0, max_last_over_first=10.0), label="mean leverage",
+        control=wrong("none needed", snr=lambda h: h))
+    (ev,) = run_claim(claim, profile=PROFILES["standard"], seed=0).evidence
+    assert ev.data["sizes"] == [8, 16, 32, 64]
+    assert ev.status.value == "supported"
+
+
+def test_wrong_shapes_from_a_formula_fail_the_identity_rather_than_crash_the_check():
+    control = wrong("P of the wrong size", projectors=lambda K: (K @ K.T, K @ K.T))
+    claim = identity("t.shape", title="", statement="", source="test", inputs=keys_and_values(),
+                     terms=lambda impl, K, V: [(impl.least_squares_store(K, V) @ K, V @ impl.projectors(K)[0])],
+                     control=control)
+    result = run_claim(claim, profile=QUICK, seed=2, controls=True)
+    assert result.status.value == "VERIFIED"
+    assert result.negative_control["caught"] is True
+
+
+@pytest.mark.parametrize("bad, message", [
+    pytest.param(lambda: wrong("no formulas"), "at least one formula", id="control without overrides"),
+    pytest.param(lambda: asymptotic("t", title="", statement="", source="", sizes={"quick": (1,)},
+                                    measure=None, criterion=None, label="", control=None),
+                 "missing", id="sizes without every level"),
+    pytest.param(lambda: residual((np.ones(2), np.ones(2))), "list of", id="a bare pair as terms"),
+])
+def test_template_misuse_is_a_clear_error(bad, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        bad()
+
+
+def test_residual_contract_in_every_number_system():
+    F = Fraction
+    assert exact_residual([(kit.exact([1, 2]), kit.exact([1, 2])), at_most(F(1, 3), F(1, 2))]) == 0
+    assert exact_residual([at_most(kit.exact([1, 3]), 2)]) == 1
+    assert exact_residual([(kit.exact([1]), kit.exact([1, 1]))]) == float("inf")
+    assert residual([(np.ones(3), np.zeros(3)), at_most(2.5, 2.0)]) == pytest.approx(np.sqrt(3))
+    with mpmath.workdps(40):
+        value = residual([at_most(linmem.mp_array(kit.exact([1])) / 3, 0)])
+        assert isinstance(value, mpmath.mpf) and abs(value - mpmath.mpf(1) / 3) < mpmath.mpf(10) ** -39
+
+
+def test_rank_is_exact_for_rationals_and_mpmath_and_lapack_for_floats():
+    K = kit.exact([[1, 2, 3], [2, 4, 6], [0, 0, 1]])
+    assert kit.rank(K) == 2
+    with mpmath.workdps(50):
+        assert kit.rank(linmem.mp_array(K)) == 2
+        tiny = kit.exact([[1, 0], [0, Fraction(1, 10**20)]])
+        assert kit.rank(linmem.mp_array(tiny)) == 2
+    assert kit.rank(np.array([[1.0, 2.0], [2.0, 4.0]])) == 1
+    assert kit.rank(np.zeros((2, 0))) == 0
+
+
+def test_to_mp_converts_arrays_and_rationals_but_keeps_indices():
+    with mpmath.workdps(30):
+        K, i, q = kit.to_mp((kit.exact([[1, 2]]), 3, Fraction(1, 3)))
+    assert isinstance(K[0, 0], mpmath.mpf) and i == 3 and isinstance(q, mpmath.mpf)
+
+
+def test_scale_is_size_times_condition_times_operand_norms():
+    K = np.diag([4.0, 1.0])
+    assert kit.scale(K) == pytest.approx(2 * 4.0)
+    assert kit.scale(K, np.ones((1, 2)), 7) == pytest.approx(2 * 4.0 * (1 + np.sqrt(2)))
+    assert kit.scale(K, condition=False) == 2
+
+
+def test_store_of_a_value_batch_equals_the_store_of_each_sample():
+    rng = np.random.default_rng(0)
+    K = rng.standard_normal((3, 5))
+    V = kit.spherical_batch(rng, 4, 2, 5)
+    batch = kit.store(linmem.least_squares_store, K, V)
+    for b in range(4):
+        assert np.allclose(batch[b], linmem.least_squares_store(K, V[b]))
+    assert np.allclose(np.linalg.norm(V, axis=-2), 1.0)
+
+
+def test_sign_expectation_is_exact_and_the_sign_values_are_unit():
+    W0 = kit.sign_values(2, 3, np.random.default_rng(1))
+    assert all(sum(x * x for x in W0[:, j]) == 1 for j in range(3))
+    # E[V^T V] = I for v_i = s_i w_i
+    gram = kit.sign_expectation(lambda V: V.T @ V, W0)
+    assert gram.tolist() == np.eye(3, dtype=int).tolist()
+
+
+def test_seed_scheme_gives_distinct_reproducible_streams():
+    assert derive_seed(7, "c", "exact") == derive_seed(7, "c", "exact")
+    seeds = {derive_seed(s, c, k) for s in (0, 1) for c in ("a", "b") for k in ("exact", "float")}
+    assert len(seeds) == 8
+    ctx = Context(impl=None, profile=QUICK, seed=derive_seed(1, "a", "b"), claim_id="a", check_name="b")
+    assert ctx.rng("x").random() == ctx.rng("x").random() != ctx.rng("y").random()
+    assert kit.generator(5, "free key").random() != kit.generator(5, "values").random()
+    assert Claim.seed_for is not None and kit.seed(1, "a") == derive_seed(1, "a")
+
+
+@pytest.mark.parametrize("name, level", [("quick", "quick"), ("standard", "standard"), ("thorough", "thorough")])
+def test_profile_pick_follows_the_level(name, level):
+    assert PROFILES[name].pick(quick="q", standard="s", thorough="t") == level[0]
+
+
+def test_a_custom_profile_picks_the_level_of_its_sweep():
+    custom = Profile("ci", examples=10, exact_cases=2, precise_cases=3, mc_samples=100, sweep=2, check_budget_s=9.0)
+    assert custom.level == "standard"
