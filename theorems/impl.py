@@ -3,16 +3,80 @@
 Checks call formulas through ``ctx.impl`` (``ctx.impl.snr(h)``), never by
 importing linmem directly, so that a negative control can swap one formula
 for a wrong variant and watch the claim fail.
+
+Every formula is wrapped so that an exception of :data:`FORMULA_ERRORS`
+raised *inside* it is tagged with the formula's name
+(:func:`raised_by_formula`). A formula that raises on a valid input fails
+on that input, and the evidence records a failing case; an exception that
+does not carry the tag was raised by the check itself (its generator, its
+residual, its bookkeeping) and makes the check an ERROR, with its traceback
+in the evidence. Classes (result types such as ``GordanCertificate``) are
+passed through unwrapped, so ``isinstance`` keeps working.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
+import numpy as np
+
 import linmem
 
-__all__ = ["Impl"]
+__all__ = ["FORMULA_ERRORS", "Impl", "raised_by_formula"]
+
+#: Exceptions that, raised by a formula on a valid input, mean the formula
+#: fails there (a wrong shape, a singular solve, a division by zero).
+FORMULA_ERRORS = (ValueError, TypeError, ArithmeticError, np.linalg.LinAlgError, IndexError)
+
+_TAG = "__theorems_formula__"
+
+
+def raised_by_formula(exc: BaseException) -> str | None:
+    """The name of the formula under test that raised ``exc`` (None when the
+    exception was not raised inside a formula of :class:`Impl`).
+
+    >>> impl = Impl.default()
+    >>> try:
+    ...     impl.snr("not a number")
+    ... except FORMULA_ERRORS as exc:
+    ...     print(raised_by_formula(exc))
+    snr
+    >>> raised_by_formula(ValueError("raised by a check"))
+    """
+    return getattr(exc, _TAG, None)
+
+
+def _tagged(name: str, fn: Callable) -> Callable:
+    """``fn`` with every FORMULA_ERRORS exception tagged by ``name`` (the
+    innermost formula keeps its tag when formulas call formulas)."""
+    if inspect.isclass(fn) or getattr(fn, _TAG, None) is not None:
+        return fn
+
+    @functools.wraps(fn)
+    def formula(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except FORMULA_ERRORS as exc:
+            if getattr(exc, _TAG, None) is None:
+                try:
+                    setattr(exc, _TAG, name)
+                except AttributeError:  # an exception type without a __dict__
+                    raise _Tagged(name, exc) from exc
+            raise
+
+    setattr(formula, _TAG, name)
+    return formula
+
+
+class _Tagged(ValueError):
+    """Carrier for a formula exception whose type refuses attributes."""
+
+    def __init__(self, name: str, exc: BaseException):
+        super().__init__(f"{name} raised {exc!r}")
+        setattr(self, _TAG, name)
 
 
 class Impl:
@@ -26,7 +90,7 @@ class Impl:
     """
 
     def __init__(self, functions: Mapping[str, Callable], overridden: tuple[str, ...] = ()):
-        self._functions = MappingProxyType(dict(functions))
+        self._functions = MappingProxyType({name: _tagged(name, fn) for name, fn in functions.items()})
         self.overridden = overridden
 
     @classmethod
@@ -44,7 +108,7 @@ class Impl:
         if unknown:
             raise KeyError(f"negative control overrides unknown formulas {unknown}")
         merged = dict(self._functions)
-        merged.update(overrides)
+        merged.update({name: _tagged(name, fn) for name, fn in overrides.items()})
         return Impl(merged, tuple(sorted(overrides)))
 
     def __getattr__(self, name: str) -> Any:

@@ -9,7 +9,10 @@ float64's unit roundoff, or ``2**-prec`` at the working mpmath precision.
 
 High-precision evidence climbs :data:`PRECISION_LADDER`: an identity's
 residual must stay within the scaled bound at every rung *and* fall as the
-precision grows (an approximation's would not).
+precision grows (an approximation's would not). The fall is measured from
+the rung that resolves the case best (see :func:`ladder_fall`), so an
+accidentally tiny residual at a low rung (a cancellation, common on
+ill-conditioned and rank-deficient inputs) is not taken for a stall.
 
 Monte Carlo checks each allow a false failure with probability
 :data:`MC_FALSE_FAILURE_RATE`; with at most :data:`MC_MAX_CHECKS` of them in the
@@ -28,11 +31,13 @@ from linmem.tolerances import working_eps
 
 __all__ = [
     "LADDER_MIN_DROP_DIGITS",
+    "LADDER_MIN_FALL_FRACTION",
     "MC_FALSE_FAILURE_RATE",
     "MC_MAX_CHECKS",
     "PRECISION_LADDER",
     "SUITE_FALSE_FAILURE_RATE",
     "THRESHOLD",
+    "ladder_fall",
     "mc_critical_z",
     "norm",
     "passes",
@@ -45,9 +50,12 @@ THRESHOLD = 64.0
 #: Working precisions (decimal digits) of the high-precision evidence.
 PRECISION_LADDER = (50, 100, 150)
 
-#: Between the lowest and highest rung a nonzero residual must fall by at
-#: least this many decimal digits (half the precision gained).
-LADDER_MIN_DROP_DIGITS = (PRECISION_LADDER[-1] - PRECISION_LADDER[0]) // 2
+#: Share of the precision gained between a rung and the top rung by which
+#: an identity's nonzero residual must fall (see :func:`ladder_fall`).
+LADDER_MIN_FALL_FRACTION = 0.5
+
+#: The fall required over the whole ladder (lowest rung to the highest).
+LADDER_MIN_DROP_DIGITS = (PRECISION_LADDER[-1] - PRECISION_LADDER[0]) * LADDER_MIN_FALL_FRACTION
 
 #: Probability that one correct Monte Carlo check fails by chance.
 MC_FALSE_FAILURE_RATE = 1e-9
@@ -101,3 +109,49 @@ def mc_critical_z(alpha: float = MC_FALSE_FAILURE_RATE) -> float:
     from scipy.special import ndtri
 
     return float(-ndtri(alpha / 2))
+
+
+def ladder_fall(residuals, ladder) -> tuple[bool, float, float, int]:
+    """Does a residual fall as the precision climbs the ladder?
+
+    ``residuals[i]`` is the residual norm at ``ladder[i]`` decimal digits.
+    The top rung's residual must lie at least ``LADDER_MIN_FALL_FRACTION *
+    (ladder[-1] - ladder[i])`` decimal digits below the residual at *some*
+    lower rung ``i`` (the rung that resolves the case best). An identity's
+    residual tracks the working precision (about ``10**-digits`` times a
+    conditioning factor), so from a rung at its rounding level it falls by
+    the full precision gained; an approximation's residual stalls at its
+    approximation error and falls from no rung. Measuring from the best
+    rung, not always from the lowest, allows for a low rung whose residual
+    happened to come out far below its rounding level (an accidental
+    cancellation on an ill-conditioned or rank-deficient input), which
+    would otherwise read as a stall.
+
+    A top residual of exactly zero falls (exact arithmetic at that rung); an
+    exact zero at a lower rung counts as one unit roundoff of that rung.
+    Returns ``(falls, achieved_digits, required_digits, rung_index)`` for
+    the rung that comes closest to (or exceeds) its requirement.
+
+    >>> ladder_fall([1e-50, 1e-100, 1e-150], (50, 100, 150))
+    (True, 100.0, 50.0, 0)
+    >>> ladder_fall([1e-60, 1e-60, 1e-60], (50, 100, 150))[0]
+    False
+    >>> ladder_fall([2e-101, 3e-101, 2e-151], (50, 100, 150))[0]  # lucky low rung
+    True
+    """
+    if len(residuals) != len(ladder) or len(ladder) < 2:
+        raise ValueError(f"ladder_fall needs one residual per rung (at least 2), got {len(residuals)} "
+                         f"residuals for {len(ladder)} rungs")
+    if residuals[-1] == 0:
+        return True, math.inf, 0.0, 0
+    top = float(mpmath.log10(residuals[-1]))
+    best = None
+    for i in range(len(ladder) - 1):
+        level = -float(ladder[i]) if residuals[i] == 0 else float(mpmath.log10(residuals[i]))
+        achieved = level - top
+        required = LADDER_MIN_FALL_FRACTION * (ladder[-1] - ladder[i])
+        margin = achieved - required
+        if best is None or margin > best[0]:
+            best = (margin, achieved, required, i)
+    margin, achieved, required, i = best
+    return margin >= 0, achieved, required, i

@@ -652,12 +652,16 @@ def _rms_terms(impl, K, interior, half):
 
 
 def _rms_precise(ctx):
-    # Every ladder key matrix with one column duplicated (so some 0 < h < 1),
-    # and a pair at h = 1/2 exactly (the unit threshold) beside a free key.
+    # Every ladder key matrix with one nonzero column duplicated (two equal
+    # nonzero keys share their leverage, h = P_jj <= 1/2, and h > 0: so some
+    # 0 < h < 1; a zero column, which rank-deficient cases may have, would
+    # leave no key inside), and a pair at h = 1/2 exactly (the unit
+    # threshold) beside a free key.
     rng = ctx.rng("rms-precise")
     cases = []
     for label, K in precise_key_cases(ctx) + precise_key_cases(ctx, unit=True):
-        j = int(rng.integers(0, K.shape[1]))
+        nonzero = [j for j in range(K.shape[1]) if any(x != 0 for x in K[:, j])]
+        j = int(nonzero[rng.integers(0, len(nonzero))])
         cases.append((label + f", column {j} duplicated", np.concatenate([K, K[:, j:j + 1]], axis=1)))
     Qm = ensembles.rational_orthogonal(3, rng=rng)
     cases.append(("a pair at h = 1/2 beside a free key", Qm[:, [0, 0, 1]]))

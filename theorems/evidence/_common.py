@@ -14,10 +14,12 @@ import numpy as np
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import seed as _hypothesis_seed_decorator
 
+from theorems.impl import FORMULA_ERRORS, raised_by_formula
 from theorems.model import Context, Evidence, EvidenceKind, EvidenceStatus, jsonable
 
 __all__ = [
     "IMPLEMENTATION_ERRORS",
+    "formula_failure",
     "hypothesis_run",
     "hypothesis_seed",
     "hypothesis_settings",
@@ -27,11 +29,23 @@ __all__ = [
     "timed",
 ]
 
-#: Exceptions that, raised while the implementation evaluates one valid
-#: input, mean the formula fails on that input (a wrong shape, a singular
-#: solve, a division by zero): the check records a failing case. Anything
-#: else is a defect of the check itself and makes the claim an ERROR.
-IMPLEMENTATION_ERRORS = (ValueError, TypeError, ArithmeticError, np.linalg.LinAlgError, IndexError)
+#: Exceptions that, raised *by a formula under test* while it evaluates one
+#: valid input, mean the formula fails on that input (a wrong shape, a
+#: singular solve, a division by zero): the check records a failing case.
+#: The same exception raised by the check's own code (not tagged by
+#: :mod:`theorems.impl`), or any other exception, is a defect of the check
+#: and makes the claim an ERROR (see :func:`formula_failure`).
+IMPLEMENTATION_ERRORS = FORMULA_ERRORS
+
+
+def formula_failure(exc: BaseException) -> str:
+    """The failing-case description of ``exc`` when a formula under test
+    raised it; otherwise ``exc`` is re-raised (the runner turns it into an
+    ERROR with its traceback). Call it inside ``except IMPLEMENTATION_ERRORS``."""
+    name = raised_by_formula(exc)
+    if name is None:
+        raise exc
+    return f"formula {name} raised {exc!r}"
 
 
 #: Hypothesis options of the current run of checks (see :func:`hypothesis_run`).
@@ -136,11 +150,20 @@ def hypothesis_settings(max_examples: int, *, shrink: bool = True) -> settings:
 
 
 def replay_command(ctx: Context) -> str:
-    """The command that reruns this check exactly (same claim, profile, seed)."""
-    extra = "".join(f" --claims {m}" for m in ctx.claims_modules)
+    """The command that reruns this check exactly: same claim, profile and
+    seed, user claim modules by absolute path (it works from any folder), and
+    ``--out`` a scratch folder, ``<tmp>/theorems-replay/<claim id>``, so that
+    a replay never replaces the reports of the run it came from."""
+    import shlex
+
+    def module(spec: str) -> str:
+        return os.path.abspath(spec) if spec.endswith(".py") or os.path.exists(spec) else spec
+
+    extra = "".join(f" --claims {shlex.quote(module(m))}" for m in ctx.claims_modules)
+    out = os.path.join(tempfile.gettempdir(), "theorems-replay", ctx.claim_id)
     return (
-        f"theorems verify --only {ctx.claim_id} --profile {ctx.profile.name} "
-        f"--seed {ctx.run_seed}{extra}"
+        f"theorems verify --only {shlex.quote(ctx.claim_id)} --profile {ctx.profile.name} "
+        f"--seed {ctx.run_seed}{extra} --out {shlex.quote(out)}"
     )
 
 

@@ -2,11 +2,20 @@
 of :data:`~theorems.tolerance.PRECISION_LADDER`.
 
 For an identity the residual must be within the scaled bound at every rung
-and fall by at least :data:`~theorems.tolerance.LADDER_MIN_DROP_DIGITS`
-decimal digits from the lowest rung to the highest (or be exactly zero): a
-formula that is only approximately right stalls. For an inequality the
-quantity measured is the violation (zero when the bound holds), judged at
-every rung with the same scaled bound.
+(``scale`` carries the case's size, operand norm and condition, so an
+ill-conditioned case gets a proportionally wider bound) and fall as the
+precision climbs: by at least half the digits gained, measured from the
+rung that resolves the case best (:func:`~theorems.tolerance.ladder_fall`),
+or be exactly zero at the top rung. A formula that is only approximately
+right stalls at its approximation error and falls from no rung; an
+identity whose residual came out accidentally tiny at a low rung (a
+cancellation on a rank-deficient or ill-conditioned input) still falls
+from the next. For an inequality the quantity measured is the violation
+(zero when the bound holds), judged at every rung with the same scaled
+bound.
+
+An exception raised by the formula under test on a case is a failing case;
+any other exception is a defect of the check and propagates (ERROR).
 
 Inputs are exact (rational) so that each rung rounds them afresh.
 """
@@ -18,18 +27,11 @@ from typing import Any, Callable, Sequence
 
 import mpmath
 
-from theorems.evidence._common import IMPLEMENTATION_ERRORS, make, timed
+from theorems.evidence._common import IMPLEMENTATION_ERRORS, formula_failure, make, timed
 from theorems.model import Context, Evidence, EvidenceKind
-from theorems.tolerance import LADDER_MIN_DROP_DIGITS, PRECISION_LADDER, THRESHOLD, scaled_residual
+from theorems.tolerance import PRECISION_LADDER, THRESHOLD, ladder_fall, scaled_residual
 
 __all__ = ["check"]
-
-
-def _log10_floor(x, digits: int) -> float:
-    """log10 of a residual, an exact zero counted as one unit roundoff of its
-    rung (so a zero low on the ladder and a tiny residual high on it is still
-    a fall, while a residual that stalls is not)."""
-    return -float(digits) if x == 0 else float(mpmath.log10(x))
 
 
 def check(
@@ -45,6 +47,7 @@ def check(
     condition factor of the tolerance model. ``cases`` are (label, input)."""
     worst = 0.0
     table: dict[str, list[str]] = {}
+    fall_from: dict[str, int] = {}
     failing = None
     why = ""
     with timed() as t:
@@ -55,20 +58,23 @@ def check(
                     try:
                         err, scale = residual(case)
                     except IMPLEMENTATION_ERRORS as exc:
+                        raised = formula_failure(exc)  # re-raises a crash of the check itself
                         err, scale = mpmath.inf, 1
                         if failing is None:
-                            failing, why = (label, dps), f"raised {exc!r}"
+                            failing, why = (label, dps), raised
                     ratio = scaled_residual(err, scale=scale, kind="mpmath")
                 errs.append(err)
                 worst = max(worst, ratio)
                 if not ratio <= THRESHOLD and failing is None:
                     failing, why = (label, dps), f"scaled ratio {ratio:.3g} at {dps} digits"
             table[label] = [mpmath.nstr(e, 3) for e in errs]
-            if falls and failing is None and errs[-1] != 0:
-                drop = _log10_floor(errs[0], ladder[0]) - _log10_floor(errs[-1], ladder[-1])
-                if not drop >= LADDER_MIN_DROP_DIGITS:
+            if falls and failing is None and all(mpmath.isfinite(e) for e in errs):
+                ok_fall, achieved, required, rung = ladder_fall(errs, ladder)
+                fall_from[label] = ladder[rung]
+                if not ok_fall:
                     failing = (label, ladder[-1])
-                    why = f"residual fell only {drop:.1f} digits over the ladder"
+                    why = (f"residual fell at most {achieved:.1f} digits from {ladder[rung]} to {ladder[-1]} "
+                           f"digits (need {required:g}): it stalls")
     ok = failing is None
     return make(
         ctx,
@@ -81,5 +87,6 @@ def check(
         counterexample=None if ok else {"case": failing[0], "digits": failing[1], "why": why},
         detail=f"mpmath at {list(ladder)} digits; worst scaled ratio; "
         + ("residual falls with precision" if falls else "violation within bound"),
-        data={"ladder": list(ladder), "residuals": table},
+        data={"ladder": list(ladder), "residuals": table, "fall_measured_from": fall_from,
+              "domain": {"cases": [label for label, _ in cases], "digits": list(ladder)}},
     )

@@ -13,7 +13,7 @@ from typing import Any, Callable
 from hypothesis import given, target
 from hypothesis import strategies as st
 
-from theorems.evidence._common import IMPLEMENTATION_ERRORS, hypothesis_seed, hypothesis_settings, jsonable, make, timed
+from theorems.evidence._common import IMPLEMENTATION_ERRORS, formula_failure, hypothesis_seed, hypothesis_settings, jsonable, make, timed
 from theorems.model import Context, Evidence, EvidenceKind
 from theorems.tolerance import THRESHOLD
 
@@ -47,8 +47,9 @@ def check(
         try:
             ratio = float(measure(example))
         except IMPLEMENTATION_ERRORS as exc:
-            worst["failing"], worst["ratio"], worst["error"] = example, math.inf, repr(exc)
-            raise _Violation(repr(exc)) from None
+            why = formula_failure(exc)  # re-raises a crash of the check itself
+            worst["failing"], worst["ratio"], worst["error"] = example, math.inf, why
+            raise _Violation(why) from None
         finite = ratio if math.isfinite(ratio) else 1e300
         target(math.log10(1e-300 + finite), label="log10 scaled ratio")
         if not (ratio <= threshold):

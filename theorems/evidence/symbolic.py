@@ -10,7 +10,7 @@ import sympy
 from hypothesis import given
 from hypothesis import strategies as st
 
-from theorems.evidence._common import IMPLEMENTATION_ERRORS, hypothesis_seed, hypothesis_settings, jsonable, make, timed
+from theorems.evidence._common import IMPLEMENTATION_ERRORS, formula_failure, hypothesis_seed, hypothesis_settings, jsonable, make, timed
 from theorems.model import Context, Evidence, EvidenceKind, EvidenceStatus
 
 __all__ = ["check_exact", "check_scalar", "exact_search"]
@@ -65,7 +65,7 @@ def exact_search(
         try:
             value = residual(example)
         except IMPLEMENTATION_ERRORS as exc:
-            value = f"raised {exc!r}"
+            value = formula_failure(exc)  # re-raises a crash of the check itself
         if value != 0:
             box["failing"], box["value"] = example, value
             raise _Nonzero(str(value))
