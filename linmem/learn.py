@@ -36,9 +36,11 @@ from linmem._validation import (
     check_same_count,
 )
 from linmem.retrieval import (
+    DEFAULT_CHUNK_ROWS,
     _check_k,
     _check_positive_real,
     _float_matrix,
+    _row_blocks,
     _smoothed_topk_rows,
     margins,
     tam_margins,
@@ -47,6 +49,9 @@ from linmem.tolerances import working_eps
 
 __all__ = [
     "CERTIFICATE_RESIDUAL_FACTOR",
+    "CUTTING_PLANE_AUTO_ENTRIES",
+    "CUTTING_PLANE_MAX_ROUNDS",
+    "CUTTING_PLANE_PER_KEY",
     "ConvexFitResult",
     "DEFAULT_MAXITER",
     "DEFAULT_RIDGE",
@@ -87,6 +92,17 @@ CERTIFICATE_RESIDUAL_FACTOR = 100
 #: * ||W||_F * ||v_i|| * (||u_i|| + ||u_j||).
 MARGIN_ROUNDING_ULPS = 32
 
+#: The max-margin LP's ``method="auto"`` takes the cutting plane when the dense
+#: comparison rows would hold more than this many numbers (n (n - 1) d_k d_t).
+CUTTING_PLANE_AUTO_ENTRIES = 20_000
+
+#: Comparisons added per key and round by the cutting plane (and the number of
+#: each key's strongest correlation-memory competitors it starts from).
+CUTTING_PLANE_PER_KEY = 2
+
+#: The cutting plane gives up (LinearProgramError) after this many LP solves.
+CUTTING_PLANE_MAX_ROUNDS = 500
+
 #: Default ridge of the cross-entropy proxy (weak: the loss terms are O(1)).
 DEFAULT_RIDGE = 1e-6
 
@@ -102,6 +118,7 @@ _HIGHS_OPTIONS = {
     "dual_feasibility_tolerance": LP_FEASIBILITY_TOL,
 }
 _LAYOUTS = ("split", "overlay")
+_METHODS = ("auto", "dense", "cutting-plane")
 
 
 class LinearProgramError(RuntimeError):
@@ -185,15 +202,28 @@ def comparison_matrices(keys: Any, targets: Any) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class MaxMarginResult:
-    """Solution of the max-margin LP: ``W``, its margin ``t`` and HiGHS's status."""
+    """Solution of the max-margin LP: ``W``, its margin ``t`` and HiGHS's status.
+
+    ``multipliers`` (``n x n``, zero diagonal, ``>= 0``, summing to 1) are the
+    LP dual multipliers ``lambda_ij`` of the comparisons ``<W, A_ij> >= t``;
+    with ``W`` they satisfy the LP's optimality conditions (zero off the
+    comparisons that bind). ``method`` is the solver path taken (``"dense"``
+    or ``"cutting-plane"``), ``rounds`` the number of LP solves and
+    ``comparisons`` the number of comparisons in the final LP (all
+    ``n (n - 1)`` for the dense path).
+    """
 
     W: np.ndarray
     margin: float
     status: int
     message: str
+    multipliers: np.ndarray | None = field(default=None, repr=False)
+    method: str = "dense"
+    rounds: int = 1
+    comparisons: int = 0
 
 
-def max_margin_memory(keys: Any, targets: Any) -> MaxMarginResult:
+def max_margin_memory(keys: Any, targets: Any, *, method: str = "auto") -> MaxMarginResult:
     """Box-constrained max-margin linear memory, by linear programming (HiGHS).
 
     Solves ``max t  s.t.  <W, A_ij> >= t  for all i != j,  -1 <= W_ab <= 1``
@@ -203,21 +233,82 @@ def max_margin_memory(keys: Any, targets: Any) -> MaxMarginResult:
     ``t* = min { ||sum lambda_ij A_ij||_1 : lambda >= 0, sum lambda = 1 }``
     (entrywise 1-norm).
 
-    Source: 004 (top-1 achievability as linear feasibility).
+    ``method``:
+
+    * ``"dense"``: one LP with all ``n (n - 1)`` comparisons (``d^2``
+      columns, memory ``n^2 d^2``);
+    * ``"cutting-plane"``: constraint generation on one warm-started HiGHS
+      model. It starts from the ``CUTTING_PLANE_PER_KEY`` strongest
+      competitors of each key under the correlation memory, and after each
+      solve adds, per key, the ``CUTTING_PLANE_PER_KEY`` most violated
+      comparisons (``S_ii - S_ij < t - LP_FEASIBILITY_TOL``, the same
+      absolute rule HiGHS applies to the rows of the dense LP), found with the
+      chunked scorer of :mod:`linmem.retrieval` (the ``n x n`` score matrix is
+      never formed whole). It stops when none is violated: the memory is then
+      feasible for every comparison to the dense LP's tolerance, and as the
+      restricted LP is a relaxation its optimum is the dense one (``t*`` to
+      that tolerance; the multipliers, zero on comparisons never added, are
+      dual feasible for the full LP);
+    * ``"auto"`` (default): the cutting plane when the dense comparison rows
+      would hold more than ``CUTTING_PLANE_AUTO_ENTRIES`` numbers, else dense.
+
+    Source: 004 (top-1 achievability as linear feasibility); constraint
+    generation is the standard cutting-plane method for LPs with many rows.
 
     >>> import numpy as np
     >>> res = max_margin_memory(np.eye(2), np.eye(2))
     >>> res.status, round(res.margin, 6)
     (0, 2.0)
+    >>> rng = np.random.default_rng(0)
+    >>> V, U = rng.standard_normal((2, 4, 12)) / 2
+    >>> dense = max_margin_memory(V, U, method="dense")
+    >>> cp = max_margin_memory(V, U, method="cutting-plane")
+    >>> bool(abs(dense.margin - cp.margin) < 1e-6), cp.comparisons < dense.comparisons
+    (True, True)
     """
     V, U = _pairs(keys, targets)
-    return _solve_max_margin(V, U)[0]
+    return _max_margin(V, U, _check_method(method))[0]
+
+
+def _check_method(method: Any) -> str:
+    if not isinstance(method, str) or method not in _METHODS:
+        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
+    return method
+
+
+def _resolve_method(method: str, V: np.ndarray, U: np.ndarray) -> str:
+    if method != "auto":
+        return method
+    n = V.shape[1]
+    entries = n * (n - 1) * V.shape[0] * U.shape[0]
+    return "cutting-plane" if entries > CUTTING_PLANE_AUTO_ENTRIES else "dense"
+
+
+def _max_margin(
+    V: np.ndarray, U: np.ndarray, method: str
+) -> tuple[MaxMarginResult, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The max-margin LP by ``method``, with the comparison rows it ended with.
+
+    Returns ``(result, rows, I, J, lam)``: ``rows[p] = vec A_{I[p] J[p]}`` for
+    the comparisons of the final LP (all of them for the dense path) and
+    ``lam`` their multipliers (summing to 1; when the optimal margin is 0
+    they satisfy ``sum lam A = 0`` up to the LP tolerance).
+    """
+    if _resolve_method(method, V, U) == "dense":
+        return _solve_max_margin(V, U)
+    return _cutting_plane_max_margin(V, U)
+
+
+def _multiplier_matrix(n: int, I: np.ndarray, J: np.ndarray, lam: np.ndarray) -> np.ndarray:
+    out = np.zeros((n, n))
+    out[I, J] = np.clip(lam, 0.0, None)
+    return out
 
 
 def _solve_max_margin(
     V: np.ndarray, U: np.ndarray
 ) -> tuple[MaxMarginResult, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The max-margin LP with its comparison rows and dual multipliers.
+    """The dense max-margin LP with its comparison rows and dual multipliers.
 
     Returns ``(result, rows, I, J, lam)``: ``lam`` (one entry per row) are the
     multipliers of the margin constraints; they sum to 1 and, when the
@@ -241,9 +332,113 @@ def _solve_max_margin(
             f"status {res.status}: {res.message}"
         )
     W = res.x[:D].reshape(d_u, d_v)
+    lam = -res.ineqlin.marginals
     result = MaxMarginResult(W=W, margin=float(-res.fun), status=int(res.status),
-                             message=str(res.message))
-    return result, rows, I, J, -res.ineqlin.marginals
+                             message=str(res.message),
+                             multipliers=_multiplier_matrix(V.shape[1], I, J, lam),
+                             method="dense", rounds=1, comparisons=int(P))
+    return result, rows, I, J, lam
+
+
+def _pair_rows(V: np.ndarray, U: np.ndarray, I: np.ndarray, J: np.ndarray) -> np.ndarray:
+    """Rows vec(A_ij) (row-major) for the listed pairs only."""
+    G = U[:, I] - U[:, J]
+    H = V[:, I]
+    return (G[:, None, :] * H[None, :, :]).reshape(U.shape[0] * V.shape[0], I.size).T
+
+
+def _strongest_competitors(
+    W: np.ndarray, V: np.ndarray, U: np.ndarray, per_key: int, threshold: float | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per key ``i``, up to ``per_key`` competitors ``j`` with the smallest
+    gaps ``S_ii - S_ij`` (chunked scorer), restricted to gaps below
+    ``threshold`` when one is given. Returns the pairs ``(I, J)``."""
+    n = V.shape[1]
+    m = min(per_key, n - 1)
+    out_i, out_j = [], []
+    for start, block, diag in _row_blocks(W, V, U, DEFAULT_CHUNK_ROWS):
+        gaps = block[diag][:, None] - block
+        gaps[diag] = np.inf
+        cols = np.argpartition(gaps, m - 1, axis=1)[:, :m]
+        g = np.take_along_axis(gaps, cols, axis=1)
+        rows = np.broadcast_to(np.arange(start, start + block.shape[0])[:, None], cols.shape)
+        keep = np.isfinite(g) if threshold is None else g < threshold
+        out_i.append(rows[keep])
+        out_j.append(cols[keep])
+    return np.concatenate(out_i), np.concatenate(out_j)
+
+
+def _cutting_plane_max_margin(
+    V: np.ndarray, U: np.ndarray
+) -> tuple[MaxMarginResult, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The max-margin LP by constraint generation (see :func:`max_margin_memory`)."""
+    import highspy
+
+    d_v, n = V.shape
+    d_u = U.shape[0]
+    D = d_u * d_v
+    check_memory(n * d_u * (d_v + 2), 8,
+                 f"the {n * d_u} image rows q_i = W v_i of the cutting-plane LP for the {n} keys and targets")
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    for name, value in _HIGHS_OPTIONS.items():
+        h.setOptionValue(name, value)
+    inf = highspy.kHighsInf
+    none_i, none_f = np.array([], dtype=np.int32), np.array([])
+    # columns: vec W (row-major) in the box, t free (maximised), and the
+    # images q_i = W v_i (free, d_u per key) that keep each comparison row
+    # sparse: <W, A_ij> = (u_i - u_j)^T q_i has d_u entries, not d_u d_v
+    h.addCols(D, np.zeros(D), np.full(D, -MAX_MARGIN_BOX), np.full(D, MAX_MARGIN_BOX), 0, none_i, none_i, none_f)
+    h.addCols(1, np.array([-1.0]), np.array([-inf]), np.array([inf]), 0, none_i, none_i, none_f)
+    Q0 = D + 1
+    h.addCols(n * d_u, np.zeros(n * d_u), np.full(n * d_u, -inf), np.full(n * d_u, inf), 0, none_i, none_i, none_f)
+    # rows q_{i,a} - sum_b W_ab V_bi = 0
+    i_idx, a_idx = np.divmod(np.arange(n * d_u), d_u)
+    cols = np.hstack([(a_idx * d_v)[:, None] + np.arange(d_v)[None, :], (Q0 + i_idx * d_u + a_idx)[:, None]])
+    vals = np.hstack([-V.T[i_idx], np.ones((n * d_u, 1))])
+    h.addRows(n * d_u, np.zeros(n * d_u), np.zeros(n * d_u), cols.size,
+              np.arange(0, cols.size, d_v + 1, dtype=np.int32), cols.ravel().astype(np.int32), vals.ravel())
+    first = n * d_u  # the comparison rows come after the n d_u image rows
+    act_i = np.empty(0, dtype=np.intp)
+    act_j = np.empty(0, dtype=np.intp)
+    I, J = _strongest_competitors(U @ V.T, V, U, CUTTING_PLANE_PER_KEY, None)
+    rounds = 0
+    while True:
+        k = I.size
+        cols = np.hstack([np.full((k, 1), D), Q0 + I[:, None] * d_u + np.arange(d_u)[None, :]])
+        vals = np.hstack([np.ones((k, 1)), -(U[:, I] - U[:, J]).T])
+        h.addRows(k, np.full(k, -inf), np.zeros(k), cols.size,
+                  np.arange(0, cols.size, d_u + 1, dtype=np.int32), cols.ravel().astype(np.int32), vals.ravel())
+        act_i, act_j = np.concatenate([act_i, I]), np.concatenate([act_j, J])
+        h.run()
+        rounds += 1
+        status = h.getModelStatus()
+        if status != highspy.HighsModelStatus.kOptimal:
+            raise LinearProgramError(
+                "the max-margin LP should always have an optimum; HiGHS returned "
+                f"{h.modelStatusToString(status)} in round {rounds} of the cutting plane"
+            )
+        sol = h.getSolution()
+        x = np.asarray(sol.col_value)
+        W, t = x[:D].reshape(d_u, d_v), float(x[D])
+        if rounds >= CUTTING_PLANE_MAX_ROUNDS:
+            raise LinearProgramError(
+                f"the cutting plane did not close in {CUTTING_PLANE_MAX_ROUNDS} rounds "
+                f"({act_i.size} comparisons added)")
+        I, J = _strongest_competitors(W, V, U, CUTTING_PLANE_PER_KEY, t - LP_FEASIBILITY_TOL)
+        if I.size:
+            # a comparison already in the LP binds it to HiGHS's tolerance: never re-add
+            fresh = ~np.isin(I * n + J, act_i * n + act_j)
+            I, J = I[fresh], J[fresh]
+        if not I.size:
+            break
+    lam = -np.asarray(sol.row_dual)[first:]
+    rows = _pair_rows(V, U, act_i, act_j)
+    result = MaxMarginResult(
+        W=W, margin=t, status=0, message=f"cutting plane: optimal after {rounds} LP solves",
+        multipliers=_multiplier_matrix(n, act_i, act_j, lam), method="cutting-plane",
+        rounds=rounds, comparisons=int(act_i.size))
+    return result, rows, act_i, act_j, lam
 
 
 @dataclass(frozen=True, eq=False)
@@ -357,7 +552,7 @@ def _lambda_certificate(
     return GordanCertificate(W=None, lam=lam, keys=V, targets=U)
 
 
-def gordan_certificate(keys: Any, targets: Any) -> GordanCertificate:
+def gordan_certificate(keys: Any, targets: Any, *, method: str = "auto") -> GordanCertificate:
     """Decide whether some W retrieves all pairs top-1, with a certificate either way.
 
     Gordan's alternative for the comparison matrices ``A_ij = (u_i - u_j) v_i^T``:
@@ -366,14 +561,19 @@ def gordan_certificate(keys: Any, targets: Any) -> GordanCertificate:
     (i) some ``W`` has ``<W, A_ij> > 0`` for every ``i != j``;
     (ii) some ``lambda >= 0``, ``lambda != 0``, has ``sum_ij lambda_ij A_ij = 0``.
 
-    Decided with HiGHS: the max-margin LP (:func:`max_margin_memory`) gives
-    (i) when its ``W`` passes the rounding-aware check of
-    :meth:`GordanCertificate.verify`; otherwise the feasibility LP
-    ``sum lambda A = 0, sum lambda = 1, lambda >= 0`` gives (ii) (its vertex
-    is then polished on its support; the LP dual multipliers of the
-    max-margin constraints are tried first, as they form such a dependence
-    whenever the optimal margin is 0). Raises :class:`LinearProgramError` if
-    neither side verifies (an instance numerically on the boundary).
+    Decided with HiGHS: the max-margin LP (:func:`max_margin_memory`, by
+    ``method``) gives (i) when its ``W`` passes the rounding-aware check of
+    :meth:`GordanCertificate.verify`; otherwise its final dual multipliers,
+    polished on their support, give (ii) (they form such a dependence
+    whenever the optimal margin is 0), and failing that the feasibility LP
+    ``sum lambda A = 0, sum lambda = 1, lambda >= 0`` on the comparisons of
+    the final LP, then on all of them. When no side verifies on the instance
+    as given, the equivalent instance with unit keys is decided (each key's
+    comparisons scaled by ``1 / ||v_i|| > 0``, which changes no sign) and its
+    certificate mapped back (the same ``W``; ``lambda_ij / ||v_i||``
+    renormalised) and verified on the original. Raises
+    :class:`LinearProgramError` if neither side verifies either way (an
+    instance numerically on the boundary).
 
     Source: 004 (impossibility via a nonnegative linear dependence).
 
@@ -385,14 +585,38 @@ def gordan_certificate(keys: Any, targets: Any) -> GordanCertificate:
     (False, True, [[0.0, 0.5], [0.5, 0.0]])
     """
     V, U = _pairs(keys, targets)
-    n = V.shape[1]
-    mm, rows, I, J, lam_dual = _solve_max_margin(V, U)
+    method = _check_method(method)
+    try:
+        return _gordan(V, U, method)
+    except LinearProgramError as exc:
+        first = exc
+    norms = np.linalg.norm(V, axis=0)
+    c = np.where(norms > 0, norms, 1.0)
+    try:
+        unit = _gordan(V / c, U, method)
+    except LinearProgramError as exc:
+        raise LinearProgramError(f"{first}; the same with unit keys: {exc}") from None
+    lam = unit.lam
+    if lam is not None:
+        lam = lam / c[:, None]
+        lam = lam / lam.sum()
+    cert = GordanCertificate(W=unit.W, lam=lam, keys=V, targets=U)
+    if not cert.verify():
+        raise LinearProgramError(
+            f"{first}; the certificate of the instance with unit keys does not verify "
+            f"on the original (scaled ratio {cert.scaled_ratio():.3g})")
+    return cert
+
+
+def _gordan(V: np.ndarray, U: np.ndarray, method: str) -> GordanCertificate:
+    """One attempt at :func:`gordan_certificate` on the instance as given."""
+    mm, rows, I, J, lam_dual = _max_margin(V, U, method)
     if mm.margin > 0:
         cert = GordanCertificate(W=mm.W, lam=None, keys=V, targets=U)
         if cert.verify():
             return cert
     scale = np.max(np.abs(rows))
-    if scale == 0:  # every A_ij = 0: any lambda is a dependence
+    if scale == 0:  # every A_ij in the LP = 0: a dependence among them
         return _lambda_certificate(np.full(I.size, 1.0 / I.size), I, J, V, U)
     # LP duality: the multipliers of the margin constraints are a dependence
     # whenever the optimal margin is 0; try them before a second LP.
@@ -401,6 +625,10 @@ def gordan_certificate(keys: Any, targets: Any) -> GordanCertificate:
         if cert.verify():
             return cert
     lam_flat = _dependence_lp(rows / scale)
+    if lam_flat is None and rows.shape[0] < V.shape[1] * (V.shape[1] - 1):
+        rows, I, J = _comparison_rows(V, U)  # the comparisons the cutting plane left out
+        scale = np.max(np.abs(rows))
+        lam_flat = _dependence_lp(rows / scale)
     if lam_flat is None:
         raise LinearProgramError(
             "neither side of Gordan's alternative could be established: the "
@@ -451,7 +679,9 @@ class TamFeasibility:
 
     ``feasible``: some W has every TAM margin >= 1 (equivalently > 0, by
     positive homogeneity). ``W`` is such a memory (``None`` otherwise) and
-    ``min_margin`` its smallest TAM margin recomputed directly.
+    ``min_margin`` its smallest TAM margin recomputed directly. ``reposed``:
+    how many equivalent forms of the instance were tried before HiGHS decided
+    it (0: the instance as given; see :func:`tam_feasible`).
     """
 
     feasible: bool
@@ -459,6 +689,7 @@ class TamFeasibility:
     min_margin: float
     status: int
     message: str
+    reposed: int = 0
 
 
 def tam_feasible(keys: Any, targets: Any, *, k: int) -> TamFeasibility:
@@ -473,7 +704,11 @@ def tam_feasible(keys: Any, targets: Any, *, k: int) -> TamFeasibility:
         xi_ij >= S_ij - t_i,  xi_ij >= 0           (i != j)
         S_ii - t_i - (1/k) sum_j xi_ij >= 1         (every i)
 
-    ``1 <= k <= n - 1``.
+    ``1 <= k <= n - 1``. HiGHS occasionally returns neither an optimum nor
+    a proof of infeasibility (status 4); the instance is then re-posed, with
+    its pairs in reverse order and then with keys x2 and targets x3 (neither
+    changes the answer; the memory is mapped back), and
+    :class:`LinearProgramError` is raised only when no form is decided.
 
     Source: 004 (TAM retrieval; the convex top-k surrogate).
 
@@ -482,12 +717,38 @@ def tam_feasible(keys: Any, targets: Any, *, k: int) -> TamFeasibility:
     True
     """
     V, U = _pairs(keys, targets)
+    n = V.shape[1]
+    k = _check_k(k, n - 1)
+    check_memory(n * (n - 1) * (U.shape[0] * V.shape[0] + 2), 8,
+                 f"the {n * (n - 1)} x {U.shape[0] * V.shape[0]} score rows of the TAM LP "
+                 f"for the {n} keys and targets")
+    order = np.arange(n)[::-1]
+    # forms that leave the answer unchanged: the pairs reversed; keys x2 and
+    # targets x3 (scores x6, so W' = W / 6); tried in turn when HiGHS returns
+    # neither an optimum nor infeasibility (its status 4, "unknown", occurs)
+    forms = ((V, U, 1.0), (V[:, order], U[:, order], 1.0), (2.0 * V, 3.0 * U, 6.0))
+    failures = []
+    for reposed, (A, B, factor) in enumerate(forms):
+        res = _tam_lp(A, B, k)
+        if res.status == 2:
+            return TamFeasibility(False, None, math.nan, int(res.status), str(res.message), reposed)
+        if res.status == 0:
+            W = factor * res.x[: U.shape[0] * V.shape[0]].reshape(U.shape[0], V.shape[0])
+            m = float(np.min(tam_margins(W, V, U, k=k)))
+            return TamFeasibility(True, W, m, int(res.status), str(res.message), reposed)
+        failures.append(f"status {res.status}: {res.message}")
+    raise LinearProgramError(
+        "the TAM feasibility LP returned neither an optimum nor infeasibility on the "
+        f"instance, its pairs reversed and its rescaling ({'; '.join(failures)})"
+    )
+
+
+def _tam_lp(V: np.ndarray, U: np.ndarray, k: int) -> Any:
+    """The TAM feasibility LP of :func:`tam_feasible` on one form of the instance."""
     d_v, n = V.shape
     d_u = U.shape[0]
-    k = _check_k(k, n - 1)
     D = d_u * d_v
     P = n * (n - 1)
-    check_memory(P * (D + 2), 8, f"the {P} x {D} score rows of the TAM LP for the {n} keys and targets")
     I, J = _offdiagonal_pairs(n)
     # S_ij = <W, u_j v_i^T>: row-major vec is kron(u_j, v_i)
     S_rows = (U[:, J][:, None, :] * V[:, I][None, :, :]).reshape(D, P).T
@@ -500,19 +761,10 @@ def tam_feasible(keys: Any, targets: Any, *, k: int) -> TamFeasibility:
     A_ub = sp.vstack([block1, block2]).tocsc()
     b_ub = np.concatenate([np.zeros(P), -np.ones(n)])
     bounds = [(None, None)] * (D + n) + [(0, None)] * P
-    res = linprog(
+    return linprog(
         np.zeros(D + n + P), A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs",
         options=_HIGHS_OPTIONS,
     )
-    if res.status == 2:
-        return TamFeasibility(False, None, math.nan, int(res.status), str(res.message))
-    if res.status != 0:
-        raise LinearProgramError(
-            f"the TAM feasibility LP returned status {res.status}: {res.message}"
-        )
-    W = res.x[:D].reshape(d_u, d_v)
-    m = float(np.min(tam_margins(W, V, U, k=k)))
-    return TamFeasibility(True, W, m, int(res.status), str(res.message))
 
 
 @dataclass(frozen=True, eq=False)

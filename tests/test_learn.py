@@ -7,6 +7,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from linmem import learn, retrieval
 from linmem.tolerances import working_eps
@@ -333,6 +335,171 @@ def test_dependence_lp_certifies_when_the_duals_do_not(monkeypatch):
     assert cert.lam is not None and cert.verify()
 
 
+# --------------------------------------------------------------------------
+# the cutting-plane max-margin LP against the dense one
+# --------------------------------------------------------------------------
+
+
+def kkt_defects(res: learn.MaxMarginResult, V, U) -> dict:
+    """Optimality conditions of the max-margin LP for (W, t, lambda), by loops:
+    primal feasibility (every comparison >= t, box), dual feasibility
+    (lambda >= 0, sum 1), strong duality (t = ||sum lambda A||_1) and
+    complementary slackness (sum lambda (<W, A> - t) = 0)."""
+    n = V.shape[1]
+    W, t, lam = res.W, res.margin, res.multipliers
+    gaps = direct_comparisons(W, V, U)
+    lam_off = lam[~np.eye(n, dtype=bool)]
+    G = sum(lam[i, j] * np.outer(U[:, i] - U[:, j], V[:, i])
+            for i in range(n) for j in range(n) if i != j)
+    return {
+        "primal": max(0.0, float(t - gaps.min()), float(np.abs(W).max() - learn.MAX_MARGIN_BOX)),
+        "dual": max(0.0, float(-lam.min()), abs(float(lam.sum()) - 1.0), float(np.abs(np.diag(lam)).max())),
+        "duality gap": abs(float(np.abs(G).sum()) - t),
+        "slackness": abs(float(lam_off @ (gaps - t))),
+    }
+
+
+def assert_optimal(res, V, U) -> None:
+    scale = 1.0 + float(np.max(np.abs(learn._comparison_rows(V, U)[0])))
+    limit = 10 * learn.LP_FEASIBILITY_TOL * scale * V.shape[0] * U.shape[0]
+    defects = kkt_defects(res, V, U)
+    assert max(defects.values()) <= limit, defects
+
+
+@pytest.mark.parametrize("d, n, seed", [(4, 12, 0), (6, 20, 1), (8, 25, 2), (12, 40, 1)])
+def test_cutting_plane_reaches_the_dense_optimum_with_fewer_comparisons(d, n, seed):
+    V, U = gaussian_pairs(d, n, seed)
+    dense = learn.max_margin_memory(V, U, method="dense")
+    cp = learn.max_margin_memory(V, U, method="cutting-plane")
+    assert (dense.method, cp.method) == ("dense", "cutting-plane")
+    assert dense.comparisons == n * (n - 1) and cp.comparisons < dense.comparisons
+    assert cp.rounds >= 1 and cp.status == 0
+    assert abs(cp.margin - dense.margin) <= 10 * learn.LP_FEASIBILITY_TOL
+    assert_optimal(cp, V, U)
+    assert_optimal(dense, V, U)
+
+
+def test_cutting_plane_memory_and_multipliers_match_the_dense_ones_at_a_unique_optimum():
+    # d = 12, n = 40, seed 1: margin 0.0253 > 0, a nondegenerate vertex
+    V, U = gaussian_pairs(12, 40, 1)
+    dense = learn.max_margin_memory(V, U, method="dense")
+    cp = learn.max_margin_memory(V, U, method="cutting-plane")
+    assert dense.margin > 0.02
+    np.testing.assert_allclose(cp.W, dense.W, atol=1e-9)
+    np.testing.assert_allclose(cp.multipliers, dense.multipliers, atol=1e-9)
+    active = cp.multipliers > 0
+    assert 0 < active.sum() <= 12 * 12 + 1  # a vertex has at most d^2 + 1 binding comparisons
+
+
+def test_auto_method_takes_the_cutting_plane_above_the_dense_size_rule():
+    small = gaussian_pairs(3, 6, 0)
+    assert learn.max_margin_memory(*small).method == "dense"
+    d, n = 8, 40
+    assert n * (n - 1) * d * d > learn.CUTTING_PLANE_AUTO_ENTRIES
+    assert learn.max_margin_memory(*gaussian_pairs(d, n, 0)).method == "cutting-plane"
+
+
+def test_cutting_plane_certificates_agree_with_the_dense_ones_and_verify():
+    for d, n, seed in [(3, 9, 0), (4, 14, 1), (6, 15, 2), (6, 40, 3)]:
+        V, U = gaussian_pairs(d, n, seed)
+        a = learn.gordan_certificate(V, U, method="dense")
+        b = learn.gordan_certificate(V, U, method="cutting-plane")
+        assert a.separable == b.separable
+        check_certificate_independently(b, V, U)
+
+
+@st.composite
+def lp_instances(draw):
+    """Gaussian keys and targets, d_k, d_t <= 8, n from 2 up to about 2 d^2,
+    some with duplicated keys or keys scaled over 4 decades."""
+    dk, dt = draw(st.integers(1, 8)), draw(st.integers(1, 8))
+    n = draw(st.integers(2, max(3, min(30, 2 * dk * dt))))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    V, U = rng.standard_normal((dk, n)), rng.standard_normal((dt, n))
+    family = draw(st.sampled_from(("gaussian", "duplicated", "scaled")))
+    if family == "duplicated":
+        V = V[:, rng.integers(0, max(1, n // 2), size=n)]
+    elif family == "scaled":
+        V = V * 10.0 ** rng.uniform(-2, 2, size=n)
+    return V, U
+
+
+@settings(max_examples=40, deadline=None)
+@given(lp_instances())
+def test_cutting_plane_agrees_with_the_dense_lp_on_every_small_instance(case):
+    V, U = case
+    dense = learn.max_margin_memory(V, U, method="dense")
+    cp = learn.max_margin_memory(V, U, method="cutting-plane")
+    scale = 1.0 + float(np.max(np.abs(learn._comparison_rows(V, U)[0])))
+    assert abs(cp.margin - dense.margin) <= 10 * learn.LP_FEASIBILITY_TOL * scale
+    assert_optimal(cp, V, U)
+    assert learn.gordan_certificate(V, U, method="cutting-plane").separable == (
+        learn.gordan_certificate(V, U, method="dense").separable)
+
+
+def test_cutting_plane_never_forms_the_dense_rows(monkeypatch):
+    def refuse(V, U):
+        raise AssertionError("the dense comparison rows were formed")
+
+    monkeypatch.setattr(learn, "_comparison_rows", refuse)
+    V, U = gaussian_pairs(6, 30, 0)
+    assert learn.max_margin_memory(V, U, method="cutting-plane").comparisons < 30 * 29
+
+
+def test_cutting_plane_round_cap_raises(monkeypatch):
+    monkeypatch.setattr(learn, "CUTTING_PLANE_MAX_ROUNDS", 1)
+    with pytest.raises(learn.LinearProgramError, match="did not close in 1 rounds"):
+        learn.max_margin_memory(*gaussian_pairs(6, 30, 0), method="cutting-plane")
+
+
+def test_gordan_retries_with_unit_keys_when_the_instance_as_given_fails(monkeypatch):
+    V, U = gaussian_pairs(3, 9, 0)
+    V = V * 10.0 ** np.arange(-4, 5)
+    calls = []
+    inner = learn._gordan
+
+    def first_fails(A, B, method):
+        calls.append(np.linalg.norm(A, axis=0))
+        if len(calls) == 1:
+            raise learn.LinearProgramError("planted failure")
+        return inner(A, B, method)
+
+    monkeypatch.setattr(learn, "_gordan", first_fails)
+    cert = learn.gordan_certificate(V, U)
+    assert len(calls) == 2 and np.allclose(calls[1], 1.0)
+    assert cert.verify() and cert.keys is not None and np.array_equal(cert.keys, V)
+    check_certificate_independently(cert, V, U)
+
+
+def test_tam_feasible_reposes_the_instance_when_highs_returns_unknown(monkeypatch):
+    V, U = gaussian_pairs(4, 6, 0)  # feasible at k = 2
+    inner = learn._tam_lp
+    seen = []
+
+    def unknown_twice(A, B, k):
+        seen.append((A.copy(), B.copy()))
+        res = inner(A, B, k)
+        if len(seen) <= 2:
+            res.status, res.message = 4, "planted unknown status"
+        return res
+
+    monkeypatch.setattr(learn, "_tam_lp", unknown_twice)
+    out = learn.tam_feasible(V, U, k=2)
+    assert out.reposed == 2 and out.feasible
+    np.testing.assert_array_equal(seen[1][0], V[:, ::-1])
+    np.testing.assert_array_equal(seen[2][0], 2 * V)
+    assert out.min_margin >= 1 - 1e-6  # the memory is mapped back to the original scale
+
+    def always_unknown(A, B, k):
+        res = inner(A, B, k)
+        res.status, res.message = 4, "planted unknown status"
+        return res
+
+    monkeypatch.setattr(learn, "_tam_lp", always_unknown)
+    with pytest.raises(learn.LinearProgramError, match="pairs reversed and its rescaling"):
+        learn.tam_feasible(V, U, k=2)
+
+
 def test_small_block_width_stays_at_least_one_for_astronomical_n():
     # (ln n)^(1/8) ~ 4.03 at n = 10^30000: d / 4.03 rounds to 0 for d = 2
     # and to 1 for d = 3; the width is clipped to 1..d-1.
@@ -534,6 +701,8 @@ BAD_INPUT = [
     pytest.param(learn.gordan_certificate, dict(keys=_NAN, targets=_U), ValueError, "finite", id="gordan-nan"),
     pytest.param(learn.max_margin_memory, dict(keys=_V, targets=_INF), ValueError, "finite", id="max-margin-inf"),
     pytest.param(learn.max_margin_memory, dict(keys=_V[0], targets=_U), ValueError, "2-D", id="max-margin-1d"),
+    pytest.param(learn.max_margin_memory, dict(keys=_V, targets=_U, method="simplex"), ValueError, "method must be one of", id="max-margin-method"),
+    pytest.param(learn.gordan_certificate, dict(keys=_V, targets=_U, method=None), ValueError, "method must be one of", id="gordan-method"),
     pytest.param(learn.gordan_certificate, dict(keys=_V, targets=_U[:, :3]), ValueError, "same number of columns", id="gordan-count"),
     pytest.param(learn.gordan_certificate, dict(keys=_V[:, :1], targets=_U[:, :1]), ValueError, "at least 2 columns", id="gordan-one-pair"),
     pytest.param(learn.gordan_certificate, dict(keys=_V > 0, targets=_U), TypeError, "bool", id="gordan-bool"),
