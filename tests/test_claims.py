@@ -1,30 +1,35 @@
 """Every registered claim's checks, as pytest items (ids ``<claim>::<check>``),
-and every negative control shown to make its claim fail."""
+and every negative control shown to make its claim fail.
+
+The theorems pytest plugin parametrizes these two tests over the registry
+and runs each through the code that ``pytest --theorems`` items run
+(:func:`theorems.pytest_plugin.run_claim_check`), with the same markers; with
+``-p no:theorems`` they are skipped, and under ``--theorems`` the plugin's
+own items replace them."""
 
 from __future__ import annotations
 
-import json
+import pytest
 
-from theorems.model import EvidenceStatus
-from theorems.runner import run_check, run_negative_control
+_DISABLED = "the theorems pytest plugin is disabled (-p no:theorems)"
 
 
-def test_claim_check_holds(claim_check, theorems_profile, theorems_seed):
+def pytest_generate_tests(metafunc):
+    if metafunc.config.pluginmanager.has_plugin("theorems"):
+        return  # the plugin parametrizes claim_check and claim_control
+    for name in ("claim_check", "claim_control"):
+        if name in metafunc.fixturenames:
+            metafunc.parametrize(name, [pytest.param(None, id="plugin-disabled", marks=pytest.mark.skip(reason=_DISABLED))])
+
+
+def test_claim_check_holds(claim_check, request):
+    from theorems.pytest_plugin import run_claim_check
+
     claim, check = claim_check
-    from theorems.impl import Impl
-
-    ev = run_check(claim, check, impl=Impl.default(), profile=theorems_profile, seed=theorems_seed)
-    assert ev.status in (EvidenceStatus.PASSED, EvidenceStatus.SUPPORTED), (
-        f"{claim.id} [{check.name}] {ev.status.value}: {ev.detail}\n"
-        f"figure {ev.figure} vs threshold {ev.threshold}\n"
-        f"counterexample: {json.dumps(ev.to_json()['counterexample'])[:1500]}\n"
-        f"replay: {ev.replay}"
-    )
+    run_claim_check(request.node, claim, check)
 
 
-def test_negative_control_makes_claim_fail(claim_control, theorems_profile, theorems_seed):
-    outcome = run_negative_control(claim_control, profile=theorems_profile, seed=theorems_seed)
-    assert outcome["caught"], (
-        f"{claim_control.id}: the wrong variant ({outcome['description']}) was not caught; "
-        f"status {outcome['status']}, checks {outcome['checks']}"
-    )
+def test_negative_control_makes_claim_fail(claim_control, request):
+    from theorems.pytest_plugin import run_negative_control_item
+
+    run_negative_control_item(request.node, claim_control)

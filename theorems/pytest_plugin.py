@@ -1,56 +1,395 @@
-"""pytest plugin: every registered claim's checks become test items.
+"""pytest plugin: every registered claim's checks and negative controls as
+test items, in any project.
 
-Any test that asks for the ``claim_check`` fixture is parametrized over every
-(claim, check) pair, with ids ``<claim id>::<check name>``, so
-``pytest -k recall.snr`` selects one claim; ``claim_control`` is parametrized
-over every claim with a negative control, with the claim id as the id.
+``pytest --theorems`` collects, with no test file needed, one item per check
+(id ``<claim id>::<check name>``) and one per negative control (id
+``<claim id>::negative-control``) of every claim of the built-in catalogue,
+of the ``theorems.claims`` entry points and of ``--theorems-claims MODULE``.
+So ``pytest --theorems -k recall.snr`` runs one claim,
+``pytest --theorems -m "expectation and montecarlo"`` the Monte Carlo checks
+of the expectation claims, and ``pytest --theorems --lf`` the checks that
+failed last time. Every item carries the marker ``theorems``, its claim's
+kind (``identity``, ``expectation``, ...), and its evidence kind
+(``property``, ``montecarlo``, ...) or ``negative_control``; all are
+registered, so ``--strict-markers`` accepts them.
+
+A test that asks for the ``claim_check`` fixture (a ``(claim, check)``
+pair) or ``claim_control`` (a claim) is parametrized the same way, with the
+same markers, and runs its item through :func:`run_claim_check` /
+:func:`run_negative_control_item`, the code ``--theorems`` items run (this
+repository's ``tests/test_claims.py`` does that; under ``--theorems`` those
+parametrized copies are deselected, so nothing runs twice).
 
 Options: ``--theorems-profile`` (default: ``$THEOREMS_PROFILE`` or quick),
-``--theorems-seed``, ``--theorems-claims MODULE`` (extra claim modules).
-Registered through the ``pytest11`` entry point of the package.
+``--theorems-seed``, ``--theorems-claims MODULE`` (repeatable).
+Hypothesis's own options act on the checks: ``--hypothesis-seed`` is mixed
+into every check's seed (other cases, same claim); ``--hypothesis-profile``
+(or ``$HYPOTHESIS_PROFILE``) sets the number of Hypothesis examples, the
+profiles ``theorems-quick``, ``theorems-standard`` and ``theorems-thorough``
+being the theorems profiles themselves; either option also turns on
+Hypothesis's example database (in the theorems cache folder).
+``--hypothesis-show-statistics`` shows the statistics of each check.
+Without a Hypothesis option, a verdict depends only on the code, the
+theorems profile and the theorems seed.
+
+Registered through the ``pytest11`` entry point of the package; disable with
+``-p no:theorems``.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
+import json
+import os
+from pathlib import Path
+
 import pytest
 
-from theorems.profiles import DEFAULT_SEED, get_profile
+from theorems.model import ClaimKind, EvidenceKind, EvidenceStatus
+from theorems.profiles import DEFAULT_SEED, PROFILES, get_profile
 
-__all__ = ["pytest_addoption", "pytest_generate_tests"]
+__all__ = [
+    "ClaimCheckItem",
+    "NegativeControlItem",
+    "hypothesis_profile_name",
+    "run_claim_check",
+    "run_negative_control_item",
+]
+
+#: Marker of every claim item.
+THEOREMS_MARKER = "theorems"
+#: Marker of the negative-control items.
+CONTROL_MARKER = "negative_control"
+#: Name of the negative-control item of a claim: ``<claim id>::negative-control``.
+CONTROL_NAME = "negative-control"
+
+_STATE = pytest.StashKey[dict]()
+
+
+def hypothesis_profile_name(profile_name: str) -> str:
+    """The Hypothesis profile that stands for a theorems profile.
+
+    >>> hypothesis_profile_name("standard")
+    'theorems-standard'
+    """
+    return f"theorems-{profile_name}"
+
+
+def _marker_lines() -> list[str]:
+    claim = {k.value for k in ClaimKind}
+    evidence = {k.value for k in EvidenceKind}
+    lines = [f"{THEOREMS_MARKER}: a claim item collected by the theorems plugin",
+             f"{CONTROL_MARKER}: a claim's negative control (its checks on a wrong variant)"]
+    for name in sorted(claim | evidence):
+        roles = [r for r, names in (("claims of kind", claim), ("checks of evidence kind", evidence)) if name in names]
+        lines.append(f"{name}: theorems {' / '.join(roles)} {name}")
+    return lines
 
 
 def pytest_addoption(parser):
     group = parser.getgroup("theorems", "claim verification")
-    group.addoption("--theorems-profile", default=None, help="quick, standard or thorough")
-    group.addoption("--theorems-seed", type=int, default=DEFAULT_SEED, help="run seed of the claim checks")
+    group.addoption("--theorems", action="store_true", default=False,
+                    help="collect every registered claim's checks and negative controls as test items")
+    group.addoption("--theorems-profile", default=None, choices=sorted(PROFILES),
+                    help="quick, standard or thorough (default: $THEOREMS_PROFILE or quick)")
+    group.addoption("--theorems-seed", type=int, default=DEFAULT_SEED,
+                    help=f"run seed of the claim checks (default {DEFAULT_SEED})")
     group.addoption("--theorems-claims", action="append", default=[], metavar="MODULE",
-                    help="also collect claims from MODULE")
+                    help="also collect claims from MODULE (import name or path to a .py file); repeatable")
+
+
+def _hypothesis_profile_option(config) -> str | None:
+    return config.getoption("--hypothesis-profile", None) or os.environ.get("HYPOTHESIS_PROFILE") or None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    for line in _marker_lines():
+        config.addinivalue_line("markers", line)
+    hyp = _hypothesis_profile_option(config)
+    if config.getoption("--theorems") or (hyp or "").startswith("theorems-"):
+        # Before Hypothesis's own plugin loads --hypothesis-profile.
+        _register_hypothesis_profiles()
+    config.stash[_STATE] = {}
+
+
+def _register_hypothesis_profiles() -> None:
+    from hypothesis import settings
+
+    for name, profile in PROFILES.items():
+        settings.register_profile(hypothesis_profile_name(name), max_examples=profile.examples, deadline=None)
+
+
+def _state(config) -> dict:
+    return config.stash.setdefault(_STATE, {})
 
 
 def _registry(config):
     from theorems.registry import load_claims
 
-    cache = getattr(config, "_theorems_registry", None)
-    if cache is None:
-        cache = load_claims(config.getoption("--theorems-claims"))
-        config._theorems_registry = cache
-    return cache
+    state = _state(config)
+    if "registry" not in state:
+        state["registry"] = load_claims(config.getoption("--theorems-claims"))
+    return state["registry"]
+
+
+def _profile(config):
+    """The theorems profile of the claim items, with Hypothesis's profile
+    option mapped onto it (see the module docstring)."""
+    state = _state(config)
+    if "profile" in state:
+        return state["profile"]
+    explicit = config.getoption("--theorems-profile") or os.environ.get("THEOREMS_PROFILE")
+    profile = get_profile(explicit)
+    hyp = _hypothesis_profile_option(config)
+    if hyp:
+        from hypothesis import settings
+        from hypothesis.errors import InvalidArgument
+
+        by_hypothesis_name = {hypothesis_profile_name(n): n for n in PROFILES}
+        if hyp in by_hypothesis_name:
+            _register_hypothesis_profiles()
+            if not explicit:
+                profile = PROFILES[by_hypothesis_name[hyp]]
+        else:
+            try:
+                examples = settings.get_profile(hyp).max_examples
+            except InvalidArgument:
+                raise pytest.UsageError(
+                    f"Hypothesis profile {hyp!r} (--hypothesis-profile or $HYPOTHESIS_PROFILE) is not "
+                    "registered; register it in a conftest.py, or use one of "
+                    f"{sorted(by_hypothesis_name)}"
+                ) from None
+            # The profile's example count replaces the property examples; the
+            # exact-input searches scale with it.
+            ratio = examples / profile.examples
+            profile = dataclasses.replace(
+                profile, examples=int(examples), exact_cases=max(1, round(profile.exact_cases * ratio))
+            )
+    state["profile"] = profile
+    return profile
+
+
+def _hypothesis_options(config) -> dict:
+    seed = config.getoption("--hypothesis-seed", None)
+    if seed is not None:
+        try:
+            seed = int(seed)
+        except ValueError:
+            pass
+    explicit = seed is not None or bool(_hypothesis_profile_option(config))
+    return {"seed": seed, "database": explicit}
+
+
+def _marks(claim, check=None) -> list:
+    names = [THEOREMS_MARKER, claim.kind.value]
+    names.append(check.kind.value if check is not None else CONTROL_MARKER)
+    return [getattr(pytest.mark, n) for n in dict.fromkeys(names)]
+
+
+def _claim_file(claim) -> Path | None:
+    for fn in [c.run for c in claim.checks]:
+        try:
+            return Path(inspect.getsourcefile(fn) or "")
+        except TypeError:
+            continue
+    return None
+
+
+# ---------------------------------------------------------------------------
+# running one item (shared by --theorems items and parametrized tests)
+
+
+def _failure_message(claim, ev) -> str:
+    lines = [f"{claim.id} [{ev.check}] {ev.status.value}: {ev.detail}"]
+    if ev.figure is not None or ev.threshold is not None:
+        lines.append(f"figure {ev.figure}, required {ev.comparison} {ev.threshold}")
+    if ev.counterexample is not None:
+        lines.append(f"counterexample: {json.dumps(ev.to_json()['counterexample'])[:1500]}")
+    tb = (ev.data or {}).get("traceback")
+    if tb and ev.status is EvidenceStatus.ERROR:
+        lines.append(tb.rstrip())
+    lines.append(f"replay: {ev.replay}")
+    return "\n".join(lines)
+
+
+def run_claim_check(node, claim, check):
+    """Run one check as the pytest item ``node``: pass on PASSED, SUPPORTED
+    or ANSWERED evidence, skip on INCONCLUSIVE (the profile cannot resolve
+    the criterion; the reason is shown), fail otherwise with the figure, the
+    counterexample and the replay command. Returns the evidence."""
+    from theorems.evidence._common import hypothesis_run
+    from theorems.impl import Impl
+    from theorems.runner import run_check
+
+    config = node.config
+    stats: list[dict] = []
+    with hypothesis_run(**_hypothesis_options(config)), _statistics(node, stats):
+        ev = run_check(claim, check, impl=Impl.default(), profile=_profile(config),
+                       seed=config.getoption("--theorems-seed"),
+                       claims_modules=tuple(config.getoption("--theorems-claims")))
+    node.user_properties.append(("theorems_evidence", ev.to_json()))
+    if ev.status in (EvidenceStatus.PASSED, EvidenceStatus.SUPPORTED, EvidenceStatus.ANSWERED):
+        return ev
+    if ev.status is EvidenceStatus.INCONCLUSIVE:
+        pytest.skip(f"{claim.id} [{check.name}] inconclusive at this profile: {ev.detail}")
+    pytest.fail(_failure_message(claim, ev), pytrace=False)
+
+
+def run_negative_control_item(node, claim) -> dict:
+    """Run a claim's negative control as the pytest item ``node``: pass when
+    the wrong variant makes the claim fail."""
+    from theorems.evidence._common import hypothesis_run
+    from theorems.runner import run_negative_control
+
+    config = node.config
+    with hypothesis_run(**_hypothesis_options(config)):
+        outcome = run_negative_control(claim, profile=_profile(config), seed=config.getoption("--theorems-seed"))
+    if not outcome["caught"]:
+        pytest.fail(
+            f"{claim.id}: the wrong variant ({outcome['description']}) was not caught; "
+            f"status {outcome['status']}, checks {outcome['checks']}",
+            pytrace=False,
+        )
+    return outcome
+
+
+class _statistics:
+    """Hypothesis's statistics of the ``@given`` runs inside one check, put
+    where Hypothesis's pytest plugin shows them (``--hypothesis-show-statistics``)."""
+
+    def __init__(self, node, sink: list):
+        self.node, self.sink, self.cm = node, sink, None
+
+    def __enter__(self):
+        if not self.node.config.getoption("--hypothesis-show-statistics", False):
+            return self
+        from hypothesis.statistics import collector
+
+        def note(stats):
+            self.sink.append(dict(stats))
+
+        self.cm = collector.with_value(note)
+        self.cm.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        if self.cm is None:
+            return False
+        self.cm.__exit__(*exc)
+        if self.sink:
+            from hypothesis.statistics import describe_statistics
+
+            parts = []
+            for i, stats in enumerate(self.sink, 1):
+                stats["nodeid"] = self.node.nodeid + (f" (search {i})" if len(self.sink) > 1 else "")
+                parts.append(describe_statistics(stats))
+            self.node.hypothesis_statistics = "\n".join(parts)
+        return False
+
+
+# ---------------------------------------------------------------------------
+# collection
+
+
+class ClaimCheckItem(pytest.Item):
+    """One check of one claim: ``<claim id>::<check name>``."""
+
+    def __init__(self, *, claim, check, **kwargs):
+        super().__init__(**kwargs)
+        self.claim, self.check = claim, check
+        for mark in _marks(claim, check):
+            self.add_marker(mark)
+
+    def runtest(self):
+        run_claim_check(self, self.claim, self.check)
+
+    def reportinfo(self):
+        return _claim_file(self.claim) or self.path, None, f"{self.claim.id} [{self.check.name}]"
+
+
+class NegativeControlItem(pytest.Item):
+    """A claim's negative control: ``<claim id>::negative-control``."""
+
+    def __init__(self, *, claim, **kwargs):
+        super().__init__(**kwargs)
+        self.claim = claim
+        for mark in _marks(claim):
+            self.add_marker(mark)
+
+    def runtest(self):
+        run_negative_control_item(self, self.claim)
+
+    def reportinfo(self):
+        return _claim_file(self.claim) or self.path, None, f"{self.claim.id} [negative control]"
+
+
+def _items(session) -> list[pytest.Item]:
+    items: list[pytest.Item] = []
+    for claim in _registry(session.config):
+        for check in claim.checks:
+            nodeid = f"{claim.id}::{check.name}"
+            items.append(ClaimCheckItem.from_parent(session, name=nodeid, nodeid=nodeid, claim=claim, check=check))
+        if claim.negative_control is not None:
+            nodeid = f"{claim.id}::{CONTROL_NAME}"
+            items.append(NegativeControlItem.from_parent(session, name=nodeid, nodeid=nodeid, claim=claim))
+    return items
+
+
+def _is_parametrized_claim_test(item) -> bool:
+    callspec = getattr(item, "callspec", None)
+    return callspec is not None and ("claim_check" in callspec.params or "claim_control" in callspec.params)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session, config, items):
+    """With ``--theorems``: add the claim items (before -k, -m and --lf
+    select), and deselect tests parametrized over the same claims."""
+    if not config.getoption("--theorems"):
+        return
+    copies = [it for it in items if _is_parametrized_claim_test(it)]
+    if copies:
+        items[:] = [it for it in items if not _is_parametrized_claim_test(it)]
+        config.hook.pytest_deselected(items=copies)
+    claim_items = _items(session)
+    # Counted as collected (the terminal's "collected N items"), like a file's items.
+    config.hook.pytest_collectreport(report=pytest.CollectReport("theorems", "passed", None, claim_items))
+    items.extend(claim_items)
+
+
+def pytest_collection_finish(session):
+    """Settle the profile once collection is done (conftest files have
+    registered their Hypothesis profiles), so a bad one is a usage error."""
+    if any(isinstance(it, (ClaimCheckItem, NegativeControlItem)) or _is_parametrized_claim_test(it)
+           for it in session.items):
+        _profile(session.config)
+
+
+def pytest_report_header(config):
+    if not config.getoption("--theorems"):
+        return None
+    profile = _profile(config)
+    return (f"theorems: profile {profile.name} ({profile.examples} Hypothesis examples), "
+            f"seed {config.getoption('--theorems-seed')}")
 
 
 def pytest_generate_tests(metafunc):
     config = metafunc.config
     if "claim_check" in metafunc.fixturenames:
         pairs = [(c, ch) for c in _registry(config) for ch in c.checks]
-        metafunc.parametrize("claim_check", pairs, ids=[f"{c.id}::{ch.name}" for c, ch in pairs])
+        metafunc.parametrize("claim_check", [
+            pytest.param((c, ch), id=f"{c.id}::{ch.name}", marks=_marks(c, ch)) for c, ch in pairs
+        ])
     if "claim_control" in metafunc.fixturenames:
         claims = [c for c in _registry(config) if c.negative_control is not None]
-        metafunc.parametrize("claim_control", claims, ids=[c.id for c in claims])
+        metafunc.parametrize("claim_control", [pytest.param(c, id=c.id, marks=_marks(c)) for c in claims])
 
 
 @pytest.fixture
 def theorems_profile(request):
     """The profile claim items run under."""
-    return get_profile(request.config.getoption("--theorems-profile"))
+    return _profile(request.config)
 
 
 @pytest.fixture
