@@ -274,13 +274,18 @@ def unit_keys() -> Inputs:
                   "unit keys: duplicated, near copies (condition about 1e15 in mpmath)")
 
 
-def keys_and_values() -> Inputs:
-    """(K, V): any keys as in :func:`keys` and integer (exact) or Gaussian
-    (float) values with as many columns, p != d included."""
+def keys_and_values(*, unit: bool = False) -> Inputs:
+    """(K, V): any keys as in :func:`keys` (``unit=True``: as in
+    :func:`unit_keys`) and integer (exact) or Gaussian (float) values with as
+    many columns, p != d included."""
 
     def ladder(ctx):
-        return [(label, (K, precise_values(K, ctx))) for label, K in precise_keys(ctx)]
+        return [(label, (K, precise_values(K, ctx))) for label, K in precise_keys(ctx, unit=unit)]
 
+    if unit:
+        exact = exact_unit_key_matrices().flatmap(lambda K: exact_value_matrices(K.shape[1]).map(lambda V: (K, V)))
+        return Inputs(("K", "V"), exact, ladder, unit_key_cases().map(lambda c: _key_case(c, True)),
+                      "unit keys and any values: duplicated, near copies (condition about 1e15 in mpmath)")
     return Inputs(("K", "V"), exact_keys_and_values(), ladder,
                   float_key_cases().map(lambda c: _key_case(c, True)),
                   "any keys and values: rank-deficient, duplicated, condition to 1e12 (float) and 1e20 (mpmath)")
