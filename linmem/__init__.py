@@ -29,6 +29,13 @@ from linmem import (
     tolerances,
 )
 from linmem.assess import Assessment, assess
+from linmem.embeddings import (
+    condition_embeddings,
+    critical_pairs,
+    draw_pairs,
+    embedding_geometry,
+    random_subspace,
+)
 from linmem.capacity import (
     CMM_TOP1_CONSTANT,
     OPTIMAL_TOP1_CONSTANT,
@@ -125,6 +132,7 @@ __all__ = [
     "capacity",
     "cmm",
     "compact_svd",
+    "condition_embeddings",
     "condition_number",
     "consistency_residual",
     "consistent_values",
@@ -132,10 +140,13 @@ __all__ = [
     "cover_probability",
     "critical_d",
     "critical_n",
+    "critical_pairs",
     "cross_entropy_memory",
     "crosstalk_power",
+    "draw_pairs",
     "duplicated_keys",
     "effective_pairs",
+    "embedding_geometry",
     "embeddings",
     "ensembles",
     "estimates",
@@ -169,6 +180,7 @@ __all__ = [
     "query_noise_error",
     "random_sign_values",
     "random_sign_vectors",
+    "random_subspace",
     "rational_orthogonal",
     "rational_unit_vectors",
     "recall",
