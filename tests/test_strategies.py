@@ -75,3 +75,104 @@ def test_exact_key_matrices_include_rank_deficient_and_duplicated():
 @given(exact_unit_key_matrices())
 def test_exact_unit_key_matrices_have_exactly_unit_columns(K):
     assert all(sum(x * x for x in K[:, j]) == 1 for j in range(K.shape[1]))
+
+
+# --- the input families of the templates and of the ported claim modules ---------------------
+
+import mpmath  # noqa: E402
+from hypothesis import example  # noqa: E402
+
+from theorems import kit  # noqa: E402
+from theorems.claims import outer, projectors  # noqa: E402
+from theorems.model import Context  # noqa: E402
+from theorems.profiles import PROFILES  # noqa: E402
+from theorems.strategies import Case, keys, keys_and_values, precise_keys, unit_keys  # noqa: E402
+
+CTX = Context(impl=None, profile=PROFILES["quick"], seed=11, claim_id="test", check_name="strategies")
+
+
+@settings(max_examples=40)
+@given(keys().exact, keys_and_values().exact, keys_and_values(unit=True).exact)
+def test_exact_families_give_exact_argument_tuples_of_matching_sizes(k, kv, ukv):
+    assert len(k) == 1 and kit.is_exact(k[0])
+    K, V = kv
+    assert kit.is_exact(V) and V.shape[1] == K.shape[1]
+    K, V = ukv
+    assert all(sum(x * x for x in K[:, j]) == 1 for j in range(K.shape[1])) and V.shape[1] == K.shape[1]
+
+
+@settings(max_examples=40)
+@given(keys_and_values().floats, unit_keys().floats)
+def test_float_families_give_cases_that_replay_from_their_recipe(kv, u):
+    assert isinstance(kv, Case) and kv.args[1].shape == (kv.recipe["p"], kv.recipe["M"])
+    again = KeyCase.build(**kv.recipe)
+    np.testing.assert_array_equal(again.K, kv.args[0])
+    np.testing.assert_allclose(np.linalg.norm(u.args[0], axis=0), 1, atol=1e-14)
+
+
+def test_precise_keys_have_the_condition_and_rank_their_labels_state():
+    cases = precise_keys(CTX)
+    assert len(cases) >= 3
+    with mpmath.workdps(60):
+        for label, K in cases:
+            r = kit.rank(K)
+            assert kit.rank(linmem.mp_array(K)) == r
+            if label.startswith("cond 1e20, full rank"):
+                assert r == min(K.shape)
+                cond = linmem.condition_number(linmem.mp_array(K))
+                assert abs(mpmath.log10(cond) - 20) < 0.5
+            if label.startswith("cond 1e12, rank"):
+                assert r == int(label.split("rank ")[1].split(",")[0]) < min(K.shape)
+            if label.startswith("duplicated"):
+                assert len({tuple(c) for c in K.T.tolist()}) < K.shape[1]
+
+
+def test_precise_unit_keys_are_exactly_unit():
+    for _, K in precise_keys(CTX, unit=True):
+        assert all(sum(x * x for x in K[:, j]) == 1 for j in range(K.shape[1]))
+
+
+@settings(max_examples=40)
+@given(projectors.ZEROED_KEYS.floats)
+def test_zeroed_float_keys_have_exactly_the_recorded_zero_columns(case):
+    (K,) = case.args
+    zero = [j for j in range(K.shape[1]) if not np.any(K[:, j])]
+    assert zero == case.recipe["zeroed"]
+
+
+@settings(max_examples=30)
+@given(projectors.FREE_KEY.exact)
+# pinned boundary: the free key's in-span part equals two duplicated keys, outside component 1
+@example((projectors._append_free_key(kit.exact([[1, 1]]), kit.exact([1]), Fraction(1), 0, kit.eye(2, kit.exact([1]))),
+          kit.exact([[1, 2, 3]]), 0))
+def test_free_key_inputs_have_leverage_one_at_the_free_key(case):
+    K, V, free = case
+    assert linmem.leverage_scores(K)[free] == 1
+    assert V.shape[1] == K.shape[1]
+
+
+def test_free_key_ladder_cases_have_leverage_one_and_lie_1e_15_off_the_span_of_the_rest():
+    for _, (K, _, free) in projectors.FREE_KEY.precise(CTX):
+        assert linmem.leverage_scores(K)[free] == 1
+        rest = np.delete(K, free, axis=1)
+        _, Q = linmem.projectors(rest)
+        off = K[:, free] - Q @ K[:, free]
+        assert sum(x * x for x in off) == Fraction(1, 10**30)
+
+
+@settings(max_examples=30)
+@given(outer.ORTHONORMAL.exact, outer.ORTHONORMAL.floats)
+def test_orthonormal_families_are_orthonormal(exact, floats):
+    K, _ = exact
+    assert (K.T @ K).tolist() == np.eye(K.shape[1], dtype=int).tolist()
+    K, _ = floats.args
+    np.testing.assert_allclose(K.T @ K, np.eye(K.shape[1]), atol=1e-13)
+
+
+@settings(max_examples=40)
+@given(outer._pairs(unit=True).exact, outer._pairs(unit=False).exact)
+@example((kit.exact([-1]), kit.exact([0]), kit.exact([[0]])), (kit.exact([Fraction(1, 3)]), kit.exact([0]),
+                                                                kit.exact([[3]])))  # d = 1, zero value
+def test_pair_inputs_have_unit_or_nonzero_keys(unit, nonunit):
+    assert sum(x * x for x in unit[0]) == 1
+    assert any(x != 0 for x in nonunit[0])

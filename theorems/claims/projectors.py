@@ -170,7 +170,8 @@ def _free_ladder(ctx):
     for label, rest in precise_keys(ctx):
         pos = int(rng.integers(0, rest.shape[1] + 1))
         R = ensembles.rational_orthogonal(rest.shape[0] + 1, rng=rng)
-        K = _append_free_key(rest, kit.exact(rng.integers(-3, 4, rest.shape[0])), Fraction(1, 10**15), pos, R)
+        in_span = rest @ kit.exact(rng.integers(-3, 4, rest.shape[1]))  # so the key is 1e-15 off the span
+        K = _append_free_key(rest, in_span, Fraction(1, 10**15), pos, R)
         cases.append((f"{label} + a key 1e-15 off their span", (K, precise_values(K, ctx), pos)))
     return cases
 
