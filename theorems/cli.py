@@ -27,10 +27,80 @@ def _registry(args):
     return load_claims(args.claims or ())
 
 
+def _catalogue(args):
+    """The claims to list or show: the cached metadata index of the built-in
+    catalogue when it suffices (no claim module is imported), else the registry."""
+    from theorems.index import catalogue
+
+    return catalogue(args.claims or ())
+
+
+def _run_context(args, profile, progress, claims):
+    """What surrounds a verify run: Hypothesis's files in the theorems cache
+    folder and, with ``--observe``, the observations file. Returns the
+    progress callback and the claims to use, and the context to close."""
+    from contextlib import ExitStack
+
+    from theorems.evidence._common import hypothesis_run
+
+    stack = ExitStack()
+    stack.enter_context(hypothesis_run())
+    if getattr(args, "observe", None):
+        from theorems.observe import Observer
+
+        try:
+            observer = stack.enter_context(Observer(args.observe, profile=profile.name, seed=args.seed))
+        except BaseException:
+            stack.close()
+            raise
+        claims = observer.wrap(claims)
+        progress = observer.with_progress(progress)
+    return progress, claims, stack
+
+
+def _version() -> str:
+    import platform
+
+    from theorems import __version__
+
+    return f"theorems {__version__} (linmem-theorems, Python {platform.python_version()})"
+
+
+_VERIFY_DESCRIPTION = """\
+Run the checks of the selected claims (every claim by default) under a
+profile and a seed, derive each claim's status from its evidence and its
+dependencies, and write report.json, report.md, report.html and junit.xml
+to --out. The same profile and seed give the same verdicts.
+
+profiles (--profile, or $THEOREMS_PROFILE):
+  {profiles}
+kinds (--kind):
+  {kinds}
+
+exit status:
+  0  no claim has a status in --fail-on (default FAILED, ERROR, BLOCKED,
+     NOT SUPPORTED) and every negative control run (--controls) was caught
+  1  otherwise
+  2  usage error (one line naming the option and the value)
+  130  interrupted (Ctrl-C); the previous reports are kept
+"""
+
+
+def _verify_description() -> str:
+    from theorems.model import ClaimKind
+
+    profiles = "; ".join(
+        f"{p.name}{' (default)' if p.name == 'quick' else ''}: {p.examples} Hypothesis examples, "
+        f"{p.mc_samples:,} Monte Carlo samples, sweeps x{p.sweep}" for p in PROFILES.values())
+    kinds = ", ".join(k.value for k in ClaimKind)
+    return _VERIFY_DESCRIPTION.format(profiles=textwrap.fill(profiles, 74, subsequent_indent="  "),
+                                      kinds=textwrap.fill(kinds, 74, subsequent_indent="  "))
+
+
 def _cmd_list(args) -> int:
     from theorems.registry import select
 
-    claims = select(_registry(args), args.only or (), kinds=args.kind or ())
+    claims = select(_catalogue(args), args.only or (), kinds=args.kind or ())
     if args.json:
         print(json.dumps([
             {"id": c.id, "title": c.title, "kind": c.kind.value, "source": c.source,
@@ -46,7 +116,7 @@ def _cmd_list(args) -> int:
 
 
 def _cmd_show(args) -> int:
-    reg = _registry(args)
+    reg = _catalogue(args)
     try:
         c = reg.get(args.id)
     except KeyError as exc:
@@ -87,11 +157,13 @@ def _cmd_verify(args) -> int:
     claims = select(_registry(args), args.only or (), kinds=args.kind or ())
     print(f"theorems verify: {len(claims)} claims, profile {profile.name}, seed {args.seed}", flush=True)
     progress = Progress(sys.stdout)
+    progress, claims, run_context = _run_context(args, profile, progress, claims)
     try:
         result = run(claims, profile=profile, seed=args.seed, controls=args.controls,
                      jobs=args.jobs, progress=progress, claims_modules=args.claims or ())
     finally:
         progress.close()
+        run_context.close()
     report = build_report(result, selection={"only": args.only or [], "kind": args.kind or [],
                                              "claims_modules": args.claims or []})
     paths = write_reports(report, Path(args.out))
@@ -146,6 +218,7 @@ def _parser() -> argparse.ArgumentParser:
         """),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    p.add_argument("--version", action="version", version=_version())
     sub = p.add_subparsers(dest="command", required=True)
 
     def common(sp):
@@ -156,7 +229,7 @@ def _parser() -> argparse.ArgumentParser:
     def filters(sp):
         sp.add_argument("--only", action="append", metavar="PATTERN",
                         help="claim id, glob ('recall.*') or prefix ending in '.'; repeatable")
-        sp.add_argument("--kind", action="append", metavar="KIND", help="only claims of this kind; repeatable")
+        sp.add_argument("--kind", action="append", metavar="KIND", help="only claims of this kind (see verify --help for the kinds); repeatable")
 
     sp = sub.add_parser("list", help="list the claims")
     sp.add_argument("--json", action="store_true", help="machine-readable output")
@@ -169,10 +242,14 @@ def _parser() -> argparse.ArgumentParser:
     common(sp)
     sp.set_defaults(func=_cmd_show)
 
-    sp = sub.add_parser("verify", help="run the checks and write reports")
+    sp = sub.add_parser("verify", help="run the checks and write reports", description=_verify_description(),
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
     sp.add_argument("--profile", choices=sorted(PROFILES), default=None,
                     help="quick (default), standard or thorough; or set THEOREMS_PROFILE")
     sp.add_argument("--out", default="reports", metavar="DIR", help="report folder (default: reports)")
+    sp.add_argument("--observe", metavar="FILE",
+                    help="also write the run's observations to FILE as JSON lines in Hypothesis's "
+                         "observability format (property = <claim>::<check>)")
     sp.add_argument("--seed", type=_nonneg_int, default=DEFAULT_SEED, help=f"run seed (default {DEFAULT_SEED})")
     sp.add_argument("--jobs", type=_pos_int, default=1, help="processes to run claims in (default 1)")
     sp.add_argument("--controls", action="store_true",
