@@ -18,7 +18,8 @@ For a store ``W`` (p x d) with keys ``K`` (d x n) and intended values ``V``
   ``1 - h_j + tau^2 sum_l s_{K,l}^{-2}``;
 * ``is_least_squares``: ``W`` equals ``V K^+`` under the project's rule
   (``||W - V K^+||_F <= CONSISTENCY_ULPS * max(p, d, n) * eps * ||V||_F *
-  ||K^+||_2``, ``eps`` of the lowest input precision), with the distance;
+  ||K^+||_2 * cond(K)``, the first-order perturbation bound of ``V K^+``,
+  ``eps`` of the lowest input precision), with the distance;
 * ``consistent``: ``ker K ⊆ ker V`` (some ``W`` fits every pair), with the
   size of the violation ``||V (I - P)||_F``;
 * the SVD view of ``W`` (its singular values and rank ``r_W``, beside
@@ -28,7 +29,10 @@ For a store ``W`` (p x d) with keys ``K`` (d x n) and intended values ``V``
   ``sum_j ||a W k_j - v_j||^2`` and the residuals of ``a W`` (a retriever
   trained for top-1 is free in its overall scale).
 
-Without ``K`` and ``V`` only the SVD view is given.
+Without ``K`` and ``V`` only the SVD view is given. Inputs are float
+arrays (float16/float32 keep their precision for the least-squares test) or
+mpmath object arrays (every figure then in mpmath, but the top-1 test and
+the noise measurement, which run in float64).
 
 Source: 000, "What to assess in a learned store" (measure the residuals of a
 particular matrix directly; ``1 - h_j`` is an expectation under the
@@ -41,16 +45,21 @@ import math
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+import mpmath
 import numpy as np
 
 from linmem._validation import (
+    EXACT,
+    FLOAT,
     as_matrix,
     check_generator,
     check_memory,
     check_nonnegative_scalar,
     check_positive_int,
     check_same_count,
+    number_kind,
 )
+from linmem.precise import to_float
 from linmem.recall import CONSISTENCY_ULPS, consistency_residual, is_consistent, leverage_scores
 from linmem.retrieval import top1_correct
 from linmem.spectral import compact_svd
@@ -116,26 +125,38 @@ class Assessment:
                 return bool(x)
             if isinstance(x, (int, np.integer)):
                 return int(x)
-            if isinstance(x, (float, np.floating)):
-                return float(x) if math.isfinite(x) else str(float(x))
+            if isinstance(x, (float, np.floating, mpmath.mpf)):
+                return float(x) if mpmath.isfinite(x) else str(float(x))
             return x
 
         return {f.name: conv(getattr(self, f.name)) for f in fields(self)}
 
 
-def _float(x: Any, name: str) -> tuple[np.ndarray, float]:
-    """A float64 copy of ``x`` and the unit roundoff of its stored precision."""
-    eps = working_eps("float")
+def _matrix(x: Any, name: str) -> tuple[np.ndarray, str, Any]:
+    """``x`` as float64 (or an mpmath object array), its number system and
+    the unit roundoff of its stored precision (float16/float32 inputs keep
+    theirs)."""
     dtype = getattr(x, "dtype", None)
-    if dtype is not None and np.issubdtype(dtype, np.floating) and dtype.itemsize < 8:
-        eps = float(np.finfo(dtype).eps)
     arr = as_matrix(x, name)
-    if arr.dtype == object:
+    kind = number_kind(arr)
+    if kind == EXACT:
         raise TypeError(
-            f"{name} must be a float array (the assessment works in float64), got an object array "
-            "of mpmath or exact entries; convert with .astype(float)"
+            f"{name} holds exact rationals; the assessment works in float64 or mpmath "
+            "(convert with linmem.mp_array or .astype(float))"
         )
-    return arr, eps
+    eps = working_eps(kind)
+    if kind == FLOAT and dtype is not None and np.issubdtype(dtype, np.floating) and dtype.itemsize < 8:
+        eps = float(np.finfo(dtype).eps)
+    return arr, kind, eps
+
+
+def _sq(x: np.ndarray):
+    return np.sum(x * x)
+
+
+def _num(x, kind: str):
+    """A float for float inputs; an mpf kept for mpmath ones."""
+    return float(x) if kind == FLOAT else mpmath.mpf(x)
 
 
 def assess(
@@ -159,12 +180,11 @@ def assess(
     >>> assess(V @ np.linalg.pinv(K), K, V).is_least_squares
     True
     """
-    W, eps = _float(W, "W")
+    W, kind, eps = _matrix(W, "W")
     p, d = W.shape
     check_memory(p * d, 8, f"a copy of W ({p} x {d})")
     svd_w = compact_svd(W, name="W")
-    base = dict(shape=(p, d), w_singular_values=svd_w.s, w_rank=svd_w.rank,
-                noise_gain=float(np.sum(W * W)))
+    base = dict(shape=(p, d), w_singular_values=svd_w.s, w_rank=svd_w.rank, noise_gain=_num(_sq(W), kind))
     if (K is None) != (V is None):
         raise ValueError("K and V must be given together (keys and their intended values) or not at all, "
                          f"got K {'None' if K is None else 'given'} and V {'None' if V is None else 'given'}")
@@ -176,8 +196,10 @@ def assess(
         noise_draws = check_positive_int(noise_draws, "noise_draws")
     if K is None:
         return Assessment(**base, notes=("no keys and values: the SVD view of W only",))
-    K, eps_k = _float(K, "K")
-    V, eps_v = _float(V, "V")
+    K, kind_k, eps_k = _matrix(K, "K")
+    V, kind_v, eps_v = _matrix(V, "V")
+    if len({kind, kind_k, kind_v}) != 1:
+        raise TypeError(f"W, K and V must all be float or all mpmath, got {kind}, {kind_k} and {kind_v}")
     eps = max(eps, eps_k, eps_v)
     check_same_count(K, V, "K", "V")
     if W.shape != (V.shape[0], K.shape[0]):
@@ -187,39 +209,47 @@ def assess(
         )
     n = K.shape[1]
     check_memory(max(d, p) * n, 8, f"the {max(d, p)} x {n} recalls W K")
-    R = W @ K - V
+    sqrt = math.sqrt if kind == FLOAT else mpmath.sqrt
+    WK = W @ K
+    R = WK - V
     residuals = np.sum(R * R, axis=0)
     svd_k = compact_svd(K, name="K")
     h = leverage_scores(K)
-    Kp = (svd_k.Z / svd_k.s) @ svd_k.U.T if svd_k.rank else np.zeros((n, d))
-    W_ls = V @ Kp
-    dist = float(np.linalg.norm(W - W_ls))
-    kp_norm = float(1 / svd_k.s[-1]) if svd_k.rank else 0.0
-    tol = CONSISTENCY_ULPS * max(p, d, n) * eps * float(np.linalg.norm(V)) * kp_norm
-    WK = W @ K
-    denom = float(np.sum(WK * WK))
-    scale = float(np.sum(WK * V) / denom) if denom > 0 else 0.0
+    if svd_k.rank:
+        W_ls = V @ ((svd_k.Z / svd_k.s) @ svd_k.U.T)
+        kp_norm = svd_k.s[0] / (svd_k.s[-1] * svd_k.s[-1])  # ||K^+||_2 cond(K)
+        gain_model = np.sum(1 / (svd_k.s * svd_k.s))
+    else:
+        W_ls, kp_norm, gain_model = 0 * W, 0 * W[0, 0], 0 * W[0, 0]
+    dist = sqrt(_sq(W - W_ls))
+    tol = CONSISTENCY_ULPS * max(p, d, n) * eps * sqrt(_sq(V)) * kp_norm
+    denom = _sq(WK)
+    scale = np.sum(WK * V) / denom if denom > 0 else 0 * denom
     Rs = scale * WK - V
     out = dict(
         base, n=n, key_singular_values=svd_k.s, key_rank=svd_k.rank, residuals=residuals,
-        value_norms_sq=np.sum(V * V, axis=0), leverage=h, expected_error=1.0 - h,
-        noise_gain_model=float(np.sum(1 / (svd_k.s * svd_k.s))) if svd_k.rank else 0.0,
-        scale=scale, scaled_residuals=np.sum(Rs * Rs, axis=0),
-        least_squares_distance=dist, least_squares_tolerance=tol, is_least_squares=bool(dist <= tol),
-        consistent=is_consistent(K, V), consistency_violation=float(consistency_residual(K, V)),
+        value_norms_sq=np.sum(V * V, axis=0), leverage=h, expected_error=1 - h,
+        noise_gain_model=_num(gain_model, kind), scale=_num(scale, kind),
+        scaled_residuals=np.sum(Rs * Rs, axis=0),
+        least_squares_distance=_num(dist, kind), least_squares_tolerance=_num(tol, kind),
+        is_least_squares=bool(dist <= tol),
+        consistent=is_consistent(K, V), consistency_violation=_num(consistency_residual(K, V), kind),
     )
     notes = []
     if n >= 2:
-        correct = top1_correct(W, K, V)
+        Wf, Kf, Vf = (x if kind == FLOAT else to_float(x) for x in (W, K, V))
+        correct = top1_correct(Wf, Kf, Vf)
         out.update(top1_correct=correct, top1_rate=float(np.mean(correct)))
     else:
         notes.append("one pair: top-1 retrieval needs a competitor")
     if tau is not None:
+        Wf, Rf = (W, R) if kind == FLOAT else (to_float(W), to_float(R))
         acc = np.zeros(n)
         for _ in range(noise_draws):
-            Rn = R + tau * (W @ rng.standard_normal((d, n)))
+            Rn = Rf + tau * (Wf @ rng.standard_normal((d, n)))
             acc += np.sum(Rn * Rn, axis=0)
+        gain, res_f, h_f = float(out["noise_gain"]), to_float(residuals), to_float(h)
         out.update(tau=tau, noise_draws=noise_draws, noisy_error_measured=acc / noise_draws,
-                   noisy_error_fixed=residuals + tau * tau * out["noise_gain"],
-                   noisy_error_model=(1.0 - h) + tau * tau * out["noise_gain_model"])
+                   noisy_error_fixed=res_f + tau * tau * gain,
+                   noisy_error_model=(1.0 - h_f) + tau * tau * float(out["noise_gain_model"]))
     return Assessment(**out, notes=tuple(notes))
