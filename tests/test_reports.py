@@ -28,12 +28,19 @@ from theorems.evidence import montecarlo, precise, simulation
 from theorems.evidence._common import make
 from theorems.junit import junit_cases, render_junit
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind, EvidenceStatus, NegativeControl, Status
-from theorems.plots import dependency_graph_svg, evidence_plots, spec_plot
+from theorems.plots import ancestors, chain_status, dependency_graph_svg, evidence_plots, simulation_mode, spec_plot
 from theorems.profiles import get_profile
 from theorems.progress import Progress, plain_line
 from theorems.registry import load_claims
 from theorems.report import REPORT_FILES, build_report, validate_report, write_reports
-from theorems.report_html import latex_to_mathml, math_fallbacks, render_html
+from theorems.report_html import (
+    ascii_math_spans,
+    ascii_to_latex,
+    latex_to_mathml,
+    math_fallbacks,
+    render_html,
+    split_statement,
+)
 from theorems.runner import run
 
 # ---------------------------------------------------------------------------
@@ -158,7 +165,9 @@ def test_html_is_self_contained_with_no_url_at_all(demo_report):
 
 def test_html_renders_statements_as_mathml_and_keeps_the_source_in_code(demo_report):
     page = render_html(demo_report)
-    assert page.count('<math display="block"') == len(demo_report["claims"])
+    assert page.count('<div class="statement">') == len(demo_report["claims"])
+    assert page.count('<math display="block"') == sum(len(split_statement(c["statement"]))
+                                                      for c in demo_report["claims"])
     assert "<mfrac>" in page  # \frac and \tfrac
     # Inline $...$ in titles, assumptions and check descriptions become MathML too.
     visible = re.sub(r"<code[^>]*>.*?</code>|<math.*?</math>|<svg.*?</svg>|<script>.*?</script>|<pre>.*?</pre>",
@@ -200,8 +209,38 @@ def test_html_shows_the_dependency_graph_coloured_by_status(demo_report):
     svg = dependency_graph_svg(demo_report["claims"])
     assert svg.count('<a href="#claim-') == len(demo_report["claims"])
     assert svg.count('class="edge"') == sum(len(c["depends_on"]) for c in demo_report["claims"])
-    assert 'data-status="BLOCKED"' in svg and "depth 1" in svg
+    assert 'data-status="BLOCKED"' in svg and 'data-topic="demo"' in svg
+    shapes = dict(re.findall(r'data-kind="([a-z]+)" data-shape="([a-z-]+)"', svg))
+    assert shapes == {"approximation": "parallelogram", "underspecified": "dashed"}
     assert svg in render_html(demo_report)
+
+
+def _chain_claims():
+    def claim(cid, status, deps=(), kind="identity"):
+        return {"id": cid, "status": status, "depends_on": list(deps), "kind": kind, "title": cid}
+
+    return [claim("a.base", "VERIFIED"), claim("a.sup", "SUPPORTED", kind="approximation"),
+            claim("b.on-base", "VERIFIED", ["a.base"]), claim("b.on-both", "VERIFIED", ["b.on-base", "a.sup"]),
+            claim("c.on-failed", "VERIFIED", ["c.failed"]), claim("c.failed", "FAILED"),
+            claim("c.outside", "VERIFIED", ["z.not-in-run"])]
+
+
+def test_the_graph_marks_claims_verified_with_everything_they_depend_on():
+    claims = _chain_claims()
+    assert chain_status(claims) == {"a.base": "verified", "a.sup": "ok", "b.on-base": "verified",
+                                    "b.on-both": "ok", "c.on-failed": "open", "c.failed": "open",
+                                    "c.outside": "open"}
+    assert ancestors(claims)["b.on-both"] == {"b.on-base", "a.base", "a.sup"}
+    svg = dependency_graph_svg(claims)
+    marked = re.findall(r'data-id="([^"]+)"[^>]*data-chain="verified"', svg)
+    assert sorted(marked) == ["a.base", "b.on-base"]
+    assert svg.count('class="chain-mark"') == 2
+    lanes = re.findall(r'<g class="lane" data-topic="([^"]+)"', svg)
+    assert lanes == ["a", "b", "c"]  # one band per topic, in catalogue order
+    # within a band a claim comes after the claims of its topic it depends on
+    pos = {m[0]: (float(m[2]), float(m[1])) for m in re.findall(
+        r'data-id="([^"]+)".*?<path class="shape[^"]*" d="M([\d.]+),([\d.]+)', svg)}
+    assert pos["c.failed"] < pos["c.on-failed"]
 
 
 def test_a_statement_that_cannot_be_converted_falls_back_to_escaped_source(demo_report):
@@ -265,9 +304,13 @@ def test_plot_svgs_are_inline_ready_and_have_unique_ids(demo_report):
     plots = [p for e in trend["evidence"] for p in evidence_plots(e, salt=f"demo.trend:{e['check']}")]
     assert len(plots) == 4
     sweep, mc, ladder, spec = plots
-    assert [k.label for k in sweep.legend][0] == "measured" and "slope" in sweep.legend[1].label
-    assert {k.label for k in mc.legend} >= {"claimed expectation", "measured mean ± 1 s.e."}
-    assert [k.label for k in ladder.legend] == ["10^-digits", "one third", "two sevenths"]
+    slope = trend["evidence"][0]["figure"]
+    assert [k.label for k in sweep.legend] == ["measured", f"fit, slope {slope:.3g} (the figure)",
+                                               "slope -0.5 (the bound: need ≤)"]
+    crit = trend["evidence"][1]["threshold"]
+    assert [k.label for k in mc.legend] == [f"± critical z {crit:.3g}", "z of a quantity"]
+    assert [k.label for k in ladder.legend] == ["one third", "two sevenths", "rounding unit 10^-digits",
+                                                "threshold 64 x 10^-digits"]
     keys = {k.label: (k.line, k.marker) for k in spec.legend}
     assert keys == {"measured": ("solid", True), "predicted": ("", True),
                     "zero margin": ("dashed", False), "threshold": ("dotted", False)}
@@ -307,19 +350,29 @@ def test_junit_has_one_testcase_per_check_with_failures_and_errors(demo_report):
     assert set(root.attrib) == {"name", "tests", "failures", "errors", "time"}
     by = {(k.get("classname"), k.get("name")): k for k in cases}
     failure = by[("demo.wrong", "exact")].find("failure")
-    assert failure.get("type") == "failed" and failure.get("message").startswith("exact failed")
+    assert failure.get("type") == "failed"
+    assert failure.get("message") == "exact: residual 2 (need 0) [failed] at h = 1/2, snr = 1, claimed = 3"
+    assert by[("demo.wrong", "exact")].get("status") == "failed"
     assert "minimal counterexample" in failure.text and "replay: theorems verify --only demo.wrong" in failure.text
     error = by[("demo.crash", "crash")].find("error")
     assert "RuntimeError" in error.get("message") and "Traceback" in error.text
     assert by[("demo.vague", "underspecified")].find("skipped") is not None
     assert by[("demo.downstream", "dependencies")].find("failure").get("type") == "blocked"
     assert by[("demo.crash", "negative-control")].find("failure") is not None
-    assert len(list(by[("demo.trend", "sweep")])) == 0  # a pass has no children
+    # A pass carries its figure and threshold in <system-out> (junit-10.xsd has no per-case
+    # <properties>), and its status: a SUPPORTED sweep is not a VERIFIED identity.
+    sweep = by[("demo.trend", "sweep")]
+    assert [c.tag for c in sweep] == ["system-out"] and sweep.get("status") == "supported"
+    facts = dict(line.split(": ", 1) for line in sweep.find("system-out").text.splitlines())
+    ev = demo_report["claims"][0]["evidence"][0]
+    assert facts == {"status": "supported", "figure": f"{ev['figure']:.3g}", "threshold": "<= -0.5",
+                     "cases": "4"}
+    assert by[("demo.trend", "ladder")].get("status") == "passed"
     for k in cases:
-        assert set(k.attrib) == {"classname", "name", "time"}
+        assert set(k.attrib) == {"classname", "name", "time", "status"}
         float(k.get("time"))
         for child in k:
-            assert child.tag in ("failure", "error", "skipped")
+            assert child.tag in ("failure", "error", "skipped", "system-out")
             assert "\n" not in child.get("message", "")
     assert {p.get("name") for p in suite.find("properties")} >= {"profile", "seed", "python"}
 
@@ -331,8 +384,8 @@ def test_junit_escapes_markup_and_characters_xml_cannot_hold(demo_report):
     ev["counterexample"] = {"K": "<script>"}
     root = ET.fromstring(render_junit(nasty))
     case = [k for k in root.iter("testcase") if k.get("classname") == "demo.wrong" and k.get("name") == "exact"][0]
-    assert 'a < b & "c"' in case.find("failure").get("message")
-    assert "<script>" in case.find("failure").text
+    assert case.find("failure").get("message").endswith("at K = <script>")
+    assert 'a < b & "c" \ufffd\ufffd]0;' in case.find("failure").text and "<script>" in case.find("failure").text
     assert len(junit_cases(nasty)) == len(list(root.iter("testcase")))
 
 
@@ -390,6 +443,7 @@ def _changed(report: dict) -> dict:
     extra = copy.deepcopy(by["demo.crash"])
     extra["id"] = "demo.new-claim"
     new["claims"].append(extra)
+    new["counts"] = {s: sum(c["status"] == s for c in new["claims"]) for s in new["counts"]}  # a consistent report
     return new
 
 

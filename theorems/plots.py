@@ -38,9 +38,12 @@ from dataclasses import dataclass
 from typing import Any, Iterable, NamedTuple, Sequence
 
 __all__ = [
+    "KIND_SHAPES",
     "LegendEntry",
     "Plot",
     "STATUS_COLOURS",
+    "ancestors",
+    "chain_status",
     "dependency_graph_svg",
     "evidence_plots",
     "ladder_all_zero",
@@ -98,6 +101,9 @@ LOG_NARROW_RATIO = 100.0
 #: Longest case label in a ladder's legend, characters.
 LEGEND_LABEL_MAX = 80
 
+#: A plot title longer than this wraps onto more lines, characters.
+SPEC_TITLE_CHARS = 64
+
 #: A sweep with at most this many sizes gets a tick at each size.
 SIZE_TICKS_MAX = 10
 
@@ -137,12 +143,18 @@ class Plot:
 _CANVASES = threading.local()
 
 
-def _canvas(panels: int):
+def _canvas(panels: int, *, wide: bool = False):
     """A figure with ``panels`` axes side by side, reused across plots (one
     per thread): building axes and their ticks costs as much as drawing, so
-    each plot clears the artists of the last one instead of starting anew."""
+    each plot clears the artists of the last one instead of starting anew.
+    ``wide``: a fresh one-panel figure of the wide size (its tick labels are
+    rotated names, which a reused axes would carry over)."""
     from matplotlib.figure import Figure
 
+    if wide:
+        fig = Figure(figsize=WIDE_PLOT_SIZE_IN)
+        fig.subplots_adjust(**{**_MARGINS, "left": 0.08})
+        return fig, tuple(fig.subplots(1, panels, squeeze=False)[0])
     cache = _CANVASES.__dict__.setdefault("figures", {})
     if panels not in cache:
         fig = Figure(figsize=PLOT_SIZE_IN if panels == 1 else WIDE_PLOT_SIZE_IN)
@@ -212,7 +224,8 @@ def _to_svg(fig, salt: str) -> str:
 
     buf = io.StringIO()
     with matplotlib.rc_context({"svg.hashsalt": salt, "svg.fonttype": "none"}):
-        fig.savefig(buf, format="svg", metadata=_SVG_METADATA)
+        # "tight": the saved box holds every label, however long its ticks.
+        fig.savefig(buf, format="svg", metadata=_SVG_METADATA, bbox_inches="tight", pad_inches=0.04)
     svg = buf.getvalue()
     for pattern, repl in _SVG_CLEAN:
         svg = pattern.sub(repl, svg)
@@ -269,9 +282,71 @@ def _floats(values: Iterable[Any]) -> list[float]:
 # one builder per kind of data
 
 
+def _close(a: float, b: float) -> bool:
+    """Two reported numbers agree (to the printing precision of a report)."""
+    return math.isfinite(a) and math.isfinite(b) and abs(a - b) <= 1e-6 * (1 + abs(b))
+
+
+def _axis_title(ev: dict) -> str:
+    """The name of the swept figure: ``data["figure_label"]``, else the
+    label the check gave the sweep (the detail up to its first colon)."""
+    data = ev.get("data") or {}
+    if data.get("figure_label"):
+        return str(data["figure_label"])
+    head = str(ev.get("detail") or "").split(": ", 1)[0]
+    return head if 0 < len(head) <= 48 else "figure per size"
+
+
+def _wrap(text: str, width: int = 62) -> str:
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width)) or text
+
+
+def simulation_mode(ev: dict) -> str:
+    """What a sweep's criterion judged, read off its record: ``"slope"``
+    (the figure is the log-log slope of the swept figures), ``"extreme"``
+    (the figure is their largest, or for ``>=`` smallest, value),
+    ``"drift"`` (``data["drift"]``: a slope with a confidence bound),
+    ``"loglog-fit"`` (``data["fitted_loglog_coefficient"]``: the
+    coefficient of a second-order fit) or ``"other"``."""
+    import numpy as np
+
+    data = ev.get("data") or {}
+    fig = _floats([ev.get("figure")])[0]
+    sizes = data.get("sizes") or []
+    ys = np.array(_floats(data.get("figures") or []))
+    numeric = bool(sizes) and all(isinstance(s, (int, float)) and not isinstance(s, bool) for s in sizes)
+    if isinstance(data.get("drift"), dict) and "slope" in data["drift"]:
+        return "drift"
+    if "fitted_loglog_coefficient" in data and numeric:
+        return "loglog-fit"
+    if numeric and ys.size >= 2 and np.all(np.isfinite(ys)) and np.all(ys > 0) and all(s > 0 for s in sizes):
+        slope = float(np.polyfit(np.log(np.array(sizes, dtype=float)), np.log(ys), 1)[0])
+        if _close(slope, fig):
+            return "slope"
+    finite = ys[np.isfinite(ys)]
+    if finite.size and math.isfinite(fig):
+        extreme = float(finite.min() if ev.get("comparison") in (">=", ">") else finite.max())
+        if _close(extreme, fig):
+            return "extreme"
+    return "other"
+
+
 def _simulation(ev: dict, salt: str) -> Plot:
     data = ev["data"]
-    title = f"{ev['check']}: {ev.get('detail') or 'figure against size'}"
+    mode = simulation_mode(ev)
+    op = {"<=": "≤", ">=": "≥", "<": "<", ">": ">"}.get(ev.get("comparison") or "<=", "≤")
+    fig_v, thr = _floats([ev.get("figure")])[0], _floats([ev.get("threshold")])[0]
+    judged = {
+        "slope": "log-log slope of the swept figure",
+        "extreme": ("smallest" if op in ("≥", ">") else "largest") + " value over the sweep",
+        "drift": "upper confidence bound of the slope",
+        "loglog-fit": "fitted coefficient of log log n",
+        "other": "criterion figure",
+    }[mode]
+    title = (f"{ev['check']}: {judged} {fig_v:.3g} (need {op} {thr:.3g}). {ev.get('detail') or ''}")
+    size_name = str(data.get("size_label") or "swept size")
 
     def build():
         import numpy as np
@@ -281,35 +356,101 @@ def _simulation(ev: dict, salt: str) -> Plot:
         numeric = all(isinstance(s, (int, float)) and not isinstance(s, bool) for s in sizes_raw)
         xs = np.array([float(s) for s in sizes_raw]) if numeric else np.arange(len(sizes_raw), dtype=float)
         finite = np.isfinite(xs) & np.isfinite(ys)
-        loglog = numeric and bool(np.all(xs[finite] > 0)) and bool(np.all(ys[finite] > 0)) and finite.sum() >= 2
         fig, (ax,) = _canvas(1)
-        ax.plot(xs[finite], ys[finite], "o-", color="#0969da", label="measured")
-        if loglog:
+        x_log = y_log = False
+        if mode == "slope":
+            x_log = y_log = True
             ax.set_xscale("log")
             ax.set_yscale("log")
-            slope, icpt = np.polyfit(np.log(xs[finite]), np.log(ys[finite]), 1)
-            grid = np.array([xs[finite].min(), xs[finite].max()])
-            ax.plot(grid, np.exp(icpt) * grid**slope, "--", color="#6e7781",
-                    label=f"log-log fit, slope {slope:.3g}")
-        _plain_ticks(ax, x_log=loglog, y_log=loglog)
-        if not numeric:
-            ax.set_xticks(xs, [str(s) for s in sizes_raw])
-        elif len(xs) <= SIZE_TICKS_MAX:
-            ax.set_xticks(xs[finite], [f"{v:g}" for v in xs[finite]])
-        ax.set_xlabel("size")
-        ax.set_ylabel("figure")
-        ax.set_title(f"{ev['check']} ({ev['status']})")
+            ax.plot(xs, ys, "o", color="#0969da", ms=4.5, label="measured", zorder=3)
+            lx = np.log(xs)
+            slope, icpt = np.polyfit(lx, np.log(ys), 1)
+            grid = np.array([xs.min(), xs.max()])
+            ax.plot(grid, np.exp(icpt) * grid**slope, "-", color="#1f2328", lw=1.1,
+                    label=f"fit, slope {slope:.3g} (the figure)")
+            if math.isfinite(thr):
+                cx, cy = float(np.mean(lx)), float(np.mean(np.log(ys)))
+                ax.plot(grid, np.exp(cy + thr * (np.log(grid) - cx)), "--", color="#cf222e", lw=1.0,
+                        label=f"slope {thr:.3g} (the bound: need {op})")
+            ax.set_ylabel(_axis_title(ev))
+        elif mode == "extreme":
+            ax.plot(xs[finite], ys[finite], "o-", color="#0969da", ms=4, lw=1.0, label="per size", zorder=3)
+            worst = int(np.nanargmin(np.where(finite, ys, np.nan)) if op in ("≥", ">")
+                        else np.nanargmax(np.where(finite, ys, np.nan)))
+            ax.plot([xs[worst]], [ys[worst]], "o", ms=9, mfc="none", mew=1.5, color="#1f2328",
+                    label=f"{'smallest' if op in ('≥', '>') else 'largest'} {ys[worst]:.3g} (the figure)", zorder=4)
+            if math.isfinite(thr):
+                ax.axhline(thr, ls="--", color="#cf222e", lw=1.0, label=f"threshold: need {op} {thr:.3g}")
+                lo, hi = ax.get_ylim()
+                lo, hi = min(lo, thr), max(hi, thr)
+                pad = 0.08 * (hi - lo or 1.0)
+                lo, hi = lo - pad, hi + pad
+                if op in ("≤", "<"):
+                    ax.axhspan(thr, hi, color="#cf222e", alpha=0.08, lw=0)
+                else:
+                    ax.axhspan(lo, thr, color="#cf222e", alpha=0.08, lw=0)
+                ax.set_ylim(lo, hi)
+            ax.set_ylabel(_axis_title(ev))
+        elif mode == "drift":
+            drift = data["drift"]
+            x_log = True
+            ax.set_xscale("log")
+            ax.plot(xs[finite], ys[finite], "o", color="#0969da", ms=4.5, label="located peak (mean over pools)",
+                    zorder=3)
+            lx = np.log(xs[finite])
+            cx, cy = float(np.mean(lx)), float(np.mean(ys[finite]))
+            grid = np.linspace(lx.min(), lx.max(), 20)
+            slope = float(drift["slope"])
+            ax.plot(np.exp(grid), cy + slope * (grid - cx), "-", color="#1f2328", lw=1.1,
+                    label=f"fitted slope against log size {slope:.3g} (all pools)")
+            if "upper_bound" in drift:
+                ub = float(drift["upper_bound"])
+                ax.plot(np.exp(grid), cy + ub * (grid - cx), "--", color="#cf222e", lw=1.0,
+                        label=f"confidence bound {ub:.3g} (the figure: need {op} {thr:.3g})")
+            ax.set_ylabel(_axis_title(ev))
+        elif mode == "loglog-fit":
+            nc = ys
+            ok = finite & (nc > 1)
+            d = xs[ok]
+            xv = np.log(np.log(nc[ok]))
+            yv = d**2 / nc[ok] - 2 * np.log(nc[ok])
+            ax.plot(xv, yv, "o", color="#0969da", ms=4.5, label="measured", zorder=3)
+            a = float(data["fitted_loglog_coefficient"])
+            b = float(data.get("fitted_intercept", float(np.mean(yv) - a * np.mean(xv))))
+            grid = np.array([xv.min(), xv.max()])
+            ax.plot(grid, a * grid + b, "-", color="#1f2328", lw=1.1, label=f"fit, coefficient {a:.3g} (the figure)")
+            if data.get("conjectured_loglog_coefficient") is not None:
+                c = float(data["conjectured_loglog_coefficient"])
+                ax.plot(grid, c * (grid - np.mean(xv)) + np.mean(yv), "--", color="#6e7781", lw=1.0,
+                        label=f"conjectured coefficient {c:.3g}")
+            ax.set_xlabel("log log n_c")
+            ax.set_ylabel("d^2 / n_c - 2 log n_c")
+        else:
+            ax.plot(xs[finite], ys[finite], "o-", color="#0969da", ms=4, lw=1.0, label="per size")
+            ax.set_ylabel(_axis_title(ev))
+        _plain_ticks(ax, x_log=x_log, y_log=y_log)
+        if mode != "loglog-fit":
+            if not numeric:
+                ax.set_xticks(xs, [str(s) for s in sizes_raw])
+            elif len(xs) <= SIZE_TICKS_MAX:
+                ax.set_xticks(xs[finite], [f"{v:g}" for v in xs[finite]])
+            ax.set_xlabel(size_name)
+        ax.set_title(f"{ev['check']} ({ev['status'].replace('_', ' ')})")
         return fig
 
     return _draw(title, "simulation", salt, build)
+
+
+#: Monte Carlo plots name each quantity on the x axis up to this many.
+MC_NAMED_TICKS_MAX = 24
 
 
 def _montecarlo(ev: dict, salt: str) -> Plot:
     from theorems.tolerance import THRESHOLD
 
     data = ev["data"]
-    title = (f"{ev['check']}: per quantity, the measured mean ± 1 standard error beside the claimed expectation "
-             "(left) and the deviation in standard errors against the critical z of the check (right)")
+    title = (f"{ev['check']}: standardised error z = (mean - claimed) / standard error of each quantity, "
+             f"{ev['cases']} samples, against the ± critical z of the check (Bonferroni over the quantities)")
 
     def build():
         import numpy as np
@@ -317,41 +458,45 @@ def _montecarlo(ev: dict, salt: str) -> Plot:
         mean = np.array(_floats(data["mean"]))
         claimed = np.array(_floats(data["claimed"]))
         se = np.array(_floats(data["standard_error"]))
-        # Judged as the checker judges: deviations at rounding level count as 0.
-        dev = mean - claimed
-        rounding = THRESHOLD * np.finfo(float).eps * (1 + np.abs(claimed))
-        dev = np.where(np.abs(dev) <= rounding, 0.0, dev)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            z = np.where(se > 0, dev / se, np.where(dev == 0, 0.0, np.inf))
-        z = np.clip(z, -1e3, 1e3)
-        idx = np.arange(mean.size)
-        fig, (left, right) = _canvas(2)
-        left.plot(idx, claimed, "_", ms=9, mew=1.6, color="#6e7781", label="claimed expectation")
-        # All error bars as one path broken by NaNs: errorbar() and vlines()
-        # write an SVG element per bar.
-        left.plot(np.repeat(idx, 3), np.column_stack([mean - se, mean + se, np.full_like(mean, np.nan)]).ravel(),
-                  "-", color="#0969da", lw=1.0)
-        left.plot(idx, mean, "o", ms=3, color="#0969da", label="measured mean ± 1 s.e.")
-        left.set_xlabel("quantity")
-        left.set_ylabel("expectation")
-        left.set_title(f"{ev['check']}: {mean.size} quantities, {ev['cases']} samples")
+        if data.get("z") is not None and len(data["z"]) == mean.size:
+            z = np.array(_floats(data["z"]))
+        else:  # judged as the checker judges: deviations at rounding level count as 0
+            dev = mean - claimed
+            rounding = THRESHOLD * np.finfo(float).eps * (1 + np.abs(claimed))
+            dev = np.where(np.abs(dev) <= rounding, 0.0, dev)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                z = np.where(se > 0, dev / se, np.where(dev == 0, 0.0, np.inf * np.sign(dev)))
+        names = [str(n) for n in data.get("names") or []]
+        if len(names) != mean.size:
+            names = [f"q{i}" for i in range(mean.size)]
         crit = _floats([ev.get("threshold")])[0]
+        idx = np.arange(mean.size)
+        fig, (ax,) = _canvas(1, wide=True)
+        top = max(crit * 1.3 if math.isfinite(crit) else 3.0, 1.0)
+        finite_z = z[np.isfinite(z)]
+        if finite_z.size:
+            top = max(top, min(float(np.abs(finite_z).max()) * 1.1, 4 * top))
+        shown = np.clip(np.where(np.isfinite(z), z, np.sign(z) * top), -top, top)
         over = np.abs(z) > crit if math.isfinite(crit) else np.zeros(z.shape, dtype=bool)
-        right.plot(idx[~over], z[~over], "o", ms=3, color="#0969da", label="(mean - claimed) / s.e.")
-        if over.any():
-            right.plot(idx[over], z[over], "o", ms=3.5, color="#cf222e", label="beyond critical z")
         if math.isfinite(crit):
-            right.axhline(crit, ls="--", color="#cf222e", lw=0.9, label=f"± critical z {crit:.3g}")
-            right.axhline(-crit, ls="--", color="#cf222e", lw=0.9)
-        right.axhline(0, color="#6e7781", lw=0.6)
-        finite_z = np.abs(z[np.isfinite(z)])
-        top = max(crit * 1.15 if math.isfinite(crit) else 1.0, float(finite_z.max()) * 1.1 if finite_z.size else 1.0)
-        right.set_ylim(-top, top)
-        right.set_xlabel("quantity")
-        right.set_ylabel("standardised deviation")
-        right.set_title("deviation per quantity")
-        for ax in (left, right):
-            _plain_ticks(ax, x_log=False, y_log=False, integer_x=True)
+            ax.axhspan(-crit, crit, color="#2da44e", alpha=0.10, lw=0)
+            ax.axhline(crit, ls="--", color="#cf222e", lw=0.9, label=f"± critical z {crit:.3g}")
+            ax.axhline(-crit, ls="--", color="#cf222e", lw=0.9)
+        ax.axhline(0, color="#6e7781", lw=0.6)
+        ax.plot(idx[~over], shown[~over], "o", ms=3.5, color="#0969da", label="z of a quantity", zorder=3)
+        if over.any():
+            ax.plot(idx[over], shown[over], "D", ms=5, color="#cf222e", label="beyond the critical z", zorder=4)
+        ax.set_ylim(-top, top)
+        ax.set_xlim(-0.7, mean.size - 0.3)
+        _plain_ticks(ax, x_log=False, y_log=False, integer_x=True)
+        if mean.size <= MC_NAMED_TICKS_MAX:
+            ax.set_xticks(idx, names, rotation=40 if max(len(n) for n in names) > 3 else 0,
+                          ha="right" if max(len(n) for n in names) > 3 else "center")
+            ax.set_xlabel("quantity")
+        else:
+            ax.set_xlabel(f"quantity (index; the {mean.size} names are in report.json)")
+        ax.set_ylabel("z (standard errors)")
+        ax.set_title(f"{ev['check']}: {mean.size} quantities, {ev['cases']} samples")
         return fig
 
     return _draw(title, "montecarlo", salt, build)
@@ -369,10 +514,26 @@ def ladder_all_zero(data: dict) -> bool:
     return all(v == 0 for row in table.values() for v in row)
 
 
+def _decade_ticks(axis, lo: float, hi: float) -> None:
+    """Ticks at round decades of a log axis: every decade over a short
+    span, else every 2nd, 5th, 10th, 20th, ... so that about five show."""
+    from matplotlib.ticker import FixedLocator, NullLocator
+
+    a, b = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
+    span = max(1, b - a)
+    step = next(s for s in (1, 2, 5, 10, 20, 25, 50, 100, 200, 500, 1000) if span / s <= 6)
+    first = math.ceil(a / step) * step
+    axis.set_major_locator(FixedLocator([10.0 ** k for k in range(first, b + 1, step)]))
+    axis.set_minor_locator(NullLocator())
+
+
 def _ladder(ev: dict, salt: str) -> Plot:
+    from theorems.tolerance import THRESHOLD
+
     data = ev["data"]
-    title = (f"{ev['check']}: residual against working precision, per case; dotted: the rounding unit "
-             "10^-digits")
+    title = (f"{ev['check']}: residual against working precision, per case; the band runs from the rounding "
+             f"unit 10^-digits to the threshold {THRESHOLD:g} x 10^-digits (at unit scale: the check scales "
+             "the threshold by each case's size and conditioning)")
 
     def build():
         import numpy as np
@@ -381,8 +542,10 @@ def _ladder(ev: dict, salt: str) -> Plot:
         digits = np.array(ladder)
         fig, (ax,) = _canvas(1)
         ax.set_yscale("log")
-        ax.plot(digits, 10.0 ** -digits, ":", color="#6e7781", lw=1.0, label="10^-digits")
+        unit = 10.0 ** -digits
+        ax.fill_between(digits, unit, THRESHOLD * unit, color="#2da44e", alpha=0.15, lw=0, zorder=1)
         markers = "osD^v<>ph"
+        values = [*unit, *(THRESHOLD * unit)]
         for n, (label, row) in enumerate(table.items()):
             y = np.array(row, dtype=float)
             keep = np.isfinite(y) & (y > 0)
@@ -391,10 +554,16 @@ def _ladder(ev: dict, salt: str) -> Plot:
             if zeros:
                 name += f" ({zeros} rung{'s' if zeros > 1 else ''} exactly 0)"
             if keep.any():
-                ax.plot(digits[keep], y[keep], "-" + markers[n % len(markers)], ms=3.5, lw=1.0, label=name)
+                ax.plot(digits[keep], y[keep], "-" + markers[n % len(markers)], ms=3.5, lw=1.0, label=name, zorder=3)
+                values += list(y[keep])
             else:
                 ax.plot([], [], markers[n % len(markers)], label=name)
+        ax.plot(digits, unit, ":", color="#1f2328", lw=1.3, label="rounding unit 10^-digits", zorder=5)
+        ax.plot(digits, THRESHOLD * unit, "--", color="#cf222e", lw=1.1, label=f"threshold {THRESHOLD:g} x 10^-digits",
+                zorder=5)
         _plain_ticks(ax, x_log=False, y_log=True)
+        positive = [v for v in values if v > 0 and math.isfinite(v)]
+        _decade_ticks(ax.yaxis, min(positive), max(positive))
         ax.set_xticks(digits, [f"{d:g}" for d in digits])
         ax.set_xlabel("working precision, decimal digits")
         ax.set_ylabel("residual")
@@ -448,7 +617,7 @@ def spec_plot(spec: dict, *, salt: str, default_title: str = "plot") -> Plot:
         _plain_ticks(ax, x_log=xscale == "log", y_log=yscale == "log")
         ax.set_xlabel(str(spec.get("x_label", "")))
         ax.set_ylabel(str(spec.get("y_label", "")))
-        ax.set_title(title)
+        ax.set_title(_wrap(title, SPEC_TITLE_CHARS))
         return fig
 
     return _draw(title, "spec", salt, build)
@@ -496,11 +665,60 @@ def evidence_plots(ev: dict, *, salt: str) -> list[Plot]:
 
 #: Geometry of the dependency graph, in SVG user units (px).
 GRAPH_NODE_HEIGHT = 22
-GRAPH_ROW_GAP = 8
-GRAPH_COLUMN_GAP = 70
+GRAPH_ROW_GAP = 6
+GRAPH_COLUMN_GAP = 24
 GRAPH_CHAR_WIDTH = 7.0
-GRAPH_MAX_ROWS = 22
 GRAPH_MARGIN = 12
+#: The gap between topic lanes.
+GRAPH_LANE_GAP = 10
+#: Width of the lane titles on the left.
+GRAPH_LANE_LABEL_WIDTH = 70
+#: Width the graph is laid out for (it scales with the page, and zooms).
+GRAPH_WIDTH = 1240
+
+#: The shape of a claim's node, by kind (the page's legend shows them).
+KIND_SHAPES = {
+    "identity": "rectangle",
+    "inequality": "pill",
+    "expectation": "hexagon",
+    "approximation": "parallelogram",
+    "asymptotic": "arrow",
+    "conjecture": "notched",
+    "counterexample": "octagon",
+    "question": "diamond-ends",
+    "underspecified": "dashed",
+}
+
+
+def shape_path(shape: str, x: float, y: float, w: float, h: float) -> str:
+    """SVG path data of a node shape in the box ``(x, y, w, h)``."""
+    s = h / 2  # slant / point depth
+    r = x + w
+    b = y + h
+    m = y + h / 2
+    if shape == "pill":
+        return (f"M{x + s:.1f},{y:.1f} H{r - s:.1f} A{s:.1f},{s:.1f} 0 0 1 {r - s:.1f},{b:.1f} "
+                f"H{x + s:.1f} A{s:.1f},{s:.1f} 0 0 1 {x + s:.1f},{y:.1f} Z")
+    if shape == "hexagon":
+        return f"M{x + s:.1f},{y:.1f} H{r - s:.1f} L{r:.1f},{m:.1f} L{r - s:.1f},{b:.1f} H{x + s:.1f} L{x:.1f},{m:.1f} Z"
+    if shape == "parallelogram":
+        return f"M{x + s:.1f},{y:.1f} H{r:.1f} L{r - s:.1f},{b:.1f} H{x:.1f} Z"
+    if shape == "arrow":
+        return f"M{x:.1f},{y:.1f} H{r - s:.1f} L{r:.1f},{m:.1f} L{r - s:.1f},{b:.1f} H{x:.1f} Z"
+    if shape == "notched":
+        return f"M{x:.1f},{y:.1f} H{r:.1f} L{r - s:.1f},{m:.1f} L{r:.1f},{b:.1f} H{x:.1f} L{x + s:.1f},{m:.1f} Z"
+    if shape == "octagon":
+        c = h / 3
+        return (f"M{x + c:.1f},{y:.1f} H{r - c:.1f} L{r:.1f},{y + c:.1f} V{b - c:.1f} L{r - c:.1f},{b:.1f} "
+                f"H{x + c:.1f} L{x:.1f},{b - c:.1f} V{y + c:.1f} Z")
+    if shape == "diamond-ends":
+        return f"M{x + s:.1f},{y:.1f} H{r - s:.1f} L{r:.1f},{m:.1f} L{r - s:.1f},{b:.1f} H{x + s:.1f} L{x:.1f},{m:.1f} Z"
+    return f"M{x:.1f},{y:.1f} H{r:.1f} V{b:.1f} H{x:.1f} Z"  # rectangle, dashed
+
+
+def topic(claim_id: str) -> str:
+    """A claim's topic: its id up to the first dot (``recall.snr`` -> ``recall``)."""
+    return claim_id.split(".", 1)[0]
 
 
 def _depths(claims: Sequence[dict]) -> dict[str, int]:
@@ -521,93 +739,142 @@ def _depths(claims: Sequence[dict]) -> dict[str, int]:
     return depth
 
 
+def ancestors(claims: Sequence[dict]) -> dict[str, set[str]]:
+    """Every claim's transitive dependencies (among ``claims``)."""
+    known = {c["id"]: [d for d in c.get("depends_on", []) if d != c["id"]] for c in claims}
+    memo: dict[str, set[str]] = {}
+
+    def visit(cid: str, stack: frozenset) -> set[str]:
+        if cid in memo:
+            return memo[cid]
+        out: set[str] = set()
+        for d in known.get(cid, []):
+            out.add(d)
+            if d in known and d not in stack:
+                out |= visit(d, stack | {cid})
+        memo[cid] = out
+        return out
+
+    for c in claims:
+        visit(c["id"], frozenset())
+    return memo
+
+
+def chain_status(claims: Sequence[dict]) -> dict[str, str]:
+    """Per claim: ``"verified"`` when it and everything it depends on
+    (transitively) is VERIFIED; ``"ok"`` when they all have a status a
+    dependent may build on (VERIFIED, SUPPORTED, ANSWERED); ``"open"``
+    otherwise (a dependency outside the run counts as open)."""
+    status = {c["id"]: c["status"] for c in claims}
+    out = {}
+    for cid, deps in ancestors(claims).items():
+        chain = [status.get(d) for d in deps] + [status[cid]]
+        if all(s == "VERIFIED" for s in chain):
+            out[cid] = "verified"
+        elif all(s in _OK_STATUSES for s in chain):
+            out[cid] = "ok"
+        else:
+            out[cid] = "open"
+    return out
+
+
 def dependency_graph_svg(claims: Sequence[dict], *, link_prefix: str = "claim-") -> str:
-    """The claims' dependency graph as inline SVG: one column per dependency
-    depth (a claim sits right of everything it depends on), nodes coloured by
-    status and linked to ``#<link_prefix><id>``, an edge from each dependency
-    to its dependent (drawn in the dependency's colour when it did not pass).
-    Tall layers wrap into several sub-columns.
+    """The claims' dependency graph as inline SVG.
+
+    One band per topic (the id's prefix), in catalogue order; within a band
+    the claims read like text, left to right and top to bottom, each after
+    every claim of its topic it depends on. Nodes are coloured by status, shaped by
+    kind (:data:`KIND_SHAPES`) and linked to ``#<link_prefix><id>``; a ring
+    marks a claim verified together with everything it depends on
+    (:func:`chain_status`). An edge goes from each dependency to its
+    dependent, drawn over the nodes (thin, translucent), in the
+    dependency's colour when it did not pass. Every node carries
+    ``data-id``, ``data-deps`` and ``data-chain`` for the page's script
+    (zoom, pan, highlighting of what a claim uses and what uses it).
     """
     if not claims:
         return ""
     by_id = {c["id"]: c for c in claims}
     depth = _depths(claims)
+    chain = chain_status(claims)
     order = {c["id"]: n for n, c in enumerate(claims)}
-    dependents: dict[str, list[str]] = {cid: [] for cid in by_id}
+    lanes: dict[str, list[str]] = {}
     for c in claims:
-        for d in c.get("depends_on", []):
-            if d in dependents:
-                dependents[d].append(c["id"])
-    layers: dict[int, list[str]] = {}
-    for c in claims:
-        layers.setdefault(depth[c["id"]], []).append(c["id"])
-    # Order each layer by the mean position of its dependencies (barycentre),
-    # then layer 0 by the mean position of its dependents; claims with no
-    # edge at all go last.
-    pos: dict[str, float] = {cid: order[cid] for cid in by_id}
-    for k in sorted(layers)[1:]:
-        layers[k].sort(key=lambda cid: (sum(pos[d] for d in by_id[cid]["depends_on"] if d in pos)
-                                        / max(1, len(by_id[cid]["depends_on"])), order[cid]))
-        for n, cid in enumerate(layers[k]):
-            pos[cid] = n
-    if 1 in layers:
-        def key0(cid):
-            kids = dependents[cid]
-            return (0, sum(pos[k] for k in kids) / len(kids), order[cid]) if kids else (1, 0, order[cid])
-        layers[0].sort(key=key0)
-
-    width = max(len(cid) for cid in by_id) * GRAPH_CHAR_WIDTH + 16
+        lanes.setdefault(topic(c["id"]), []).append(c["id"])
+    width = max(len(cid) for cid in by_id) * GRAPH_CHAR_WIDTH + 30
+    step_x = width + GRAPH_COLUMN_GAP
     step_y = GRAPH_NODE_HEIGHT + GRAPH_ROW_GAP
+    x0 = GRAPH_MARGIN + GRAPH_LANE_LABEL_WIDTH
+    per_row = max(1, int((GRAPH_WIDTH - x0 - GRAPH_MARGIN + GRAPH_COLUMN_GAP) // step_x))
     xy: dict[str, tuple[float, float]] = {}
-    x = GRAPH_MARGIN
-    tallest = 0
-    for k in sorted(layers):
-        ids = layers[k]
-        cols = math.ceil(len(ids) / GRAPH_MAX_ROWS)
-        rows = math.ceil(len(ids) / cols)
-        for n, cid in enumerate(ids):
-            col, row = divmod(n, rows)
-            xy[cid] = (x + col * (width + GRAPH_COLUMN_GAP / 3), GRAPH_MARGIN + 26 + row * step_y)
-        tallest = max(tallest, rows)
-        x += cols * width + (cols - 1) * GRAPH_COLUMN_GAP / 3 + GRAPH_COLUMN_GAP
-    total_w = x - GRAPH_COLUMN_GAP + GRAPH_MARGIN
-    total_h = GRAPH_MARGIN * 2 + 26 + tallest * step_y
+    lane_boxes = []
+    y = GRAPH_MARGIN
+    for name, ids in lanes.items():
+        members = set(ids)
+        local = _depths([{**by_id[c], "depends_on": [d for d in by_id[c].get("depends_on", []) if d in members]}
+                         for c in ids])
+        ranked = sorted(ids, key=lambda c: (local[c], depth[c], order[c]))
+        rows = math.ceil(len(ranked) / per_row)
+        for n, cid in enumerate(ranked):
+            row, col = divmod(n, per_row)
+            xy[cid] = (x0 + col * step_x, y + 4 + row * step_y)
+        height = rows * step_y - GRAPH_ROW_GAP + 8
+        lane_boxes.append((name, y, height, len(ids)))
+        y += height + GRAPH_LANE_GAP
+    total_w = x0 + min(per_row, max(len(v) for v in lanes.values())) * step_x - GRAPH_COLUMN_GAP + GRAPH_MARGIN
+    total_h = y - GRAPH_LANE_GAP + GRAPH_MARGIN
 
     esc = html.escape
     parts = [
-        f'<svg class="depgraph" viewBox="0 0 {total_w:.0f} {total_h:.0f}" width="{total_w:.0f}" '
-        f'height="{total_h:.0f}" role="img" aria-label="dependency graph of the claims">',
-        '<defs><marker id="depgraph-arrow" viewBox="0 0 8 8" refX="8" refY="4" markerWidth="7" '
-        'markerHeight="7" orient="auto"><path d="M0,0 L8,4 L0,8 z" fill="#8c959f"/></marker></defs>',
+        f'<svg class="depgraph" viewBox="0 0 {total_w:.0f} {total_h:.0f}" data-width="{total_w:.0f}" '
+        f'data-height="{total_h:.0f}" role="img" aria-label="dependency graph of the claims, by topic">',
+        '<defs><marker id="depgraph-arrow" viewBox="0 0 8 8" refX="8" refY="4" markerWidth="6" '
+        'markerHeight="6" orient="auto"><path d="M0,0 L8,4 L0,8 z" fill="#57606a"/></marker></defs>',
+        '<g class="viewport">',
     ]
-    for k in sorted(layers):
-        first = min(xy[cid][0] for cid in layers[k])
-        parts.append(f'<text class="layer" x="{first:.1f}" y="{GRAPH_MARGIN + 12}">depth {k}</text>')
+    for n, (name, top, height, count) in enumerate(lane_boxes):
+        parts.append(
+            f'<g class="lane" data-topic="{esc(name)}"><rect class="lane-bg{" odd" if n % 2 else ""}" '
+            f'x="{GRAPH_MARGIN / 2:.1f}" y="{top:.1f}" width="{total_w - GRAPH_MARGIN:.1f}" height="{height:.1f}" '
+            f'rx="6"/><text class="lane-title" x="{GRAPH_MARGIN:.1f}" y="{top + 17:.1f}">{esc(name)} '
+            f'({count})</text></g>')
+    for c in claims:
+        cid = c["id"]
+        cx, cy = xy[cid]
+        colour = STATUS_COLOURS.get(c["status"], "#6e7781")
+        kind = c.get("kind", "")
+        shape = KIND_SHAPES.get(kind, "rectangle")
+        deps = " ".join(d for d in c.get("depends_on", []) if d in by_id)
+        mark = ""
+        if chain[cid] == "verified":
+            mark = (f'<path class="chain-mark" d="{shape_path(shape, cx - 2.5, cy - 2.5, width + 5, GRAPH_NODE_HEIGHT + 5)}"/>'
+                    f'<text class="chain-tick" x="{cx + width - 14:.1f}" y="{cy + GRAPH_NODE_HEIGHT / 2 + 4:.1f}">'
+                    "\u2713</text>")
+        parts.append(
+            f'<a href="#{esc(link_prefix + cid)}" class="node" data-id="{esc(cid)}" data-deps="{esc(deps)}" '
+            f'data-status="{esc(c["status"])}" data-kind="{esc(kind)}" data-shape="{shape}" '
+            f'data-chain="{chain[cid]}" data-topic="{esc(topic(cid))}">'
+            f'<title>{esc(cid)}: {esc(c["status"])} ({esc(kind)}). {esc(c.get("title", ""))}'
+            f'{" Verified with everything it depends on." if chain[cid] == "verified" else ""}</title>'
+            f'{mark}<path class="shape{" dashed" if shape == "dashed" else ""}" '
+            f'd="{shape_path(shape, cx, cy, width, GRAPH_NODE_HEIGHT)}" fill="{colour}"/>'
+            f'<text x="{cx + GRAPH_NODE_HEIGHT / 2 + 3:.1f}" y="{cy + GRAPH_NODE_HEIGHT / 2 + 4:.1f}">{esc(cid)}</text></a>'
+        )
     for c in claims:
         cx, cy = xy[c["id"]]
         for d in c.get("depends_on", []):
             if d not in xy:
                 continue
             dx, dy = xy[d]
-            x0, y0 = dx + width, dy + GRAPH_NODE_HEIGHT / 2
-            x1, y1 = cx, cy + GRAPH_NODE_HEIGHT / 2
-            bend = max(20.0, (x1 - x0) / 2)
+            ax, ay = dx + width, dy + GRAPH_NODE_HEIGHT / 2
+            bx, by = cx, cy + GRAPH_NODE_HEIGHT / 2
+            bend = max(24.0, (bx - ax) / 2)
             dep_status = by_id[d]["status"]
-            colour = "#8c959f" if dep_status in _OK_STATUSES else STATUS_COLOURS.get(dep_status, "#8c959f")
+            colour = "#57606a" if dep_status in _OK_STATUSES else STATUS_COLOURS.get(dep_status, "#57606a")
             parts.append(
-                f'<path class="edge" d="M{x0:.1f},{y0:.1f} C{x0 + bend:.1f},{y0:.1f} {x1 - bend:.1f},{y1:.1f} '
-                f'{x1:.1f},{y1:.1f}" stroke="{colour}" marker-end="url(#depgraph-arrow)"/>'
+                f'<path class="edge" data-from="{esc(d)}" data-to="{esc(c["id"])}" d="M{ax:.1f},{ay:.1f} '
+                f'C{ax + bend:.1f},{ay:.1f} {bx - bend:.1f},{by:.1f} {bx:.1f},{by:.1f}" stroke="{colour}" '
+                'marker-end="url(#depgraph-arrow)"/>'
             )
-    for c in claims:
-        cid = c["id"]
-        cx, cy = xy[cid]
-        colour = STATUS_COLOURS.get(c["status"], "#6e7781")
-        parts.append(
-            f'<a href="#{esc(link_prefix + cid)}" class="node" data-status="{esc(c["status"])}">'
-            f'<title>{esc(cid)}: {esc(c["status"])} ({esc(c.get("kind", ""))}). {esc(c.get("title", ""))}</title>'
-            f'<rect x="{cx:.1f}" y="{cy:.1f}" width="{width:.0f}" height="{GRAPH_NODE_HEIGHT}" rx="4" '
-            f'fill="{colour}"/>'
-            f'<text x="{cx + 8:.1f}" y="{cy + GRAPH_NODE_HEIGHT / 2 + 4:.1f}">{esc(cid)}</text></a>'
-        )
-    parts.append("</svg>")
+    parts.append("</g></svg>")
     return "".join(parts)

@@ -10,6 +10,10 @@ import json
 import os
 import platform
 import sys
+import re
+import shlex
+import shutil
+import subprocess
 import tempfile
 from datetime import datetime, timezone
 from importlib import metadata, resources
@@ -25,20 +29,36 @@ __all__ = [
     "environment",
     "load_schema",
     "render_markdown",
+    "MAX_MARKDOWN_CHARS",
+    "command_line",
+    "domain_text",
     "validate_report",
     "write_reports",
+    "requirements",
+    "source_state",
+    "verdict_line",
     "write_text_atomic",
 ]
 
 #: Minor versions add optional fields only; a reader of 1.x reads any 1.y.
 #: 1.1: ``evidence[].description`` (what the check does).
 #: 1.2: statuses INCONCLUSIVE and ANSWERED (claims and evidence), kind ``question``.
-SCHEMA_VERSION = "1.2"
+#: 1.3: ``environment.source`` (commit and dirty state of the code checked),
+#: ``environment.command``, ``environment.requirements`` (every declared
+#: dependency, installed version or null); ``evidence[].data.names`` (Monte
+#: Carlo quantity names).
+SCHEMA_VERSION = "1.3"
 
 #: What :func:`write_reports` writes, in order (the JSON first).
 REPORT_FILES = ("report.json", "report.md", "report.html", "junit.xml")
 
-_PACKAGES = ("numpy", "scipy", "sympy", "mpmath", "hypothesis", "linmem-theorems")
+#: The distribution whose declared requirements :func:`environment` records.
+DISTRIBUTION = "linmem-theorems"
+
+#: Longest wait for a ``git`` query, seconds (a report never hangs on git).
+GIT_TIMEOUT_S = 10.0
+
+_REQUIREMENT_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
 def _version(pkg: str) -> str | None:
@@ -71,17 +91,80 @@ def _blas() -> dict:
 
 
 def environment() -> dict:
-    """Versions of Python and the dependencies, BLAS and the platform."""
+    """Versions of Python and the dependencies, BLAS and the platform; the
+    commit of the code checked and the command line."""
+    reqs = requirements()
+    packages = {DISTRIBUTION: _version(DISTRIBUTION), **{k: v for k, v in reqs.items()}}
+def requirements(distribution: str = DISTRIBUTION) -> dict[str, str | None]:
+    """Every requirement ``distribution`` declares (extras included), by
+    name, with the installed version or None when it is not installed."""
+    try:
+        declared = metadata.requires(distribution) or []
+    except metadata.PackageNotFoundError:
+        return {}
+    names = []
+    for line in declared:
+        m = _REQUIREMENT_NAME.match(line)
+        if m and m.group(1) not in names:
+            names.append(m.group(1))
+    return {name: _version(name) for name in names}
+
+
+def source_state(root: Path | None = None) -> dict:
+    """The commit of the code checked and whether its tracked files differ
+    from it: ``{"commit", "dirty", "root"}``, or ``{"commit": None,
+    "reason"}`` when git or a repository is not there."""
+    root = Path(root) if root is not None else Path(__file__).resolve().parents[1]
+    git = shutil.which("git")
+    if git is None:
+        return {"commit": None, "reason": "git is not installed"}
+
+    def ask(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([git, "-C", str(root), *args], capture_output=True, text=True,
+                              timeout=GIT_TIMEOUT_S, check=False)
+
+    try:
+        head = ask("rev-parse", "HEAD")
+        if head.returncode != 0:
+            why = " ".join(head.stderr.split())[:200] or f"git exited {head.returncode}"
+            return {"commit": None, "reason": f"{root} is not a git checkout ({why})"}
+        status = ask("status", "--porcelain", "--untracked-files=no")
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return {"commit": None, "reason": f"git could not be asked ({type(exc).__name__}: {exc})"}
+    out = {"commit": head.stdout.strip(), "root": str(root)}
+    if status.returncode == 0:
+        changed = [line[3:] for line in status.stdout.splitlines() if line.strip()]
+        out["dirty"] = bool(changed)
+        if changed:
+            out["changed"] = changed[:50]
+    else:
+        out["dirty"] = None
+        out["reason"] = "git status failed: " + " ".join(status.stderr.split())[:200]
+    return out
+
+
+def command_line(argv: list[str] | None = None) -> str:
+    """The command line of this process, shell-quoted (``theorems`` for the
+    console script, whatever path started it)."""
+    argv = list(sys.argv if argv is None else argv)
+    if argv and Path(argv[0]).name in ("theorems", "__main__.py"):
+        argv[0] = "theorems"
+    return shlex.join(argv)
+
+
     return {
         "python": sys.version.split()[0],
         "implementation": platform.python_implementation(),
         "platform": platform.platform(),
         "machine": platform.machine(),
         "cpu_count": os.cpu_count(),
-        "packages": {p: _version(p) for p in _PACKAGES},
+        "packages": packages,
+        "requirements": sorted(reqs),
         "blas": _blas(),
     }
 
+        "source": source_state(),
+        "command": command_line(),
 
 def build_report(result: RunResult, *, selection: dict | None = None) -> dict:
     """The JSON report of a run (see ``report.schema.json``)."""
@@ -159,6 +242,20 @@ def write_text_atomic(path: Path, text: str) -> None:
 def _fmt(x: Any) -> str:
     if x is None:
         return ""
+#: A pull-request comment holds at most this many characters (GitHub).
+MAX_MARKDOWN_CHARS = 65_536
+
+#: Statuses that need no look in a CI summary.
+_QUIET_STATUSES = ("VERIFIED", "SUPPORTED")
+
+#: Longest counterexample in the Markdown summary, characters (shortened
+#: further when the whole summary would not fit).
+MD_COUNTEREXAMPLE_CHARS = 600
+
+_STATUS_ORDER = ("VERIFIED", "SUPPORTED", "ANSWERED", "INCONCLUSIVE", "NOT SUPPORTED", "FAILED", "ERROR",
+                 "UNDERSPECIFIED", "BLOCKED")
+
+
     if isinstance(x, str):
         return x
     if isinstance(x, float):
@@ -166,53 +263,196 @@ def _fmt(x: Any) -> str:
     return str(x)
 
 
-def render_markdown(report: dict) -> str:
-    """A Markdown rendering of a JSON report."""
-    lines = [
-        "# Theorem verification report",
-        "",
-        f"- profile: **{report['profile']['name']}**, seed {report['seed']}, "
-        f"{report['duration_s']:.1f} s, generated {report['generated_at']}",
-        f"- Python {report['environment']['python']} on {report['environment']['platform']}; "
-        + ", ".join(f"{k} {v}" for k, v in report["environment"]["packages"].items() if v),
-        "- counts: " + ", ".join(f"{k} {v}" for k, v in report["counts"].items() if v),
-        "",
-        "| claim | kind | status | checks | seconds |",
-        "|---|---|---|---|---|",
+def _cell(text: str) -> str:
+    """Text safe inside a Markdown table cell."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def domain_text(domain: Any) -> str:
+    """A domain record (what a check searched, or a statement's domain) as
+    one line: ``d in [2, 8]; n: 1..5`` from a dict, the text itself from a
+    string."""
+    if domain is None or domain == {} or domain == []:
+        return ""
+    if isinstance(domain, str):
+        return domain
+    if isinstance(domain, dict):
+        bits = []
+        for k, v in domain.items():
+            if isinstance(v, (list, tuple)) and len(v) > 8:
+                v = f"{len(v)} values in [{_fmt(min(v, key=_sortable))}, {_fmt(max(v, key=_sortable))}]"
+            elif isinstance(v, (list, tuple)):
+                v = "[" + ", ".join(_fmt(x) for x in v) + "]"
+            elif isinstance(v, dict):
+                v = "{" + domain_text(v) + "}"
+            bits.append(f"{k}: {_fmt(v)}")
+        return "; ".join(bits)
+    if isinstance(domain, (list, tuple)):
+        return ", ".join(_fmt(x) for x in domain)
+    return str(domain)
+
+
+def _sortable(x: Any):
+    return (0, float(x), "") if isinstance(x, (int, float)) and not isinstance(x, bool) else (1, 0.0, str(x))
+
+
+def searched_domains(claim: dict) -> list[tuple[str, str]]:
+    """``(check, what it searched)`` for each check that records a domain."""
+    out = []
+    for e in claim.get("evidence") or []:
+        text = domain_text((e.get("data") or {}).get("domain"))
+        if text:
+            out.append((e["check"], text))
+    return out
+
+
+def wider_than_searched(claim: dict) -> bool:
+    """True when the claim states a domain that no check's searched domain
+    equals: the statement is wider than what was checked."""
+    stated = claim.get("domain")
+    if not stated:
+        return False
+    searched = [(e.get("data") or {}).get("domain") for e in claim.get("evidence") or []]
+    searched = [s for s in searched if s]
+    return bool(searched) and all(s != stated for s in searched)
+
+
+def verdict_line(report: dict) -> str:
+    """The first line of a summary: OK or NOT OK (from the report's ``ok``),
+    the counts, the profile, seed, time and commit."""
+    counts = report["counts"]
+    counted = ", ".join(f"{counts[s]} {s}" for s in _STATUS_ORDER if counts.get(s))
+    failing = [s for s in _fail_on(report) if counts.get(s)]
+    if report["ok"]:
+        head = "**OK**"
+    else:
+        head = "**NOT OK** (" + ", ".join(f"{counts[s]} {s}" for s in failing) + ")" if failing else "**NOT OK**"
+    src = (report.get("environment") or {}).get("source") or {}
+    commit = src.get("commit")
+    at = f"; commit `{commit[:12]}`{' (dirty)' if src.get('dirty') else ''}" if commit else ""
+    return (f"{head}: {len(report['claims'])} claims ({counted}); profile {report['profile']['name']}, "
+            f"seed {report['seed']}, {report['duration_s']:.1f} s{at}")
+
+
+def _fail_on(report: dict) -> tuple[str, ...]:
+    from theorems.junit import fail_on
+
+    return fail_on(report)
+
+
+def _problem_entry(c: dict, cex_chars: int) -> list[str]:
+    from theorems.junit import result_message
+
+    lines = [f"### `{c['id']}` **{c['status']}**: {_cell(c['title'])}", ""]
+    if c.get("blocked_by"):
+        lines.append("- blocked by " + ", ".join(f"`{b}`" for b in c["blocked_by"]))
+    if c.get("reason"):
+        lines.append(f"- why it cannot be checked: {_cell(c['reason'])}")
+    if wider_than_searched(c):
+        lines.append(f"- the statement is wider than what was searched: it covers {domain_text(c['domain'])}")
+    replay = ""
+    for e in c["evidence"]:
+        if e["status"] in ("passed", "supported"):
+            continue
+        lines.append(f"- {_cell(result_message(e))}")
+        searched = domain_text((e.get("data") or {}).get("domain"))
+        if searched:
+            lines.append(f"  - searched: {_cell(searched)}")
+        if e.get("counterexample") is not None:
+            text = json.dumps(e["counterexample"], separators=(",", ":"))
+            if len(text) > cex_chars:
+                text = text[:cex_chars] + f"... ({len(text) - cex_chars} more characters in report.json)"
+            lines.append(f"  - minimal counterexample: `{text.replace('`', chr(39))}`")
+        replay = replay or e.get("replay") or ""
+    if replay:
+        lines.append(f"- replay: `{replay}`")
+    return lines + [""]
+
+
+def _key_figure(c: dict) -> str:
+    from theorems.junit import figure_name
+
+    bad = [e for e in c["evidence"] if e["status"] not in ("passed", "supported")]
+    if bad:
+        e = bad[0]
+    else:  # the check that came closest to its threshold says most
+        scored = [e for e in c["evidence"] if isinstance(e.get("figure"), (int, float))]
+        e = max(scored, key=_closeness, default=None)
+    if e is None or e.get("figure") is None:
+        return ""
+    op = {"<=": "≤", ">=": "≥"}.get(e.get("comparison") or "<=", e.get("comparison"))
+    return f"{e['check']}: {figure_name(e)} {_fmt(e['figure'])} {op} {_fmt(e['threshold'])}"
+
+
+def _closeness(e: dict) -> float:
+    """figure / threshold of a ``<=`` check (threshold / figure of a ``>=``
+    one) when both are positive numbers, else -1 (nothing to compare)."""
+    f, t = e.get("figure"), e.get("threshold")
+    if not (isinstance(f, (int, float)) and isinstance(t, (int, float)) and f > 0 and t > 0):
+        return -1.0
+    return f / t if (e.get("comparison") or "<=") in ("<=", "<") else t / f
+
+
+def render_markdown(report: dict, *, max_chars: int = MAX_MARKDOWN_CHARS) -> str:
+    """The Markdown summary of a report, for a CI job summary or a
+    pull-request comment: the verdict line first; then every claim that is
+    not VERIFIED or SUPPORTED, failing ones first, each with its measured
+    figure, threshold, minimal counterexample and replay command; then,
+    under ``<details>``, every claim in a table and the environment. At
+    most ``max_chars`` characters: counterexamples are shortened first,
+    then the table, then the list of problems is cut with a note."""
+    failing = set(_fail_on(report))
+    rank = {s: n for n, s in enumerate(_STATUS_ORDER)}
+    problems = [c for c in report["claims"] if c["status"] not in _QUIET_STATUSES]
+    problems.sort(key=lambda c: (c["status"] not in failing, -rank.get(c["status"], 0)))
+    env = report["environment"]
+    src = env.get("source") or {}
+    header = [verdict_line(report), "", "# Theorem verification report", ""]
+    table = ["| claim | kind | status | key figure | s |", "|---|---|---|---|---|"]
+    for c in report["claims"]:
+        table.append(f"| `{c['id']}` | {c['kind']} | {c['status']} | {_cell(_key_figure(c))} | {c['seconds']:.2f} |")
+    commit = (f"commit `{src['commit']}`{' (tracked files changed)' if src.get('dirty') else ''}"
+              if src.get("commit") else f"commit unknown ({src.get('reason', 'not recorded')})")
+    environment = [
+        "<details><summary>Environment</summary>", "",
+        f"- {commit}",
+        f"- command: `{env.get('command', '')}`" if env.get("command") else "",
+        f"- generated {report['generated_at']}; fail on: {', '.join(_fail_on(report))}",
+        f"- Python {env['python']} on {env['platform']}",
+        "- " + ", ".join(f"{k} {v}" for k, v in env["packages"].items() if v),
+        "", "</details>", "",
     ]
-    for c in report["claims"]:
-        checks = ", ".join(f"{e['check']}:{e['status']}" for e in c["evidence"])
-        lines.append(f"| `{c['id']}` | {c['kind']} | **{c['status']}** | {checks} | {c['seconds']:.2f} |")
-    for c in report["claims"]:
-        lines += ["", f"## `{c['id']}`: {c['title']}", "", f"**{c['status']}** ({c['kind']}; {c['source']})", "",
-                  f"$$ {c['statement']} $$", ""]
-        if c["assumptions"]:
-            lines.append("Assumptions: " + "; ".join(c["assumptions"]) + ".")
-        if c["depends_on"]:
-            lines.append("Depends on: " + ", ".join(f"`{d}`" for d in c["depends_on"]) + ".")
-        if c["blocked_by"]:
-            lines.append("Blocked by: " + ", ".join(f"`{d}`" for d in c["blocked_by"]) + ".")
-        if c["reason"]:
-            lines.append(f"Why it cannot be checked: {c['reason']}")
-        if c["evidence"]:
-            lines += ["", "| check | evidence | status | figure | threshold | cases | seconds |",
-                      "|---|---|---|---|---|---|---|"]
-            for e in c["evidence"]:
-                lines.append(
-                    f"| {e['check']} | {e['kind']} | {e['status']} | {_fmt(e['figure'])} | "
-                    f"{e['comparison']} {_fmt(e['threshold'])} | {e['cases']} | {e['seconds']:.2f} |"
-                )
-            for e in c["evidence"]:
-                if e["status"] in ("failed", "error", "not_supported"):
-                    lines += ["", f"- `{e['check']}` {e['status']}: {e['detail']}"]
-                    if e["counterexample"] is not None:
-                        lines.append(f"  - minimal counterexample: `{json.dumps(e['counterexample'])[:2000]}`")
-                    lines.append(f"  - replay: `{e['replay']}`")
-        nc = c.get("negative_control")
-        if nc and nc.get("caught") is not None:
-            lines.append(f"\nNegative control ({nc['description']}): "
-                         + ("caught, the claim fails on it" if nc["caught"] else "**NOT caught**"))
-    return "\n".join(lines) + "\n"
+    environment = [x for x in environment if x != ""] + [""]
+
+    def assemble(cex_chars: int, with_table: bool, shown: int) -> str:
+        body = list(header)
+        if problems:
+            body += [f"## Needs a look: {len(problems)} claim(s)", ""]
+            for c in problems[:shown]:
+                body += _problem_entry(c, cex_chars)
+            if shown < len(problems):
+                rest = ", ".join(f"`{c['id']}` ({c['status']})" for c in problems[shown:])
+                body += [f"... and {len(problems) - shown} more, in report.json: {rest}", ""]
+        else:
+            body += ["Every claim is VERIFIED or SUPPORTED (or underspecified and listed below).", ""]
+        if with_table:
+            body += [f"<details><summary>All {len(report['claims'])} claims</summary>", "", *table, "",
+                     "</details>", ""]
+        body += environment
+        return "\n".join(body)
+
+    text = assemble(MD_COUNTEREXAMPLE_CHARS, True, len(problems))
+    for cex_chars, with_table in ((200, True), (80, True), (80, False)):
+        if len(text) <= max_chars:
+            break
+        text = assemble(cex_chars, with_table, len(problems))
+    shown = len(problems)
+    while len(text) > max_chars and shown > 0:
+        shown = max(0, shown - max(1, shown // 10))
+        text = assemble(80, False, shown)
+    if len(text) > max_chars:  # only a pathological header or environment gets here
+        text = text[: max_chars - 40] + "\n\n... (cut; see report.json)\n"
+    return text
 
 
 def write_reports(report: dict, out_dir: Path, *, names: tuple[str, ...] = REPORT_FILES) -> list[Path]:

@@ -23,16 +23,29 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-from theorems.plots import STATUS_COLOURS, Plot, dependency_graph_svg, evidence_plots, ladder_all_zero
+from theorems.junit import fail_on, figure_name, result_message
+from theorems.plots import (
+    KIND_SHAPES,
+    STATUS_COLOURS,
+    Plot,
+    chain_status,
+    dependency_graph_svg,
+    evidence_plots,
+    ladder_all_zero,
+    shape_path,
+    topic,
+)
+from theorems.report import domain_text, searched_domains, wider_than_searched
 
-__all__ = ["MathFallback", "latex_to_mathml", "math_fallbacks", "render_html"]
+__all__ = ["FUNCTION_NAMES", "MathFallback", "ascii_math_spans", "ascii_to_latex", "latex_to_mathml", "math_fallbacks",
+           "render_html", "split_statement"]
 
 #: Order of statuses in the summary and the filter (the order of ``Status``).
 STATUS_ORDER = ("VERIFIED", "SUPPORTED", "ANSWERED", "INCONCLUSIVE", "NOT SUPPORTED", "FAILED", "ERROR",
                 "UNDERSPECIFIED", "BLOCKED")
 
 #: Evidence statuses that call for the counterexample and replay box.
-_BAD_EVIDENCE = ("failed", "error", "not_supported")
+_BAD_EVIDENCE = ("failed", "error", "not_supported", "inconclusive")
 
 #: Longest counterexample, witness or traceback shown in full, characters.
 MAX_BLOCK_CHARS = 4000
@@ -40,7 +53,33 @@ MAX_BLOCK_CHARS = 4000
 #: Which evidence a claim's "key figure" comes from, most telling first.
 _KEY_KIND_ORDER = ("simulation", "montecarlo", "counterexample", "precise", "property", "expectation", "symbolic")
 
-_LEFTOVER_COMMAND = re.compile(r"\\[A-Za-z]+")
+#: Any backslash left in a MathML token is LaTeX the converter did not
+#: translate (a command, or an escaped symbol such as ``\|``).
+_LEFTOVER_COMMAND = re.compile(r"\\(?:[A-Za-z]+|.)")
+
+#: Escaped symbols latex2mathml leaves as they are in a token (``\Big\|``
+#: becomes ``<mo>\|</mo>``), and what they stand for.
+_ESCAPED_SYMBOLS = {"\\|": "\u2016", "\\{": "{", "\\}": "}", "\\#": "#", "\\%": "%", "\\&": "&", "\\_": "_",
+                    "\\,": "\u2009", "\\;": "\u2005", "\\:": "\u2005", "\\!": "", "\\ ": "\u00a0"}
+
+#: Function names after which MathML needs FUNCTION APPLICATION (U+2061),
+#: so that "log n" is read and spaced as log applied to n, not log times n.
+FUNCTION_NAMES = frozenset({
+    "log", "ln", "lg", "exp", "sin", "cos", "tan", "cot", "sec", "csc", "sinh", "cosh", "tanh", "coth",
+    "arcsin", "arccos", "arctan", "arg", "det", "dim", "ker", "deg", "gcd", "hom", "Pr", "max", "min", "sup",
+    "inf", "lim", "liminf", "limsup", "lim\u2006inf", "lim\u2006sup", "tr", "rank", "row", "col", "range", "Var",
+    "Cov", "diag", "sgn", "erf", "erfc", "erfcx", "Unif", "span",
+})
+
+_MATHML_NS = "http://www.w3.org/1998/Math/MathML"
+_APPLY = "\u2061"
+
+#: Top-level spacing in a statement at which it may be broken into lines.
+_BREAK_AT = re.compile(r"\\qquad(?![A-Za-z])|(?<=[,;:])\s*\\quad(?![A-Za-z])")
+#: A statement piece longer than this (LaTeX characters) is broken further
+#: at a top-level ",\ " or ";\ ".
+STATEMENT_PIECE_CHARS = 110
+_BREAK_SOFT = re.compile(r"(?<=[,;])\s*\\ (?=\s*\S)")
 
 #: Standard LaTeX that latex2mathml does not know, rewritten before conversion
 #: (``\arg`` as in ``\arg\min``; equation bookkeeping that renders as nothing).
@@ -102,13 +141,310 @@ def latex_to_mathml(latex: str, *, display: bool = False) -> tuple[str, str | No
         tree = ET.fromstring(markup)
     except ET.ParseError as exc:
         return fallback(f"the converted MathML is not well-formed ({exc})")
+    _repair_mathml(tree)
     for node in tree.iter():
         left = _LEFTOVER_COMMAND.search(node.text or "")
         if left:
             return fallback(f"unknown command {left.group(0)}")
+    markup = ET.tostring(tree, encoding="unicode", short_empty_elements=False)
     # The HTML parser puts <math> in the MathML namespace by itself.
-    markup = markup.replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "", 1)
+    markup = re.sub(r"<(/?)(?:ns0|html):", r"<\1", markup)
+    markup = re.sub(r'\s+xmlns(:\w+)?="[^"]*"', "", markup)
     return markup, None
+
+
+def _tag(node) -> str:
+    return node.tag.rsplit("}", 1)[-1]
+
+
+def _function_name(node) -> str | None:
+    """The function name a token (or the base of a script) holds, if any."""
+    while _tag(node) in ("msub", "msup", "msubsup", "munder", "mover", "munderover") and len(node):
+        node = node[0]
+    if _tag(node) in ("mi", "mo") and (node.text or "").strip() in FUNCTION_NAMES:
+        return node.text.strip()
+    return None
+
+
+def _repair_mathml(tree) -> None:
+    """Mend what latex2mathml leaves: escaped symbols kept verbatim in a
+    token (``<mo>\\|</mo>`` for ``\\Big\\|``), and function names with no
+    FUNCTION APPLICATION after them (``<mi>log</mi><mi>n</mi>`` reads as a
+    product)."""
+    for node in tree.iter():
+        if node.text and "\\" in node.text:
+            text = node.text
+            for k, v in _ESCAPED_SYMBOLS.items():
+                text = text.replace(k, v)
+            node.text = text
+    for parent in list(tree.iter()):
+        kids = list(parent)
+        for i in range(len(kids) - 1, -1, -1):
+            if _function_name(kids[i]) is None or _tag(parent) in ("msub", "msup", "msubsup", "munder", "mover",
+                                                                  "munderover", "mfrac", "mroot"):
+                continue
+            nxt = kids[i + 1] if i + 1 < len(kids) else None
+            if nxt is not None and _tag(nxt) == "mo" and (nxt.text or "") == _APPLY:
+                continue
+            # TeX sets a thin space on either side of an operator name; MathML
+            # Core gives an <mi> none, so the application operator carries it.
+            apply = ET.Element(f"{{{_MATHML_NS}}}mo", {"lspace": "0", "rspace": "0.1667em"})
+            apply.text = _APPLY
+            parent.insert(i + 1, apply)
+            prev = kids[i - 1] if i > 0 else None
+            if prev is not None and not (_tag(prev) == "mo" and (prev.text or "") == _APPLY) and _tag(prev) != "mo":
+                parent.insert(i, ET.Element(f"{{{_MATHML_NS}}}mspace", {"width": "0.1667em"}))
+
+
+def split_statement(latex: str) -> list[str]:
+    """A long statement cut into the pieces it lists, at top-level
+    ``\\qquad`` and at ``\\quad`` after a comma, semicolon or colon (pieces
+    longer than :data:`STATEMENT_PIECE_CHARS` also at ``,\\ `` and ``;\\ ``),
+    never inside braces, ``\\left...\\right``, an environment or sized
+    brackets. The pieces render as separate displays that wrap on a narrow
+    page instead of overflowing it.
+
+    >>> split_statement(r"a = b,\\quad c = \\frac{1}{2}\\qquad d")
+    ['a = b,', 'c = \\frac{1}{2}', 'd']
+    """
+    def cuts(text: str, pattern) -> list[str]:
+        depth = [0] * (len(text) + 1)
+        level = 0
+        i = 0
+        opened = re.compile(r"\\left(?![A-Za-z])|\\begin\{|\\[Bb]ig+l(?![A-Za-z])")
+        closed = re.compile(r"\\right(?![A-Za-z])|\\end\{|\\[Bb]ig+r(?![A-Za-z])")
+        while i < len(text):
+            if text[i] == "\\" and i + 1 < len(text) and text[i + 1] in "{}":
+                depth[i] = depth[i + 1] = level
+                i += 2
+                continue
+            if text[i] == "{":
+                level += 1
+            elif text[i] == "}":
+                level -= 1
+            elif opened.match(text, i):
+                level += 1
+            elif closed.match(text, i):
+                level -= 1
+            depth[i] = level
+            i += 1
+        pieces, last = [], 0
+        for m in pattern.finditer(text):
+            if depth[m.start()] == 0 and not _inside_sized_brackets(text, m.start()):
+                pieces.append(text[last:m.start()].strip())
+                last = m.end()
+        pieces.append(text[last:].strip())
+        return [p for p in pieces if p]
+
+    out = []
+    for piece in cuts(latex, _BREAK_AT):
+        out += cuts(piece, _BREAK_SOFT) if len(piece) > STATEMENT_PIECE_CHARS else [piece]
+    return out or [latex]
+
+
+_SIZED = re.compile(r"\\(?:[Bb]ig+)([(\[]|\\\{|\\langle|\\\||\\[Vv]ert|\||[)\]]|\\\}|\\rangle)")
+
+
+def _inside_sized_brackets(text: str, pos: int) -> bool:
+    """True when ``pos`` lies between a ``\\Big(``-style opening and its closing."""
+    level = 0
+    for m in _SIZED.finditer(text, 0, pos):
+        d = m.group(1)
+        if d in ("(", "[", "\\{", "\\langle"):
+            level += 1
+        elif d in (")", "]", "\\}", "\\rangle"):
+            level -= 1
+        else:  # | and \| open and close alike
+            level = 0 if level % 2 else level + 1
+    return level > 0
+
+
+# ---------------------------------------------------------------------------
+# ASCII math in plain text (titles, assumptions): "h_j/(1 - h_j)", "R^d",
+# "k_i^T k_j", "d^2/(n ln n) > 2" are found and rendered as MathML.
+
+_GREEK = frozenset("""alpha beta gamma delta epsilon varepsilon zeta eta theta kappa lambda mu nu xi pi rho sigma
+tau phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Phi Psi Omega""".split())
+#: Multi-letter words that are mathematics (rendered upright, as functions).
+_MATH_WORDS = {"ln": r"\ln", "log": r"\log", "exp": r"\exp", "lnln": r"\ln\ln", "max": r"\max", "min": r"\min",
+               "sup": r"\sup", "inf": r"\inf", "lim": r"\lim", "Pr": r"\Pr", "Var": r"\operatorname{Var}",
+               "Cov": r"\operatorname{Cov}", "tr": r"\operatorname{tr}", "sqrt": r"\sqrt", "erfcx": r"\operatorname{erfcx}",
+               "argmin": r"\arg\min", "argmax": r"\arg\max", "det": r"\det", "sgn": r"\operatorname{sgn}"}
+#: Words that are functions: a following argument is applied, not multiplied.
+_FUNCTION_WORDS = frozenset({"ln", "log", "exp", "lnln", "Pr", "Var", "Cov", "tr", "erfcx", "det", "sgn"})
+_ASCII_TOKEN = re.compile(r"""
+  (?P<id>[A-Za-z][A-Za-z0-9]*(?:_\{[^{}]*\}|_[A-Za-z0-9*]+|\^\{[^{}]*\}|\^[A-Za-z0-9*+]+|\^-1|\^-[0-9]+|')*)
+| (?P<num>\d+(?:\.\d+)?(?:e-?\d+)?)
+| (?P<norm>\|\|(?:_\{[^{}]*\}|_[A-Za-z0-9]+|\^\{[^{}]*\}|\^[A-Za-z0-9*+]+)+)
+| (?P<op><=>|<=|>=|!=|->|=>|>>|<<|\|\||[=<>+\-*/~|±])
+| (?P<open>[(\[])
+| (?P<close>[)\]])
+| (?P<comma>,)
+| (?P<space>[ ]+)
+| (?P<other>.)
+""", re.X | re.S)
+_ASCII_OPS = {"<=>": r"\iff", "<=": r"\le", ">=": r"\ge", "!=": r"\ne", "->": r"\to", "=>": r"\Rightarrow",
+              "||": r"\|", "*": r"\cdot", ">>": r"\gg", "<<": r"\ll", "~": r"\sim", "±": r"\pm", "<": "<", ">": ">"}
+#: Shortest ASCII-math span worth rendering, characters.
+ASCII_MATH_MIN_CHARS = 3
+
+
+def _id_is_math(tok: str) -> bool:
+    base = re.match(r"[A-Za-z][A-Za-z0-9]*", tok).group(0)
+    if len(base) == 1 or base in _GREEK or base in _MATH_WORDS or re.fullmatch(r"[A-Za-z]\d+", base):
+        return True
+    # a multi-letter word is code or English ("tam_erm", "store's"), not a symbol
+    return False
+
+
+def _script(body: str) -> str:
+    if body.startswith("{") and body.endswith("}"):
+        body = body[1:-1]
+    if body == "T":
+        return r"\top"
+    if body in ("+", "*"):
+        return "+" if body == "+" else r"\ast"
+    if re.fullmatch(r"[A-Z]{2,}", body):
+        return r"\mathrm{" + body + "}"
+    if re.fullmatch(r"[a-z]{2,3}", body) and body not in _MATH_WORDS:  # S_ij: two indices
+        return body
+    return ascii_to_latex(body) if body else body
+
+
+def _id_latex(tok: str) -> str:
+    m = re.match(r"[A-Za-z][A-Za-z0-9]*", tok)
+    base, rest = m.group(0), tok[m.end():]
+    if base in _GREEK:
+        out = "\\" + base
+    elif base in _MATH_WORDS:
+        out = _MATH_WORDS[base]
+    elif base == "R" and rest.startswith("^"):
+        out = r"\mathbb{R}"
+    elif re.fullmatch(r"[A-Za-z]\d+", base):
+        out = base[0] + "_{" + base[1:] + "}"
+    elif len(base) > 1:
+        out = r"\mathrm{" + base + "}"
+    else:
+        out = base
+    for part in re.findall(r"_\{[^{}]*\}|_[A-Za-z0-9*]+|\^\{[^{}]*\}|\^-1|\^-[0-9]+|\^[A-Za-z0-9*+]+|'", rest):
+        if part == "'":
+            out += "'"
+        else:
+            out += part[0] + "{" + _script(part[1:]) + "}"
+    return out
+
+
+def ascii_to_latex(text: str) -> str:
+    """LaTeX for a span of ASCII math (see :func:`ascii_math_spans`).
+
+    >>> ascii_to_latex("h_j/(1 - h_j)")
+    'h_{j}/(1 - h_{j})'
+    >>> ascii_to_latex("k_i^T k_j <= 1")
+    'k_{i}^{\\\\top} k_{j} \\\\le 1'
+    """
+    out = []
+    toks = [(m.lastgroup, m.group(0)) for m in _ASCII_TOKEN.finditer(text)]
+    n = 0
+    while n < len(toks):
+        kind, tok = toks[n]
+        n += 1
+        if kind == "id" and tok == "sqrt" and n < len(toks) and toks[n][1] == "(":
+            depth, j = 0, n
+            while j < len(toks):
+                depth += (toks[j][1] == "(") - (toks[j][1] == ")")
+                if depth == 0:
+                    break
+                j += 1
+            inner = "".join(t for _, t in toks[n + 1:j])
+            out.append(r"\sqrt{" + ascii_to_latex(inner) + "}")
+            n = j + 1
+            continue
+        if kind == "id":
+            if tok == "x" and 1 < n < len(toks):  # "p x d": a dimension
+                out.append(r"\times")
+            elif tok == "E" and n < len(toks) and toks[n][1] == "[":
+                out.append(r"\mathbb{E}")
+            else:
+                out.append(_id_latex(tok))
+        elif kind == "num":
+            m = re.fullmatch(r"([\d.]+)e(-?\d+)", tok)
+            out.append(f"{m.group(1)} \\times 10^{{{m.group(2)}}}" if m else tok)
+        elif kind == "norm":
+            out.append(r"\|" + _id_latex("N" + tok[2:])[1:])
+        elif kind == "op":
+            out.append(_ASCII_OPS.get(tok, tok))
+        elif tok in "{}":
+            out.append("\\" + tok)
+        else:
+            out.append(tok)
+    return "".join(out)
+
+
+def ascii_math_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each run of ASCII math in plain ``text``: single
+    letters, subscripted or superscripted names, Greek names, numbers,
+    operators and brackets, holding an operator, a subscript or a
+    superscript. English words end a run; so does a comma outside brackets."""
+    spans: list[tuple[int, int]] = []
+    toks = [(m.lastgroup, m.group(0), m.start(), m.end()) for m in _ASCII_TOKEN.finditer(text)]
+    for i, (kind, tok, a, b) in enumerate(toks):
+        # "<W, A>" is an inner product, not two comparisons: a bare < or > counts only between spaces
+        if kind == "op" and tok in ("<", ">") and not (0 < i < len(toks) - 1 and toks[i - 1][0] == "space"
+                                                        and toks[i + 1][0] == "space"):
+            toks[i] = ("other", tok, a, b)
+
+    def close(run: list) -> None:
+        while run and run[-1][0] in ("space", "comma", "op") and run[-1][1] not in ("'",):
+            if run[-1][0] == "op" and run[-1][1] in ("||", "|"):
+                break
+            run.pop()
+        while run and run[0][0] in ("space", "comma") or (run and run[0][0] == "op" and run[0][1] in "=<>*/"):
+            run.pop(0)
+        # drop unmatched brackets at the ends
+        depth = 0
+        for kind, tok, *_ in run:
+            depth += (kind == "open") - (kind == "close")
+        while run and depth > 0 and run[-1][0] in ("open", "space"):
+            depth -= run[-1][0] == "open"
+            run.pop()
+        while run and depth > 0 and run[0][0] in ("open", "space"):
+            depth -= run[0][0] == "open"
+            run.pop(0)
+        while run and depth < 0 and run[-1][0] in ("close", "space"):
+            depth += run[-1][0] == "close"
+            run.pop()
+        while run and run[-1][0] == "space":
+            run.pop()
+        while run and run[0][0] == "space":
+            run.pop(0)
+        if not run or depth != 0:
+            return
+        strong = any((k == "op" and t not in ("-", "+")) or k == "norm" or (k == "id" and t != re.match(r"[A-Za-z]+[0-9]*", t).group(0))
+                     or (k == "id" and t in _GREEK) for k, t, *_ in run)
+        has_term = any(k in ("id", "num") for k, *_ in run)
+        start, end = run[0][2], run[-1][3]
+        if strong and has_term and end - start >= ASCII_MATH_MIN_CHARS:
+            spans.append((start, end))
+
+    run: list = []
+    depth = 0
+    for i, (kind, tok, a, b) in enumerate(toks):
+        joins = ((kind == "id" and _id_is_math(tok)) or kind in ("num", "op", "norm", "space", "open", "close")
+                 or (kind == "comma" and depth > 0))
+        # a letter glued to a following word ("a b" is fine, "x-axis" is not)
+        if joins and kind == "id" and i + 1 < len(toks) and toks[i + 1][0] == "other" and toks[i + 1][1] in "'.":
+            joins = toks[i + 1][1] == "'" and False
+        if not joins:
+            close(run)
+            run, depth = [], 0
+            continue
+        if kind == "open":
+            depth += 1
+        elif kind == "close":
+            depth -= 1
+        run.append((kind, tok, a, b))
+    close(run)
+    return spans
 
 
 class _Renderer:
@@ -126,16 +462,33 @@ class _Renderer:
                 self.fallbacks.append(fallback)
         return markup
 
-    def rich(self, text: str, *, claim: str, where: str) -> str:
+    def rich(self, text: str, *, claim: str, where: str, ascii_math: bool = False) -> str:
         """Escaped text with ``$...$`` pieces rendered as inline MathML, and
         the ASCII-math groups ``x^{...}`` and ``x_{...}`` of plain text as
         superscripts and subscripts."""
         out, last = [], 0
         for m in _INLINE_MATH.finditer(text or ""):
-            out.append(_plain(text[last:m.start()]))
+            out.append(self.plain_math(text[last:m.start()], ascii_math=ascii_math))
             out.append(self.math(m.group(1), claim=claim, where=where, display=False))
             last = m.end()
-        out.append(_plain((text or "")[last:]))
+        out.append(self.plain_math((text or "")[last:], ascii_math=ascii_math))
+        return "".join(out)
+
+    def plain_math(self, text: str, *, ascii_math: bool) -> str:
+        """Plain text, its runs of ASCII math (``h_j/(1 - h_j)``) rendered as
+        inline MathML when ``ascii_math`` (a run that does not convert stays
+        text: ASCII math is never reported as a fallback)."""
+        if not ascii_math or not text:
+            return _plain(text)
+        out, last = [], 0
+        for a, b in ascii_math_spans(text):
+            markup, error = latex_to_mathml(ascii_to_latex(text[a:b]))
+            if error:
+                continue
+            out.append(_plain(text[last:a]))
+            out.append(markup.replace("<math ", '<math class="ascii" ', 1))
+            last = b
+        out.append(_plain(text[last:]))
         return "".join(out)
 
     # -- pieces -----------------------------------------------------------
@@ -150,8 +503,17 @@ class _Renderer:
             f'{" disabled" if not counts.get(s) else ""}><b>{counts.get(s, 0)}</b> {escape(s)}</button>'
             for s in STATUS_ORDER
         )
-        verdict = ('<span class="verdict ok">OK: no claim failed, errored or is blocked</span>' if r["ok"]
-                   else '<span class="verdict bad">NOT OK: a claim failed, errored or is blocked</span>')
+        failing = fail_on(r)
+        offending = ", ".join(f"{counts[s]} {s}" for s in failing if counts.get(s))
+        verdict = (f'<span class="verdict ok">OK: no claim is {escape(" / ".join(failing))}</span>' if r["ok"]
+                   else f'<span class="verdict bad">NOT OK: {escape(offending or "the run failed")}</span>')
+        src = env.get("source") or {}
+        if src.get("commit"):
+            commit = (f'<code>{escape(src["commit"][:12])}</code>'
+                      + (' <span class="dirty">tracked files changed</span>' if src.get("dirty") else ' (clean)'))
+        else:
+            commit = f'<span class="muted">unknown ({escape(str(src.get("reason", "not recorded")))})</span>'
+        command = (f'<dt>command</dt><dd><code>{escape(env["command"])}</code></dd>' if env.get("command") else "")
         prof = r["profile"]
         profile_bits = ", ".join(f"{k} {escape(str(v))}" for k, v in prof.items() if k != "name")
         packages = "".join(f"<tr><th>{escape(k)}</th><td>{escape(str(v))}</td></tr>"
@@ -170,7 +532,8 @@ class _Renderer:
     <dt>seed</dt><dd>{r['seed']}</dd>
     <dt>time taken</dt><dd>{r['duration_s']:.2f} s</dd>
     <dt>generated</dt><dd>{escape(r['generated_at'])} by {escape(str(tool.get('name', 'theorems')))} {escape(str(tool.get('version', '')))}</dd>
-    <dt>selection</dt><dd>{sel_text}</dd>
+    <dt>selection</dt><dd>{sel_text}; fails on {escape(", ".join(failing))}</dd>
+    <dt>commit</dt><dd>{commit}</dd>{command}
     <dt>environment</dt><dd>Python {escape(env['python'])} ({escape(str(env.get('implementation', '')))}) on
       {escape(env['platform'])}, {escape(str(env.get('cpu_count', '?')))} CPUs; BLAS: {blas or 'unknown'}
       <details><summary>package versions</summary><table class="env">{packages}</table></details></dd>
@@ -208,7 +571,7 @@ class _Renderer:
             rows.append(
                 f'<tr data-status="{escape(c["status"])}" data-kind="{escape(c["kind"])}">'
                 f'<td><a href="#claim-{escape(c["id"])}"><code>{escape(c["id"])}</code></a></td>'
-                f'<td>{self.rich(c["title"], claim=c["id"], where="title")}</td>'
+                f'<td>{self.rich(c["title"], claim=c["id"], where="title", ascii_math=True)}</td>'
                 f'<td>{escape(c["kind"])}</td><td>{_badge(c["status"])}</td>'
                 f'<td class="fig">{self.key_figure(c)}</td><td class="num">{c["seconds"]:.2f}</td></tr>'
             )
@@ -229,14 +592,32 @@ class _Renderer:
     def graph(self) -> str:
         claims = self.report["claims"]
         edges = sum(len(c["depends_on"]) for c in claims)
+        chain = chain_status(claims)
+        full = sum(v == "verified" for v in chain.values())
         legend = "".join(f'<span class="key" style="--c:{STATUS_COLOURS[s]}">{escape(s)}</span>'
                          for s in STATUS_ORDER if self.report["counts"].get(s))
+        kinds = sorted({c["kind"] for c in claims})
+        shapes = "".join(
+            f'<span class="shape-key"><svg viewBox="0 0 44 18" width="44" height="18" aria-hidden="true">'
+            f'<path class="shape{" dashed" if KIND_SHAPES.get(k) == "dashed" else ""}" '
+            f'd="{shape_path(KIND_SHAPES.get(k, "rectangle"), 1, 1, 42, 16)}" fill="#8c959f"/></svg>'
+            f'{escape(k)}</span>' for k in kinds)
         return f"""
 <section id="graph">
   <h2>Dependencies</h2>
-  <p class="muted">{edges} dependencies. A claim stands right of every claim it depends on; an edge from a claim
-  that did not pass is drawn in its colour. Click a claim to go to it. {legend}</p>
-  <div class="scroll">{dependency_graph_svg(claims)}</div>
+  <p class="muted">{len(claims)} claims in {len({topic(c["id"]) for c in claims})} topics, {edges} dependencies.
+  Each band is a topic; within it a claim comes after the claims of its topic it depends on. Colour: status;
+  shape: kind; a ring and &#x2713;: verified together with everything it depends on ({full} claims).
+  Click a claim to light up what it uses (upstream) and what uses it (downstream); click it again to go to it.
+  Wheel or the buttons zoom, drag pans.</p>
+  <p class="small">{legend}</p><p class="small shapes">{shapes}</p>
+  <div class="graph-tools" role="group" aria-label="graph view">
+    <button type="button" data-zoom="in" title="zoom in">+</button>
+    <button type="button" data-zoom="out" title="zoom out">&minus;</button>
+    <button type="button" data-zoom="reset" title="whole graph">fit</button>
+    <span id="graph-info" class="muted small" aria-live="polite">no claim selected</span>
+  </div>
+  <div class="graph-box">{dependency_graph_svg(claims)}</div>
 </section>"""
 
     def evidence_table(self, c: dict) -> str:
@@ -246,7 +627,7 @@ class _Renderer:
             where = f"check {e['check']}"
             rows.append(
                 f'<tr class="row-{escape(e["status"])}"><td><b>{escape(e["check"])}</b>'
-                + (f'<div class="muted small">{self.rich(desc, claim=c["id"], where=where)}</div>'
+                + (f'<div class="muted small">{self.rich(desc, claim=c["id"], where=where, ascii_math=True)}</div>'
                    if desc else "")
                 + f'</td><td>{escape(e["kind"])}</td><td>{_ev_badge(e["status"])}</td>'
                 f'<td class="num">{_num(e["figure"])}</td>'
@@ -265,7 +646,8 @@ class _Renderer:
             if e["status"] not in _BAD_EVIDENCE:
                 continue
             detail = self.rich(e.get("detail") or "", claim=c["id"], where="check " + e["check"])
-            parts = [f'<h4>{escape(e["check"])}: {escape(e["status"].replace("_", " "))}</h4>', f"<p>{detail}</p>"]
+            parts = [f'<h4>{escape(e["check"])}: {escape(e["status"].replace("_", " "))}</h4>',
+                     f'<p class="result">{escape(result_message(e))}</p>', f"<p>{detail}</p>"]
             if e.get("counterexample") is not None:
                 parts.append("<p>Minimal counterexample:</p>" + _block(e["counterexample"]))
             if e.get("replay"):
@@ -308,11 +690,29 @@ class _Renderer:
         return (f'<figure class="plot-figure" data-plot="{escape(p.source)}">{p.svg}{legend}'
                 f'<figcaption>{escape(p.title)}</figcaption></figure>')
 
+    def domain(self, c: dict) -> str:
+        """The statement's domain and what each check searched; a warning
+        when the statement is wider than every searched domain."""
+        stated = domain_text(c.get("domain"))
+        searched = searched_domains(c)
+        if not stated and not searched:
+            return ""
+        out = ""
+        if stated:
+            out += f"<dt>statement's domain</dt><dd>{self.plain_math(stated, ascii_math=True)}</dd>"
+        if searched:
+            items = "".join(f"<li><b>{escape(check)}</b>: {self.plain_math(text, ascii_math=True)}</li>"
+                            for check, text in searched)
+            warn = ('<p class="wider">The statement is wider than what was searched: the checks cover only '
+                    'the domains listed here.</p>' if wider_than_searched(c) else "")
+            out += f'<dt>searched</dt><dd><ul>{items}</ul>{warn}</dd>'
+        return out
+
     def negative_control(self, c: dict) -> str:
         nc = c.get("negative_control")
         if not nc or nc.get("description") is None:  # none (an underspecified claim)
             return ""
-        desc = self.rich(nc.get("description") or "", claim=c["id"], where="negative control")
+        desc = self.rich(nc.get("description") or "", claim=c["id"], where="negative control", ascii_math=True)
         if nc.get("caught") is None:
             return f'<p class="nc"><b>Negative control</b> (not run; use <code>--controls</code>): {desc}</p>'
         verdict = ('<span class="ev ev-passed">caught</span> the claim comes out '
@@ -330,19 +730,23 @@ class _Renderer:
             + (f" {_badge(status_of[d], small=True)}" if d in status_of else ' <span class="muted">(not in this run)</span>')
             for d in c["depends_on"]
         ) or '<span class="muted">none</span>'
-        assumptions = "".join(f"<li>{self.rich(a, claim=cid, where='assumption')}</li>"
+        assumptions = "".join(f"<li>{self.rich(a, claim=cid, where='assumption', ascii_math=True)}</li>"
                               for a in c.get("assumptions") or [])
         blocked = (f'<dt>blocked by</dt><dd>{", ".join(f"<code>{escape(b)}</code>" for b in c["blocked_by"])}</dd>'
                    if c.get("blocked_by") else "")
         reason = (f'<dt>why it cannot be checked</dt><dd>{self.rich(c["reason"], claim=cid, where="reason")}</dd>'
                   if c.get("reason") else "")
-        statement = self.math(c["statement"], claim=cid, where="statement", display=True)
+        pieces = split_statement(c["statement"])
+        if len(pieces) > 1 and any(latex_to_mathml(p, display=True)[1] for p in pieces):
+            pieces = [c["statement"]]  # a cut that breaks the LaTeX: show it whole
+        statement = "".join(self.math(piece, claim=cid, where="statement", display=True) for piece in pieces)
+        domain = self.domain(c)
         body = [
             f'<div class="statement">{statement}</div>',
             f'<details class="source"><summary>LaTeX source</summary><code>{escape(c["statement"])}</code></details>',
             f'<dl class="facts"><dt>kind</dt><dd>{escape(c["kind"])}</dd><dt>source</dt><dd>{self.rich(c["source"], claim=cid, where="source")}</dd>'
             f'<dt>assumptions</dt><dd>{f"<ul>{assumptions}</ul>" if assumptions else "<span class=muted>none stated</span>"}</dd>'
-            f'<dt>depends on</dt><dd>{deps}</dd>{blocked}{reason}</dl>',
+            f'<dt>depends on</dt><dd>{deps}</dd>{blocked}{reason}{domain}</dl>',
         ]
         if c["evidence"]:
             body.append(self.evidence_table(c))
@@ -351,7 +755,7 @@ class _Renderer:
         body.append(self.negative_control(c))
         return (f'<section class="claim" id="claim-{escape(cid)}" data-status="{escape(c["status"])}" '
                 f'data-kind="{escape(c["kind"])}"><h3><code>{escape(cid)}</code> '
-                f'{self.rich(c["title"], claim=cid, where="title")} {_badge(c["status"])}'
+                f'{self.rich(c["title"], claim=cid, where="title", ascii_math=True)} {_badge(c["status"])}'
                 f'<span class="muted small"> {c["seconds"]:.2f} s</span></h3>{"".join(body)}</section>')
 
     def notes(self) -> str:
@@ -390,7 +794,8 @@ def math_fallbacks(report: dict) -> list[MathFallback]:
     """Every piece of LaTeX in ``report`` that the HTML shows as source."""
     r = _Renderer(report)
     for c in report["claims"]:
-        r.math(c["statement"], claim=c["id"], where="statement", display=True)
+        for piece in split_statement(c["statement"]):
+            r.math(piece, claim=c["id"], where="statement", display=True)
         for where in ("title", "source", "reason"):
             r.rich(c.get(where) or "", claim=c["id"], where=where)
         for a in c.get("assumptions") or []:
@@ -505,13 +910,35 @@ table.grid thead th{background:var(--soft);position:sticky;top:0}
 table.env th{text-align:left;font-weight:normal;color:var(--muted);padding-right:12px}
 #claims td.fig{font-size:12.5px;font-variant-numeric:tabular-nums}
 .filters{display:flex;gap:16px;align-items:center;margin:6px 0}.filters select{font:inherit;padding:2px 4px}
-.scroll{overflow-x:auto;border:1px solid var(--line);border-radius:6px;padding:4px;background:#fff}
-svg.depgraph text{font:12px "DejaVu Sans Mono",ui-monospace,monospace;fill:#fff}
-svg.depgraph text.layer{fill:var(--muted);font-family:system-ui,sans-serif}
-svg.depgraph .edge{fill:none;stroke-width:1.3;opacity:.75}svg.depgraph a:hover rect{stroke:#000;stroke-width:2}
+.graph-box{border:1px solid var(--line);border-radius:6px;background:#fff;overflow:hidden;touch-action:none}
+svg.depgraph{display:block;width:100%;height:auto;max-height:80vh;cursor:grab;user-select:none}
+svg.depgraph.panning{cursor:grabbing}
+svg.depgraph text{font:12px "DejaVu Sans Mono",ui-monospace,monospace;fill:#fff;pointer-events:none}
+svg.depgraph .lane-bg{fill:#f6f8fa}svg.depgraph .lane-bg.odd{fill:#eef1f4}
+svg.depgraph text.lane-title{fill:var(--muted);font:600 12px system-ui,sans-serif}
+svg.depgraph .edge{fill:none;stroke-width:1.2;opacity:.45;pointer-events:none}
+svg.depgraph .shape{stroke:#fff;stroke-width:1}svg.depgraph .shape.dashed{stroke:#1f2328;stroke-dasharray:4 3;fill-opacity:.55}
+svg.depgraph .chain-mark{fill:none;stroke:#1a7f37;stroke-width:2}svg.depgraph text.chain-tick{fill:#fff;font-weight:700}
+svg.depgraph a.node:hover .shape{stroke:#000;stroke-width:2}
+svg.depgraph.focus a.node{opacity:.18}svg.depgraph.focus .edge{opacity:.06}
+svg.depgraph.focus a.node.sel,svg.depgraph.focus a.node.up,svg.depgraph.focus a.node.down{opacity:1}
+svg.depgraph a.node.sel .shape{stroke:#000;stroke-width:3}
+svg.depgraph a.node.up .shape{stroke:#0969da;stroke-width:3}svg.depgraph a.node.down .shape{stroke:#bf3989;stroke-width:3}
+svg.depgraph.focus .edge.up{opacity:1;stroke:#0969da;stroke-width:2}svg.depgraph.focus .edge.down{opacity:1;stroke:#bf3989;stroke-width:2}
+.graph-tools{display:flex;gap:6px;align-items:center;margin:6px 0}
+.graph-tools button{font:inherit;min-width:34px;padding:1px 8px;border:1px solid var(--line);border-radius:4px;background:#fff;cursor:pointer}
+.shape-key{display:inline-flex;align-items:center;gap:4px;margin-right:12px}.shape-key svg{vertical-align:middle}
+.table-scroll{overflow-x:auto;max-width:100%}
 section.claim{border:1px solid var(--line);border-radius:8px;padding:12px 16px;margin:14px 0;scroll-margin-top:8px}
 section.claim:target{box-shadow:0 0 0 3px #0969da55}
-.statement{font-size:17px;overflow-x:auto;padding:6px 0}
+.statement{font-size:17px;padding:6px 0;display:flex;flex-wrap:wrap;justify-content:center;align-items:baseline;
+ column-gap:2.4em;row-gap:6px;max-width:100%}
+.statement math{margin:0;max-width:100%}
+math.ascii{font-size:1.05em}
+.dirty{background:#fff8c5;padding:0 4px;border-radius:3px}.wider{color:#9a6700;margin:2px 0}
+p.result{font-family:"DejaVu Sans Mono",ui-monospace,monospace;font-size:12.5px;background:var(--soft);padding:4px 6px;
+ overflow-wrap:anywhere}
+.ev-inconclusive{background:#fff8c5;color:#7d4e00}.ev-answered{background:#ddf4ff;color:#0a5c9e}
 math{font-family:"STIX Two Math","Latin Modern Math","DejaVu Math TeX Gyre",math}
 details.source code{display:block;white-space:pre-wrap;background:var(--soft);padding:6px;border-radius:4px}
 details.source summary{color:var(--muted);font-size:12px;cursor:pointer}
@@ -559,5 +986,56 @@ _JS = """
   }
   window.addEventListener('hashchange',reveal);
   apply();
+})();
+(function(){
+  var svg=document.querySelector('svg.depgraph'); if(!svg) return;
+  var W=+svg.dataset.width, H=+svg.dataset.height, view=[0,0,W,H], info=document.getElementById('graph-info');
+  function set(v){view=v;svg.setAttribute('viewBox',v.map(function(x){return x.toFixed(1);}).join(' '));}
+  function zoom(f,cx,cy){
+    var w=Math.min(W*1.5,Math.max(W/12,view[2]*f)), h=w*H/W;
+    if(cx===undefined){cx=view[0]+view[2]/2;cy=view[1]+view[3]/2;}
+    set([cx-(cx-view[0])*w/view[2], cy-(cy-view[1])*h/view[3], w, h]);
+  }
+  function point(ev){var r=svg.getBoundingClientRect();
+    return [view[0]+(ev.clientX-r.left)/r.width*view[2], view[1]+(ev.clientY-r.top)/r.height*view[3]];}
+  svg.addEventListener('wheel',function(ev){ev.preventDefault();var p=point(ev);zoom(ev.deltaY>0?1.2:1/1.2,p[0],p[1]);},{passive:false});
+  document.querySelectorAll('[data-zoom]').forEach(function(b){b.addEventListener('click',function(){
+    var z=b.dataset.zoom; if(z==='reset') set([0,0,W,H]); else zoom(z==='in'?1/1.4:1.4);});});
+  var drag=null, moved=false;
+  svg.addEventListener('pointerdown',function(ev){drag=[ev.clientX,ev.clientY,view[0],view[1]];moved=false;});
+  window.addEventListener('pointermove',function(ev){
+    if(!drag) return; var r=svg.getBoundingClientRect(), dx=ev.clientX-drag[0], dy=ev.clientY-drag[1];
+    if(Math.abs(dx)+Math.abs(dy)>4){moved=true;svg.classList.add('panning');}
+    if(moved) set([drag[2]-dx/r.width*view[2], drag[3]-dy/r.height*view[3], view[2], view[3]]);});
+  window.addEventListener('pointerup',function(){drag=null;svg.classList.remove('panning');});
+  var nodes={}, users={};
+  svg.querySelectorAll('a.node').forEach(function(a){nodes[a.dataset.id]=a;users[a.dataset.id]=[];});
+  svg.querySelectorAll('a.node').forEach(function(a){(a.dataset.deps?a.dataset.deps.split(' '):[]).forEach(function(d){
+    if(users[d]) users[d].push(a.dataset.id);});});
+  function closure(start,next){var seen={},todo=next(start).slice();
+    while(todo.length){var x=todo.pop(); if(seen[x]||x===start) continue; seen[x]=1; todo=todo.concat(next(x));}
+    return Object.keys(seen);}
+  function depsOf(id){var a=nodes[id];return a&&a.dataset.deps?a.dataset.deps.split(' ').filter(function(d){return nodes[d];}):[];}
+  var selected=null;
+  function clear(){selected=null;svg.classList.remove('focus');
+    svg.querySelectorAll('.sel,.up,.down').forEach(function(e){e.classList.remove('sel','up','down');});
+    info.textContent='no claim selected';}
+  function select(id){
+    clear(); selected=id; svg.classList.add('focus'); nodes[id].classList.add('sel');
+    var up=closure(id,depsOf), down=closure(id,function(x){return users[x]||[];}), U={}, D={};
+    up.forEach(function(x){nodes[x].classList.add('up');U[x]=1;});
+    down.forEach(function(x){nodes[x].classList.add('down');D[x]=1;});
+    svg.querySelectorAll('.edge').forEach(function(e){
+      var f=e.dataset.from,t=e.dataset.to;
+      if((U[f]||f===id)&&(U[t]||t===id)) e.classList.add('up');
+      else if((D[t]||t===id)&&(D[f]||f===id)) e.classList.add('down');});
+    info.textContent=id+': uses '+up.length+' claim(s), used by '+down.length+
+      (nodes[id].dataset.chain==='verified'?'; verified with everything it depends on':'')+' (click again to open it)';
+  }
+  svg.querySelectorAll('a.node').forEach(function(a){a.addEventListener('click',function(ev){
+    if(moved){ev.preventDefault();return;}
+    if(selected!==a.dataset.id){ev.preventDefault();select(a.dataset.id);}});});
+  svg.addEventListener('click',function(ev){if(!moved&&!ev.target.closest('a.node')) clear();});
+  window.depgraph={select:select,clear:clear,zoom:zoom,view:function(){return view.slice();}};
 })();
 """

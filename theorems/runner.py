@@ -134,6 +134,10 @@ def run_check(claim: Claim, check: Check, *, impl: Impl, profile: Profile, seed:
             ev.status = EvidenceStatus.ERROR
             ev.detail = "the check measured NaN; " + ev.detail
         return ev
+        # Charge the check with everything its run did, not only the part its
+        # checker timed: a sweep's shared precomputation (a cached LP sweep
+        # that several checks read) runs inside the first check that needs it.
+        ev.seconds = max(float(ev.seconds or 0.0), time.perf_counter() - start)
     except (Exception, CheckTimeout) as exc:  # noqa: BLE001 - isolation is the point
         return Evidence(
             check=check.name,

@@ -38,11 +38,22 @@ def check(
     n: int | None = None,
     label: str = "",
     alpha: float = MC_FALSE_FAILURE_RATE,
+    names=None,
 ) -> Evidence:
+    """``names`` (optional) names each quantity, in the order of
+    ``expected``; without it the quantities are named by index (``q0``,
+    ``q1``, ...). The names go into ``data["names"]`` (the report's plots
+    and failure messages use them)."""
     n = int(n or ctx.profile.mc_samples)
     rng = ctx.rng("montecarlo")
     expected = np.atleast_1d(np.asarray(expected, dtype=float))
     k = expected.size
+    if names is None:
+        names = [f"q{i}" for i in range(k)]
+    else:
+        names = [str(x) for x in names]
+        if len(names) != k:
+            raise ValueError(f"names must name each of the {k} quantities, got {len(names)} names")
     total = np.zeros(k)
     total_sq = np.zeros(k)
     drawn = 0
@@ -76,6 +87,8 @@ def check(
         cases=n,
         counterexample=None if ok else {
             "quantity": int(np.argmax(z)),
+            "name": names[int(np.argmax(z))],
+            "z": worst,
             "mean": float(mean[np.argmax(z)]),
             "claimed": float(expected[np.argmax(z)]),
             "standard_error": float(se[np.argmax(z)]),
@@ -87,5 +100,8 @@ def check(
             "claimed": expected.tolist(),
             "standard_error": se.tolist(),
             "false_failure_rate": alpha,
+            "names": names,
+            # signed: (mean - claimed) / standard error, 0 at rounding level
+            "z": [float(v) if np.isfinite(v) else str(v) for v in np.sign(mean - expected) * z],
         },
     )
