@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 import os
 import platform
-import sys
 import re
 import shlex
 import shutil
 import subprocess
+import sys
 import tempfile
 from datetime import datetime, timezone
 from importlib import metadata, resources
@@ -27,16 +27,16 @@ __all__ = [
     "SCHEMA_VERSION",
     "build_report",
     "environment",
-    "load_schema",
-    "render_markdown",
     "MAX_MARKDOWN_CHARS",
     "command_line",
     "domain_text",
-    "validate_report",
-    "write_reports",
+    "load_schema",
+    "render_markdown",
     "requirements",
     "source_state",
     "verdict_line",
+    "validate_report",
+    "write_reports",
     "write_text_atomic",
 ]
 
@@ -90,11 +90,6 @@ def _blas() -> dict:
     return info
 
 
-def environment() -> dict:
-    """Versions of Python and the dependencies, BLAS and the platform; the
-    commit of the code checked and the command line."""
-    reqs = requirements()
-    packages = {DISTRIBUTION: _version(DISTRIBUTION), **{k: v for k, v in reqs.items()}}
 def requirements(distribution: str = DISTRIBUTION) -> dict[str, str | None]:
     """Every requirement ``distribution`` declares (extras included), by
     name, with the installed version or None when it is not installed."""
@@ -152,6 +147,11 @@ def command_line(argv: list[str] | None = None) -> str:
     return shlex.join(argv)
 
 
+def environment() -> dict:
+    """Versions of Python and the dependencies, BLAS and the platform; the
+    commit of the code checked and the command line."""
+    reqs = requirements()
+    packages = {DISTRIBUTION: _version(DISTRIBUTION), **{k: v for k, v in reqs.items()}}
     return {
         "python": sys.version.split()[0],
         "implementation": platform.python_implementation(),
@@ -161,10 +161,10 @@ def command_line(argv: list[str] | None = None) -> str:
         "packages": packages,
         "requirements": sorted(reqs),
         "blas": _blas(),
-    }
-
         "source": source_state(),
         "command": command_line(),
+    }
+
 
 def build_report(result: RunResult, *, selection: dict | None = None) -> dict:
     """The JSON report of a run (see ``report.schema.json``)."""
@@ -239,9 +239,6 @@ def write_text_atomic(path: Path, text: str) -> None:
         raise
 
 
-def _fmt(x: Any) -> str:
-    if x is None:
-        return ""
 #: A pull-request comment holds at most this many characters (GitHub).
 MAX_MARKDOWN_CHARS = 65_536
 
@@ -256,6 +253,9 @@ _STATUS_ORDER = ("VERIFIED", "SUPPORTED", "ANSWERED", "INCONCLUSIVE", "NOT SUPPO
                  "UNDERSPECIFIED", "BLOCKED")
 
 
+def _fmt(x: Any) -> str:
+    if x is None:
+        return ""
     if isinstance(x, str):
         return x
     if isinstance(x, float):

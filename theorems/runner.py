@@ -130,14 +130,14 @@ def run_check(claim: Claim, check: Check, *, impl: Impl, profile: Profile, seed:
             ev = check.run(ctx)
         if not isinstance(ev, Evidence):
             raise TypeError(f"check returned {type(ev).__name__}, not Evidence")
-        if ev.figure is not None and isinstance(ev.figure, float) and math.isnan(ev.figure):
-            ev.status = EvidenceStatus.ERROR
-            ev.detail = "the check measured NaN; " + ev.detail
-        return ev
         # Charge the check with everything its run did, not only the part its
         # checker timed: a sweep's shared precomputation (a cached LP sweep
         # that several checks read) runs inside the first check that needs it.
         ev.seconds = max(float(ev.seconds or 0.0), time.perf_counter() - start)
+        if ev.figure is not None and isinstance(ev.figure, float) and math.isnan(ev.figure):
+            ev.status = EvidenceStatus.ERROR
+            ev.detail = "the check measured NaN; " + ev.detail
+        return ev
     except (Exception, CheckTimeout) as exc:  # noqa: BLE001 - isolation is the point
         return Evidence(
             check=check.name,
