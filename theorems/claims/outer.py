@@ -22,18 +22,7 @@ from hypothesis import strategies as st
 import linmem
 from linmem import ensembles
 from theorems import kit
-from theorems.strategies import (
-    Case,
-    Inputs,
-    exact_key_matrices,
-    exact_unit_key_matrices,
-    exact_value_matrices,
-    float_key_cases,
-    keys_and_values,
-    precise_keys,
-    precise_values,
-    unit_key_cases,
-)
+from theorems.strategies import Case, Inputs, exact_value_matrices, keys_and_values
 from theorems.templates import identity, wrong
 from theorems.tolerance import norm
 
