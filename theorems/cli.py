@@ -1,16 +1,21 @@
 """The ``theorems`` command: list, show and verify the claims; render and
 compare reports.
 
-Exit status of ``verify``: 0 when no claim is FAILED, ERROR or BLOCKED; 1
-otherwise; 2 for a usage error (a bad argument gets a message naming it).
-``report`` exits 0, or 2 when a report cannot be read (the message names the
-file and the problem).
+Exit status of ``verify``: 0 when no claim has a status in the fail-on set
+(``--fail-on``; default FAILED, ERROR, BLOCKED, NOT SUPPORTED) and every
+negative control run was caught; 1 otherwise. ``stability`` exits 1 when a
+claim comes out with more than one status across the seeds. Every command
+exits 2 for a usage error, with one line naming the option, the value and
+what is needed (never a traceback), and 130 on Ctrl-C, with one line saying
+the previous reports were kept. ``--out`` and the sweep cache
+(``$THEOREMS_CACHE``) are checked before any claim runs.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import textwrap
 from pathlib import Path
@@ -116,12 +121,7 @@ def _cmd_list(args) -> int:
 
 
 def _cmd_show(args) -> int:
-    reg = _catalogue(args)
-    try:
-        c = reg.get(args.id)
-    except KeyError as exc:
-        print(f"theorems show: {exc.args[0]}", file=sys.stderr)
-        return 2
+    c = _catalogue(args).get(args.id)  # an unknown id is a KeyError: exit 2 with its message
     print(f"{c.id}: {c.title}")
     print(f"  kind:       {c.kind.value}")
     print(f"  source:     {c.source}")
@@ -147,6 +147,130 @@ def _warn_math_fallbacks(report: dict, command: str) -> None:
               f"{f.error}", file=sys.stderr)
 
 
+class UsageError(ValueError):
+    """A bad option value found after parsing; the message names the option."""
+
+
+def _fail_on_arg(text: str) -> frozenset:
+    """``--fail-on``: statuses separated by commas (``NOT_SUPPORTED`` or
+    ``'NOT SUPPORTED'``, any case), or ``none``."""
+    from theorems.model import Status
+
+    if text.strip().lower() == "none":
+        return frozenset()
+    chosen = set()
+    for part in text.split(","):
+        key = " ".join(part.replace("_", " ").replace("-", " ").upper().split())
+        try:
+            chosen.add(Status(key))
+        except ValueError:
+            names = ", ".join(s.value.replace(" ", "_") for s in Status)
+            raise argparse.ArgumentTypeError(
+                f"needs statuses among {names} separated by commas, or none; got {part.strip()!r}") from None
+    return frozenset(chosen)
+
+
+def _out_dir(value, option: str = "--out"):
+    from theorems.reportdir import ReportDirError, check_report_dir
+
+    try:
+        return check_report_dir(value)
+    except ReportDirError as exc:
+        raise UsageError(f"{option} {exc}") from None
+
+
+def _check_cache() -> None:
+    """Refuse a sweep cache that names a file (it would be silently skipped)."""
+    from linmem.sweeps import CACHE_ENV, default_cache_dir
+
+    folder = default_cache_dir()
+    if folder is None:
+        return
+    raw = os.environ.get(CACHE_ENV)
+    where = f"{CACHE_ENV}={raw!r}" if raw is not None else f"the sweep cache {str(folder)!r}"
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"{where} names a file, not a folder; set {CACHE_ENV} to a folder, or to off "
+                         "to run without the cache")
+    above = folder
+    while not above.exists() and above.parent != above:
+        above = above.parent
+    if not above.is_dir():
+        raise UsageError(f"{where} cannot be created: {above} is a file; set {CACHE_ENV} to a folder, or to off")
+
+
+def _partial_notice(args, claims, registry, out) -> None:
+    """Say what a partial run (``--only``/``--kind``) does to the report folder."""
+    if not (args.only or args.kind):
+        return
+    line = f"theorems verify: partial run ({len(claims)} of {len(registry)} claims)"
+    try:
+        previous = json.loads((out / "report.json").read_text(encoding="utf-8"))
+        sel = previous.get("selection") or {}
+        before = len(previous["claims"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        print(f"{line}; reports go to {out}", flush=True)
+        return
+    whole = "the full report" if not (sel.get("only") or sel.get("kind")) else "the report"
+    print(f"{line}: it replaces {whole} in {out} ({before} claims); give --out to write beside it", flush=True)
+
+
+def _fmt_number(x) -> str:
+    if x is None:
+        return "none"
+    if isinstance(x, float):
+        return f"{x:.4g}"
+    return str(x)
+
+
+def _print_summary(result, report) -> None:
+    """Every claim that is not VERIFIED, SUPPORTED or ANSWERED, with each
+    check that did not pass: its figure against its threshold, the minimal
+    counterexample and the replay command; then the verdict."""
+    from theorems.evidence._common import jsonable
+    from theorems.model import EvidenceStatus, Status
+
+    counts = ", ".join(f"{v} {k}" for k, v in report["counts"].items() if v)
+    print(f"\n{counts} in {result.seconds:.1f} s")
+    quiet = (EvidenceStatus.PASSED, EvidenceStatus.SUPPORTED, EvidenceStatus.ANSWERED)
+    underspecified = []
+    for r in result.results:
+        if r.status.ok:
+            continue
+        if r.status is Status.UNDERSPECIFIED:
+            underspecified.append(r.claim.id)
+            continue
+        fails = " (fails the run)" if r.status in result.fail_on else ""
+        waits = f", blocked by {', '.join(r.blocked_by)}" if r.blocked_by else ""
+        print(f"  {r.claim.id} {r.status.value}{fails}{waits}")
+        for e in r.evidence:
+            if e.status in quiet:
+                continue
+            figure = (f"figure {_fmt_number(e.figure)} against {e.comparison} {_fmt_number(e.threshold)}"
+                      if e.figure is not None or e.threshold is not None else "no figure")
+            print(f"    [{e.check}] {e.status.value}: {figure}; {' '.join(str(e.detail).split())[:600]}")
+            if e.counterexample is not None:
+                print(f"      counterexample: {json.dumps(jsonable(e.counterexample))[:400]}")
+            if e.replay:
+                print(f"      replay: {e.replay}")
+    if underspecified:
+        print(f"  UNDERSPECIFIED (no checks; see theorems show): {', '.join(underspecified)}")
+    for r in result.results:
+        nc = r.negative_control
+        if nc and nc.get("caught") is False:
+            print(f"  {r.claim.id}: negative control NOT caught ({nc.get('description')}): "
+                  f"the claim still comes out {nc.get('status')} (fails the run)")
+    fail_on = ", ".join(s.value for s in Status if s in result.fail_on) or "nothing"
+    if result.ok:
+        print(f"verdict: OK (fails on {fail_on})")
+    else:
+        bad = [f"{report['counts'][s.value]} {s.value}" for s in Status
+               if s in result.fail_on and report["counts"].get(s.value)]
+        missed = sum(1 for r in result.results if r.negative_control and r.negative_control.get("caught") is False)
+        if missed:
+            bad.append(f"{missed} negative control{'s' if missed > 1 else ''} not caught")
+        print(f"verdict: NOT OK: {', '.join(bad)} (fails on {fail_on})")
+
+
 def _cmd_verify(args) -> int:
     from theorems.progress import Progress
     from theorems.registry import select
@@ -154,30 +278,58 @@ def _cmd_verify(args) -> int:
     from theorems.runner import run
 
     profile = get_profile(args.profile)
-    claims = select(_registry(args), args.only or (), kinds=args.kind or ())
+    registry = _registry(args)
+    claims = select(registry, args.only or (), kinds=args.kind or ())
+    out = _out_dir(args.out)
+    args.kept_reports = out
+    _check_cache()
+    _partial_notice(args, claims, registry, out)
     print(f"theorems verify: {len(claims)} claims, profile {profile.name}, seed {args.seed}", flush=True)
     progress = Progress(sys.stdout)
     progress, claims, run_context = _run_context(args, profile, progress, claims)
     try:
         result = run(claims, profile=profile, seed=args.seed, controls=args.controls,
-                     jobs=args.jobs, progress=progress, claims_modules=args.claims or ())
+                     jobs=args.jobs, progress=progress, claims_modules=args.claims or (), fail_on=args.fail_on)
     finally:
         progress.close()
         run_context.close()
     report = build_report(result, selection={"only": args.only or [], "kind": args.kind or [],
                                              "claims_modules": args.claims or []})
-    paths = write_reports(report, Path(args.out))
+    paths = write_reports(report, out)
     _warn_math_fallbacks(report, "verify")
-    counts = ", ".join(f"{v} {k}" for k, v in report["counts"].items() if v)
-    print(f"\n{counts} in {result.seconds:.1f} s")
-    for r in result.results:
-        for e in r.evidence:
-            if e.status.value in ("failed", "error"):
-                print(f"  {r.claim.id} [{e.check}] {e.status.value}: {e.detail}")
-                if e.counterexample is not None:
-                    print(f"    counterexample: {json.dumps(e.counterexample)[:400]}")
-                print(f"    replay: {e.replay}")
+    _print_summary(result, report)
     print("reports: " + ", ".join(str(p) for p in paths))
+    return 0 if result.ok else 1
+
+
+def _cmd_stability(args) -> int:
+    from theorems.registry import select
+    from theorems.report import write_text_atomic
+    from theorems.stability import render_table, run_stability, seed_range
+
+    profile = get_profile(args.profile)
+    claims = select(_registry(args), args.only or (), kinds=args.kind or ())
+    out = _out_dir(args.out)
+    _check_cache()
+    seeds = seed_range(args.seeds, args.first_seed)
+    processes = min(args.jobs, len(seeds))
+    print(f"theorems stability: {len(claims)} claims x {len(seeds)} seeds ({seeds[0]}..{seeds[-1]}), "
+          f"profile {profile.name}, {processes} process{'es' if processes > 1 else ''}", flush=True)
+
+    def progress(seed, summary, seconds):
+        counts: dict[str, int] = {}
+        for entry in summary.values():
+            counts[entry["status"]] = counts.get(entry["status"], 0) + 1
+        print(f"  seed {seed}: " + ", ".join(f"{n} {s}" for s, n in counts.items()) + f" in {seconds:.1f} s",
+              flush=True)
+
+    result = run_stability(claims, profile=profile, seeds=seeds, jobs=args.jobs,
+                           claims_modules=args.claims or (), progress=progress)
+    print()
+    print(render_table(result), end="")
+    table = out / "stability.json"
+    write_text_atomic(table, json.dumps(result.to_json(), indent=2) + "\n")
+    print(f"table: {table} ({result.seconds:.1f} s)")
     return 0 if result.ok else 1
 
 
@@ -197,16 +349,35 @@ def _cmd_report(args) -> int:
         raise ValueError("give a report.json to render, or --compare OLD.json NEW.json")
     from theorems.report import REPORT_FILES, write_reports
 
-    report = load_report(args.report)
+    from theorems.reportdir import recover
+
+    src = Path(args.report)
+    recover(src.parent)  # a swap of that folder killed half-way is finished first
+    report = load_report(src)
+    given = args.out is not None
+    out = _out_dir(args.out if given else src.parent, "--out" if given else "the report's folder")
+    args.kept_reports = out
+    beside = out / "report.json"
+    if beside.exists() and not os.path.samefile(beside, src):
+        raise UsageError(f"{'--out ' + repr(args.out) if given else 'the folder ' + repr(str(out))} holds the "
+                         f"report.json of another run; rendering {str(src)!r} there would mix two runs; "
+                         "give --out an empty folder")
     renders = tuple(n for n in REPORT_FILES if n != "report.json")
-    paths = write_reports(report, Path(args.out or Path(args.report).parent), names=renders)
+    paths = write_reports(report, out, names=renders)
     _warn_math_fallbacks(report, "report")
     print("reports: " + ", ".join(str(p) for p in paths))
     return 0
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage errors in one line: the option, the value, what is needed."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {' '.join(message.split())} (see {self.prog} --help)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="theorems",
         description="Check the mathematics of linear associative memory, claim by claim.",
         epilog=textwrap.dedent("""\
@@ -220,6 +391,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=_version())
     sub = p.add_subparsers(dest="command", required=True)
+    add_parser = sub.add_parser
+
+    def add_subcommand(*a, **kw):
+        sp = add_parser(*a, **kw)
+        sp.set_defaults(parser=sp)  # main() names the command in a usage error
+        return sp
+
+    sub.add_parser = add_subcommand
 
     def common(sp):
         sp.add_argument("--claims", action="append", metavar="MODULE",
@@ -253,10 +432,31 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--seed", type=_nonneg_int, default=DEFAULT_SEED, help=f"run seed (default {DEFAULT_SEED})")
     sp.add_argument("--jobs", type=_pos_int, default=1, help="processes to run claims in (default 1)")
     sp.add_argument("--controls", action="store_true",
-                    help="also run every negative control and report whether it is caught")
+                    help="also run every negative control and report whether it is caught "
+                         "(one not caught fails the run)")
+    sp.add_argument("--fail-on", type=_fail_on_arg, default=None, metavar="STATUS,...",
+                    help="claim statuses that make verify exit 1, separated by commas, or none "
+                         "(default: FAILED,ERROR,BLOCKED,NOT_SUPPORTED); recorded in report.json")
     filters(sp)
     common(sp)
     sp.set_defaults(func=_cmd_verify)
+
+    sp = sub.add_parser("stability", help="rerun the checks over several seeds: does each claim keep one status?",
+                        description="Run the selection at seeds FIRST..FIRST+N-1 (default 1..5), each seed as "
+                                    "verify --seed would, the seeds in parallel processes (--jobs), sharing the "
+                                    "sweep cache. Prints per claim its status distribution and per check the "
+                                    "min / median / max of its figure against its threshold; writes the table "
+                                    "to DIR/stability.json. Exits 1 if a claim has more than one status.")
+    sp.add_argument("--seeds", type=_pos_int, default=5, metavar="N", help="how many seeds (default 5)")
+    sp.add_argument("--first-seed", type=_nonneg_int, default=1, metavar="S", help="the first seed (default 1)")
+    sp.add_argument("--profile", choices=sorted(PROFILES), default=None,
+                    help="quick (default), standard or thorough; or set THEOREMS_PROFILE")
+    sp.add_argument("--jobs", type=_pos_int, default=1, help="processes, one seed each at a time (default 1)")
+    sp.add_argument("--out", default="reports", metavar="DIR",
+                    help="folder of stability.json (default: reports)")
+    filters(sp)
+    common(sp)
+    sp.set_defaults(func=_cmd_stability)
 
     sp = sub.add_parser("report", help="compare two reports, or render one again (Markdown, HTML, JUnit)",
                         description="With --compare: which claims changed status, appeared or disappeared, "
@@ -287,14 +487,37 @@ def _pos_int(text: str) -> int:
     return value
 
 
+def _interrupted(args) -> str:
+    out = getattr(args, "kept_reports", None)
+    if out is None:
+        return "nothing was written"
+    if (out / "report.json").exists():
+        return f"the previous reports in {out} were kept"
+    return f"no reports were written to {out}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # named by the subcommand's parser, so the message says which command
+        getattr(args, "parser", parser).error(f"unrecognized arguments: {' '.join(extra)}")
+    if getattr(args, "fail_on", "absent") is None:
+        from theorems.model import DEFAULT_FAIL_ON
+
+        args.fail_on = DEFAULT_FAIL_ON
     try:
         return args.func(args)
-    except (ValueError, KeyError, FileNotFoundError, ImportError) as exc:
-        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"theorems {args.command}: error: {msg}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print(f"theorems {args.command}: interrupted; {_interrupted(args)}", file=sys.stderr)
+        return 130
+    except (ValueError, KeyError, ImportError, OSError) as exc:
+        if isinstance(exc, KeyError) and exc.args:
+            msg = exc.args[0]
+        elif isinstance(exc, OSError) and exc.strerror and not isinstance(exc, FileNotFoundError):
+            msg = f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
+        else:
+            msg = exc
+        print(f"theorems {args.command}: error: {' '.join(str(msg).split())}", file=sys.stderr)
         return 2
 
 

@@ -7,7 +7,9 @@ seconds: the ratio alone would flag noise on millisecond checks, the
 difference alone would flag every long check.
 
 A report that cannot be read (missing, not JSON, not a report, a schema
-major version this tool does not read, or breaking the schema) raises
+major version this tool does not read, breaking the schema, or contradicting
+itself: a claim id twice, counts that do not count its statuses, an ``ok``
+its ``fail_on`` does not give) raises
 :class:`ReportError`, whose message names the file and the problem.
 """
 
@@ -22,6 +24,7 @@ __all__ = [
     "ReportError",
     "SLOWER_MIN_SECONDS",
     "SLOWER_RATIO",
+    "check_consistency",
     "compare_reports",
     "load_report",
     "render_comparison",
@@ -78,7 +81,42 @@ def load_report(path: str | Path) -> dict:
         where = "/".join(str(p) for p in first.absolute_path) or "(top level)"
         more = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""
         raise ReportError(f"{path}: does not match the report schema at {where}: {first.message}{more}")
+    check_consistency(report, path)
     return report
+
+
+def check_consistency(report: dict, path: str | Path = "report") -> None:
+    """Raise :class:`ReportError` when a schema-valid report contradicts
+    itself: a claim id listed twice, ``counts`` that do not count the
+    claims' statuses, or an ``ok`` that its ``fail_on`` set does not give."""
+    ids = [c["id"] for c in report["claims"]]
+    seen: dict[str, int] = {}
+    for cid in ids:
+        seen[cid] = seen.get(cid, 0) + 1
+    dup = [cid for cid, n in seen.items() if n > 1]
+    if dup:
+        raise ReportError(f"{path}: claim id {dup[0]!r} appears {seen[dup[0]]} times"
+                          + (f" (and {len(dup) - 1} more ids twice or more)" if len(dup) > 1 else "")
+                          + "; a report lists each claim once")
+    actual: dict[str, int] = {}
+    for c in report["claims"]:
+        actual[c["status"]] = actual.get(c["status"], 0) + 1
+    counts = report["counts"]
+    wrong = [s for s in sorted(set(counts) | set(actual)) if counts.get(s, 0) != actual.get(s, 0)]
+    if wrong:
+        s = wrong[0]
+        raise ReportError(f"{path}: counts say {counts.get(s, 0)} {s} but {actual.get(s, 0)} claims have that status"
+                          + (f" (and {len(wrong) - 1} more statuses miscounted)" if len(wrong) > 1 else ""))
+    if "fail_on" in report:
+        failing = [c["id"] for c in report["claims"] if c["status"] in report["fail_on"]]
+        missed = [c["id"] for c in report["claims"]
+                  if (c.get("negative_control") or {}).get("caught") is False]
+        expected = not failing and not missed
+        if report["ok"] is not expected:
+            why = (f"{len(failing)} claims have a status in fail_on {report['fail_on']}" if failing else
+                   f"{len(missed)} negative controls were not caught" if missed else
+                   f"no claim has a status in fail_on {report['fail_on']}")
+            raise ReportError(f"{path}: ok is {str(report['ok']).lower()} but {why}")
 
 
 @dataclass

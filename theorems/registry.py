@@ -7,13 +7,15 @@ from __future__ import annotations
 import fnmatch
 import importlib
 import importlib.util
+import os
 import sys
+import traceback
 from pathlib import Path
 from typing import Iterable, Sequence
 
 from theorems.model import Claim, ClaimKind
 
-__all__ = ["CLAIM_MODULES", "ENTRY_POINT_GROUP", "Registry", "load_claims", "select"]
+__all__ = ["CLAIM_MODULES", "ENTRY_POINT_GROUP", "ClaimsModuleError", "Registry", "load_claims", "select"]
 
 #: Topic modules of the built-in catalogue, in report order.
 CLAIM_MODULES = (
@@ -92,18 +94,63 @@ class Registry:
         return list(self._order)
 
 
+class ClaimsModuleError(ValueError):
+    """A claims module that cannot be loaded: missing, not a .py file, failing
+    at import, or without a proper ``CLAIMS``; the message names the module,
+    what went wrong and where."""
+
+
+def _raised_at(exc: BaseException, path: Path | None = None) -> str:
+    """``file:line`` of the deepest frame of ``exc`` (inside ``path`` when it is given)."""
+    if isinstance(exc, SyntaxError) and exc.lineno:
+        return f"{exc.filename}:{exc.lineno}"
+    frames = traceback.extract_tb(exc.__traceback__)
+    if path is not None:
+        inside = [f for f in frames if Path(f.filename) == path]
+        frames = inside or frames
+    frames = [f for f in frames if not f.filename.startswith("<frozen")] or frames
+    return f"{frames[-1].filename}:{frames[-1].lineno}" if frames else "?"
+
+
+def _failed(spec: str, exc: BaseException, path: Path | None = None) -> ClaimsModuleError:
+    what = exc.msg if isinstance(exc, SyntaxError) else str(exc)
+    kind = "has a syntax error" if isinstance(exc, SyntaxError) else f"raised {type(exc).__name__}"
+    one_line = " ".join(f"{kind}: {what}".split())
+    return ClaimsModuleError(f"claims module {spec!r} failed to import: {one_line} (at {_raised_at(exc, path)})")
+
+
 def _import(spec: str):
+    if not isinstance(spec, str) or not spec.strip():
+        raise ClaimsModuleError(f"claims module must be an import name or a path to a .py file, got {spec!r}")
     path = Path(spec)
-    if spec.endswith(".py") or path.exists():
+    if spec.endswith(".py") or path.exists() or "/" in spec or os.sep in spec:
         if not path.exists():
             raise FileNotFoundError(f"claims module {spec!r} does not exist")
-        name = f"theorems_user_{abs(hash(str(path.resolve())))}"
+        if path.is_dir():
+            raise ClaimsModuleError(f"claims module {spec!r} is a folder; needs a .py file defining CLAIMS "
+                                    "(or the import name of a package)")
+        if path.suffix != ".py":
+            raise ClaimsModuleError(f"claims module {spec!r} is not a .py file; needs a .py file defining CLAIMS")
+        path = path.resolve()
+        name = f"theorems_user_{abs(hash(str(path)))}"
         module_spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(module_spec)
         sys.modules[name] = module
-        module_spec.loader.exec_module(module)
+        try:
+            module_spec.loader.exec_module(module)
+        except (Exception, SystemExit) as exc:
+            sys.modules.pop(name, None)
+            raise _failed(spec, exc, path) from exc
         return module
-    return importlib.import_module(spec)
+    try:
+        return importlib.import_module(spec)
+    except ModuleNotFoundError as exc:
+        if exc.name and (spec == exc.name or spec.startswith(exc.name + ".")):
+            raise ClaimsModuleError(f"claims module {spec!r} cannot be found: no module named {exc.name!r}; "
+                                    "needs an importable name or a path to a .py file") from exc
+        raise _failed(spec, exc) from exc
+    except (Exception, SystemExit) as exc:
+        raise _failed(spec, exc) from exc
 
 
 #: Entry-point group through which installed packages contribute claim modules.
@@ -121,12 +168,24 @@ def load_claims(extra_modules: Sequence[str] = (), *, builtin: bool = True) -> R
     under the ``theorems.claims`` entry-point group, and ``extra_modules`` (an
     import name or a path to a .py file defining a list ``CLAIMS``)."""
     claims: list[Claim] = []
+    origin: dict[str, str] = {}
     modules = (list(CLAIM_MODULES) + _entry_point_modules() if builtin else []) + list(extra_modules)
     for spec in modules:
         module = _import(spec)
         found = getattr(module, "CLAIMS", None)
         if found is None:
-            raise ValueError(f"claims module {spec!r} defines no list CLAIMS")
+            raise ClaimsModuleError(f"claims module {spec!r} defines no list CLAIMS")
+        if not isinstance(found, (list, tuple)):
+            raise ClaimsModuleError(f"claims module {spec!r}: CLAIMS must be a list of Claim objects, "
+                                    f"got {type(found).__name__} {found!r:.60}")
+        for i, claim in enumerate(found):
+            if not isinstance(claim, Claim):
+                raise ClaimsModuleError(f"claims module {spec!r}: CLAIMS[{i}] must be a Claim, "
+                                        f"got {type(claim).__name__} {claim!r:.60}")
+            if claim.id in origin:
+                raise ClaimsModuleError(f"claims module {spec!r} defines claim id {claim.id!r}, "
+                                        f"already defined by {origin[claim.id]!r}")
+            origin[claim.id] = spec
         claims.extend(found)
     return Registry(claims)
 

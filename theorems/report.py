@@ -1,8 +1,9 @@
 """Reports: JSON first (a versioned schema shipped as ``report.schema.json``),
 then Markdown, HTML (:mod:`theorems.report_html`) and JUnit XML
-(:mod:`theorems.junit`), all rendered from that JSON. Files are written
-atomically: a temporary file in the same folder, then ``os.replace``, so an
-interrupted run leaves the previous report intact."""
+(:mod:`theorems.junit`), all rendered from that JSON. The four are replaced
+as one set (:mod:`theorems.reportdir`: a folder written beside the target,
+then swapped in), so an interrupted run leaves the previous set intact and
+never a mix of two runs."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
+from theorems.model import Status
 from theorems.runner import RunResult
 
 __all__ = [
@@ -200,6 +202,7 @@ def build_report(result: RunResult, *, selection: dict | None = None) -> dict:
         "selection": selection or {},
         "duration_s": round(result.seconds, 3),
         "counts": result.counts(),
+        "fail_on": [s.value for s in Status if s in result.fail_on],
         "ok": result.ok,
         "claims": claims,
     }
@@ -457,24 +460,22 @@ def render_markdown(report: dict, *, max_chars: int = MAX_MARKDOWN_CHARS) -> str
 
 def write_reports(report: dict, out_dir: Path, *, names: tuple[str, ...] = REPORT_FILES) -> list[Path]:
     """Write :data:`REPORT_FILES` (JSON, Markdown, HTML, JUnit XML), or the
-    ``names`` among them, into ``out_dir``, each atomically, in that order
-    (the JSON first); return the paths."""
+    ``names`` among them, into ``out_dir`` as one set: all are rendered
+    first, then the folder is swapped for one holding them (and every other
+    entry it held), so that a reader or a kill never sees a mix of two runs
+    (:func:`theorems.reportdir.replace_set`); return the paths, the JSON first."""
     from theorems.junit import render_junit
     from theorems.report_html import render_html
+    from theorems.reportdir import replace_set
 
-    out_dir = Path(out_dir)
     renderers = {
         "report.json": lambda r: json.dumps(r, indent=2, sort_keys=False) + "\n",
         "report.md": render_markdown,
         "report.html": render_html,
         "junit.xml": render_junit,
     }
-    paths = []
     unknown = sorted(set(names) - set(REPORT_FILES))
     if unknown:
         raise ValueError(f"names must be among {list(REPORT_FILES)}, got {unknown}")
-    for name in (n for n in REPORT_FILES if n in names):
-        path = out_dir / name
-        write_text_atomic(path, renderers[name](report))
-        paths.append(path)
-    return paths
+    texts = {name: renderers[name](report) for name in REPORT_FILES if name in names}
+    return replace_set(Path(out_dir), texts)

@@ -101,8 +101,10 @@ class RunResult:
     @property
     def ok(self) -> bool:
         """No claim has a status in ``fail_on`` (default: FAILED, ERROR,
-        BLOCKED, NOT SUPPORTED)."""
-        return not any(r.status in self.fail_on for r in self.results)
+        BLOCKED, NOT SUPPORTED) and no negative control that was run went
+        uncaught (a check that cannot fail proves nothing)."""
+        return not any(r.status in self.fail_on for r in self.results) and not any(
+            r.negative_control and r.negative_control.get("caught") is False for r in self.results)
 
 
 def _context(claim: Claim, check: Check, impl: Impl, profile: Profile, seed: int,
@@ -123,6 +125,8 @@ def run_check(claim: Claim, check: Check, *, impl: Impl, profile: Profile, seed:
               claims_modules: tuple[str, ...] = ()) -> Evidence:
     """Run one check; never raises (a crash becomes an ERROR record).
     ``claims_modules`` (user claim modules) go into the replay command."""
+    from theorems.evidence._common import replay_command
+
     ctx = _context(claim, check, impl, profile, seed, claims_modules)
     start = time.perf_counter()
     try:
@@ -147,8 +151,7 @@ def run_check(claim: Claim, check: Check, *, impl: Impl, profile: Profile, seed:
             seeds=[ctx.seed],
             detail=f"{type(exc).__name__}: {exc}",
             data={"traceback": traceback.format_exc(limit=8)[-4000:]},
-            replay=f"theorems verify --only {claim.id} --profile {profile.name} --seed {seed}"
-            + "".join(f" --claims {m}" for m in claims_modules),
+            replay=replay_command(ctx),
         )
 
 
@@ -213,6 +216,24 @@ def run_claim(claim: Claim, *, profile: Profile, seed: int = DEFAULT_SEED, impl:
 _WORKER_CLAIMS: dict[str, Claim] = {}
 
 
+def _ignore_sigint() -> None:
+    """Worker initializer: Ctrl-C is the parent's to handle (it stops the
+    workers); a worker interrupted mid-check would print its own traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Cancel what has not started and end the workers now (shutdown alone
+    would wait for every running claim to finish)."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())  # shutdown forgets them
+    for proc in procs:
+        if proc.is_alive():
+            proc.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        proc.join(timeout=5)
+
+
 def _worker(args) -> ClaimResult:
     cid, profile, seed, controls, modules = args
     result = run_claim(_WORKER_CLAIMS[cid], profile=profile, seed=seed, controls=controls,
@@ -231,13 +252,20 @@ def run(
     jobs: int = 1,
     progress: Callable[[int, int, ClaimResult], None] | None = None,
     claims_modules: Sequence[str] = (),
+    fail_on: Iterable[Status] = DEFAULT_FAIL_ON,
 ) -> RunResult:
     """Run ``claims`` (in dependency order) and derive every status.
 
     ``jobs > 1`` runs claims in that many processes; results are settled in
     dependency order either way. ``claims_modules`` names the user claim
-    modules loaded, so that replay commands load them too.
+    modules loaded, so that replay commands load them too. ``fail_on``: the
+    statuses that make :attr:`RunResult.ok` false. A KeyboardInterrupt stops
+    the worker processes at once and propagates.
     """
+    fail_on = frozenset(fail_on)
+    bad = [s for s in fail_on if not isinstance(s, Status)]
+    if bad:
+        raise TypeError(f"fail_on must hold Status members, got {bad!r}")
     claims = list(claims)
     modules = tuple(claims_modules)
     started = time.time()
@@ -259,14 +287,20 @@ def run(
         _WORKER_CLAIMS.clear()
         _WORKER_CLAIMS.update({c.id: c for c in claims})
         ctx = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_ignore_sigint)
+        try:
             futures = [(c, pool.submit(_worker, (c.id, profile, seed, controls, modules))) for c in claims]
             for i, (claim, fut) in enumerate(futures, 1):
                 res = fut.result()
                 res.claim = claim
                 settle(i, claim, res)
+        except BaseException:
+            _stop(pool)
+            raise
+        pool.shutdown()
     else:
         for i, claim in enumerate(claims, 1):
             settle(i, claim, run_claim(claim, profile=profile, seed=seed, impl=impl, controls=controls,
                                        claims_modules=modules))
-    return RunResult([raw[c.id] for c in claims], profile, seed, time.perf_counter() - t0, started)
+    return RunResult([raw[c.id] for c in claims], profile, seed, time.perf_counter() - t0, started,
+                     fail_on=fail_on)

@@ -1,0 +1,234 @@
+"""The report folder, replaced as one set.
+
+``theorems verify`` writes four reports (JSON, Markdown, HTML, JUnit) that
+must come from one run. Replacing them one file at a time leaves a mixed set
+when the process is killed between two files. So the new set is written into
+a temporary folder *next to* the target, every other entry of the target (a
+README, a stability table) is hard-linked into it, and the folders are
+swapped by two renames:
+
+1. ``reports`` -> ``.reports.old-PID-TAG.tmp``
+2. ``.reports.new-PID-TAG.tmp`` -> ``reports``
+3. the old folder is removed.
+
+A reader sees the old set, the new set, or (between the two renames) no
+folder, never a mix. A process killed at any point leaves temporary folders
+named after its PID; the next call (:func:`recover`, run by
+:func:`check_report_dir` and :func:`replace_set`) finishes or undoes the
+swap of every such PID that is no longer alive and removes the temporaries,
+as well as the ``.report.json.*.tmp`` files of the per-file writer used
+before.
+
+Because the folder itself is swapped, it may hold regular files (carried
+over by hard link, the data is never copied or moved) but no sub-folders;
+:func:`check_report_dir` says so before any claim runs.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Iterable, Mapping
+
+__all__ = ["ReportDirError", "check_report_dir", "recover", "replace_set"]
+
+#: Temporary folders beside a target ``NAME``: ``.NAME.new-PID-TAG.tmp``, ``.NAME.old-PID-TAG.tmp``.
+_TMP = re.compile(r"^\.(?P<name>.+)\.(?P<role>new|old)-(?P<pid>\d+)-(?P<tag>[0-9a-f]+)\.tmp$")
+#: Per-file temporaries of the earlier writer (``.report.json.abc123.tmp``) left inside a folder.
+_FILE_TMP = re.compile(r"^\.(report\.json|report\.md|report\.html|junit\.xml)\..+\.tmp$")
+
+
+class ReportDirError(ValueError):
+    """A folder that cannot hold a report set; the message says why."""
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's live process
+        return True
+    return True
+
+
+def _absolute(path: str | os.PathLike) -> Path:
+    p = Path(path).expanduser().absolute()
+    return p.resolve() if p.is_symlink() else p
+
+
+def recover(target: str | os.PathLike) -> list[str]:
+    """Finish or undo the swaps that dead processes left half done beside
+    ``target``, and remove their temporary folders; return what was done
+    (one line per action)."""
+    target = _absolute(target)
+    parent = target.parent
+    try:
+        entries = list(parent.iterdir())
+    except OSError:
+        return []
+    runs: dict[tuple[str, str], dict[str, Path]] = {}
+    for e in entries:
+        m = _TMP.match(e.name)
+        if m and m["name"] == target.name and not _alive(int(m["pid"])):
+            runs.setdefault((m["pid"], m["tag"]), {})[m["role"]] = e
+    done = []
+    for roles in runs.values():
+        new, old = roles.get("new"), roles.get("old")
+        if not target.exists() and old is not None:
+            # Killed between the two renames: the new set is complete (it is
+            # renamed only after it is written), so finish the swap.
+            os.rename(new if new is not None else old, target)
+            done.append(f"finished an interrupted swap of {target}")
+            if new is not None:
+                new = None
+            else:
+                old = None
+        for leftover in (new, old):
+            if leftover is not None and leftover.exists():
+                shutil.rmtree(leftover, ignore_errors=True)
+                done.append(f"removed the stale temporary folder {leftover}")
+    if target.is_dir():
+        for e in target.iterdir():
+            if _FILE_TMP.match(e.name) and e.is_file():
+                try:
+                    e.unlink()
+                    done.append(f"removed the stale temporary file {e}")
+                except OSError:
+                    pass
+    return done
+
+
+def check_report_dir(path: str | os.PathLike) -> Path:
+    """The absolute folder ``path``, after checking that a report set can be
+    written there; raise :class:`ReportDirError` saying why not.
+
+    Checked without writing anything into the folder: the path is not
+    empty, is (or can become) a folder, is not the root or a folder that
+    holds the current one, holds no sub-folders (it is swapped as a whole),
+    and a temporary folder can be made beside it (a probe, removed at once).
+    """
+    text = os.fspath(path)
+    if not str(text).strip():
+        raise ReportDirError(f"got {text!r}; needs a folder path (the default is reports)")
+    p = _absolute(text)
+    if p.parent == p:
+        raise ReportDirError(f"{text!r} is the root folder; needs a folder of its own for the reports")
+    real, cwd = os.path.realpath(p), os.path.realpath(os.getcwd())
+    if cwd == real or cwd.startswith(real + os.sep):
+        raise ReportDirError(f"{text!r} is or holds the current folder; the report folder is replaced as a whole, "
+                             "so give a folder the shell is not in (the default is reports)")
+    recover(p)
+    if p.exists() or p.is_symlink():
+        if not p.is_dir():
+            raise ReportDirError(f"{text!r} is a file, not a folder")
+        try:
+            blockers = sorted(e.name for e in p.iterdir() if not (e.is_file() or e.is_symlink()))
+        except OSError as exc:
+            raise ReportDirError(f"{text!r} cannot be read ({exc.strerror})") from None
+        if blockers:
+            shown = ", ".join(blockers[:5]) + (f" and {len(blockers) - 5} more" if len(blockers) > 5 else "")
+            raise ReportDirError(f"{text!r} holds folders ({shown}); the report set is replaced by swapping the "
+                                 "whole folder, so give the reports a folder of their own")
+        probe_in = p.parent
+    else:
+        probe_in = p.parent
+        while not probe_in.exists():
+            probe_in = probe_in.parent
+        if not probe_in.is_dir():
+            raise ReportDirError(f"{text!r} cannot be created: {probe_in} is a file")
+    try:
+        probe = tempfile.mkdtemp(prefix=".theorems-probe-", dir=probe_in)
+        os.rmdir(probe)
+    except OSError as exc:
+        raise ReportDirError(f"{text!r} cannot be written: {exc.strerror} in {probe_in}") from None
+    return p
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _carry(src: Path, dst: Path) -> None:
+    """Put the entry ``src`` at ``dst`` without copying its data (hard link),
+    or by copying where the file system has no hard links."""
+    try:
+        os.link(src, dst, follow_symlinks=False)
+    except OSError:
+        if src.is_symlink():
+            os.symlink(os.readlink(src), dst)
+        else:
+            shutil.copy2(src, dst)
+
+
+def replace_set(target: str | os.PathLike, files: Mapping[str, str], *, drop: Iterable[str] = ()) -> list[Path]:
+    """Make ``target`` hold ``files`` (name -> text, written in that order)
+    in one step, keeping every other entry of the old folder except those in
+    ``drop`` and stale temporaries; return the paths of ``files``.
+
+    See the module docstring for the swap and what a kill leaves behind.
+    """
+    target = _absolute(target)
+    recover(target)
+    parent = target.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    tag = f"{os.getpid()}-{secrets.token_hex(4)}"
+    new = parent / f".{target.name}.new-{tag}.tmp"
+    old = parent / f".{target.name}.old-{tag}.tmp"
+    umask = os.umask(0)
+    os.umask(umask)
+    drop = set(drop) | set(files)
+    try:
+        new.mkdir()
+        if target.is_dir():
+            os.chmod(new, target.stat().st_mode & 0o7777)
+            for e in target.iterdir():
+                if e.name in drop or _FILE_TMP.match(e.name):
+                    continue
+                if e.is_dir() and not e.is_symlink():
+                    raise ReportDirError(f"{target} holds the folder {e.name}; the report set is replaced by "
+                                         "swapping the whole folder, so give the reports a folder of their own")
+                _carry(e, new / e.name)
+        else:
+            os.chmod(new, 0o777 & ~umask)
+        for name, text in files.items():
+            path = new / name
+            with open(path, "w", encoding="utf-8") as fh:
+                os.fchmod(fh.fileno(), 0o666 & ~umask)
+                fh.write(text)
+                fh.flush()
+                os.fsync(fh.fileno())
+        _fsync_dir(new)
+        if target.exists():
+            os.rename(target, old)
+        os.rename(new, target)
+        _fsync_dir(parent)
+    except BaseException:
+        if not target.exists() and old.exists():
+            os.rename(old, target)
+        shutil.rmtree(new, ignore_errors=True)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+    cwd_moved = False
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        cwd_moved = True
+    if cwd_moved:
+        os.chdir(target)
+    return [target / name for name in files]
