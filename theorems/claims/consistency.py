@@ -20,15 +20,14 @@ import sympy
 from hypothesis import strategies as st
 
 import linmem
-from linmem.precise import mp_array
-from theorems.claims._cases import precise_key_cases
-from theorems.evidence import counterexample, precise, symbolic
-from theorems.evidence import property as prop
+from theorems import kit
+from theorems.evidence import counterexample
 from theorems.evidence._common import IMPLEMENTATION_ERRORS
-from theorems.model import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
-from theorems.residuals import diff_norm, exact_sq
-from theorems.strategies import KeyCase, exact_key_matrices, float_key_cases
-from theorems.tolerance import norm, scaled_residual
+from theorems.model import Check, Claim, ClaimKind, EvidenceKind
+from theorems.residuals import exact_sq
+from theorems.strategies import Case, Inputs, exact_key_matrices, float_key_cases, precise_keys
+from theorems.templates import identity, wrong
+from theorems.tolerance import norm
 
 __all__ = ["CLAIMS"]
 
@@ -41,20 +40,63 @@ RULE_ASSUMPTIONS = (
 )
 
 
-# --- shared helpers ------------------------------------------------------------------
+# --- keys, an integer rule A (p x d) and span coefficients C, or off-span queries q ---------
 
 
 def _integers(rng, shape) -> np.ndarray:
-    return np.vectorize(Fraction, otypes=[object])(rng.integers(-3, 4, size=shape))
+    return kit.exact(rng.integers(-3, 4, size=shape))
 
 
-def _identity(n: int, like) -> np.ndarray:
-    """n x n identity in the number system of the scalar ``like``."""
-    one, zero = like * 0 + 1, like * 0
-    I = np.full((n, n), zero, dtype=object)
-    for i in range(n):
-        I[i, i] = one
-    return I
+def _integer_matrix(draw, rows, cols):
+    return kit.exact(draw(st.lists(st.integers(-3, 3), min_size=rows * cols, max_size=rows * cols))
+                     ).reshape(rows, cols)
+
+
+@st.composite
+def _exact_rules(draw, *, extra: str):
+    """(K, A, X): exact keys, an integer rule, and integer span coefficients
+    (``extra="span"``, M x 3) or queries (``extra="query"``, d x 2)."""
+    K = draw(exact_key_matrices())
+    A = _integer_matrix(draw, draw(st.integers(1, 3)), K.shape[0])
+    return K, A, _integer_matrix(draw, *((K.shape[1], 3) if extra == "span" else (K.shape[0], 2)))
+
+
+def _precise_rules(ctx, extra: str):
+    rng = ctx.rng(f"rule-precise {extra}")
+    return [(label, (K, _integers(rng, (2, K.shape[0])),
+                     _integers(rng, (K.shape[1], 2) if extra == "span" else (K.shape[0], 2))))
+            for label, K in precise_keys(ctx)]
+
+
+def _float_rule(case, extra: str) -> Case:
+    rng = kit.generator(case.seed, "rule")
+    shape = (case.M, 3) if extra == "span" else (case.d, 2)
+    return Case((case.K, rng.standard_normal((case.p, case.d)), rng.standard_normal(shape)), case.describe())
+
+
+def _rules(extra: str) -> Inputs:
+    return Inputs(("K", "A", "coefficients" if extra == "span" else "q"), _exact_rules(extra=extra),
+                  lambda ctx: _precise_rules(ctx, extra), float_key_cases().map(lambda c: _float_rule(c, extra)),
+                  "any keys (rank-deficient, duplicated, condition to 1e20 on the ladder), integer or Gaussian rules")
+
+
+def _rule_store(impl, K, A):
+    return impl.least_squares_store(K, impl.consistent_values(A, K))
+
+
+def _rule_projects(impl, K, A, C):
+    return [(_rule_store(impl, K, A), A @ impl.projectors(K)[1])]
+
+
+def _span_exact(impl, K, A, C):
+    queries = K @ C  # points of col(K)
+    return [(_rule_store(impl, K, A) @ queries, A @ queries)]
+
+
+def _off_span(impl, K, A, q):
+    W = _rule_store(impl, K, A)
+    off = (kit.eye(K.shape[0], K) - impl.projectors(K)[1]) @ q
+    return [(A @ q - W @ q, A @ off), (K.T @ off, 0 * (K.T @ q))]
 
 
 def _in_number_system(K, q: Fraction):
@@ -62,124 +104,6 @@ def _in_number_system(K, q: Fraction):
     if K.dtype != object:
         return float(q)
     return mpmath.mpf(q.numerator) / q.denominator if isinstance(K.flat[0], mpmath.mpf) else q
-
-
-def _eye_for(K, n):
-    return np.eye(n) if K.dtype != object else _identity(n, K.flat[0])
-
-
-@st.composite
-def _rule_inputs(draw, *, queries: int = 0, max_dim: int = 4, max_count: int = 6):
-    """(K, A, C): exact keys, an integer rule A (p x d), and integer
-    coefficients C (M x ``queries``) for span queries K C."""
-    K = draw(exact_key_matrices(max_dim=max_dim, max_count=max_count))
-    p = draw(st.integers(1, 3))
-    A = _integer_matrix(draw, p, K.shape[0])
-    C = _integer_matrix(draw, K.shape[1], queries) if queries else None
-    return K, A, C
-
-
-def _integer_matrix(draw, rows, cols):
-    entries = draw(st.lists(st.integers(-3, 3), min_size=rows * cols, max_size=rows * cols))
-    return np.array([Fraction(e) for e in entries], dtype=object).reshape(rows, cols)
-
-
-def _nonzero_keys(K):
-    """Replace a zero column j by e_(j mod d): keys have a direction."""
-    for j in range(K.shape[1]):
-        if all(x == 0 for x in K[:, j]):
-            K[j % K.shape[0], j] = Fraction(1)
-    return K
-
-
-def _rule_store(impl, K, A):
-    return impl.least_squares_store(K, impl.consistent_values(A, K))
-
-
-def _precise_rule_cases(ctx):
-    rng = ctx.rng("rule-precise")
-    return [(label, (K, _integers(rng, (2, K.shape[0])), _integers(rng, (K.shape[1], 2))))
-            for label, K in precise_key_cases(ctx)]
-
-
-def _float_rule_case(case: KeyCase, cols: int):
-    rng = np.random.default_rng(case.seed + 1)
-    return rng.standard_normal((case.p, case.d)), rng.standard_normal((case.M, cols))
-
-
-# --- cons.rule-projects ------------------------------------------------------------
-
-
-def _rule_projects_exact(ctx):
-    def residual(case):
-        K, A, _ = case
-        _, Q = ctx.impl.projectors(K)
-        return exact_sq(_rule_store(ctx.impl, K, A), A @ Q)
-
-    return symbolic.check_exact(ctx, _rule_inputs(), residual, describe=lambda c: {"K": c[0], "A": c[1]})
-
-
-def _rule_projects_deviation(impl, K, A):
-    _, Q = impl.projectors(K)
-    err = diff_norm(_rule_store(impl, K, A), A @ Q)
-    return err, max(K.shape) * linmem.condition_number(K) * (1 + norm(A))
-
-
-def _rule_projects_precise(ctx):
-    def residual(case):
-        K, A, _ = case
-        return _rule_projects_deviation(ctx.impl, mp_array(K), mp_array(A))
-
-    return precise.check(ctx, _precise_rule_cases(ctx), residual)
-
-
-def _rule_projects_property(ctx):
-    def measure(case: KeyCase):
-        A, _ = _float_rule_case(case, 1)
-        err, scale = _rule_projects_deviation(ctx.impl, case.K, A)
-        return scaled_residual(err, scale=float(scale))
-
-    return prop.check(ctx, float_key_cases(), measure, describe=KeyCase.describe)
-
-
-def _outer_product_as_ls(K, V):
-    """Wrong: the least-squares store built as V K^T (the outer-product store)."""
-    return linmem.outer_product_store(K, V)
-
-
-# --- cons.span-exact ------------------------------------------------------------------
-
-
-def _span_exact_exact(ctx):
-    def residual(case):
-        K, A, C = case
-        queries = K @ C  # points of col(K)
-        return exact_sq(_rule_store(ctx.impl, K, A) @ queries, A @ queries)
-
-    return symbolic.check_exact(ctx, _rule_inputs(queries=3), residual,
-                                describe=lambda c: {"K": c[0], "A": c[1], "coefficients": c[2]})
-
-
-def _span_exact_deviation(impl, K, A, C):
-    queries = K @ C
-    err = diff_norm(_rule_store(impl, K, A) @ queries, A @ queries)
-    return err, max(K.shape) * linmem.condition_number(K) * (1 + norm(A)) * (1 + norm(K) * norm(C))
-
-
-def _span_exact_precise(ctx):
-    def residual(case):
-        return _span_exact_deviation(ctx.impl, *(mp_array(x) for x in case))
-
-    return precise.check(ctx, _precise_rule_cases(ctx), residual)
-
-
-def _span_exact_property(ctx):
-    def measure(case: KeyCase):
-        A, C = _float_rule_case(case, 3)
-        err, scale = _span_exact_deviation(ctx.impl, case.K, A, C)
-        return scaled_residual(err, scale=float(scale))
-
-    return prop.check(ctx, float_key_cases(), measure, describe=KeyCase.describe)
 
 
 def _solve(G, B):
@@ -202,59 +126,8 @@ def _solve(G, B):
 def _ridge_store(K, V):
     """Wrong: a ridge fit V (K^T K + lambda I)^{-1} K^T in place of the pseudoinverse."""
     ridge = np.sum(K * K) * _in_number_system(K, CONTROL_RIDGE)
-    G = K.T @ K + ridge * _eye_for(K, K.shape[1])
+    G = K.T @ K + ridge * kit.eye(K.shape[1], K)
     return V @ _solve(G, K.T)
-
-
-# --- cons.off-span-error ------------------------------------------------------------------
-
-
-def _off_span_terms(impl, K, A, q, I_d):
-    """(error identity residual, residual of K^T (I - Q) q = 0)."""
-    W = _rule_store(impl, K, A)
-    _, Q = impl.projectors(K)
-    off = (I_d - Q) @ q
-    return diff_norm(A @ q - W @ q, A @ off), diff_norm(K.T @ off, 0 * (K.T @ q))
-
-
-def _off_span_exact(ctx):
-    @st.composite
-    def inputs(draw):
-        K, A, _ = draw(_rule_inputs())
-        return K, A, _integer_matrix(draw, K.shape[0], 2)
-
-    def residual(case):
-        K, A, q = case
-        W = _rule_store(ctx.impl, K, A)
-        _, Q = ctx.impl.projectors(K)
-        off = (_identity(K.shape[0], Fraction(0)) - Q) @ q
-        return exact_sq(A @ q - W @ q, A @ off) + exact_sq(K.T @ off, np.zeros((K.shape[1], q.shape[1]), dtype=int))
-
-    return symbolic.check_exact(ctx, inputs(), residual, describe=lambda c: {"K": c[0], "A": c[1], "q": c[2]})
-
-
-def _off_span_precise(ctx):
-    rng = ctx.rng("off-span-precise")
-    cases = [(label, (K, A, _integers(rng, (K.shape[0], 2)))) for label, (K, A, _) in _precise_rule_cases(ctx)]
-
-    def residual(case):
-        K, A, q = (mp_array(x) for x in case)
-        errs = _off_span_terms(ctx.impl, K, A, q, _identity(K.shape[0], K[0, 0]))
-        return max(errs), max(K.shape) * linmem.condition_number(K) * (1 + norm(A)) * (1 + norm(K)) * (1 + norm(q))
-
-    return precise.check(ctx, cases, residual)
-
-
-def _off_span_property(ctx):
-    def measure(case: KeyCase):
-        K = case.K
-        A, _ = _float_rule_case(case, 1)
-        q = np.random.default_rng(case.seed + 2).standard_normal((case.d, 2))
-        errs = _off_span_terms(ctx.impl, K, A, q, np.eye(case.d))
-        scale = max(K.shape) * float(linmem.condition_number(K)) * (1 + norm(A)) * (1 + norm(K)) * (1 + norm(q))
-        return scaled_residual(max(errs), scale=scale)
-
-    return prop.check(ctx, float_key_cases(), measure, describe=KeyCase.describe)
 
 
 def _off_span_visible(impl, case) -> bool:
@@ -262,7 +135,7 @@ def _off_span_visible(impl, case) -> bool:
     K, A, q = case
     try:
         _, Q = impl.projectors(K)
-        off = (_identity(K.shape[0], Fraction(0)) - Q) @ q
+        off = (kit.eye(K.shape[0], K) - Q) @ q
         return any(x != 0 for x in A @ off)
     except IMPLEMENTATION_ERRORS:
         return False
@@ -283,7 +156,7 @@ def _off_span_witness(ctx):
         try:
             W = _rule_store(ctx.impl, K, A)
             _, Q = ctx.impl.projectors(K)
-            off = (_identity(K.shape[0], Fraction(0)) - Q) @ q
+            off = (kit.eye(K.shape[0], K) - Q) @ q
             error = A @ q - W @ q
             holds = (exact_sq(error, A @ off) == 0 and all(x == 0 for x in K.T @ off)
                      and any(x != 0 for x in error))
@@ -301,7 +174,43 @@ def _swapped_projectors(K):
     return Q, P
 
 
-# --- cons.exact-iff-kernel ---------------------------------------------------------------------
+def _off_span_witness(ctx):
+    @st.composite
+    def inputs(draw):
+        # plain integer matrices of at most 3 x 3: few choices, so the shrink is short
+        d, M, p = draw(st.integers(1, 3)), draw(st.integers(1, 3)), draw(st.integers(1, 2))
+        return _nonzero_keys(_integer_matrix(draw, d, M)), _integer_matrix(draw, p, d), _integer_matrix(draw, d, 1)
+
+    def find(ctx):
+        return counterexample.search(ctx, inputs(), lambda c: _off_span_visible(ctx.impl, c))
+
+    def verify(case):
+        try:
+            (error, claimed), (missed, _) = _off_span(ctx.impl, *case)
+        except IMPLEMENTATION_ERRORS:
+            return False, None
+        holds = exact_sq(error, claimed) == 0 and all(x == 0 for x in missed) and any(x != 0 for x in error)
+        return holds, exact_sq(error, 0 * error)
+
+    return counterexample.check(ctx, find, verify, describe=lambda c: {"K": c[0], "A": c[1], "q": c[2]},
+                                how="found by a Hypothesis search over integer keys, rules and queries, shrunk")
+
+
+def _nonzero_keys(K):
+    """Replace a zero column j by e_(j mod d): keys have a direction."""
+    for j in range(K.shape[1]):
+        if all(x == 0 for x in K[:, j]):
+            K[j % K.shape[0], j] = Fraction(1)
+    return K
+
+
+def _swapped_projectors(K):
+    """Wrong: the two projectors exchanged (Q taken as K^+ K, P as K K^+)."""
+    P, Q = linmem.projectors(K)
+    return Q, P
+
+
+# --- cons.exact-iff-kernel: (K, V, ||V (I - P)||^2), the last known on the ladder and in float64 ---
 
 
 def _sympy(X) -> sympy.Matrix:
@@ -318,21 +227,25 @@ def _kernel_basis(K) -> np.ndarray:
     return np.array([[Fraction(int(b[i].p), int(b[i].q)) for b in basis] for i in range(M)], dtype=object)
 
 
-def _kernel_facts(impl, K, V):
-    """Exact mismatches between the four characterisations, and the kernel of I - P."""
-    rank = _sympy(K).rank()
-    solvable = _sympy(np.concatenate([K, V], axis=0)).rank() == rank  # some W with W K = V
-    mismatches = sum(x != solvable for x in (impl.consistency_residual(K, V) == 0, bool(impl.is_consistent(K, V))))
-    if mismatches:
-        return mismatches  # a wrong verdict: no need for the rest, and a failure shrinks faster
-    N = _kernel_basis(K)
-    mismatches += all(x == 0 for x in (V @ N).ravel()) != solvable
+def _kernel(impl, K, V, broken_sq):
+    """The characterisations agree with the truth (sympy rank in exact
+    arithmetic; by construction on the ladder and in float64), ||V(I - P)||^2
+    has its exact value, K (I - P) = 0 with rank(I - P) = M - rank K, and
+    W_LS fits consistent pairs."""
+    residual, verdict = impl.consistency_residual(K, V), bool(impl.is_consistent(K, V))
     P, _ = impl.projectors(K)
-    I_minus_P = _identity(K.shape[1], Fraction(0)) - P
-    col_is_kernel = (exact_sq(K @ I_minus_P, np.zeros(K.shape, dtype=int))
-                     + (_sympy(I_minus_P).rank() - (K.shape[1] - rank)) ** 2)
-    fit = exact_sq(impl.least_squares_store(K, V) @ K, V) if solvable else 0
-    return mismatches + col_is_kernel + fit
+    I_minus_P = kit.eye(K.shape[1], K) - P
+    if kit.is_exact(K):
+        rank = _sympy(K).rank()
+        solvable = _sympy(np.concatenate([K, V], axis=0)).rank() == rank  # some W with W K = V
+        kernel_inside = all(x == 0 for x in (V @ _kernel_basis(K)).ravel())
+        terms = [(int(residual == 0), int(solvable)), (int(verdict), int(solvable)), (int(kernel_inside), int(solvable)),
+                 (_sympy(I_minus_P).rank(), K.shape[1] - rank)]
+    else:
+        solvable = broken_sq == 0
+        terms = [(int(verdict), int(solvable)), (residual * residual, broken_sq)]
+    terms.append((K @ I_minus_P, 0 * K))
+    return terms + ([(impl.least_squares_store(K, V) @ K, V)] if solvable else [])
 
 
 @st.composite
@@ -344,18 +257,13 @@ def _kernel_inputs(draw):
     how = draw(st.sampled_from(("rule", "arbitrary", "broken")))
     A = _integer_matrix(draw, p, K.shape[0])
     if how == "arbitrary":
-        return K, _integer_matrix(draw, p, K.shape[1])
+        return K, _integer_matrix(draw, p, K.shape[1]), None
     V = A @ K
     if how == "broken":
         N = _kernel_basis(K)
         if N.shape[1]:
             V = V + _integer_matrix(draw, p, N.shape[1]) @ N.T
-    return K, V
-
-
-def _exact_iff_exact(ctx):
-    return symbolic.check_exact(ctx, _kernel_inputs(), lambda c: _kernel_facts(ctx.impl, *c),
-                                describe=lambda c: {"K": c[0], "V": c[1]})
+    return K, V, None
 
 
 def _kernel_ladder_cases(ctx):
@@ -363,7 +271,7 @@ def _kernel_ladder_cases(ctx):
     of C in ker(K) (so ||V (I - P)||_F^2 = ||C||_F^2 exactly)."""
     rng = ctx.rng("kernel-precise")
     cases = []
-    for label, K in precise_key_cases(ctx):
+    for label, K in precise_keys(ctx):
         V = _integers(rng, (2, K.shape[0])) @ K
         cases.append((f"{label}, V = A K", (K, V, Fraction(0))))
         N = _kernel_basis(K)
@@ -374,53 +282,18 @@ def _kernel_ladder_cases(ctx):
     return cases
 
 
-def _kernel_deviation(impl, K, V, broken_sq, I_M):
-    """Deviation of ||V(I - P)||^2 from its exact value; infinite if the
-    verdict is wrong; the fit residual when the pairs are consistent."""
-    residual = impl.consistency_residual(K, V)
-    verdict = impl.is_consistent(K, V)
-    consistent = broken_sq == 0
-    if bool(verdict) != consistent:
-        return mpmath.inf if K.dtype == object else np.inf
-    P, _ = impl.projectors(K)
-    dev = max(abs(residual * residual - broken_sq), diff_norm(K @ (I_M - P), 0 * K))
-    if consistent:
-        dev = max(dev, diff_norm(impl.least_squares_store(K, V) @ K, V))
-    return dev
+@st.composite
+def _float_kernel_cases(draw):
+    case, broken = draw(float_key_cases()), draw(st.booleans())
+    K, rng = case.K, kit.generator(case.seed, "values")
+    V = rng.standard_normal((case.p, case.d)) @ K
+    N = np.linalg.svd(K)[2][kit.rank(K):].T  # the null space by LAPACK's rank rule (a reference)
+    C = rng.standard_normal((case.p, N.shape[1])) @ N.T if broken and N.shape[1] else np.zeros_like(V)
+    return Case((K, V + C, float(np.sum(C * C))), {**case.describe(), "broken": broken})
 
 
-def _exact_iff_precise(ctx):
-    def residual(case):
-        K, V, broken = case
-        Km, Vm = mp_array(K), mp_array(V)
-        b = mpmath.mpf(broken.numerator) / broken.denominator
-        dev = _kernel_deviation(ctx.impl, Km, Vm, b, _identity(K.shape[1], Km[0, 0]))
-        return dev, max(K.shape) * linmem.condition_number(Km) * (1 + norm(Vm)) ** 2
-
-    return precise.check(ctx, _kernel_ladder_cases(ctx), residual)
-
-
-def _exact_iff_property(ctx):
-    @st.composite
-    def cases(draw):
-        case = draw(float_key_cases())
-        return case, draw(st.booleans())
-
-    def measure(c):
-        case, broken = c
-        K = case.K
-        rng = np.random.default_rng(case.seed + 3)
-        V = rng.standard_normal((case.p, case.d)) @ K
-        # the null space by the documented rank rule, from LAPACK directly (a reference)
-        _, s, Vt = np.linalg.svd(K)
-        r = int(np.sum(s > max(K.shape) * np.finfo(float).eps * s[0]))
-        N = Vt[r:].T
-        C = rng.standard_normal((case.p, N.shape[1])) @ N.T if broken and N.shape[1] else np.zeros_like(V)
-        dev = _kernel_deviation(ctx.impl, K, V + C, float(np.sum(C * C)), np.eye(case.M))
-        scale = max(K.shape) * float(linmem.condition_number(K)) * (1 + norm(V + C)) ** 2
-        return scaled_residual(dev, scale=scale)
-
-    return prop.check(ctx, cases(), measure, describe=lambda c: {**c[0].describe(), "broken": c[1]})
+KERNEL_CASES = Inputs(("K", "V", "||V(I - P)||^2"), _kernel_inputs(), _kernel_ladder_cases, _float_kernel_cases(),
+                      "consistent, arbitrary and broken values on any keys; condition to 1e20 on the ladder")
 
 
 def _independence_residual(K, V):
@@ -441,7 +314,7 @@ def _independence_verdict(K, V) -> bool:
 def _swapped_verdict(impl, K, V) -> bool:
     """The kernel condition with ker(K^T) = col(I - Q) in place of ker(K) = col(I - P)."""
     _, Q = impl.projectors(K)
-    return all(x == 0 for x in (V @ (_identity(K.shape[0], Fraction(0)) - Q)).ravel())
+    return all(x == 0 for x in (V @ (kit.eye(K.shape[0], K) - Q)).ravel())
 
 
 @st.composite
@@ -484,87 +357,53 @@ def _kernel_roles_witness(ctx):
 
 
 CLAIMS = [
-    Claim(
-        id="cons.rule-projects",
+    identity(
+        "cons.rule-projects",
         title="Values from one linear rule: the least-squares store is the rule times the input projector",
         statement=r"V = AK \;\Longrightarrow\; W_{\mathrm{LS}} = AKK^{+} = AQ",
-        kind=ClaimKind.IDENTITY,
         source="000, App. H; 'Shared structure permits more exact pairs'",
         assumptions=RULE_ASSUMPTIONS,
         depends_on=("ls.pseudoinverse-minimizer", "proj.input-projector"),
-        checks=(
-            Check("exact", EvidenceKind.SYMBOLIC, _rule_projects_exact,
-                  "exact rationals, any rank and shape: W_LS = A Q"),
-            Check("ladder", EvidenceKind.PRECISE, _rule_projects_precise,
-                  "mpmath ladder, condition up to 1e20, rank-deficient and duplicated keys"),
-            Check("float", EvidenceKind.PROPERTY, _rule_projects_property, "float64 over every key family"),
-        ),
-        negative_control=NegativeControl("least-squares store built as V K^T",
-                                          {"least_squares_store": _outer_product_as_ls}),
+        inputs=_rules("span"), terms=_rule_projects, scale=lambda K, A, C: kit.scale(K, A),
+        control=wrong("least-squares store built as V K^T", least_squares_store=linmem.outer_product_store),
     ),
-    Claim(
-        id="cons.span-exact",
+    identity(
+        "cons.span-exact",
         title="A linear rule is recalled exactly on the whole key span, even with more pairs than dimensions",
         statement=(r"V = AK,\ q \in \operatorname{col}(K) \;\Longrightarrow\; W_{\mathrm{LS}}\,q = Aq"
                    r" \quad (\text{any } M, \text{ also } M > d)"),
-        kind=ClaimKind.IDENTITY,
         source="000, App. H; 'Shared structure permits more exact pairs'",
         assumptions=RULE_ASSUMPTIONS + ("queries q = K c for arbitrary coefficients c",),
         depends_on=("cons.rule-projects",),
-        checks=(
-            Check("exact", EvidenceKind.SYMBOLIC, _span_exact_exact,
-                  "exact rationals, three span queries per case, M > d included"),
-            Check("ladder", EvidenceKind.PRECISE, _span_exact_precise,
-                  "mpmath ladder, condition up to 1e20, M up to 7 > d"),
-            Check("float", EvidenceKind.PROPERTY, _span_exact_property, "float64 over every key family"),
-        ),
-        negative_control=NegativeControl("ridge fit (lambda = 1e-3 ||K||_F^2) in place of the pseudoinverse",
-                                          {"least_squares_store": _ridge_store}),
+        inputs=_rules("span"), terms=_span_exact, scale=lambda K, A, C: kit.scale(K, A) * (1 + norm(K) * norm(C)),
+        control=wrong("ridge fit (lambda = 1e-3 ||K||_F^2) in place of the pseudoinverse",
+                      least_squares_store=_ridge_store),
     ),
-    Claim(
-        id="cons.off-span-error",
+    identity(
+        "cons.off-span-error",
         title="Off the key span the error is A (I - Q) q, a direction the keys miss but A need not annihilate",
         statement=(r"V = AK:\ Aq - W_{\mathrm{LS}}q = A(I_d - Q)q,\quad (I_d - Q)q \in \ker(K^{\top});"
                    r"\ \exists\, q: A(I_d - Q)q \ne 0"),
-        kind=ClaimKind.IDENTITY,
         source="000, App. H",
         assumptions=RULE_ASSUMPTIONS + ("q any query in R^d",),
         depends_on=("cons.rule-projects", "proj.input-projector"),
-        checks=(
-            Check("exact", EvidenceKind.SYMBOLIC, _off_span_exact,
-                  "exact rationals: error identity and K^T (I - Q) q = 0"),
-            Check("ladder", EvidenceKind.PRECISE, _off_span_precise,
-                  "mpmath ladder, condition up to 1e20, rank-deficient"),
-            Check("float", EvidenceKind.PROPERTY, _off_span_property, "float64 over every key family"),
-            Check("not-in-ker-A", EvidenceKind.COUNTEREXAMPLE, _off_span_witness,
-                  "minimal witness with a nonzero off-span error, verified exactly"),
-        ),
-        negative_control=NegativeControl("projectors exchanged (Q taken as K^+ K)",
-                                          {"projectors": _swapped_projectors}),
+        inputs=_rules("query"), terms=_off_span, scale=lambda K, A, q: kit.scale(K, A, K, q),
+        extra_checks=(Check("not-in-ker-A", EvidenceKind.COUNTEREXAMPLE, _off_span_witness,
+                            "minimal witness with a nonzero off-span error, verified exactly"),),
+        control=wrong("projectors exchanged (Q taken as K^+ K)", projectors=_swapped_projectors),
     ),
-    Claim(
-        id="cons.exact-iff-kernel",
+    identity(
+        "cons.exact-iff-kernel",
         title="Some W fits every pair exactly iff ker K ⊆ ker V iff V (I - P) = 0; and col(I - P) = ker K",
         statement=(r"\exists W: WK = V \iff \ker K \subseteq \ker V \iff V(I_M - P) = 0,\qquad "
                    r"\operatorname{col}(I_M - P) = \ker K"),
-        kind=ClaimKind.IDENTITY,
         source="000, App. H",
         assumptions=("K any real d x M matrix, V any real p x M matrix",
                      "when the pairs are consistent, W_LS itself fits them exactly"),
         depends_on=("proj.coefficient-projector", "ls.pseudoinverse-minimizer"),
-        checks=(
-            Check("exact", EvidenceKind.SYMBOLIC, _exact_iff_exact,
-                  "exact rationals: solvability (sympy rank), kernel inclusion (sympy null space), "
-                  "consistency_residual, is_consistent and col(I - P) = ker K agree"),
-            Check("ladder", EvidenceKind.PRECISE, _exact_iff_precise,
-                  "mpmath: consistent and broken values, ||V(I - P)||^2 against its exact value"),
-            Check("float", EvidenceKind.PROPERTY, _exact_iff_property,
-                  "float64: verdict and residual for consistent and broken values, every key family"),
-        ),
-        negative_control=NegativeControl(
-            "exact fitting judged possible only for independent keys (rank K = M)",
-            {"consistency_residual": _independence_residual, "is_consistent": _independence_verdict},
-        ),
+        inputs=KERNEL_CASES, terms=_kernel, scale=lambda K, V, broken: kit.scale(K, V, V),
+        control=wrong("exact fitting judged possible only for independent keys (rank K = M)",
+                      consistency_residual=_independence_residual, is_consistent=_independence_verdict),
     ),
     Claim(
         id="cons.kernel-roles",
@@ -580,7 +419,7 @@ CLAIMS = [
             Check("witness", EvidenceKind.COUNTEREXAMPLE, _kernel_roles_witness,
                   "minimal square witness; truth from sympy, ker K = row(K)^perp checked exactly"),
         ),
-        negative_control=NegativeControl("projectors exchanged, so ker K^T is read as ker K",
-                                          {"projectors": _swapped_projectors}),
+        negative_control=wrong("projectors exchanged, so ker K^T is read as ker K",
+                                 projectors=_swapped_projectors),
     ),
 ]
