@@ -1,6 +1,10 @@
-"""Test configuration: Hypothesis profiles for the linmem tests (the claim
-checks seed themselves from the run seed), chosen by $HYPOTHESIS_PROFILE;
-CI sets CI=true and gets the derandomized profile, so a green run replays."""
+"""Test configuration: Hypothesis profiles for the linmem tests, loaded from
+$HYPOTHESIS_PROFILE (else "ci" when CI=true, derandomized so a green run
+replays, else "dev"). The claim items (tests/test_claims.py) seed themselves
+from the theorems seed and take their example counts from the theorems
+profile; only an explicit Hypothesis option ($HYPOTHESIS_PROFILE,
+--hypothesis-profile, --hypothesis-seed) changes them (see
+theorems/pytest_plugin.py)."""
 
 from __future__ import annotations
 
