@@ -510,6 +510,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"theorems {args.command}: interrupted; {_interrupted(args)}", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `theorems list | head`: the reader left; say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except (ValueError, KeyError, ImportError, OSError) as exc:
         if isinstance(exc, KeyError) and exc.args:
             msg = exc.args[0]

@@ -48,7 +48,8 @@ __all__ = [
 #: 1.3: ``environment.source`` (commit and dirty state of the code checked),
 #: ``environment.command``, ``environment.requirements`` (every declared
 #: dependency, installed version or null); ``evidence[].data.names`` (Monte
-#: Carlo quantity names).
+#: Carlo quantity names); ``fail_on`` (the statuses that fail the run, from
+#: ``verify --fail-on``; ``ok`` is derived from it).
 SCHEMA_VERSION = "1.3"
 
 #: What :func:`write_reports` writes, in order (the JSON first).

@@ -283,7 +283,7 @@ def render_table(res: StabilityResult) -> str:
     max against its threshold and the seeds at which it did not pass."""
     id_w = max([len(c.id) for c in res.claims] + [len("claim")])
     lines = [f"{'claim':<{id_w}}  statuses over {len(res.seeds)} seeds",
-             f"{'  [check]':<{id_w}}  figure min / median / max   threshold   not passing at seeds"]
+             f"{'  [check]':<{id_w}}  {'figure min / median / max':<30}  {'threshold':<10}  not passing at seeds"]
     for c in res.claims:
         dist = c.distribution
         if c.stable:
@@ -304,7 +304,7 @@ def render_table(res: StabilityResult) -> str:
                 f"{ch.comparison} {_g(thr[0])}" if thr[0] == thr[2] else f"{ch.comparison} {_g(thr[0])}..{_g(thr[2])}")
             bad = ch.not_passing
             where = "" if not bad else f"   {_seed_list(bad)} ({', '.join(sorted({ch.statuses[s] for s in bad}))})"
-            lines.append(f"{'  [' + ch.check + ']':<{id_w}}  {figure:<26}  {threshold:<10}{where}")
+            lines.append(f"{'  [' + ch.check + ']':<{id_w}}  {figure:<30}  {threshold:<10}{where}".rstrip())
     n_bad = len(res.unstable)
     lines.append("")
     if n_bad:

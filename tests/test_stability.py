@@ -1,0 +1,70 @@
+"""``theorems stability``: each claim's status distribution and each check's
+figure spread over seeds, on claims whose verdict is set by construction
+(tests/fake_claims.py), so the tests take well under a second of checks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from theorems.cli import main
+from theorems.profiles import get_profile
+from theorems.registry import load_claims, select
+from theorems.stability import render_table, run_stability, seed_range, spread
+
+FAKE = Path(__file__).resolve().with_name("fake_claims.py")
+
+
+def _claims(*ids):
+    return select(load_claims([str(FAKE)], builtin=False), list(ids))
+
+
+@pytest.mark.parametrize("jobs", [1, 3])
+def test_a_seed_dependent_claim_is_unstable_and_the_command_exits_1(jobs, tmp_path, capsys):
+    code = main(["stability", "--claims", str(FAKE), "--only", "fake.stable", "--only", "fake.flaky",
+                 "--only", "fake.undecided", "--seeds", "4", "--jobs", str(jobs), "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert f"3 claims x 4 seeds (1..4), profile quick, {min(jobs, 4)} process" in out
+    assert "fake.flaky      SUPPORTED 2, NOT SUPPORTED 2 (seeds 1, 3)   UNSTABLE" in out
+    assert "fake.stable     VERIFIED 4\n" in out and "fake.undecided  INCONCLUSIVE 4\n" in out
+    assert "1 of 3 claims changed status across seeds 1, 2, 3, 4: fake.flaky" in out
+    table = json.loads((tmp_path / "stability.json").read_text())
+    assert table["seeds"] == [1, 2, 3, 4] and table["unstable"] == ["fake.flaky"] and table["stable"] is False
+    by = {c["id"]: c for c in table["claims"]}
+    assert by["fake.flaky"]["statuses"] == {"1": "NOT SUPPORTED", "2": "SUPPORTED", "3": "NOT SUPPORTED",
+                                            "4": "SUPPORTED"}
+    assert by["fake.stable"]["distribution"] == {"VERIFIED": 4} and by["fake.stable"]["stable"] is True
+    # fake.stable's figure is 0.1 * (seed mod 3): 0.1, 0.2, 0, 0.1 at seeds 1..4
+    sim = by["fake.stable"]["checks"][0]
+    assert sim["figure"] == pytest.approx({"min": 0.0, "median": 0.1, "max": 0.2})
+    assert sim["threshold"] == {"min": 1.0, "median": 1.0, "max": 1.0} and sim["not_passing"] == []
+    assert by["fake.flaky"]["checks"][0]["not_passing"] == [1, 3]
+
+
+def test_claims_that_keep_one_status_exit_0_inconclusive_counting_as_one(tmp_path, capsys):
+    code = main(["stability", "--claims", str(FAKE), "--only", "fake.stable", "--only", "fake.undecided",
+                 "--seeds", "3", "--first-seed", "10", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "seeds (10..12)" in out and "every one of the 2 claims kept one status across seeds 10, 11, 12" in out
+
+
+def test_seeds_of_the_same_parity_make_the_flaky_claim_look_stable():
+    """The seeds are a parameter, not a hidden choice: at even seeds only the
+    planted claim is SUPPORTED every time."""
+    res = run_stability(_claims("fake.flaky"), profile=get_profile("quick"), seeds=[2, 4, 6])
+    assert res.ok and res.claims[0].distribution == {"SUPPORTED": 3}
+    assert "fake.flaky  SUPPORTED 3" in render_table(res)
+
+
+def test_the_stability_helpers_refuse_bad_input():
+    with pytest.raises(ValueError, match="count must be an integer >= 1, got 0"):
+        seed_range(0)
+    with pytest.raises(ValueError, match="seeds must be distinct"):
+        run_stability(_claims("fake.stable"), profile=get_profile("quick"), seeds=[1, 1])
+    with pytest.raises(ValueError, match="jobs must be an integer >= 1"):
+        run_stability(_claims("fake.stable"), profile=get_profile("quick"), seeds=[1], jobs=0)
+    assert spread([None, float("nan")]) is None and spread([2.0, float("inf"), 1.0]) == (1.0, 1.5, 2.0)
