@@ -176,3 +176,20 @@ def test_orthonormal_families_are_orthonormal(exact, floats):
 def test_pair_inputs_have_unit_or_nonzero_keys(unit, nonunit):
     assert sum(x * x for x in unit[0]) == 1
     assert any(x != 0 for x in nonunit[0])
+
+
+@settings(max_examples=60)
+@given(projectors.FREE_KEY.floats)
+def test_float_free_key_inputs_stay_within_float64_reach(case):
+    # the planted 1e-6 outside component on keys of condition 1e9 once made
+    # cond(K) about 1e15 (found at seed 3); cond(rest) / c is now kept <= 1e12
+    K, _, free = case.args
+    assert case.recipe["cond"] / case.recipe["outside component"] <= 1e12
+    assert abs(linmem.leverage_scores(K)[free] - 1) < 1e-6
+
+
+def test_free_key_on_ill_conditioned_keys_gets_a_unit_outside_component():
+    from hypothesis import find
+
+    case = find(projectors.FREE_KEY.floats, lambda c: c.recipe["cond"] >= 1e9)
+    assert case.recipe["outside component"] == 1.0
