@@ -244,8 +244,17 @@ class Claim:
     negative_control: NegativeControl | None = None
     reason: str = ""
     tags: tuple[str, ...] = ()
+    #: The statement's domain: variable name -> the range the statement
+    #: covers, in words or as ``[min, max]`` (``None`` for unbounded), e.g.
+    #: ``{"d": [1, None], "M": [1, None]}``. Checks record what they searched
+    #: in ``Evidence.data["domain"]`` under the same names, so a report can say
+    #: when the statement is wider than the search. Empty: not declared.
+    domain: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
     def __post_init__(self):
+        if not isinstance(self.domain, Mapping):
+            raise TypeError(f"claim {self.id}: domain must be a mapping of variable names to ranges, "
+                            f"got {type(self.domain).__name__}")
         if self.kind is ClaimKind.UNDERSPECIFIED:
             if not self.reason:
                 raise ValueError(f"claim {self.id}: an underspecified claim needs a reason")

@@ -134,6 +134,11 @@ def run_check(claim: Claim, check: Check, *, impl: Impl, profile: Profile, seed:
             ev = check.run(ctx)
         if not isinstance(ev, Evidence):
             raise TypeError(f"check returned {type(ev).__name__}, not Evidence")
+        if ev.kind is not check.kind:
+            # the claim's required evidence is judged on the declared kinds
+            ev.status = EvidenceStatus.ERROR
+            ev.detail = (f"check {check.name!r} is declared as {check.kind.value} evidence but returned "
+                         f"{ev.kind.value} evidence; " + ev.detail)
         # Charge the check with everything its run did, not only the part its
         # checker timed: a sweep's shared precomputation (a cached LP sweep
         # that several checks read) runs inside the first check that needs it.

@@ -37,7 +37,10 @@ __all__ = [
     "PRECISION_LADDER",
     "SUITE_FALSE_FAILURE_RATE",
     "THRESHOLD",
+    "SIMULATION_WRONG_VERDICT_RATE",
     "ladder_fall",
+    "margin_sd",
+    "required_margin_sd",
     "mc_critical_z",
     "norm",
     "passes",
@@ -67,6 +70,34 @@ MC_MAX_CHECKS = 500
 SUITE_FALSE_FAILURE_RATE = MC_FALSE_FAILURE_RATE * MC_MAX_CHECKS
 
 assert SUITE_FALSE_FAILURE_RATE < 1e-6
+
+#: Probability that a statistical or finite-size criterion (a sweep, a
+#: crossing, a drift, a fitted slope) gives a wrong verdict on one claim at
+#: the profile's sizes, by design (see :mod:`theorems.evidence.simulation`).
+SIMULATION_WRONG_VERDICT_RATE = 1e-3
+
+
+def margin_sd(rate: float = SIMULATION_WRONG_VERDICT_RATE) -> float:
+    """Standard deviations between a figure's typical value and its
+    threshold for a one-sided normal error rate ``rate``.
+
+    >>> round(margin_sd(), 2)
+    3.09
+    """
+    from scipy.special import ndtri
+
+    return float(-ndtri(rate))
+
+
+def required_margin_sd(rate: float = SIMULATION_WRONG_VERDICT_RATE) -> float:
+    """Standard deviations of the figure an effect must span to be resolved:
+    a test at ``rate`` that also misses the effect at most at ``rate``
+    (``2 * margin_sd(rate)``).
+
+    >>> round(required_margin_sd(), 2)
+    6.18
+    """
+    return 2 * margin_sd(rate)
 
 
 def norm(x) -> float | mpmath.mpf:

@@ -144,7 +144,15 @@ CMM_BAND = (OPTIMAL_TOP1_CONSTANT, 4 * CMM_TOP1_CONSTANT)
 CMM_MAX_SLOPE = -0.3
 CMM_MAX_LAST_OVER_FIRST = 0.5
 
-#: Dimensions of the max-margin LP sweep and seeds per dimension, per level.
+#: Dimensions of the max-margin LP sweep and pools at the largest dimension,
+#: per level; a smaller d gets (d_max / d)^2 times as many (rounded up).
+#: Power (quick, resampling 20000 runs from 400/300/200/120 pools at
+#: d = 3/4/5/6): with 10 pools at every d the largest gap exceeds LP_BAND
+#: with probability 3.4e-3, nearly all at d = 3, where the median crossing
+#: moves in steps of about 0.1 (n* is an integer near 6); with 40/23/15/10
+#: pools no resampled run exceeded it (the 0.999 quantile of the gap is
+#: 0.256; a gap above 0.3 needs half of 40 pools at n* >= 7, each with
+#: probability 0.12: about 1e-9). Pools at d = 3 cost about 20 ms each.
 LP_DIMS = (3, 4, 5, 6)
 LP_DIMS_EXTRA = (8, 10)
 LP_SEEDS = (10, 16, 16)
@@ -606,14 +614,15 @@ def _second_order_prediction(n: float) -> float:
 
 def _optimal_crossing(ctx):
     dims = _dims(ctx, LP_DIMS, LP_DIMS_EXTRA)
-    seeds = range(LP_SEEDS[min(_level(ctx), len(LP_SEEDS) - 1)])
+    top = LP_SEEDS[min(_level(ctx), len(LP_SEEDS) - 1)]
+    pools = {d: math.ceil(top * (dims[-1] / d) ** 2) for d in dims}
     success = _optimal_retrieves_all(ctx.impl)
     cache = _cache(ctx, "max_margin_memory", "GordanCertificate")
     table = {}
     for d in dims:
         hi = max(4, math.ceil(linmem.critical_n(d, LP_MIN_RATIO)))
         table[d] = sweeps.nested_critical_sizes(
-            success, d, n_range=(3, hi), seeds=seeds, base_seed=_shared_seed(ctx, "lp"),
+            success, d, n_range=(3, hi), seeds=range(pools[d]), base_seed=_shared_seed(ctx, "lp"),
             name="top1.lp", params={"code": _CODE}, cache=cache)
 
     info = {}
@@ -641,7 +650,8 @@ def _optimal_crossing(ctx):
             f"{[round(info[d]['prediction'], 3) for d in sizes]}; largest gap {worst:.3f} "
             f"(need <= {LP_BAND}); at or above 2 at d = {above}; censored at d = {censored}")
 
-    ev = simulation.check(ctx, dims, measure, criterion,
+    ev = simulation.check(ctx, dims, measure, criterion, size_name="d",
+                          domain={"pools per d": [pools[d] for d in dims]},
                           label="max-margin LP (best linear memory): per-seed critical sizes, median crossing")
     ev.data["lp"] = {str(d): v for d, v in info.items()}
     series = []

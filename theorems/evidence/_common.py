@@ -38,14 +38,23 @@ __all__ = [
 IMPLEMENTATION_ERRORS = FORMULA_ERRORS
 
 
-def formula_failure(exc: BaseException) -> str:
+def formula_failure(exc: BaseException, ctx: Context | None = None) -> str:
     """The failing-case description of ``exc`` when a formula under test
     raised it; otherwise ``exc`` is re-raised (the runner turns it into an
-    ERROR with its traceback). Call it inside ``except IMPLEMENTATION_ERRORS``."""
+    ERROR with its traceback). Call it inside ``except IMPLEMENTATION_ERRORS``.
+
+    Under a negative control (``ctx.control``) the implementation differs
+    from the one the main run checks only in the overridden formulas, so an
+    exception of these types raised by the check's own code while it
+    evaluates a case comes from the wrong variant's output (a shape the
+    statement does not allow, a zero it then divides by): a failing case,
+    described as such."""
     name = raised_by_formula(exc)
-    if name is None:
-        raise exc
-    return f"formula {name} raised {exc!r}"
+    if name is not None:
+        return f"formula {name} raised {exc!r}"
+    if ctx is not None and ctx.control:
+        return f"the check could not evaluate the wrong variant's output: {exc!r}"
+    raise exc
 
 
 #: Hypothesis options of the current run of checks (see :func:`hypothesis_run`).

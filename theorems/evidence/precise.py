@@ -58,7 +58,7 @@ def check(
                     try:
                         err, scale = residual(case)
                     except IMPLEMENTATION_ERRORS as exc:
-                        raised = formula_failure(exc)  # re-raises a crash of the check itself
+                        raised = formula_failure(exc, ctx)  # re-raises a crash of the check itself
                         err, scale = mpmath.inf, 1
                         if failing is None:
                             failing, why = (label, dps), raised

@@ -47,7 +47,7 @@ def check(
         try:
             ratio = float(measure(example))
         except IMPLEMENTATION_ERRORS as exc:
-            why = formula_failure(exc)  # re-raises a crash of the check itself
+            why = formula_failure(exc, ctx)  # re-raises a crash of the check itself
             worst["failing"], worst["ratio"], worst["error"] = example, math.inf, why
             raise _Violation(why) from None
         finite = ratio if math.isfinite(ratio) else 1e300

@@ -1,18 +1,47 @@
 """Simulation evidence for approximation, asymptotic and conjecture claims:
 a sweep over sizes with a criterion fixed in the code before the run.
-Never reports a claim as proved: the statuses are SUPPORTED / NOT SUPPORTED.
+Never reports a claim as proved: the statuses are SUPPORTED / NOT SUPPORTED,
+or INCONCLUSIVE when the profile's sizes cannot resolve the criterion with
+the stated power.
+
+Power. Every criterion is designed so that its verdict is wrong with
+probability at most :data:`~theorems.tolerance.SIMULATION_WRONG_VERDICT_RATE`
+(1e-3) per claim at the profile's sizes. The design is stated next to the
+criterion: the figure's spread across seeds measured at the profile (the
+check's own spread, not a textbook one), and the margin between the
+figure's typical value and the threshold, which must be at least
+:func:`~theorems.tolerance.required_margin_sd` standard deviations. When a
+profile cannot reach that margin the criterion says so *before* looking at
+the unresolved part of the figure (:func:`underpowered`): the evidence is
+INCONCLUSIVE, with the reason and the profile that can. A decision taken on
+the measured figure alone (SUPPORTED when a confidence bound clears the
+threshold, else INCONCLUSIVE) would flip between seeds whenever the effect
+sits near the bound; deciding on the design keeps one status at every seed.
+
+Criteria are callables ``criterion(sizes, figures) -> (ok, figure,
+threshold, why)``; ``ok`` is a bool (SUPPORTED / NOT SUPPORTED) or an
+:class:`~theorems.model.EvidenceStatus` (e.g. INCONCLUSIVE). Two are built
+in: :func:`shrinks` (one-sided: the figure falls at least this fast) and
+:func:`rate` (two-sided: the fitted exponent lies within a band around the
+claimed one, so a faster decay than claimed fails as well as a slower one).
+
+Domain. Every sweep records what it searched in ``data["domain"]`` (the
+swept sizes under ``label``, plus whatever the caller adds: dimensions,
+counts, loads), so that a report can set it beside the claim's stated domain
+(:attr:`~theorems.model.Claim.domain`).
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
 from theorems.evidence._common import make, timed
 from theorems.model import Context, Evidence, EvidenceKind, EvidenceStatus
+from theorems.tolerance import required_margin_sd
 
-__all__ = ["check", "loglog_slope", "shrinks"]
+__all__ = ["check", "loglog_slope", "rate", "shrinks", "sweep_domain", "underpowered"]
 
 
 def loglog_slope(sizes: Sequence[float], values: Sequence[float]) -> float:
@@ -26,14 +55,20 @@ def loglog_slope(sizes: Sequence[float], values: Sequence[float]) -> float:
     return float(np.polyfit(x, y, 1)[0])
 
 
+def _positive_finite(figures) -> bool:
+    figures = np.asarray(figures, dtype=float)
+    return bool(np.all(np.isfinite(figures)) and np.all(figures > 0))
+
+
 def shrinks(*, max_slope: float, max_last_over_first: float):
     """Criterion: the figure falls with size: its log-log slope is at most
     ``max_slope`` (< 0) and the last figure is at most ``max_last_over_first``
-    times the first."""
+    times the first. One-sided: any faster decay passes; a claim that states
+    a rate uses :func:`rate`."""
 
     def criterion(sizes, figures) -> tuple[bool, float, float, str]:
         figures = np.asarray(figures, dtype=float)
-        if np.any(~np.isfinite(figures)) or np.any(figures <= 0):
+        if not _positive_finite(figures):
             return False, float("nan"), max_slope, "a figure is not positive and finite"
         slope = loglog_slope(sizes, figures)
         ratio = figures[-1] / figures[0]
@@ -46,32 +81,131 @@ def shrinks(*, max_slope: float, max_last_over_first: float):
     return criterion
 
 
+def rate(*, exponent: float, band: float):
+    """Two-sided rate criterion: the least-squares log-log slope of the
+    figure against size lies within ``band`` of the claimed ``exponent``
+    (the figure behaves like ``size**exponent``). The evidence's figure is
+    ``|slope - exponent|`` against the threshold ``band``; a decay that is
+    faster than claimed fails just as a slower one does.
+
+    >>> ok, gap, band, why = rate(exponent=-0.5, band=0.1)([16, 64, 256], [0.25, 0.125, 0.0625])
+    >>> ok, round(gap, 6), band
+    (True, 0.0, 0.1)
+    >>> rate(exponent=-0.5, band=0.1)([16, 64, 256], [1.0, 1 / 16, 1 / 256])[0]  # d^-2: too fast
+    False
+    """
+    if not band > 0:
+        raise ValueError(f"rate band must be positive, got {band!r}")
+
+    def criterion(sizes, figures) -> tuple[bool, float, float, str]:
+        if not _positive_finite(figures):
+            return False, float("inf"), band, "a figure is not positive and finite"
+        slope = loglog_slope(sizes, figures)
+        gap = abs(slope - exponent)
+        return gap <= band, gap, band, (
+            f"fitted exponent {slope:.3f} against the claimed {exponent:g} (need within +- {band:g}: "
+            f"{'yes' if gap <= band else 'no'})"
+        )
+
+    criterion.exponent = exponent  # type: ignore[attr-defined]
+    criterion.band = band  # type: ignore[attr-defined]
+    return criterion
+
+
+def underpowered(*, effect: float, spread: float | None, profile: str, better: str | None) -> str | None:
+    """The reason a profile cannot resolve an effect, or None when it can.
+
+    ``effect`` is the smallest difference between the figure and its
+    threshold the criterion must resolve (e.g. the drift it detects);
+    ``spread`` the standard deviation of the figure across seeds at this
+    profile (measured, stated in the claim module; None when not measured).
+    The profile resolves it when ``effect >= required_margin_sd() *
+    spread``: then a correct claim clears the threshold, and a claim whose
+    figure sits on the wrong side is caught, each with probability at least
+    ``1 - SIMULATION_WRONG_VERDICT_RATE``. ``better`` names the profile that
+    can (None: none of the shipped ones).
+
+    >>> underpowered(effect=0.1, spread=0.01, profile="quick", better=None) is None
+    True
+    >>> print(underpowered(effect=0.1, spread=0.09, profile="quick", better="standard"))
+    the effect 0.1 is 1.1 standard deviations of the figure at profile quick (0.09 across seeds), below the 6.18 needed for a wrong verdict at most 0.001 of the time; run --profile standard
+    """
+    from theorems.tolerance import SIMULATION_WRONG_VERDICT_RATE
+
+    need = required_margin_sd()
+    if spread is not None and spread >= 0 and (spread == 0 or effect / spread >= need):
+        return None
+    measured = "not measured" if spread is None else f"{effect / spread:.2g} standard deviations"
+    where = f"run --profile {better}" if better else "no shipped profile reaches it"
+    return (
+        f"the effect {effect:g} is {measured} of the figure at profile {profile}"
+        + ("" if spread is None else f" ({spread:g} across seeds)")
+        + f", below the {need:.3g} needed for a wrong verdict at most {SIMULATION_WRONG_VERDICT_RATE:g} "
+        f"of the time; {where}"
+    )
+
+
+def _plain(x):
+    if isinstance(x, (bool, int, float, str)) or x is None:
+        return x
+    if isinstance(x, np.integer):
+        return int(x)
+    if isinstance(x, np.floating):
+        return float(x)
+    return str(x)
+
+
+def sweep_domain(label: str, sizes: Sequence[Any], **extra: Any) -> dict:
+    """``data["domain"]`` of a sweep: the swept ``sizes`` under ``label``
+    (with their range when numeric) and any ``extra`` named ranges.
+
+    >>> sweep_domain("d", [16, 32, 64])
+    {'d': {'values': [16, 32, 64], 'min': 16, 'max': 64}}
+    """
+    values = [_plain(s) for s in sizes]
+    entry: dict[str, Any] = {"values": values}
+    if values and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        entry["min"], entry["max"] = min(values), max(values)
+    out = {label: entry}
+    for name, value in extra.items():
+        out[name] = value if isinstance(value, (dict, str)) else [_plain(v) for v in value] \
+            if isinstance(value, (list, tuple)) else _plain(value)
+    return out
+
+
 def check(
     ctx: Context,
     sizes: Sequence[Any],
     measure: Callable[[Any, np.random.Generator], float],
-    criterion: Callable[[Sequence[Any], Sequence[float]], tuple[bool, float, float, str]],
+    criterion: Callable[[Sequence[Any], Sequence[float]], tuple[Any, float, float, str]],
     *,
     label: str,
+    size_name: str = "size",
+    domain: Mapping[str, Any] | None = None,
 ) -> Evidence:
     """Measure the figure at each size (fresh generator per size) and apply
-    the criterion; ``figure`` is what the criterion reports (e.g. a slope)."""
+    the criterion; ``figure`` is what the criterion reports (e.g. a slope).
+    ``size_name`` names the swept variable in ``data["domain"]`` (``d``,
+    ``n``...); ``domain`` adds other searched ranges."""
     figures = []
     with timed() as t:
         for size in sizes:
             figures.append(float(measure(size, ctx.rng(f"sweep:{size}"))))
         ok, figure, threshold, why = criterion(sizes, figures)
-    return make(
+    status = ok if isinstance(ok, EvidenceStatus) else None
+    ev = make(
         ctx,
         EvidenceKind.SIMULATION,
-        ok,
+        bool(ok) if status is None else status is EvidenceStatus.SUPPORTED,
         seconds=t["seconds"],
         passed=EvidenceStatus.SUPPORTED,
-        failed=EvidenceStatus.NOT_SUPPORTED,
+        failed=EvidenceStatus.NOT_SUPPORTED if status is None else status,
         figure=figure,
         threshold=threshold,
         cases=len(sizes),
         detail=f"{label}: {why}",
         data={"sizes": [s if isinstance(s, (int, float)) else str(s) for s in sizes],
-              "figures": figures},
+              "figures": figures,
+              "domain": sweep_domain(size_name, sizes, **dict(domain or {}))},
     )
+    return ev

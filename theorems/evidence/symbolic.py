@@ -65,7 +65,7 @@ def exact_search(
         try:
             value = residual(example)
         except IMPLEMENTATION_ERRORS as exc:
-            value = formula_failure(exc)  # re-raises a crash of the check itself
+            value = formula_failure(exc, ctx)  # re-raises a crash of the check itself
         if value != 0:
             box["failing"], box["value"] = example, value
             raise _Nonzero(str(value))
