@@ -68,11 +68,14 @@ TAM_STEPS = 4
 
 #: Criterion of the finite-size transition: every crossing alpha_50 in
 #: [alpha_c, TAM_BAND * alpha_c], and the relative gap alpha_50/alpha_c - 1
-#: falls with d: log-log slope <= -0.3, last/first <= 0.9 (the gap falls from
+#: falls with d: log-log slope <= -0.1, last/first <= 0.9 (the gap falls from
 #: about 0.8 at d = 4 to about 0.55 at d = 6; ten trials per step leave it a
-#: spread of about 0.1).
+#: spread of about 0.1). Power (quick, run seeds 1..8): slope -1.23 +- 0.32,
+#: 3.5 standard deviations below -0.1 (at -0.3 it was 2.9: a wrong verdict
+#: about 2e-3 of the time); last/first 0.61 +- 0.07, 4 below 0.9. The
+#: negative control (a wrong alpha_c) fails the band at every d.
 TAM_BAND = 2.5
-TAM_CRITERION = dict(max_slope=-0.3, max_last_over_first=0.9)
+TAM_CRITERION = dict(max_slope=-0.1, max_last_over_first=0.9)
 
 #: Smoothing parameters and dimensions of the beta-independence sweep, per level.
 BETAS = ((5.0, 50.0), (5.0, 30.0, 100.0), (5.0, 30.0, 100.0))
@@ -91,14 +94,20 @@ BETA_TRIALS = 6
 BETA_RESOLUTION_PAIRS = 1.0
 
 #: Percentile comparison: load, dimensions, seeds, smoothing; criterion: at
-#: every d the TAM-learned memory's mean percentile exceeds CMM's with a
-#: paired t statistic >= PB_MIN_T.
+#: every d the TAM-learned memory's mean percentile exceeds CMM's, and the
+#: paired t statistic of the gain pooled over every (d, seed) is >= PB_MIN_T
+#: (one-sided normal 1e-3). Power (quick, run seeds 1..8): the gain is 0.10
+#: to 0.19 at every d (per-d t 4 to 18); the smallest per-d t, the figure
+#: before, was 7.4 +- 2.4 against 2 (2.3 standard deviations: a wrong verdict
+#: about 1e-2 of the time), while the pooled t over 18 pairs is about 12 and
+#: a per-d mean gain at or below zero needs a per-d t below 0. The negative
+#: control's gain is -0.26 to -0.32 (t -7 to -12) at every d.
 PB_ALPHA = 0.25
 PB_DIMS = (6, 8, 10)
 PB_DIMS_EXTRA = (12, 16)
 PB_SEEDS = 6
 PB_BETA = 30.0
-PB_MIN_T = 2.0
+PB_MIN_T = 3.09
 
 #: Cover's function: exact enumeration sizes (D, n) and Monte Carlo configs.
 COVER_MAX_D = 3
@@ -1114,18 +1123,21 @@ def _percentile_behind(ctx):
         se = gain.std(ddof=1) / math.sqrt(len(gain))
         tstat = gain.mean() / se if se > 0 else (math.inf if gain.mean() > 0 else -math.inf)
         table[d] = {"n": n, "k": k, "cmm": float(rows[:, 0].mean()), "tam": float(rows[:, 1].mean()),
-                    "gain": float(gain.mean()), "t": float(tstat)}
+                    "gain": float(gain.mean()), "t": float(tstat), "gains": gain.tolist()}
 
     def measure(d, rng):
         return table[d]["t"]
 
     def criterion(sizes, figures):
-        worst = min(figures)
-        ok = all(table[d]["gain"] > 0 for d in sizes) and worst >= PB_MIN_T
-        return ok, worst, PB_MIN_T, (
+        gains = np.concatenate([table[d]["gains"] for d in sizes])
+        se = gains.std(ddof=1) / math.sqrt(gains.size)
+        pooled = gains.mean() / se if se > 0 else (math.inf if gains.mean() > 0 else -math.inf)
+        ok = all(table[d]["gain"] > 0 for d in sizes) and pooled >= PB_MIN_T
+        return ok, float(pooled), PB_MIN_T, (
             f"mean percentile CMM vs TAM-learned (gain, t): "
             f"{ {d: (round(table[d]['cmm'], 4), round(table[d]['tam'], 4), round(table[d]['gain'], 4), round(table[d]['t'], 1)) for d in sizes} } "
-            f"(need gain > 0 and t >= {PB_MIN_T} at every d)")
+            f"(need gain > 0 at every d); paired t of the gain pooled over {gains.size} (d, seed) pairs "
+            f"{pooled:.1f} (need >= {PB_MIN_T})")
 
     ev = simulation.check(ctx, dims, measure, criterion,
                           label=f"signal percentile at alpha = n/d^2 = {PB_ALPHA}, r = {TAM_R}")
