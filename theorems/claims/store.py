@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import hypothesis
 import numpy as np
@@ -22,128 +22,97 @@ from hypothesis import strategies as st
 
 import linmem
 from linmem import ensembles
-from linmem.precise import mp_array
-from theorems.claims._cases import precise_key_cases, precise_values
-from theorems.evidence import counterexample, precise, symbolic
-from theorems.evidence import property as prop
-from theorems.model import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
-from theorems.residuals import diff_norm, exact_sq
+from theorems import kit
+from theorems.evidence import counterexample, symbolic
+from theorems.model import Check, Claim, ClaimKind, EvidenceKind
+from theorems.residuals import at_most, exact_sq
 from theorems.strategies import (
     ILL_CONDITIONING,
+    Case,
+    Inputs,
     KeyCase,
     exact_key_matrices,
     exact_unit_key_matrices,
     exact_value_matrices,
     float_key_cases,
-    unit_key_cases,
+    keys_and_values,
+    precise_keys,
+    precise_values,
 )
-from theorems.tolerance import norm, scaled_residual
+from theorems.templates import identity, inequality, wrong
+from theorems.tolerance import norm
 
 __all__ = ["CLAIMS"]
+
+_frac = kit.exact
+_eye = kit.eye
+_exact_rank = kit.rank
 
 
 def _sq(A):
     return np.sum(A * A)
 
 
-# --- ls.pseudoinverse-minimizer -------------------------------------------------
+def _integer_matrix(draw, rows: int, cols: int) -> np.ndarray:
+    return kit.exact(draw(st.lists(st.integers(-3, 3), min_size=rows * cols, max_size=rows * cols))
+                     ).reshape(rows, cols)
 
 
-def _minimizer_exact(ctx):
-    """Exact Pythagorean splits that prove both halves on each instance:
-    ||WK - V||^2 = ||W_LS K - V||^2 + ||(W - W_LS) K||^2 for every W, and
-    ||W_LS + B(I - Q)||^2 = ||W_LS||^2 + ||B(I - Q)||^2 with the same fit."""
-
-    @st.composite
-    def inputs(draw):
-        K = draw(exact_key_matrices())
-        V = draw(exact_value_matrices(K.shape[1]))
-        p, d = V.shape[0], K.shape[0]
-        entries = draw(st.lists(st.integers(-3, 3), min_size=p * d, max_size=p * d))
-        B = np.array([Fraction(e) for e in entries], dtype=object).reshape(p, d)
-        return K, V, B
-
-    def residual(case):
-        K, V, B = case
-        impl = ctx.impl
-        W_ls = impl.least_squares_store(K, V)
-        _, Q = linmem.projectors(K)
-        other = W_ls + B @ (np.eye(K.shape[0], dtype=int) - Q)
-        W = W_ls + B
-        return (
-            (_sq(W @ K - V) - _sq(W_ls @ K - V) - _sq((W - W_ls) @ K)) ** 2
-            + exact_sq(other @ K, W_ls @ K)
-            + (_sq(other) - _sq(W_ls) - _sq(other - W_ls)) ** 2
-        )
-
-    return symbolic.check_exact(ctx, inputs(), residual,
-                                describe=lambda c: {"K": c[0], "V": c[1], "B": c[2]})
+# --- ls.pseudoinverse-minimizer: (K, V, B, t) -------------------------------------------
 
 
-def _minimizer_violations(impl, K, V, B, t):
-    """(fit violation, norm violation): how much W_LS + tB fits better
-    than W_LS, and how much a co-minimiser W_LS + tB(I - Q) is smaller."""
-    W_ls = impl.least_squares_store(K, V)
-    _, Q = linmem.projectors(K)
-    I = np.eye(K.shape[0]) if K.dtype != object else _identity_like(K)
-    fit = _sq(W_ls @ K - V) - _sq((W_ls + t * B) @ K - V)
-    smaller = _sq(W_ls) - _sq(W_ls + t * B @ (I - Q))
-    return fit, smaller
+@st.composite
+def _exact_perturbed(draw):
+    K, V = draw(keys_and_values().exact)
+    return K, V, _integer_matrix(draw, V.shape[0], K.shape[0]), Fraction(1)
 
 
-def _identity_like(K):
-    one = K.ravel()[0] * 0 + 1
-    I = np.full((K.shape[0], K.shape[0]), one * 0, dtype=object)
-    for i in range(K.shape[0]):
-        I[i, i] = one
-    return I
-
-
-def _minimizer_precise(ctx):
+def _precise_perturbed(ctx):
     rng = ctx.rng("minimizer-precise")
     cases = []
-    for label, K in precise_key_cases(ctx):
-        V = precise_values(K, ctx)
-        B = np.vectorize(Fraction, otypes=[object])(rng.integers(-3, 4, size=(V.shape[0], K.shape[0])))
-        for t in (Fraction(1), Fraction(1, 10**8)):
-            cases.append((f"{label}, step {t}", (K, V, B, t)))
-
-    def residual(case):
-        K, V, B = (mp_array(x) for x in case[:3])
-        t = mp_array(np.array([case[3]], dtype=object))[0]
-        fit, smaller = _minimizer_violations(ctx.impl, K, V, B, t)
-        cond = linmem.condition_number(K)
-        W_ls = ctx.impl.least_squares_store(K, V)
-        scale = max(K.shape) * cond * (1 + _sq(V) + _sq(W_ls)) * (1 + _sq(B))
-        return max(0, fit, smaller), scale
-
-    return precise.check(ctx, cases, residual, falls=False)
+    for label, (K, V) in keys_and_values().precise(ctx):
+        B = kit.exact(rng.integers(-3, 4, size=(V.shape[0], K.shape[0])))
+        # both signs of the small step: a non-minimiser improves along one of them
+        cases += [(f"{label}, step {t}", (K, V, B, t)) for t in (Fraction(1), Fraction(1, 10**8), Fraction(-1, 10**8))]
+    return cases
 
 
-def _minimizer_property(ctx):
-    @st.composite
-    def cases(draw):
-        case = draw(float_key_cases())
-        t = draw(st.sampled_from((1.0, 1e-3, 1e-6)))
-        B = np.random.default_rng(case.seed + 1).standard_normal((case.p, case.d))
-        return case, B, t
-
-    def measure(c):
-        case, B, t = c
-        K, V = case.K, case.V
-        fit, smaller = _minimizer_violations(ctx.impl, K, V, B, t)
-        W_ref = np.linalg.lstsq(K.T, V.T, rcond=None)[0].T  # LAPACK's minimum-norm solution
-        W_ls = ctx.impl.least_squares_store(K, V)
-        vs_ref = max(_sq(W_ls @ K - V) - _sq(W_ref @ K - V), _sq(W_ls) - _sq(W_ref))
-        cond = float(linmem.condition_number(K))
-        # The operands include W_LS itself, whose squared norm grows like cond^2.
-        scale = max(K.shape) * cond * (1 + _sq(V) + _sq(W_ls)) * (1 + _sq(B))
-        return scaled_residual(max(0.0, fit, smaller, vs_ref), scale=scale)
-
-    return prop.check(ctx, cases(), measure, describe=lambda c: {**c[0].describe(), "step": c[2]})
+@st.composite
+def _float_perturbed(draw):
+    case, t = draw(float_key_cases()), draw(st.sampled_from((1.0, 1e-3, 1e-6)))
+    B = kit.generator(case.seed, "B").standard_normal((case.p, case.d))
+    return Case((case.K, case.V, B, t), {**case.describe(), "step": t})
 
 
-# --- op.not-least-squares ------------------------------------------------------------
+PERTURBED = Inputs(("K", "V", "B", "step"), _exact_perturbed(), _precise_perturbed, _float_perturbed(),
+                   "any keys and values, perturbations of steps 1 down to 1e-8; condition to 1e20 (mpmath)")
+
+
+def _minimizer(impl, K, V, B, t):
+    """Exactly, the Pythagorean splits that prove both halves on each instance:
+    ||WK - V||^2 = ||W_LS K - V||^2 + ||(W - W_LS) K||^2 for every W, and
+    ||W_LS + B(I - Q)||^2 = ||W_LS||^2 + ||B(I - Q)||^2 with the same fit.
+    In float and mpmath: no perturbation fits better, no co-minimiser is
+    smaller, nor is LAPACK's minimum-norm solution (float64)."""
+    W_ls = impl.least_squares_store(K, V)
+    _, Q = linmem.projectors(K)
+    W, other = W_ls + t * B, W_ls + t * B @ (kit.eye(K.shape[0], K) - Q)
+    if kit.is_exact(K):
+        return [(_sq(W @ K - V), _sq(W_ls @ K - V) + _sq((W - W_ls) @ K)), (other @ K, W_ls @ K),
+                (_sq(other), _sq(W_ls) + _sq(other - W_ls))]
+    bounds = [at_most(_sq(W_ls @ K - V), _sq(W @ K - V)), at_most(_sq(W_ls), _sq(other))]
+    if K.dtype != object:
+        W_ref = np.linalg.lstsq(K.T, V.T, rcond=None)[0].T
+        bounds += [at_most(_sq(W_ls @ K - V), _sq(W_ref @ K - V)), at_most(_sq(W_ls), _sq(W_ref))]
+    return bounds
+
+
+def _minimizer_scale(K, V, B, t):
+    # the operands include W_LS itself, whose squared norm grows like cond^2
+    return kit.scale(K) * (1 + _sq(V) + _sq(V @ linmem.pinv(K))) * (1 + _sq(B))
+
+
+# --- op.not-least-squares -------------------------------------------------------------
 
 
 @st.composite
@@ -172,15 +141,7 @@ def _not_ls_witness(ctx):
                                 how="found by a Hypothesis search over exactly-unit rational keys, shrunk")
 
 
-def _op_as_ls(K, V):
-    return linmem.least_squares_store(K, V)
-
-
-def _ls_as_op(K, V):
-    return linmem.outer_product_store(K, V)
-
-
-# --- shared pieces of the SVD-view claims -----------------------------------------
+# --- keys given by their exact SVD factors --------------------------------------------
 
 
 class _Factors(NamedTuple):
@@ -200,23 +161,6 @@ class _Factors(NamedTuple):
 
     def describe(self) -> dict:
         return {"U": self.U, "s": self.s, "Z": self.Z, "K": self.K}
-
-
-def _frac(a) -> np.ndarray:
-    """Fraction object array from integers (never numpy integers, which the
-    exact number system of linmem refuses)."""
-    return np.vectorize(lambda x: Fraction(int(x)), otypes=[object])(np.asarray(a))
-
-
-def _eye(n: int, like: np.ndarray) -> np.ndarray:
-    """Identity of size n in the number system of ``like``."""
-    if like.dtype != object:
-        return np.eye(n)
-    one = like.ravel()[0] * 0 + 1
-    out = np.full((n, n), one * 0, dtype=object)
-    for i in range(n):
-        out[i, i] = one
-    return out
 
 
 def _reflections(draw, n: int) -> np.ndarray:
@@ -269,10 +213,6 @@ def _factors_and_values(**kw):
     return inputs()
 
 
-def _describe_fv(case) -> dict:
-    return {**case[0].describe(), "V": case[1]}
-
-
 #: Exactly factored precise cases: (d, M before copies, rank, condition, copies).
 #: Full rank at condition 1e20 with M > d and M = d, rank-deficient M < d,
 #: duplicated keys (four copies) with M > d, and rank one.
@@ -307,19 +247,10 @@ def _precise_factor_cases(ctx) -> list[tuple[str, tuple[_Factors, np.ndarray]]]:
     return cases
 
 
-def _mp_factors(F: _Factors) -> _Factors:
-    return _Factors.of(mp_array(F.U), mp_array(F.s), mp_array(F.Z))
-
-
 def _svd_of(impl, K) -> _Factors:
     """The compact SVD computed by the implementation (float or mpmath)."""
     svd = impl.compact_svd(K)
     return _Factors(svd.U, svd.s, svd.Z, K)
-
-
-def _worst(pairs) -> Any:
-    """Largest error / scale over (error, scale) pairs (inf on a wrong shape)."""
-    return max(err / scale for err, scale in pairs)
 
 
 def _pinv_norm(K) -> float:
@@ -328,44 +259,46 @@ def _pinv_norm(K) -> float:
     return 1 / s[-1] if len(s) else 1
 
 
-def _float_cases_with(extra: int):
-    """Float key cases plus ``extra`` seeded standard-normal matrices drawn
-    against their shapes (p x d each), for arbitrary W and B."""
-
-    @st.composite
-    def cases(draw):
-        case = draw(float_key_cases())
-        rng = np.random.default_rng(case.seed + 1)
-        return (case, *[rng.standard_normal((case.p, case.d)) for _ in range(extra)])
-
-    return cases()
+def _as_factored(F: _Factors, V) -> tuple:
+    return F.K, V, F
 
 
-# --- ls.residual-split ------------------------------------------------------------
+FACTORED = Inputs(
+    ("K", "V", "factors"), _factors_and_values().map(lambda c: _as_factored(*c)),
+    lambda ctx: [(label, _as_factored(F, V)) for label, (F, V) in _precise_factor_cases(ctx)],
+    float_key_cases().map(lambda c: Case((c.K, c.V, None), c.describe())),
+    "keys U diag(s) Z^T with exactly orthonormal factors (duplicated, condition to 1e20), "
+    "float keys of every family against the computed SVD")
 
 
-def _split_gap(impl, K, V, W, F: _Factors):
-    """||WK - V||^2 - ||W U S - V Z||^2 - ||V(I - P)||^2 (zero if the split holds)."""
+# --- ls.residual-split: (K, V, W, exact factors or None) ---------------------------------------
+
+
+@st.composite
+def _exact_split(draw):
+    F, V = draw(_factors_and_values())
+    return F.K, V, _integer_matrix(draw, V.shape[0], F.U.shape[0]), F
+
+
+def _precise_split(ctx):
+    rng = ctx.rng("split-precise")
+    return [(label, (K, V, kit.exact(rng.integers(-3, 4, size=(V.shape[0], K.shape[0]))), None))
+            for label, (K, V) in keys_and_values().precise(ctx)]
+
+
+def _float_with_W(c: KeyCase) -> Case:
+    return Case((c.K, c.V, kit.generator(c.seed, "W").standard_normal((c.p, c.d)), None), c.describe())
+
+
+SPLIT = Inputs(("K", "V", "W", "factors"), _exact_split(), _precise_split, float_key_cases().map(_float_with_W),
+               "exact factors with duplicated keys; the computed SVD at condition to 1e20 (mpmath); "
+               "float64 over every key family, arbitrary W")
+
+
+def _residual_split(impl, K, V, W, F):
+    F = F if F is not None else _svd_of(impl, K)
     P, _ = impl.projectors(K)
-    return _sq(W @ K - V) - _sq(W @ (F.U * F.s) - V @ F.Z) - _sq(V @ (_eye(K.shape[1], K) - P))
-
-
-def _residual_split_factors(ctx):
-    """Exact keys with exactly known SVD factors, arbitrary integer W."""
-
-    @st.composite
-    def inputs(draw):
-        F, V = draw(_factors_and_values())
-        d, p = F.U.shape[0], V.shape[0]
-        W = _frac(draw(st.lists(st.integers(-3, 3), min_size=p * d, max_size=p * d))).reshape(p, d)
-        return F, V, W
-
-    def residual(case):
-        F, V, W = case
-        return _split_gap(ctx.impl, F.K, V, W, F) ** 2
-
-    return symbolic.check_exact(ctx, inputs(), residual,
-                                describe=lambda c: {**c[0].describe(), "V": c[1], "W": c[2]})
+    return [(_sq(W @ K - V), _sq(W @ (F.U * F.s) - V @ F.Z) + _sq(V @ (kit.eye(K.shape[1], K) - P)))]
 
 
 def _residual_split_keys(ctx):
@@ -378,7 +311,7 @@ def _residual_split_keys(ctx):
         K = draw(exact_key_matrices())
         V = draw(exact_value_matrices(K.shape[1]))
         p, d = V.shape[0], K.shape[0]
-        W = _frac(draw(st.lists(st.integers(-3, 3), min_size=p * d, max_size=p * d))).reshape(p, d)
+        W = _integer_matrix(draw, p, d)
         return K, V, W
 
     def residual(case):
@@ -396,57 +329,32 @@ def _split_scale(K, V, W):
     return max(K.shape) * (1 + norm(W) * norm(K) + norm(V)) ** 2
 
 
-def _residual_split_precise(ctx):
-    rng = ctx.rng("split-precise")
-    cases = []
-    for label, K in precise_key_cases(ctx):
-        V = precise_values(K, ctx)
-        W = _frac(rng.integers(-3, 4, size=(V.shape[0], K.shape[0])))
-        cases.append((label, (K, V, W)))
-
-    def residual(case):
-        K, V, W = (mp_array(x) for x in case)
-        return abs(_split_gap(ctx.impl, K, V, W, _svd_of(ctx.impl, K))), _split_scale(K, V, W)
-
-    return precise.check(ctx, cases, residual)
+# --- ls.all-minimizers: (K, V, B, W, exact factors or None, free parameters) ------------------
 
 
-def _residual_split_property(ctx):
-    def measure(c):
-        case, W = c
-        K, V = case.K, case.V
-        gap = _split_gap(ctx.impl, K, V, W, _svd_of(ctx.impl, K))
-        return scaled_residual(abs(gap), scale=_split_scale(K, V, W))
-
-    return prop.check(ctx, _float_cases_with(1), measure, describe=lambda c: c[0].describe())
+@st.composite
+def _exact_minimisers(draw):
+    F, V = draw(_factors_and_values())
+    p, d = V.shape[0], F.U.shape[0]
+    return F.K, V, _integer_matrix(draw, p, d), None, F, draw(st.lists(st.integers(-3, 3), min_size=p * d,
+                                                                        max_size=p * d))
 
 
-# --- ls.all-minimizers ----------------------------------------------------------------
+def _precise_minimisers(ctx):
+    rng = ctx.rng("minimizers-precise")
+    return [(label, (F.K, V, *(kit.exact(rng.integers(-3, 4, size=(V.shape[0], F.U.shape[0]))) for _ in range(2)),
+                     F, None)) for label, (F, V) in _precise_factor_cases(ctx)]
 
 
-def _minimiser_terms(impl, K, V, F: _Factors, B, W):
-    """(error, scale) pairs: the formula's particular minimiser is W_LS; every
-    W0 + B(I - Q) reaches the least error ||V(I - P)||^2; its norm splits;
-    and for an arbitrary W the excess error is ||(WQ - W0) K||^2, so W
-    minimises only if WQ = W0, i.e. W = W0 + W(I - Q)."""
-    d, M = K.shape
-    W0 = ((V @ F.Z) / F.s) @ F.U.T
-    W_ls = impl.least_squares_store(K, V)
-    P, Q = impl.projectors(K)
-    floor = _sq(V @ (_eye(M, K) - P))
-    free = B @ (_eye(d, K) - Q)
-    Wb = W0 + free
-    size = max(K.shape)
-    # Squared terms are bounded by (||V|| + (||W0|| + ||B|| + ||W||)(1 + ||K||))^2.
-    sq_scale = size * (1 + norm(V) + (norm(W0) + norm(B) + norm(W)) * (1 + norm(K))) ** 2
-    # The pseudoinverse is accurate to ||K^+|| * cond * eps (Wedin).
-    pinv_scale = size * (1 + norm(V)) * (1 + _pinv_norm(K)) * linmem.condition_number(K)
-    return [
-        (diff_norm(W0, W_ls), pinv_scale),
-        (abs(_sq(Wb @ K - V) - floor), sq_scale),
-        (abs(_sq(Wb) - _sq(W0) - _sq(free)), sq_scale),
-        (abs(_sq(W @ K - V) - floor - _sq((W @ Q - W0) @ K)), sq_scale),
-    ]
+def _float_minimisers(c: KeyCase) -> Case:
+    rng = kit.generator(c.seed, "B and W")
+    return Case((c.K, c.V, rng.standard_normal((c.p, c.d)), rng.standard_normal((c.p, c.d)), None, None),
+                c.describe())
+
+
+MINIMISERS = Inputs(("K", "V", "B", "W", "factors", "free parameters"), _exact_minimisers(), _precise_minimisers,
+                    float_key_cases().map(_float_minimisers),
+                    "exact factors (W0 from them, on the ladder too), arbitrary B and W; every float key family")
 
 
 def _to_sympy(A):
@@ -466,168 +374,68 @@ def _normal_equation_minimiser(K, V, params) -> np.ndarray:
                     dtype=object).T
 
 
-def _all_minimizers_exact(ctx):
-    @st.composite
-    def inputs(draw):
-        F, V = draw(_factors_and_values())
-        d, p = F.U.shape[0], V.shape[0]
-        ints = st.lists(st.integers(-3, 3), min_size=p * d, max_size=p * d)
-        B = _frac(draw(ints)).reshape(p, d)
-        return F, V, B, draw(ints)
-
-    def residual(case):
-        F, V, B, params = case
-        impl, K = ctx.impl, F.K
-        d, M = K.shape
-        W0 = ((V @ F.Z) / F.s) @ F.U.T
-        P, Q = impl.projectors(K)
-        floor = _sq(V @ (_eye(M, K) - P))
-        free = B @ (_eye(d, K) - Q)
+def _all_minimisers(impl, K, V, B, W, F, params):
+    """The formula's particular minimiser W0 = V Z S^-1 U^T is W_LS; every
+    W0 + B(I - Q) reaches the least error ||V(I - P)||^2 and its norm splits;
+    exactly, a minimiser solved from the normal equations has the form; in
+    floats, the excess error of any W is ||(WQ - W0) K||^2, so W minimises
+    only if WQ = W0. Float terms are divided by their own scale."""
+    F = F if F is not None else _svd_of(impl, K)
+    d, M = K.shape
+    W0, W_ls = ((V @ F.Z) / F.s) @ F.U.T, impl.least_squares_store(K, V)
+    P, Q = impl.projectors(K)
+    floor, free = _sq(V @ (kit.eye(M, K) - P)), B @ (kit.eye(d, K) - Q)
+    Wb = W0 + free
+    if kit.is_exact(K):
         W_ne = _normal_equation_minimiser(K, V, params)
-        return (
-            exact_sq(W0, impl.least_squares_store(K, V))
-            + (_sq((W0 + free) @ K - V) - floor) ** 2
-            + (_sq(W0 + free) - _sq(W0) - _sq(free)) ** 2
-            # the converse: an independently found minimiser has the form, with B = W_ne
-            + exact_sq(W_ne, W0 + W_ne @ (_eye(d, K) - Q))
-            + (_sq(W_ne @ K - V) - floor) ** 2
-        )
-
-    return symbolic.check_exact(
-        ctx, inputs(), residual,
-        describe=lambda c: {**c[0].describe(), "V": c[1], "B": c[2], "free parameters": c[3]})
+        return [(W0, W_ls), (_sq(Wb @ K - V), floor), (_sq(Wb), _sq(W0) + _sq(free)),
+                (W_ne, W0 + W_ne @ (kit.eye(d, K) - Q)), (_sq(W_ne @ K - V), floor)]
+    # squared terms are bounded by (||V|| + (||W0|| + ||B|| + ||W||)(1 + ||K||))^2; the
+    # pseudoinverse is accurate to ||K^+|| cond eps (Wedin)
+    sq = max(K.shape) * (1 + norm(V) + (norm(W0) + norm(B) + norm(W)) * (1 + norm(K))) ** 2
+    pinv = max(K.shape) * (1 + norm(V)) * (1 + _pinv_norm(K)) * linmem.condition_number(K)
+    return [(W0 / pinv, W_ls / pinv), (_sq(Wb @ K - V) / sq, floor / sq), (_sq(Wb) / sq, (_sq(W0) + _sq(free)) / sq),
+            (_sq(W @ K - V) / sq, (floor + _sq((W @ Q - W0) @ K)) / sq)]
 
 
-def _all_minimizers_precise(ctx):
-    rng = ctx.rng("minimizers-precise")
-    cases = []
-    for label, (F, V) in _precise_factor_cases(ctx):
-        d = F.U.shape[0]
-        B, W = (_frac(rng.integers(-3, 4, size=(V.shape[0], d))) for _ in range(2))
-        cases.append((label, (F, V, B, W)))
-
-    def residual(case):
-        F, V, B, W = case
-        K, V, B, W = mp_array(F.K), mp_array(V), mp_array(B), mp_array(W)
-        # W0 from the exact factors, against the computed store and projectors.
-        return _worst(_minimiser_terms(ctx.impl, K, V, _mp_factors(F), B, W)), 1
-
-    return precise.check(ctx, cases, residual)
+# --- ls.svd-forms and ls.effective-pairs over FACTORED -------------------------------------------
 
 
-def _all_minimizers_property(ctx):
-    def measure(c):
-        case, B, W = c
-        K, V = case.K, case.V
-        return scaled_residual(_worst(_minimiser_terms(ctx.impl, K, V, _svd_of(ctx.impl, K), B, W)), scale=1)
-
-    return prop.check(ctx, _float_cases_with(2), measure, describe=lambda c: c[0].describe())
-
-
-# --- ls.svd-forms ------------------------------------------------------------------------
-
-
-def _svd_forms_terms(impl, K, V, F: _Factors, cond):
-    """(error, scale) pairs for W_OP = V Z S U^T and W_LS = V Z S^-1 U^T."""
-    size = max(K.shape)
-    VZ = V @ F.Z
-    return [
-        (diff_norm(impl.outer_product_store(K, V), (VZ * F.s) @ F.U.T), size * (1 + norm(V)) * (1 + norm(K))),
-        (diff_norm(impl.least_squares_store(K, V), (VZ / F.s) @ F.U.T),
-         size * (1 + norm(V)) * (1 + 1 / F.s[-1]) * cond),
-    ]
+def _svd_forms(impl, K, V, F):
+    # against exact factors the computed pseudoinverse carries cond ||K^+|| eps;
+    # against the implementation's own SVD (float) no condition factor
+    cond = 1 if F is None else F.s[0] / F.s[-1]
+    F = F if F is not None else _svd_of(impl, K)
+    exact, VZ = kit.is_exact(K), V @ F.Z
+    op = 1 if exact else max(K.shape) * (1 + norm(V)) * (1 + norm(K))
+    ls = 1 if exact else max(K.shape) * (1 + norm(V)) * (1 + 1 / F.s[-1]) * cond
+    return [(impl.outer_product_store(K, V) / op, (VZ * F.s) @ F.U.T / op),
+            (impl.least_squares_store(K, V) / ls, (VZ / F.s) @ F.U.T / ls)]
 
 
-def _svd_forms_exact(ctx):
-    def residual(case):
-        F, V = case
-        VZ = V @ F.Z
-        return (exact_sq(ctx.impl.outer_product_store(F.K, V), (VZ * F.s) @ F.U.T)
-                + exact_sq(ctx.impl.least_squares_store(F.K, V), (VZ / F.s) @ F.U.T))
-
-    return symbolic.check_exact(ctx, _factors_and_values(), residual, describe=_describe_fv)
-
-
-def _svd_forms_precise(ctx):
-    def residual(case):
-        F, V = case
-        Fm = _mp_factors(F)
-        # Against the exact factors, not a computed SVD: the computed
-        # pseudoinverse carries the perturbation bound cond * ||K^+|| * eps.
-        cond = Fm.s[0] / Fm.s[-1]
-        return _worst(_svd_forms_terms(ctx.impl, mp_array(F.K), mp_array(V), Fm, cond)), 1
-
-    return precise.check(ctx, _precise_factor_cases(ctx), residual)
-
-
-def _svd_forms_property(ctx):
-    def measure(case: KeyCase):
-        # The factors of the implementation's own SVD: no condition factor.
-        terms = _svd_forms_terms(ctx.impl, case.K, case.V, _svd_of(ctx.impl, case.K), 1)
-        return scaled_residual(_worst(terms), scale=1)
-
-    return prop.check(ctx, float_key_cases(), measure, describe=KeyCase.describe)
-
-
-# --- ls.effective-pairs ---------------------------------------------------------------------
-
-
-def _effective_terms(impl, K, V, scale, exact: _Factors | None = None):
-    """Errors of: sum_l e_l u_l^T = W_LS, W_LS u_l = e_l, orthonormal effective
-    keys, as many pairs as the rank; and, given exact factors with distinct
-    singular values, each pair against the exact (u_l, V z_l / s_l), signs aligned."""
-    keys, values = impl.effective_pairs(K, V)
+def _effective(impl, K, V, F):
+    """Exactly (linmem's effective_pairs needs an SVD, which rationals lack):
+    W_LS = sum_l e_l u_l^T and W_LS u_l = e_l from the exact factors. Else
+    effective_pairs rebuilds W_LS, W_LS u_l = e_l, the keys are orthonormal,
+    and given exact factors each pair equals (u_l, V z_l / s_l), signs aligned."""
     W = impl.least_squares_store(K, V)
-    terms = [
-        diff_norm(values @ keys.T, W),
-        diff_norm(W @ keys, values),
-        diff_norm(keys.T @ keys, _eye(keys.shape[1], K)) * (1 + norm(W)),
-    ]
-    if exact is not None:
-        if keys.shape[1] != len(exact.s):
-            return math.inf
-        for l in range(len(exact.s)):
-            sign = 1 if sum(keys[:, l] * exact.U[:, l]) >= 0 else -1
-            terms.append(diff_norm(sign * values[:, l], (V @ exact.Z[:, l]) / exact.s[l]))
-    return max(terms) / scale
-
-
-def _effective_exact(ctx):
-    """With the exact factors: W_LS = sum_l e_l u_l^T and W_LS u_l = e_l.
-    (linmem's effective_pairs needs an SVD, which exact rationals lack; the
-    ladder and the float check test it.)"""
-
-    def residual(case):
-        F, V = case
+    if kit.is_exact(K):
         E = (V @ F.Z) / F.s
-        W = ctx.impl.least_squares_store(F.K, V)
-        return exact_sq(W, E @ F.U.T) + exact_sq(W @ F.U, E)
-
-    return symbolic.check_exact(ctx, _factors_and_values(), residual, describe=_describe_fv)
-
-
-def _effective_precise(ctx):
-    def residual(case):
-        F, V = case
-        Fm = _mp_factors(F)
-        K, Vm = mp_array(F.K), mp_array(V)
-        cond = Fm.s[0] / Fm.s[-1]
-        # A singular pair is resolved to cond * eps (the spectral gaps of these
-        # keys are of the size of the singular values), an effective value
-        # v z_l / s_l then to ||V|| cond^2 eps / s_max.
-        scale = max(K.shape) * (1 + norm(Vm)) * cond ** 2 / Fm.s[0]
-        return _effective_terms(ctx.impl, K, Vm, scale, exact=Fm), 1
-
-    return precise.check(ctx, _precise_factor_cases(ctx), residual)
-
-
-def _effective_property(ctx):
-    def measure(case: KeyCase):
-        K, V = case.K, case.V
+        return [(W, E @ F.U.T), (W @ F.U, E)]
+    keys, values = impl.effective_pairs(K, V)
+    if F is None:
         scale = max(K.shape) * (1 + norm(V)) * (1 + _pinv_norm(K))
-        return scaled_residual(_effective_terms(ctx.impl, K, V, scale), scale=1)
-
-    return prop.check(ctx, float_key_cases(), measure, describe=KeyCase.describe)
+    else:  # a singular pair is resolved to cond eps, an effective value to ||V|| cond^2 eps / s_max
+        scale = max(K.shape) * (1 + norm(V)) * (F.s[0] / F.s[-1]) ** 2 / F.s[0]
+    terms = [(values @ keys.T / scale, W / scale), (W @ keys / scale, values / scale),
+             (keys.T @ keys * ((1 + norm(W)) / scale), kit.eye(keys.shape[1], K) * ((1 + norm(W)) / scale))]
+    if F is not None:
+        if keys.shape[1] != len(F.s):
+            return [(math.inf, 0)]
+        for l in range(len(F.s)):
+            sign = 1 if sum(keys[:, l] * F.U[:, l]) >= 0 else -1
+            terms.append((sign * values[:, l] / scale, (V @ F.Z[:, l]) / F.s[l] / scale))
+    return terms
 
 
 def _effective_gain_not_inverted(K, V):
@@ -645,25 +453,6 @@ def _effective_gram(F: _Factors, V):
 
 def _off_diagonal_energy(G) -> Fraction:
     return sum((G[i, j] ** 2 for i in range(G.shape[0]) for j in range(G.shape[1]) if i != j), start=Fraction(0))
-
-
-def _exact_rank(A) -> int:
-    """Rank of a rational matrix by Gaussian elimination in Fractions (a
-    reference, not under test; sympy's is ~30 times slower on these sizes,
-    which a witness search cannot afford)."""
-    rows = [[Fraction(x) for x in row] for row in np.asarray(A)]
-    rank, ncols = 0, len(rows[0]) if rows else 0
-    for col in range(ncols):
-        pivot = next((i for i in range(rank, len(rows)) if rows[i][col] != 0), None)
-        if pivot is None:
-            continue
-        rows[rank], rows[pivot] = rows[pivot], rows[rank]
-        for i in range(rank + 1, len(rows)):
-            if rows[i][col] != 0:
-                f = rows[i][col] / rows[rank][col]
-                rows[i] = [a - f * b for a, b in zip(rows[i], rows[rank])]
-        rank += 1
-    return rank
 
 
 def _not_svd_example() -> tuple[_Factors, np.ndarray]:
@@ -768,33 +557,6 @@ def _independent_exact_keys(draw):
     return K
 
 
-def _independent_terms(impl, K, V):
-    """Errors of r_K = M, P = I_M and W_LS K = V (inf on a wrong rank)."""
-    M = K.shape[1]
-    if impl.numerical_rank(K) != M:
-        return math.inf, math.inf
-    P, _ = impl.projectors(K)
-    W = impl.least_squares_store(K, V)
-    return diff_norm(P, _eye(M, K)), diff_norm(W @ K, V)
-
-
-def _independent_exact(ctx):
-    @st.composite
-    def inputs(draw):
-        K = draw(_independent_exact_keys())
-        return K, draw(exact_value_matrices(K.shape[1]))
-
-    def residual(case):
-        K, V = case
-        impl = ctx.impl
-        M = K.shape[1]
-        P, _ = impl.projectors(K)
-        return ((impl.numerical_rank(K) - M) ** 2 + exact_sq(P, _eye(M, K))
-                + exact_sq(impl.least_squares_store(K, V) @ K, V))
-
-    return symbolic.check_exact(ctx, inputs(), residual, describe=lambda c: {"K": c[0], "V": c[1]})
-
-
 def _unit_from_point(t: list[Fraction]) -> list[Fraction]:
     """Exactly unit vector in R^(len(t)+1) (inverse stereographic projection)."""
     n2 = sum(x * x for x in t)
@@ -819,16 +581,6 @@ def _independent_precise_cases(ctx):
     return cases
 
 
-def _independent_precise(ctx):
-    cases = [(label, (K, precise_values(K, ctx))) for label, K in _independent_precise_cases(ctx)]
-
-    def residual(case):
-        K, V = (mp_array(x) for x in case)
-        return max(_independent_terms(ctx.impl, K, V)), max(K.shape) * linmem.condition_number(K) * (1 + norm(V))
-
-    return precise.check(ctx, cases, residual)
-
-
 @st.composite
 def _independent_float_cases(draw):
     """Float keys with M <= d in the families whose columns are independent
@@ -842,13 +594,17 @@ def _independent_float_cases(draw):
                          unit=draw(st.booleans()))
 
 
-def _independent_property(ctx):
-    def measure(case: KeyCase):
-        K, V = case.K, case.V
-        scale = max(K.shape) * float(linmem.condition_number(K)) * (1 + norm(V))
-        return scaled_residual(max(_independent_terms(ctx.impl, K, V)), scale=scale)
+INDEPENDENT = Inputs(
+    ("K", "V"), _independent_exact_keys().flatmap(lambda K: exact_value_matrices(K.shape[1]).map(lambda V: (K, V))),
+    lambda ctx: [(label, (K, precise_values(K, ctx))) for label, K in _independent_precise_cases(ctx)],
+    _independent_float_cases().map(lambda c: Case((c.K, c.V), c.describe())),
+    "independent keys, M <= d: integer or unit, condition to 1e20 (mpmath) and 1e12 (float), unit keys 1e-15 apart")
 
-    return prop.check(ctx, _independent_float_cases(), measure, describe=KeyCase.describe)
+
+def _independent(impl, K, V):
+    M = K.shape[1]
+    P, _ = impl.projectors(K)
+    return [(impl.numerical_rank(K), M), (P, kit.eye(M, K)), (impl.least_squares_store(K, V) @ K, V)]
 
 
 def _gram_projectors(K):
@@ -863,34 +619,13 @@ def _gram_input_projector(K):
 # --- ls.total-error-le-op ------------------------------------------------------------------------
 
 
-def _op_excess_split(impl, K, V):
-    """||W_OP K - V||^2 - ||W_LS K - V||^2 - ||(W_OP - W_LS) K||^2: zero by
-    optimality of W_LS (the fitted values W_LS K = VP are the projection)."""
+def _le_op(impl, K, V):
+    """Exactly the split ||W_OP K - V||^2 = ||W_LS K - V||^2 + ||(W_OP - W_LS) K||^2
+    (W_LS K = VP is the projection); in floats the bound itself."""
     W_op, W_ls = impl.outer_product_store(K, V), impl.least_squares_store(K, V)
-    return _sq(W_op @ K - V) - _sq(W_ls @ K - V) - _sq((W_op - W_ls) @ K)
-
-
-def _le_op_exact(ctx):
-    @st.composite
-    def inputs(draw):
-        K = draw(st.one_of(exact_key_matrices(), exact_unit_key_matrices()))
-        return K, draw(exact_value_matrices(K.shape[1]))
-
-    return symbolic.check_exact(ctx, inputs(), lambda c: _op_excess_split(ctx.impl, *c) ** 2,
-                                describe=lambda c: {"K": c[0], "V": c[1]})
-
-
-def _le_op_violation(impl, K, V):
-    """(how much ||W_LS K - V||^2 exceeds ||W_OP K - V||^2, the signed gap
-    ||W_OP K - V||^2 - ||W_LS K - V||^2)."""
-    ls = _sq(impl.least_squares_store(K, V) @ K - V)
-    op = _sq(impl.outer_product_store(K, V) @ K - V)
-    return max(0, ls - op), op - ls
-
-
-def _le_op_scale(K, V, cond):
-    # Errors up to ||V|| (1 + ||K||^2), squared; the pseudoinverse adds cond.
-    return max(K.shape) * cond * ((1 + norm(V)) * (1 + norm(K) ** 2)) ** 2
+    if kit.is_exact(K):
+        return [(_sq(W_op @ K - V), _sq(W_ls @ K - V) + _sq((W_op - W_ls) @ K))]
+    return [at_most(_sq(W_ls @ K - V), _sq(W_op @ K - V))]
 
 
 def _le_op_precise_cases(ctx):
@@ -902,16 +637,8 @@ def _le_op_precise_cases(ctx):
     boundary = [("orthonormal keys, 5x3 (equality)", O[:, :3]),
                 ("orthonormal keys, 5x5 (equality)", O),
                 ("orthonormal keys moved 1e-30", hair)]
-    keys = boundary + precise_key_cases(ctx) + precise_key_cases(ctx, unit=True)
+    keys = boundary + precise_keys(ctx) + precise_keys(ctx, unit=True)
     return [(label, (K, precise_values(K, ctx))) for label, K in keys]
-
-
-def _le_op_precise(ctx):
-    def residual(case):
-        K, V = (mp_array(x) for x in case)
-        return _le_op_violation(ctx.impl, K, V)[0], _le_op_scale(K, V, linmem.condition_number(K))
-
-    return precise.check(ctx, _le_op_precise_cases(ctx), residual, falls=False)
 
 
 @st.composite
@@ -923,28 +650,24 @@ def _near_orthonormal_cases(draw):
     t = draw(st.sampled_from((0.0, 1e-12, 1e-6, 1e-2)))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     K = ensembles.controlled_spectrum(d, M, cond=1.0, rng=rng) + t * rng.standard_normal((d, M))
-    return K, ensembles.gaussian_vectors(p, M, rng=rng), {"d": d, "M": M, "p": p, "t": t}
+    return Case((K, ensembles.gaussian_vectors(p, M, rng=rng)), {"d": d, "M": M, "p": p, "t": t})
 
 
-def _le_op_property(ctx):
-    cases = st.one_of(
-        float_key_cases().map(lambda c: (c.K, c.V, c.describe())),
-        unit_key_cases().map(lambda c: (c.K, c.V, c.describe())),
-        _near_orthonormal_cases(),
-    )
+LE_OP = Inputs(
+    ("K", "V"), st.one_of(exact_key_matrices(), exact_unit_key_matrices()).flatmap(
+        lambda K: exact_value_matrices(K.shape[1]).map(lambda V: (K, V))),
+    _le_op_precise_cases,
+    st.one_of(keys_and_values().floats, keys_and_values(unit=True).floats, _near_orthonormal_cases()),
+    "orthonormal keys (equality), 1e-30 and 1e-12 off them, ill-conditioned, duplicated and unit keys")
 
-    def measure(c):
-        K, V, _ = c
-        violation, gap = _le_op_violation(ctx.impl, K, V)
-        # Steer toward the boundary: a small relative gap between the errors.
-        hypothesis.target(-math.log10(1e-300 + abs(gap) / (1 + norm(V) ** 2)), label="closeness to equality")
-        return scaled_residual(violation, scale=_le_op_scale(K, V, float(linmem.condition_number(K))))
 
-    return prop.check(ctx, cases, measure, describe=lambda c: c[2])
+def _le_op_scale(K, V):
+    # errors up to ||V|| (1 + ||K||^2), squared; the pseudoinverse adds cond
+    return kit.scale(K) * ((1 + norm(V)) * (1 + norm(K) ** 2)) ** 2
 
 
 def _stores_swapped():
-    return {"outer_product_store": _op_as_ls, "least_squares_store": _ls_as_op}
+    return {"outer_product_store": linmem.least_squares_store, "least_squares_store": linmem.outer_product_store}
 
 
 # --- ls.per-key-not-dominant -----------------------------------------------------------------------
@@ -1006,24 +729,16 @@ def _per_key_witness(ctx):
 
 
 CLAIMS = [
-    Claim(
-        id="ls.pseudoinverse-minimizer",
+    inequality(
+        "ls.pseudoinverse-minimizer",
         title="V K^+ minimises the recall error, with the smallest norm among minimisers",
         statement=(r"W_{\mathrm{LS}} = VK^{+} \in \arg\min_W \|WK - V\|_F,\quad "
                    r"\|W_{\mathrm{LS}}\|_F \le \|W\|_F \text{ for every minimiser } W"),
-        kind=ClaimKind.INEQUALITY,
         source="000, App. C",
         assumptions=("K any real d x M matrix", "V any real p x M matrix"),
         depends_on=("proj.coefficient-projector",),
-        checks=(
-            Check("exact", EvidenceKind.SYMBOLIC, _minimizer_exact,
-                  "exact Pythagorean splits of the fit and of the norm"),
-            Check("ladder", EvidenceKind.PRECISE, _minimizer_precise,
-                  "mpmath: no perturbation improves the fit, no co-minimiser is smaller (steps 1 and 1e-8)"),
-            Check("float", EvidenceKind.PROPERTY, _minimizer_property,
-                  "float64 against perturbations and against LAPACK's lstsq"),
-        ),
-        negative_control=NegativeControl("least-squares store built as V K^T", {"least_squares_store": _ls_as_op}),
+        inputs=PERTURBED, terms=_minimizer, scale=_minimizer_scale, falls=False,
+        control=wrong("least-squares store built as V K^T", least_squares_store=linmem.outer_product_store),
     ),
     Claim(
         id="op.not-least-squares",
@@ -1037,98 +752,61 @@ CLAIMS = [
             Check("witness", EvidenceKind.COUNTEREXAMPLE, _not_ls_witness,
                   "minimal witness found by search, gap verified in exact arithmetic"),
         ),
-        negative_control=NegativeControl("outer-product store built as V K^+",
-                                          {"outer_product_store": _op_as_ls}),
+        negative_control=wrong("outer-product store built as V K^+", outer_product_store=linmem.least_squares_store),
     ),
-    Claim(
-        id="ls.residual-split",
+    identity(
+        "ls.residual-split",
         title="The recall error splits into a part W controls and a floor it cannot touch",
         statement=(r"\|WK - V\|_F^2 = \|W U_K \Sigma_K - V Z_K\|_F^2 + \|V(I_M - P)\|_F^2"
                    r"\quad\text{for every } W \in \mathbb{R}^{p\times d}"),
-        kind=ClaimKind.IDENTITY,
         source="000, App. C",
         assumptions=("K any real d x M matrix (any rank) with compact SVD U_K S_K Z_K^T",
                      "V any real p x M matrix, W any real p x d matrix"),
         depends_on=("proj.coefficient-projector",),
-        checks=(
-            Check("exact-factors", EvidenceKind.SYMBOLIC, _residual_split_factors,
-                  "exact keys U diag(s) Z^T with exactly orthonormal rational factors (duplicated keys too)"),
-            Check("exact-keys", EvidenceKind.SYMBOLIC, _residual_split_keys,
-                  "the SVD-free form ||WK-V||^2 = ||(WK-V)P||^2 + ||V(I-P)||^2 on integer keys, "
-                  "duplicated and dependent columns"),
-            Check("ladder", EvidenceKind.PRECISE, _residual_split_precise,
-                  "mpmath, the computed SVD, condition up to 1e20 and rank-deficient"),
-            Check("float", EvidenceKind.PROPERTY, _residual_split_property,
-                  "float64 over every key family, arbitrary W"),
-        ),
-        negative_control=NegativeControl("P = K^T K (the Gram matrix, a projector only for orthonormal keys)",
-                                         {"projectors": _gram_projectors}),
+        inputs=SPLIT, terms=_residual_split, scale=lambda K, V, W, F: _split_scale(K, V, W),
+        extra_checks=(Check("exact-keys", EvidenceKind.SYMBOLIC, _residual_split_keys,
+                            "the SVD-free form ||WK-V||^2 = ||(WK-V)P||^2 + ||V(I-P)||^2 on integer keys, "
+                            "duplicated and dependent columns"),),
+        control=wrong("P = K^T K (the Gram matrix, a projector only for orthonormal keys)", projectors=_gram_projectors),
     ),
-    Claim(
-        id="ls.all-minimizers",
+    identity(
+        "ls.all-minimizers",
         title="Every minimiser is V Z S^-1 U^T plus a free action off col(K), and the norms add",
         statement=(r"\arg\min_W \|WK - V\|_F = \{V Z_K \Sigma_K^{-1} U_K^{\top} + B(I_d - Q) : "
                    r"B \in \mathbb{R}^{p\times d}\},\quad "
                    r"\|V Z_K \Sigma_K^{-1} U_K^{\top} + B(I_d - Q)\|_F^2 = "
                    r"\|V Z_K \Sigma_K^{-1} U_K^{\top}\|_F^2 + \|B(I_d - Q)\|_F^2"),
-        kind=ClaimKind.IDENTITY,
         source="000, App. C",
         assumptions=("K any real d x M matrix (any rank) with compact SVD U_K S_K Z_K^T",
                      "V any real p x M matrix, B any real p x d matrix"),
         depends_on=("ls.residual-split", "ls.pseudoinverse-minimizer", "proj.input-projector"),
-        checks=(
-            Check("exact", EvidenceKind.SYMBOLIC, _all_minimizers_exact,
-                  "exact factors: each W0 + B(I-Q) reaches the least error, norms add; a minimiser "
-                  "solved from the normal equations (random free parameters) has the form"),
-            Check("ladder", EvidenceKind.PRECISE, _all_minimizers_precise,
-                  "mpmath, W0 from the exact factors; excess error of any W is ||(WQ - W0)K||^2"),
-            Check("float", EvidenceKind.PROPERTY, _all_minimizers_property,
-                  "float64 over every key family, arbitrary B and W"),
-        ),
-        negative_control=NegativeControl("Q = K K^T (the Gram matrix in place of the input projector)",
-                                         {"projectors": _gram_input_projector}),
+        inputs=MINIMISERS, terms=_all_minimisers, scale=lambda *args: 1,
+        control=wrong("Q = K K^T (the Gram matrix in place of the input projector)", projectors=_gram_input_projector),
     ),
-    Claim(
-        id="ls.svd-forms",
+    identity(
+        "ls.svd-forms",
         title="Both stores in the key SVD: the same directions, gains s_l versus 1/s_l",
         statement=(r"W_{\mathrm{OP}} = V Z_K \Sigma_K U_K^{\top},\qquad "
                    r"W_{\mathrm{LS}} = V Z_K \Sigma_K^{-1} U_K^{\top}"),
-        kind=ClaimKind.IDENTITY,
         source="000, 'Two ways to construct the memory matrix'",
         assumptions=("K any real d x M matrix (any rank) with compact SVD U_K S_K Z_K^T",
                      "V any real p x M matrix"),
         depends_on=("op.sum-of-outer-products",),
-        checks=(
-            Check("exact", EvidenceKind.SYMBOLIC, _svd_forms_exact,
-                  "keys built from exactly orthonormal rational factors, so the SVD is known exactly"),
-            Check("ladder", EvidenceKind.PRECISE, _svd_forms_precise,
-                  "mpmath against the exact factors, condition up to 1e20, rank-deficient, duplicated"),
-            Check("float", EvidenceKind.PROPERTY, _svd_forms_property,
-                  "float64 against the computed compact SVD, every key family"),
-        ),
-        negative_control=NegativeControl("the two stores swapped (V K^+ as OP, V K^T as LS)", _stores_swapped()),
+        inputs=FACTORED, terms=_svd_forms, scale=lambda *args: 1,
+        control=wrong("the two stores swapped (V K^+ as OP, V K^T as LS)", **_stores_swapped()),
     ),
-    Claim(
-        id="ls.effective-pairs",
+    identity(
+        "ls.effective-pairs",
         title="The least-squares store holds the effective pairs (V z_l / s_l, u_l)",
         statement=(r"W_{\mathrm{LS}} = \sum_{\ell=1}^{r_K} \frac{V z_{K,\ell}}{\sigma_{K,\ell}}\, "
                    r"u_{K,\ell}^{\top},\qquad "
                    r"W_{\mathrm{LS}}\, u_{K,\ell} = \frac{V z_{K,\ell}}{\sigma_{K,\ell}}"),
-        kind=ClaimKind.IDENTITY,
         source="000, 'Two ways to construct the memory matrix'",
         assumptions=("K any real d x M matrix (any rank) with compact SVD U_K S_K Z_K^T",
                      "V any real p x M matrix"),
         depends_on=("ls.svd-forms",),
-        checks=(
-            Check("exact", EvidenceKind.SYMBOLIC, _effective_exact,
-                  "exact factors: the sum of effective pairs is W_LS and W_LS u_l returns e_l"),
-            Check("ladder", EvidenceKind.PRECISE, _effective_precise,
-                  "mpmath: linmem.effective_pairs against the exact pairs (signs aligned) and W_LS"),
-            Check("float", EvidenceKind.PROPERTY, _effective_property,
-                  "float64: linmem.effective_pairs rebuilds W_LS, keys orthonormal, W_LS u_l = e_l"),
-        ),
-        negative_control=NegativeControl("effective values V z_l s_l (the gain not inverted)",
-                                         {"effective_pairs": _effective_gain_not_inverted}),
+        inputs=FACTORED, terms=_effective, scale=lambda *args: 1,
+        control=wrong("effective values V z_l s_l (the gain not inverted)", effective_pairs=_effective_gain_not_inverted),
     ),
     Claim(
         id="ls.effective-not-svd",
@@ -1146,8 +824,7 @@ CLAIMS = [
             Check("witness", EvidenceKind.COUNTEREXAMPLE, _not_svd_witness,
                   "constructed witness; expansion, Gram matrix and sum of sigma^4 exact"),
         ),
-        negative_control=NegativeControl("least-squares store built as V K^T",
-                                         {"least_squares_store": _ls_as_op}),
+        negative_control=wrong("least-squares store built as V K^T", least_squares_store=linmem.outer_product_store),
     ),
     Claim(
         id="ls.ranks-differ",
@@ -1163,47 +840,29 @@ CLAIMS = [
             Check("witness", EvidenceKind.COUNTEREXAMPLE, _ranks_witness,
                   "constructed witness of the smallest shape; W_LS checked against its definition, ranks exact"),
         ),
-        negative_control=NegativeControl("rank read off the shape, min(m, n) (full rank assumed)",
-                                         {"numerical_rank": _rank_from_shape}),
+        negative_control=wrong("rank read off the shape, min(m, n) (full rank assumed)", numerical_rank=_rank_from_shape),
     ),
-    Claim(
-        id="ls.independent-keys-exact",
+    identity(
+        "ls.independent-keys-exact",
         title="Linearly independent keys are fitted exactly: r_K = M, P = I_M, W_LS K = V",
         statement=(r"\operatorname{rank} K = M \le d \implies r_K = M,\quad P = I_M,\quad "
                    r"W_{\mathrm{LS}} K = V"),
-        kind=ClaimKind.IDENTITY,
         source="000, 'Recover Wang's capacity estimate'; App. D",
         assumptions=("the M keys are linearly independent (so M <= d); unit norm not needed",
                      "V any real p x M matrix"),
         depends_on=("proj.coefficient-projector",),
-        checks=(
-            Check("exact", EvidenceKind.SYMBOLIC, _independent_exact,
-                  "exact integer and exactly-unit independent keys, M <= d"),
-            Check("ladder", EvidenceKind.PRECISE, _independent_precise,
-                  "mpmath: condition 1e20 with M < d and M = d, unit keys 1e-15 apart"),
-            Check("float", EvidenceKind.PROPERTY, _independent_property,
-                  "float64: Gaussian, spherical and conditioned up to 1e12, unit or not"),
-        ),
-        negative_control=NegativeControl("K^+ taken as K^T (keys treated as orthonormal) in the store and P",
-                                         {"least_squares_store": _ls_as_op, "projectors": _gram_projectors}),
+        inputs=INDEPENDENT, terms=_independent,
+        control=wrong("K^+ taken as K^T (keys treated as orthonormal) in the store and P", least_squares_store=linmem.outer_product_store, projectors=_gram_projectors),
     ),
-    Claim(
-        id="ls.total-error-le-op",
+    inequality(
+        "ls.total-error-le-op",
         title="The least-squares store never has a larger total recall error than the outer-product store",
         statement=r"\|W_{\mathrm{LS}}K - V\|_F \le \|W_{\mathrm{OP}}K - V\|_F\quad\text{for every } K, V",
-        kind=ClaimKind.INEQUALITY,
         source="ours (follows from the optimality of W_LS, 000 App. C)",
         assumptions=("K any real d x M matrix (unit keys not needed)", "V any real p x M matrix"),
         depends_on=("ls.pseudoinverse-minimizer",),
-        checks=(
-            Check("exact", EvidenceKind.SYMBOLIC, _le_op_exact,
-                  "exact split ||OP err||^2 = ||LS err||^2 + ||(W_OP - W_LS)K||^2"),
-            Check("ladder", EvidenceKind.PRECISE, _le_op_precise,
-                  "mpmath at the boundary (orthonormal keys, and 1e-30 off them) and ill-conditioned keys"),
-            Check("float", EvidenceKind.PROPERTY, _le_op_property,
-                  "float64, steered toward equality (near-orthonormal keys)"),
-        ),
-        negative_control=NegativeControl("the two stores swapped (V K^+ as OP, V K^T as LS)", _stores_swapped()),
+        inputs=LE_OP, terms=_le_op, scale=_le_op_scale, falls=False,
+        control=wrong("the two stores swapped (V K^+ as OP, V K^T as LS)", **_stores_swapped()),
     ),
     Claim(
         id="ls.per-key-not-dominant",
@@ -1218,7 +877,6 @@ CLAIMS = [
             Check("witness", EvidenceKind.COUNTEREXAMPLE, _per_key_witness,
                   "minimal witness found by search; W_LS checked against its definition, errors exact"),
         ),
-        negative_control=NegativeControl("least-squares store built as V K^T",
-                                         {"least_squares_store": _ls_as_op}),
+        negative_control=wrong("least-squares store built as V K^T", least_squares_store=linmem.outer_product_store),
     ),
 ]
