@@ -37,15 +37,15 @@ from hypothesis import strategies as st
 import linmem
 from linmem import ensembles
 from linmem.precise import mp_array
-from theorems.claims._cases import precise_key_cases
-from theorems.evidence import counterexample, expectation, montecarlo, precise, symbolic
-from theorems.evidence import property as prop
+from theorems.strategies import precise_keys
+from theorems.evidence import counterexample, expectation, montecarlo, precise
 from theorems.evidence._common import IMPLEMENTATION_ERRORS
 from theorems.evidence.expectation import sign_average
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
-from theorems.residuals import diff_norm, exact_sq
-from theorems.strategies import exact_key_matrices, exact_unit_key_matrices, exact_value_matrices
-from theorems.tolerance import norm, scaled_residual
+from theorems import kit
+from theorems.residuals import at_most, exact_sq
+from theorems.strategies import Case, Inputs, exact_key_matrices, exact_unit_key_matrices, exact_value_matrices
+from theorems.templates import identity, wrong
 
 __all__ = ["CLAIMS"]
 
@@ -104,8 +104,7 @@ _DESIGNS = {"rademacher": _rademacher, "skewed": _skewed, "coordinate": _signed_
 def _design_moment_defect(S, w):
     """Exact distance of the design from mean 0 and second moment I (zero by construction)."""
     d = S.shape[0]
-    identity = np.array([[Fraction(int(i == j)) for j in range(d)] for i in range(d)], dtype=object)
-    return exact_sq(S @ w, np.zeros(d, dtype=object)) + exact_sq((S * w) @ S.T, identity)
+    return exact_sq(S @ w, np.zeros(d, dtype=object)) + exact_sq((S * w) @ S.T, kit.eye(d, S))
 
 
 def _noisy_errors(W, K, V, tau, design):
@@ -127,8 +126,7 @@ def _pad_rows(K, d):
 
 
 def _integer_matrix(draw, rows, cols):
-    entries = draw(st.lists(st.integers(-3, 3), min_size=rows * cols, max_size=rows * cols))
-    return np.array([Fraction(e) for e in entries], dtype=object).reshape(rows, cols)
+    return kit.exact(draw(st.lists(st.integers(-3, 3), min_size=rows * cols, max_size=rows * cols))).reshape(rows, cols)
 
 
 @st.composite
@@ -197,11 +195,6 @@ def _laplace(rng, shape, tau):
     return rng.laplace(0.0, tau / math.sqrt(2), shape)  # variance 2 b^2 = tau^2
 
 
-def _spherical_batch(rng, size, p, M):
-    V = rng.standard_normal((size, p, M))
-    return V / np.linalg.norm(V, axis=1, keepdims=True)
-
-
 def _mc_keys(ctx):
     """Fixed float keys: M > d spherical, M < d, rank-deficient non-unit,
     duplicated, and ill-conditioned (condition 1e3)."""
@@ -248,14 +241,13 @@ def _fixed_store_claimed(impl, cases, noises, tau):
 def _ls_noise_sampler(impl, keys, p, noises, tau):
     """Per-key squared error of W_LS (k_j + eta) against v_j over spherical
     values and the given noises; W_LS = V K^+ is linear in V, so each sample's
-    store is V @ G with G = W_LS(K, I_M)."""
-    Gs = [impl.least_squares_store(K, np.eye(K.shape[1])) for K in keys]
+    store is V @ W_LS(K, I_M) (:func:`theorems.kit.store`)."""
 
     def sample(rng, size):
         out = []
-        for K, G in zip(keys, Gs):
-            V = _spherical_batch(rng, size, p, K.shape[1])
-            W = V @ G
+        for K in keys:
+            V = kit.spherical_batch(rng, size, p, K.shape[1])
+            W = kit.store(impl.least_squares_store, K, V)
             for noise in noises:
                 R = W @ (K + noise(rng, (size,) + K.shape, tau)) - V
                 out.append(np.sum(R * R, axis=1))
@@ -280,8 +272,7 @@ def _nonuniform_full_rank(impl, K) -> bool:
         h = impl.leverage_scores(K)
     except IMPLEMENTATION_ERRORS:
         return False
-    rank = sympy.Matrix(K.tolist()).rank()
-    return rank == d and any(x != Fraction(d, M) for x in h)
+    return kit.rank(K) == d and any(x != Fraction(d, M) for x in h)
 
 
 def _unit_norm_witness(ctx):
@@ -370,7 +361,7 @@ def _pinv_energy_exact(ctx):
 
 def _pinv_energy_precise(ctx):
     """||K^+||_F^2 = sum s^-2 at condition up to 1e20 against the exact value."""
-    cases = [(label, (K, _energy_reference(K))) for label, K in precise_key_cases(ctx)]
+    cases = [(label, (K, _energy_reference(K))) for label, K in precise_keys(ctx)]
 
     def residual(case):
         K, exact = case
@@ -392,7 +383,7 @@ def _pinv_energy_montecarlo(ctx):
     def sample(rng, size):
         out = []
         for K, G in zip(keys, Gs):
-            W = _spherical_batch(rng, size, p, K.shape[1]) @ G
+            W = kit.spherical_batch(rng, size, p, K.shape[1]) @ G
             out.append(np.sum(W * W, axis=(1, 2))[:, None])
         return np.concatenate(out, axis=1)
 
@@ -505,7 +496,7 @@ def _near_parallel_keys(t, d, M, R):
     return R @ K0
 
 
-def _small_singular_symbolic(ctx):
+def _small_singular_algebra(impl):
     """sympy, symbolic in t: the 2-key block fits exactly (K^-1 K = I), its
     noise gain is the closed form, equals s_min^-2 + s_max^-2, and grows like
     1/(2 t^2) without bound as t -> 0 while s_min -> 0."""
@@ -515,7 +506,7 @@ def _small_singular_symbolic(ctx):
     Kinv = K.inv()
     gain = sum(x**2 for x in Kinv)
     eig = sorted(sympy.Matrix(K.T * K).eigenvals(), key=lambda e: sympy.limit(e, t, 0))
-    return symbolic.check_scalar(ctx, [
+    return [
         ("keys exactly unit", sum(x**2 for x in K[:, 1]) - 1),
         ("exact fit: K^-1 K = I", sum(sympy.simplify(x) ** 2 for x in (Kinv * K - sympy.eye(2)))),
         ("||K^-1||_F^2 = (1+t^2)^2/(2t^2)", gain - _family_gain(t, 2)),
@@ -523,102 +514,60 @@ def _small_singular_symbolic(ctx):
         ("gain = s_min^-2 + s_max^-2", gain - 1 / eig[0] - 1 / eig[1]),
         ("t^2 gain -> 1/2 as t -> 0 (gain unbounded)", sympy.limit(t**2 * gain, t, 0) - sympy.Rational(1, 2)),
         ("s_min -> 0 as t -> 0", sympy.limit(eig[0], t, 0)),
-    ])
-
-
-def _small_singular_terms_exact(impl, K, V, t, tau):
-    M = K.shape[1]
-    gain = _family_gain(t, M)
-    energy = impl.pinv_energy(K)
-    W = impl.least_squares_store(K, V)
-    ones = np.array([Fraction(1)] * M, dtype=object)
-    return (
-        exact_sq(W @ K, V)
-        + exact_sq(impl.leverage_scores(K), ones)
-        + (energy - gain) ** 2
-        + exact_sq(impl.query_noise_error(K, tau=tau), np.array([tau * tau * gain] * M, dtype=object))
-        + max(Fraction(0), 1 / _family_smallest_sq(t) - energy)
-    )
-
-
-def _small_singular_exact(ctx):
-    @st.composite
-    def inputs(draw):
-        t = draw(st.one_of(
-            st.integers(1, 10**6).map(lambda n: Fraction(1, n)),
-            st.integers(1, 40).map(lambda k: Fraction(1, 10**k)),
-            st.tuples(st.integers(1, 9), st.integers(1, 9)).map(lambda ab: Fraction(min(ab), max(ab))),
-        ))
-        d = draw(st.integers(2, 4))
-        M = draw(st.integers(2, d))
-        R = ensembles.rational_orthogonal(d, rng=np.random.default_rng(draw(st.integers(0, 2**32 - 1))))
-        K = _near_parallel_keys(t, d, M, R)
-        return K, draw(exact_value_matrices(M)), t, draw(st.sampled_from(EXACT_TAUS))
-
-    def residual(case):
-        return _small_singular_terms_exact(ctx.impl, *case)
-
-    return symbolic.check_exact(ctx, inputs(), residual,
-                                describe=lambda c: {"K": c[0], "V": c[1], "t": c[2], "tau": c[3]})
-
-
-def _small_singular_deviation(impl, K, V, t, tau):
-    """Largest deviation from the claim (fit, leverage, gain, noisy error, the
-    bound gain >= s_min^-2) and the matching scale (gain is the natural unit)."""
-    M = K.shape[1]
-    gain = _family_gain(t, M)
-    energy = impl.pinv_energy(K)
-    W = impl.least_squares_store(K, V)
-    h = impl.leverage_scores(K)
-    noisy = impl.query_noise_error(K, tau=tau)
-    devs = [
-        diff_norm(W @ K, V) * gain,
-        max(abs(x - 1) for x in h) * gain,
-        abs(energy - gain),
-        max(abs(x - tau * tau * gain) for x in noisy) / (tau * tau),
-        max(0, 1 / _family_smallest_sq(t) - energy),
     ]
-    return max(devs), max(K.shape) * linmem.condition_number(K) * gain * (1 + norm(V))
 
 
-def _small_singular_precise(ctx):
+def _small_singular(impl, K, V, t, tau):
+    """Fit, h = 1, the closed-form gain, the noisy error and the bound
+    gain >= s_min^-2, each in units of the gain (its natural size)."""
+    gain = _family_gain(t, K.shape[1])
+    energy = impl.pinv_energy(K)
+    h = impl.leverage_scores(K)
+    return [(impl.least_squares_store(K, V) @ K * gain, V * gain), (h * gain, (h * 0 + 1) * gain), (energy, gain),
+            (impl.query_noise_error(K, tau=tau) / (tau * tau), h * 0 + gain),
+            at_most(1 / _family_smallest_sq(t), energy)]
+
+
+@st.composite
+def _exact_near_parallel(draw):
+    t = draw(st.one_of(
+        st.integers(1, 10**6).map(lambda n: Fraction(1, n)),
+        st.integers(1, 40).map(lambda k: Fraction(1, 10**k)),
+        st.tuples(st.integers(1, 9), st.integers(1, 9)).map(lambda ab: Fraction(min(ab), max(ab))),
+    ))
+    d = draw(st.integers(2, 4))
+    M = draw(st.integers(2, d))
+    R = ensembles.rational_orthogonal(d, rng=np.random.default_rng(draw(st.integers(0, 2**32 - 1))))
+    return _near_parallel_keys(t, d, M, R), draw(exact_value_matrices(M)), t, draw(st.sampled_from(EXACT_TAUS))
+
+
+def _precise_near_parallel(ctx):
     rng = ctx.rng("small-singular-precise")
     cases = []
     for k, d, M in ((10, 2, 2), (20, 3, 3), (30, 4, 3), (40, 3, 2)):
         t = Fraction(1, 10**k)
         K = _near_parallel_keys(t, d, M, ensembles.rational_orthogonal(d, rng=rng))
-        V = np.vectorize(Fraction, otypes=[object])(rng.integers(-3, 4, size=(2, M)))
         # s_min = sqrt(2) t / sqrt(1 + t^2), i.e. 1.41e-k to many digits
-        cases.append((f"s_min = 1.41e-{k}, {d}x{M} unit keys", (K, V, t, Fraction(1, 2))))
-
-    def residual(case):
-        K, V, t, tau = case
-        mt, mtau = (mpmath.mpf(x.numerator) / x.denominator for x in (t, tau))
-        return _small_singular_deviation(ctx.impl, mp_array(K), mp_array(V), mt, mtau)
-
-    return precise.check(ctx, cases, residual)
+        cases.append((f"s_min = 1.41e-{k}, {d}x{M} unit keys", (K, kit.exact(rng.integers(-3, 4, size=(2, M))), t,
+                                                                 Fraction(1, 2))))
+    return cases
 
 
-def _small_singular_property(ctx):
-    @st.composite
-    def cases(draw):
-        d = draw(st.integers(2, 8))
-        M = draw(st.integers(2, d))
-        p = draw(st.integers(1, 5))
-        t = 10.0 ** -draw(st.floats(0, 12))
-        tau = draw(st.sampled_from((0.1, 1.0, 3.0)))
-        seed = draw(st.integers(0, 2**32 - 1))
-        rng = np.random.default_rng(seed)
-        R, _ = np.linalg.qr(rng.standard_normal((d, d)))
-        K = _near_parallel_keys(t, d, M, R).astype(float)
-        return {"d": d, "M": M, "p": p, "t": t, "tau": tau, "seed": seed}, K, rng.standard_normal((p, M)), t, tau
+@st.composite
+def _float_near_parallel(draw):
+    d = draw(st.integers(2, 8))
+    M, p = draw(st.integers(2, d)), draw(st.integers(1, 5))
+    t, tau = 10.0 ** -draw(st.floats(0, 12)), draw(st.sampled_from((0.1, 1.0, 3.0)))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    R, _ = np.linalg.qr(rng.standard_normal((d, d)))
+    K = _near_parallel_keys(t, d, M, R).astype(float)
+    return Case((K, rng.standard_normal((p, M)), t, tau), {"d": d, "M": M, "p": p, "t": t, "tau": tau, "seed": seed})
 
-    def measure(case):
-        _, K, V, t, tau = case
-        dev, scale = _small_singular_deviation(ctx.impl, K, V, t, tau)
-        return scaled_residual(dev, scale=scale)
 
-    return prop.check(ctx, cases(), measure, describe=lambda c: c[0])
+NEAR_PARALLEL = Inputs(("K", "V", "t", "tau"), _exact_near_parallel(), _precise_near_parallel, _float_near_parallel(),
+                       "two unit keys at tan(theta/2) = t plus orthonormal others: t to 1e-40 (exact), "
+                       "s_min 1.4e-10 to 1.4e-40 (mpmath), t to 1e-12 (float64)")
 
 
 def _flat_query_noise(K, *, tau):
@@ -722,13 +671,12 @@ CLAIMS = [
              "query_noise_error": _ls_total_tau_not_squared},
         ),
     ),
-    Claim(
-        id="noise.small-singular-unstable",
+    identity(
+        "noise.small-singular-unstable",
         title="An exact fit with a small key singular value amplifies query noise without bound",
         statement=(r"M \le d \text{ independent unit keys: } W_{\mathrm{LS}}K = V,\ h_j = 1,\ "
                    r"\mathbb{E}\|W_{\mathrm{LS}}(k_j+\eta)-v_j\|^2 = \tau^2\sum_\ell\sigma_{K,\ell}^{-2} "
                    r"\ge \tau^2 \sigma_{\min}^{-2} \to \infty \ (\sigma_{\min} \to 0)"),
-        kind=ClaimKind.IDENTITY,
         source="000, 'Sensitivity to query perturbations'",
         assumptions=(
             "keys: two unit keys at angle theta with tan(theta/2) = t (s_min^2 = 2t^2/(1+t^2)) plus "
@@ -736,19 +684,9 @@ CLAIMS = [
             "values arbitrary; the noise term is the expectation of noise.ls-total with h_j = 1",
         ),
         depends_on=("noise.ls-total", "ls.independent-keys-exact", "lev.one-means-exact"),
-        checks=(
-            Check("algebra", EvidenceKind.SYMBOLIC, _small_singular_symbolic,
-                  "sympy, symbolic in t: exact fit, closed-form gain, growth like 1/(2 t^2)"),
-            Check("exact", EvidenceKind.SYMBOLIC, _small_singular_exact,
-                  "exact rationals, t down to 1e-40: fit, h = 1, gain and noisy error in closed form"),
-            Check("ladder", EvidenceKind.PRECISE, _small_singular_precise,
-                  "mpmath ladder at s_min = 1.4e-10 ... 1.4e-40"),
-            Check("float", EvidenceKind.PROPERTY, _small_singular_property,
-                  "float64, t = 1 ... 1e-12 (condition up to 1e12), d up to 8"),
-        ),
-        negative_control=NegativeControl(
-            "flat-spectrum noise gain r_K^2 / ||K||_F^2 (bounded for unit keys)",
-            {"pinv_energy": _flat_spectrum_energy, "query_noise_error": _flat_query_noise},
-        ),
+        inputs=NEAR_PARALLEL, terms=_small_singular, algebra=_small_singular_algebra,
+        scale=lambda K, V, t, tau: kit.scale(K, V) * _family_gain(t, K.shape[1]),
+        control=wrong("flat-spectrum noise gain r_K^2 / ||K||_F^2 (bounded for unit keys)",
+                      pinv_energy=_flat_spectrum_energy, query_noise_error=_flat_query_noise),
     ),
 ]
