@@ -17,7 +17,7 @@ exact rationals, mpmath and float64, the one ``terms`` serves
   boundary of the bound).
 
 The scale is :func:`theorems.kit.scale` of the arguments unless the claim
-passes its own. An expectation gives the quantity and the claimed value for
+passes its own. Any further keyword (e.g. ``domain=``) goes to :class:`Claim`. An expectation gives the quantity and the claimed value for
 fixed keys and gets the exact enumeration over the sign-value design and a
 Monte Carlo over spherical values (:func:`theorems.kit.store` makes the
 batch cheap). An asymptotic claim gives its sizes per profile as data, the
@@ -154,12 +154,12 @@ def _algebra(expressions) -> Callable[[Context], Any]:
 
 
 def _claim(id, kind, checks, *, title, statement, source, control, assumptions, depends_on, tags, algebra,
-           extra_checks) -> Claim:
+           extra_checks, **fields) -> Claim:
     if algebra is not None:
         checks = (Check("algebra", EvidenceKind.SYMBOLIC, _algebra(algebra), "sympy: the scalar algebra"),) + checks
     return Claim(id=id, title=title, statement=statement, kind=kind, source=source,
                  checks=checks + tuple(extra_checks), assumptions=tuple(assumptions),
-                 depends_on=tuple(depends_on), negative_control=control, tags=tuple(tags))
+                 depends_on=tuple(depends_on), negative_control=control, tags=tuple(tags), **fields)
 
 
 def _three_checks(inputs, terms, scale, boundary, falls, steer, about) -> tuple[Check, ...]:
@@ -180,7 +180,7 @@ def identity(
     control: NegativeControl, scale: Callable[..., Any] = _default_scale,
     assumptions: Sequence[str] = (), depends_on: Sequence[str] = (), tags: Sequence[str] = (),
     boundary: Sequence[tuple[str, tuple]] = (), algebra: Callable | None = None,
-    about: str = "", extra_checks: Sequence[Check] = (),
+    about: str = "", extra_checks: Sequence[Check] = (), **fields: Any,
 ) -> Claim:
     """An identity claim: ``terms(impl, *args)`` (the residual contract) over
     ``inputs``, checked exactly, on the precision ladder (``boundary`` cases
@@ -190,7 +190,7 @@ def identity(
     checks = _three_checks(inputs, terms, scale, boundary, True, False, about)
     return _claim(id, ClaimKind.IDENTITY, checks, title=title, statement=statement, source=source,
                   control=control, assumptions=assumptions, depends_on=depends_on, tags=tags,
-                  algebra=algebra, extra_checks=extra_checks)
+                  algebra=algebra, extra_checks=extra_checks, **fields)
 
 
 def inequality(
@@ -198,7 +198,7 @@ def inequality(
     control: NegativeControl, scale: Callable[..., Any] = _default_scale,
     assumptions: Sequence[str] = (), depends_on: Sequence[str] = (), tags: Sequence[str] = (),
     boundary: Sequence[tuple[str, tuple]] = (), falls: bool = True, about: str = "",
-    extra_checks: Sequence[Check] = (),
+    extra_checks: Sequence[Check] = (), **fields: Any,
 ) -> Claim:
     """An inequality claim: ``terms`` carry ``at_most`` bounds (and may carry
     equalities); the float search is steered toward the bounds' boundary and
@@ -208,7 +208,7 @@ def inequality(
     checks = _three_checks(inputs, terms, scale, boundary, falls, True, about)
     return _claim(id, ClaimKind.INEQUALITY, checks, title=title, statement=statement, source=source,
                   control=control, assumptions=assumptions, depends_on=depends_on, tags=tags,
-                  algebra=None, extra_checks=extra_checks)
+                  algebra=None, extra_checks=extra_checks, **fields)
 
 
 # --- expectations over random values ------------------------------------------------
@@ -250,6 +250,7 @@ def expectation(
     mc_keys: Callable[[np.random.Generator], list[np.ndarray]] = montecarlo_keys,
     assumptions: Sequence[str] = (), depends_on: Sequence[str] = (), tags: Sequence[str] = (),
     algebra: Callable | None = None, mc_samples: int | None = None, extra_checks: Sequence[Check] = (),
+    **fields: Any,
 ) -> Claim:
     """An expectation over random values for fixed keys:
     ``E_V quantity(impl, K, V) = claimed(impl, K)``, values independent,
@@ -291,7 +292,7 @@ def expectation(
     )
     return _claim(id, ClaimKind.EXPECTATION, checks, title=title, statement=statement, source=source,
                   control=control, assumptions=assumptions, depends_on=depends_on, tags=tags,
-                  algebra=algebra, extra_checks=extra_checks)
+                  algebra=algebra, extra_checks=extra_checks, **fields)
 
 
 # --- asymptotic and approximation claims -------------------------------------------
@@ -302,7 +303,7 @@ def asymptotic(
     measure: Callable[[Any, Any, np.random.Generator], float], criterion: Callable, label: str,
     control: NegativeControl, kind: ClaimKind = ClaimKind.ASYMPTOTIC,
     assumptions: Sequence[str] = (), depends_on: Sequence[str] = (), tags: Sequence[str] = (),
-    extra_checks: Sequence[Check] = (),
+    extra_checks: Sequence[Check] = (), **fields: Any,
 ) -> Claim:
     """A finite-size sweep: ``sizes`` per profile level (``{"quick": ...,
     "standard": ..., "thorough": ...}``), the statistic
@@ -319,5 +320,5 @@ def asymptotic(
     checks = (Check("sweep", EvidenceKind.SIMULATION, sweep, f"{label}; sizes per profile"),)
     return _claim(id, kind, checks, title=title, statement=statement, source=source, control=control,
                   assumptions=assumptions, depends_on=depends_on, tags=tags, algebra=None,
-                  extra_checks=extra_checks)
+                  extra_checks=extra_checks, **fields)
 
