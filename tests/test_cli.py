@@ -162,6 +162,20 @@ def test_exit_code_and_every_report_give_one_verdict(only, seed, fail_on, code, 
     assert (f"verdict: OK" if code == 0 else "verdict: NOT OK") in out
 
 
+@pytest.mark.parametrize("fail_on, outcome", [(None, "1 failed"), ("FAILED,ERROR", "1 skipped")])
+def test_pytest_items_follow_the_same_fail_on_set(fail_on, outcome, tmp_path):
+    """A NOT SUPPORTED check fails its pytest item as it fails verify, and is
+    skipped (with its reason) where --theorems-fail-on leaves it out."""
+    argv = [sys.executable, "-m", "pytest", "--theorems", "--theorems-claims", str(FAKE), "--theorems-seed", "1",
+            "-k", "fake.flaky and not negative", "-q", "-p", "no:cacheprovider", "-rs"]
+    argv += ["--theorems-fail-on", fail_on] if fail_on else []
+    proc = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert f"{outcome}, " in proc.stdout, proc.stdout + proc.stderr
+    assert proc.returncode == (1 if fail_on is None else 0)
+    if fail_on:
+        assert "not_supported, not in --theorems-fail-on: the run seed is odd" in proc.stdout
+
+
 def test_the_summary_names_every_claim_not_verified_with_figure_and_threshold(tmp_path, capsys):
     argv = ["verify", "--claims", FAKE, "--seed", 1, "--out", tmp_path]
     for cid in ("fake.stable", "fake.flaky", "fake.undecided", "fake.array-cex"):

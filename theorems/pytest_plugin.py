@@ -87,6 +87,17 @@ def _marker_lines() -> list[str]:
     return lines
 
 
+def _fail_on_option(text: str):
+    from theorems.cli import _fail_on_arg
+
+    return _fail_on_arg(text)
+
+
+#: The claim status a check's evidence status gives its claim.
+_CLAIM_STATUS = {EvidenceStatus.FAILED: "FAILED", EvidenceStatus.ERROR: "ERROR",
+                 EvidenceStatus.NOT_SUPPORTED: "NOT SUPPORTED", EvidenceStatus.INCONCLUSIVE: "INCONCLUSIVE"}
+
+
 def pytest_addoption(parser):
     group = parser.getgroup("theorems", "claim verification")
     group.addoption("--theorems", action="store_true", default=False,
@@ -97,6 +108,10 @@ def pytest_addoption(parser):
                     help=f"run seed of the claim checks (default {DEFAULT_SEED})")
     group.addoption("--theorems-claims", action="append", default=[], metavar="MODULE",
                     help="also collect claims from MODULE (import name or path to a .py file); repeatable")
+    group.addoption("--theorems-fail-on", default=None, metavar="STATUS,...", type=_fail_on_option,
+                    help="statuses whose checks fail their item, as theorems verify --fail-on (default "
+                         "FAILED,ERROR,BLOCKED,NOT_SUPPORTED); a check that does not pass and is not in "
+                         "the set is skipped with its reason")
 
 
 def _hypothesis_profile_option(config) -> str | None:
@@ -232,8 +247,14 @@ def run_claim_check(node, claim, check):
     node.user_properties.append(("theorems_evidence", ev.to_json()))
     if ev.status in (EvidenceStatus.PASSED, EvidenceStatus.SUPPORTED, EvidenceStatus.ANSWERED):
         return ev
-    if ev.status is EvidenceStatus.INCONCLUSIVE:
-        pytest.skip(f"{claim.id} [{check.name}] inconclusive at this profile: {ev.detail}")
+    from theorems.model import DEFAULT_FAIL_ON, Status
+
+    fail_on = config.getoption("--theorems-fail-on")
+    fail_on = DEFAULT_FAIL_ON if fail_on is None else fail_on
+    if Status(_CLAIM_STATUS[ev.status]) not in fail_on:  # the verdict verify --fail-on would give
+        if ev.status is EvidenceStatus.INCONCLUSIVE:
+            pytest.skip(f"{claim.id} [{check.name}] inconclusive at this profile: {ev.detail}")
+        pytest.skip(f"{claim.id} [{check.name}] {ev.status.value}, not in --theorems-fail-on: {ev.detail}")
     pytest.fail(_failure_message(claim, ev), pytrace=False)
 
 
