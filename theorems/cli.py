@@ -323,8 +323,11 @@ def _cmd_stability(args) -> int:
         print(f"  seed {seed}: " + ", ".join(f"{n} {s}" for s, n in counts.items()) + f" in {seconds:.1f} s",
               flush=True)
 
-    result = run_stability(claims, profile=profile, seeds=seeds, jobs=args.jobs,
-                           claims_modules=args.claims or (), progress=progress)
+    from theorems.evidence._common import hypothesis_run
+
+    with hypothesis_run():  # Hypothesis's files in the cache folder, as for verify
+        result = run_stability(claims, profile=profile, seeds=seeds, jobs=args.jobs,
+                               claims_modules=args.claims or (), progress=progress)
     print()
     print(render_table(result), end="")
     table = out / "stability.json"
@@ -386,6 +389,7 @@ def _parser() -> argparse.ArgumentParser:
               theorems show recall.snr
               theorems verify --profile standard --only 'recall.*' --out reports
               theorems report --compare old/report.json reports/report.json
+              theorems stability --seeds 5 --kind expectation --jobs 2
         """),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
