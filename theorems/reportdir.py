@@ -185,6 +185,8 @@ def replace_set(target: str | os.PathLike, files: Mapping[str, str], *, drop: It
     """
     target = _absolute(target)
     recover(target)
+    if target.exists() and not target.is_dir():
+        raise ReportDirError(f"{str(target)!r} is a file, not a folder")
     parent = target.parent
     parent.mkdir(parents=True, exist_ok=True)
     tag = f"{os.getpid()}-{secrets.token_hex(4)}"
