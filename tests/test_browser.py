@@ -11,6 +11,14 @@ converted without a browser in tests/test_reports.py.
 Without Chromium the test is skipped locally and FAILS when $CI is set
 (.ci/run installs it), so CI cannot go green without having looked.
 A screenshot goes to reports/screenshot.png and to the test's tmp path.
+
+What the page must do in a browser (issue 12): MathML with no raw LaTeX in
+any token and function names applied (U+2061), titles and assumptions with
+their ASCII math rendered; nothing clipped at 1400 px and at 500 px (each
+plot's text inside its plot, each plot inside its figure, each statement
+inside its box, no table wider than its scroll box, no page-wide scroll);
+the dependency graph in topic bands, shaped by kind, zooming and panning,
+and lighting up exactly what a clicked claim uses and what uses it.
 """
 
 from __future__ import annotations
@@ -19,11 +27,12 @@ import dataclasses
 import os
 import re
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from theorems.plots import plot_sources
+from theorems.plots import KIND_SHAPES, ancestors, chain_status, plot_sources, topic
 from theorems.profiles import get_profile
 from theorems.registry import load_claims
 from theorems.report import build_report, validate_report, write_reports
@@ -139,11 +148,16 @@ def test_the_page_shows_no_raw_latex_and_no_fallbacks(page):
     assert not raw, f"raw LaTeX visible: {raw}; e.g. {context}"
     assert driver.find_elements("css selector", "code.latex-fallback") == []
     assert driver.find_elements("id", "math-fallbacks") == []
-    maths = driver.find_elements("css selector", ".statement math")
-    assert len(maths) == len(report["claims"])
+    from theorems.report_html import split_statement
+
+    from theorems.report_html import is_prose
+
+    maths = driver.find_elements("css selector", ".statement > math")
+    assert len(maths) == sum(len(split_statement(c["statement"])) for c in report["claims"]
+                             if not is_prose(c["statement"]))
     # MathML is laid out (a box with a size), not shown as a string of tags.
     sizes = driver.execute_script(
-        "return Array.from(document.querySelectorAll('.statement math')).map(m => m.getBoundingClientRect().height)")
+        "return Array.from(document.querySelectorAll('.statement > math')).map(m => m.getBoundingClientRect().height)")
     assert min(sizes) > 10
 
 
@@ -214,3 +228,183 @@ def test_a_screenshot_of_the_report_is_saved(page, tmp_path):
     driver.execute_script("document.getElementById('claim-demo.trend').querySelector('.plots').scrollIntoView()")
     assert driver.save_screenshot(str(tmp_path / "screenshot-plots.png"))
     assert SCREENSHOT.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and SCREENSHOT.stat().st_size > 20_000
+
+
+# ---------------------------------------------------------------------------
+# issue 12: math (point 2), nothing clipped (point 3), the graph (point 7)
+
+
+def test_mathml_tokens_hold_no_latex_and_function_names_are_applied(page):
+    from theorems.report_html import FUNCTION_NAMES
+
+    driver, report = _require(page)
+    found = driver.execute_script("""
+        const names = new Set(arguments[0]);
+        const scripts = new Set(['msub','msup','msubsup','munder','mover','munderover','mfrac','mroot']);
+        const out = {tokens: 0, backslash: [], bare: [], applied: 0};
+        document.querySelectorAll('math mi, math mo, math mn, math mtext').forEach(t => {
+            out.tokens++;
+            if (t.textContent.includes('\\\\')) out.backslash.push(t.outerHTML);
+            const name = t.textContent.trim();
+            if (!names.has(name)) return;
+            let el = t;  // the base of a script applies as the script does: log_2 n
+            while (el.parentElement && scripts.has(el.parentElement.localName)
+                   && el.parentElement.firstElementChild === el) el = el.parentElement;
+            if (el.parentElement && scripts.has(el.parentElement.localName)) return;  // a script itself
+            const next = el.nextElementSibling;
+            if (next && (next.textContent === '\\u2061' || next.textContent === ' ')) out.applied++;
+            else out.bare.push(el.parentElement.outerHTML.slice(0, 300));
+        });
+        return out;
+    """, sorted(FUNCTION_NAMES))
+    assert found["tokens"] > 1000
+    assert found["backslash"] == [], found["backslash"][:3]
+    assert found["bare"] == [], found["bare"][:3]
+    assert found["applied"] > 20
+    # Titles and assumptions: their ASCII math is MathML, no "h_j" or "R^d" left as text.
+    leftovers = driver.execute_script("""
+        const raw = /(^|[^A-Za-z0-9])[A-Za-z]_[A-Za-z0-9{]|[A-Za-z0-9)]\\^[A-Za-z0-9{+-]/;
+        const out = [];
+        document.querySelectorAll('section.claim h3, section.claim dl.facts li').forEach(el => {
+            const copy = el.cloneNode(true);
+            copy.querySelectorAll('math, code').forEach(m => m.remove());
+            if (raw.test(copy.textContent)) out.push(copy.textContent.trim().slice(0, 120));
+        });
+        return out;
+    """)
+    assert leftovers == [], leftovers[:5]
+    assert len(driver.find_elements("css selector", "section.claim h3 math.ascii")) >= 10
+
+
+_CLIPPED = """
+    const out = [];
+    const inside = (a, b, slack) => a.left >= b.left - slack && a.right <= b.right + slack
+        && a.top >= b.top - slack && a.bottom <= b.bottom + slack;
+    const name = el => (el.closest('section.claim') || {}).id || el.closest('section, header').id;
+    document.querySelectorAll('figure.plot-figure').forEach(fig => {
+        const svg = fig.querySelector('svg.plot');
+        if (!svg) return;
+        const box = svg.getBoundingClientRect();
+        if (!inside(box, fig.getBoundingClientRect(), 1)) out.push(['plot outside its figure', name(fig)]);
+        svg.querySelectorAll('text').forEach(t => {
+            const r = t.getBoundingClientRect();
+            if (r.width && !inside(r, box, 1)) out.push(['plot text clipped', name(fig), t.textContent]);
+        });
+    });
+    document.querySelectorAll('.statement').forEach(st => {
+        const box = st.getBoundingClientRect();
+        st.querySelectorAll(':scope > math').forEach(m => {
+            const r = m.getBoundingClientRect();
+            if (r.left < box.left - 1 || r.right > box.right + 1) out.push(['statement wider than its box', name(st),
+                Math.round(r.width) + ' px in ' + Math.round(box.width) + ' px']);
+        });
+        if (st.scrollWidth > st.clientWidth + 1) out.push(['statement scrolls', name(st)]);
+    });
+    document.querySelectorAll('.table-scroll').forEach(t => {
+        if (t.scrollWidth > t.clientWidth + 1) out.push(['table wider than the page', name(t),
+            t.scrollWidth + ' px in ' + t.clientWidth + ' px']);
+    });
+    document.querySelectorAll('section.claim').forEach(sec => {
+        if (sec.scrollWidth > sec.clientWidth + 1) out.push(['claim section overflows', sec.id]);
+    });
+    if (document.documentElement.scrollWidth > window.innerWidth + 1)
+        out.push(['the page scrolls sideways', document.documentElement.scrollWidth + ' px']);
+    return out;
+"""
+
+
+@pytest.mark.parametrize("width", [1400, 500])
+def test_nothing_is_clipped(page, width):
+    driver, _ = _require(page)
+    try:
+        driver.set_window_size(width, 1000)
+        time.sleep(0.5)  # the page refits its statements on resize
+        inner = driver.execute_script("return window.innerWidth")
+        assert abs(inner - width) < 40, inner
+        problems = driver.execute_script(_CLIPPED)
+        assert problems == [], problems[:8]
+        assert driver.execute_script("return document.querySelectorAll('figure.plot-figure svg.plot').length") >= 6
+    finally:
+        driver.set_window_size(1400, 1000)
+
+
+def test_the_graph_is_grouped_shaped_zoomable_and_highlights_what_a_claim_uses(page):
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    driver, report = _require(page)
+    claims = report["claims"]
+    driver.execute_script("document.getElementById('graph').scrollIntoView()")
+    nodes = driver.execute_script("""
+        return Array.from(document.querySelectorAll('svg.depgraph a.node')).map(a => {
+            const r = a.querySelector('path.shape').getBoundingClientRect();
+            return {id: a.dataset.id, kind: a.dataset.kind, shape: a.dataset.shape, chain: a.dataset.chain,
+                    topic: a.dataset.topic, y: r.top + r.height / 2};
+        });
+    """)
+    assert [n["id"] for n in nodes] == [c["id"] for c in claims]
+    assert all(n["shape"] == KIND_SHAPES[n["kind"]] for n in nodes)
+    assert len({n["shape"] for n in nodes}) >= 5  # the kinds look different
+    # One band per topic, each holding exactly the claims of its topic.
+    lanes = driver.execute_script("""
+        return Array.from(document.querySelectorAll('svg.depgraph g.lane')).map(g => {
+            const r = g.querySelector('rect').getBoundingClientRect();
+            return {topic: g.dataset.topic, top: r.top, bottom: r.bottom};
+        });
+    """)
+    assert [l["topic"] for l in lanes] == list(dict.fromkeys(topic(c["id"]) for c in claims))
+    for n in nodes:
+        (lane,) = [l for l in lanes if l["top"] <= n["y"] <= l["bottom"]]
+        assert lane["topic"] == n["topic"] == topic(n["id"])
+    # The mark for "verified with everything it depends on".
+    chain = chain_status(claims)
+    assert {n["id"] for n in nodes if n["chain"] == "verified"} == {k for k, v in chain.items() if v == "verified"}
+    assert 0 < sum(v == "verified" for v in chain.values()) < len(claims)
+
+    def view():
+        return driver.execute_script(
+            "return document.querySelector('svg.depgraph').getAttribute('viewBox').split(' ').map(Number)")
+
+    full = view()
+    driver.find_element("css selector", "[data-zoom='in']").click()
+    zoomed = view()
+    assert zoomed[2] < full[2] * 0.8 and zoomed[3] < full[3] * 0.8
+    svg = driver.find_element("css selector", "svg.depgraph")
+    driver.execute_script("""
+        const s = arguments[0], r = s.getBoundingClientRect();
+        s.dispatchEvent(new WheelEvent('wheel', {deltaY: -100, clientX: r.left + 50, clientY: r.top + 50,
+                                                  bubbles: true, cancelable: true}));
+    """, svg)
+    wheeled = view()
+    assert wheeled[2] < zoomed[2]
+    ActionChains(driver).move_to_element_with_offset(svg, 5, 5).click_and_hold().move_by_offset(-60, -40) \
+        .release().perform()
+    panned = view()
+    assert panned[0] > wheeled[0] and panned[1] > wheeled[1] and panned[2] == pytest.approx(wheeled[2])
+    driver.find_element("css selector", "[data-zoom='reset']").click()
+    assert view() == pytest.approx(full)
+    # Clicking a claim lights up exactly what it uses and what uses it.
+    ups = ancestors(claims)
+    downs = {c["id"]: {d for d, a in ups.items() if c["id"] in a} for c in claims}
+    target = max((c["id"] for c in claims), key=lambda cid: min(len(ups[cid]), len(downs[cid])))
+    assert ups[target] and downs[target]
+    hash_before = driver.execute_script("return location.hash")
+    driver.execute_script("window.depgraph.clear()")
+    node = driver.find_element("css selector", f"svg.depgraph a.node[data-id='{target}']")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", node)
+    node.click()
+    lit = driver.execute_script("""
+        const ids = sel => Array.from(document.querySelectorAll('svg.depgraph a.node' + sel)).map(a => a.dataset.id);
+        return {sel: ids('.sel'), up: ids('.up'), down: ids('.down'),
+                focus: document.querySelector('svg.depgraph').classList.contains('focus'),
+                info: document.getElementById('graph-info').textContent, hash: location.hash};
+    """)
+    assert lit["sel"] == [target] and lit["focus"]
+    assert set(lit["up"]) == ups[target] and set(lit["down"]) == downs[target]
+    assert lit["hash"] == hash_before, "the first click highlights; it does not navigate"
+    assert f"uses {len(ups[target])} claim(s), used by {len(downs[target])}" in lit["info"]
+    edges = driver.execute_script(
+        "return Array.from(document.querySelectorAll('svg.depgraph .edge.up')).map(e => [e.dataset.from, e.dataset.to])")
+    assert edges and all(f in ups[target] and (t in ups[target] or t == target) for f, t in edges)
+    node.click()  # a second click goes to the claim
+    assert driver.execute_script("return location.hash") == f"#claim-{target}"
+    driver.execute_script("window.depgraph.clear(); window.scrollTo(0, 0)")

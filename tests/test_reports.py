@@ -20,19 +20,32 @@ import xml.etree.ElementTree as ET
 from fractions import Fraction
 
 import mpmath
+import numpy as np
 import pytest
 
 from theorems.cli import main
 from theorems.compare import SLOWER_MIN_SECONDS, SLOWER_RATIO, ReportError, compare_reports, load_report
-from theorems.evidence import montecarlo, precise, simulation
+from hypothesis import strategies as st
+
+from theorems.evidence import expectation, montecarlo, precise, property as property_ev, simulation
 from theorems.evidence._common import make
-from theorems.junit import junit_cases, render_junit
+from theorems.junit import junit_cases, render_junit, result_message
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind, EvidenceStatus, NegativeControl, Status
 from theorems.plots import ancestors, chain_status, dependency_graph_svg, evidence_plots, simulation_mode, spec_plot
 from theorems.profiles import get_profile
 from theorems.progress import Progress, plain_line
 from theorems.registry import load_claims
-from theorems.report import REPORT_FILES, build_report, validate_report, write_reports
+from theorems.report import (
+    MAX_MARKDOWN_CHARS,
+    REPORT_FILES,
+    build_report,
+    command_line,
+    environment,
+    render_markdown,
+    source_state,
+    validate_report,
+    write_reports,
+)
 from theorems.report_html import (
     ascii_math_spans,
     ascii_to_latex,
@@ -41,7 +54,7 @@ from theorems.report_html import (
     render_html,
     split_statement,
 )
-from theorems.runner import run
+from theorems.runner import run, run_check
 
 # ---------------------------------------------------------------------------
 # the demo run
@@ -351,7 +364,7 @@ def test_junit_has_one_testcase_per_check_with_failures_and_errors(demo_report):
     by = {(k.get("classname"), k.get("name")): k for k in cases}
     failure = by[("demo.wrong", "exact")].find("failure")
     assert failure.get("type") == "failed"
-    assert failure.get("message") == "exact: residual 2 (need 0) [failed] at h = 1/2, snr = 1, claimed = 3"
+    assert failure.get("message") == "exact: residual 2 (need 0) at h = 1/2, snr = 1, claimed = 3"
     assert by[("demo.wrong", "exact")].get("status") == "failed"
     assert "minimal counterexample" in failure.text and "replay: theorems verify --only demo.wrong" in failure.text
     error = by[("demo.crash", "crash")].find("error")
@@ -571,3 +584,385 @@ def test_progress_is_plain_lines_when_not_a_terminal():
         "[  1/2] a.one                                VERIFIED         1.25 s",
         "[  2/2] a.two                                FAILED           1.25 s",
     ]
+
+
+# ---------------------------------------------------------------------------
+# failure messages: the measured figure, the threshold and the minimal case
+
+
+def _enumeration_wrong(ctx):
+    return expectation.check(ctx, st.just({"K": [[1]]}), lambda x: Fraction(-1))
+
+
+def _mc_biased(ctx):
+    return montecarlo.check(ctx, lambda rng, n: np.column_stack([rng.standard_normal(n), rng.standard_normal(n) + 0.1]),
+                            [0.0, 0.0], n=8192, label="two means", names=["unbiased", "shifted by 0.1"])
+
+
+def _ladder_stalls(ctx):
+    return precise.check(ctx, [("one", 1)], lambda x: (mpmath.mpf("1e-3"), 1))
+
+
+def _float_breaks(ctx):
+    return property_ev.check(ctx, st.integers(0, 10), lambda x: 100.0 if x >= 3 else 0.0)
+
+
+def _exact_ok(ctx):
+    return make(ctx, EvidenceKind.SYMBOLIC, True, seconds=0.0, figure=0.0, threshold=0.0, cases=1, detail="exact")
+
+
+def _failing_claims() -> list[Claim]:
+    return [
+        Claim("bad.expectation", "A wrong expectation", r"\mathbb{E}\,X = 0", ClaimKind.EXPECTATION, "demo",
+              checks=(Check("enumeration", EvidenceKind.EXPECTATION, _enumeration_wrong),
+                      Check("montecarlo", EvidenceKind.MONTECARLO, _mc_biased)), negative_control=CONSTANT_SNR),
+        Claim("bad.identity", "A wrong identity", r"\log x = x", ClaimKind.IDENTITY, "demo",
+              checks=(Check("exact", EvidenceKind.SYMBOLIC, _exact_ok), Check("ladder", EvidenceKind.PRECISE, _ladder_stalls),
+                      Check("float", EvidenceKind.PROPERTY, _float_breaks)), negative_control=CONSTANT_SNR),
+    ]
+
+
+@pytest.fixture(scope="module")
+def failing_report() -> dict:
+    result = run([*_failing_claims(), *_demo_claims()], profile=get_profile("quick"))
+    report = build_report(result)
+    validate_report(report)
+    return report
+
+
+def _evidence(report, cid, check):
+    claim = next(c for c in report["claims"] if c["id"] == cid)
+    return next(e for e in claim["evidence"] if e["check"] == check)
+
+
+def test_failure_messages_give_the_figure_the_threshold_and_the_minimal_case(failing_report):
+    enum = _evidence(failing_report, "bad.expectation", "enumeration")
+    assert result_message(enum) == "enumeration: residual -1 (need 0) at K = [[1]]"
+    mc = _evidence(failing_report, "bad.expectation", "montecarlo")
+    assert mc["data"]["names"] == ["unbiased", "shifted by 0.1"]
+    z = mc["figure"]
+    assert z > 6 and mc["counterexample"]["name"] == "shifted by 0.1"
+    assert re.fullmatch(
+        rf"montecarlo: z {z:.3g} \(need ≤ {mc['threshold']:.3g}\) at quantity shifted by 0\.1, "
+        r"mean 0\.\d+ vs claimed 0, s\.e\. 0\.0\d+", result_message(mc)), result_message(mc)
+    assert mc["data"]["z"][1] == pytest.approx(z) and abs(mc["data"]["z"][0]) < mc["threshold"]
+    ladder = _evidence(failing_report, "bad.identity", "ladder")
+    assert re.fullmatch(r"ladder: scaled ratio \S+ \(need ≤ 64\) at case 'one', \d+ digits \(scaled ratio .+\)",
+                        result_message(ladder)), result_message(ladder)
+    assert result_message(_evidence(failing_report, "bad.identity", "float")) == \
+        "float: scaled ratio 100 (need ≤ 64) at 3"
+    crash = _evidence(failing_report, "demo.crash", "crash")
+    assert result_message(crash) == "crash: error: RuntimeError: the check itself is broken"
+    sweep = _evidence(failing_report, "demo.trend", "sweep")
+    assert result_message(sweep).startswith(f"sweep: figure {sweep['figure']:.3g} (need ≤ -0.5); snr at h = 1/d: ")
+
+
+def test_the_junit_markdown_and_html_carry_those_messages(failing_report):
+    messages = {(c["id"], e["check"]): result_message(e) for c in failing_report["claims"] for e in c["evidence"]}
+    root = ET.fromstring(render_junit(failing_report))
+    for case in root.iter("testcase"):
+        bad = case.find("failure")
+        if bad is not None and case.get("name") not in ("dependencies", "negative-control"):
+            assert bad.get("message") == messages[(case.get("classname"), case.get("name"))]
+    md = render_markdown(failing_report)
+    assert "- enumeration: residual -1 (need 0) at K = [[1]]" in md
+    assert "- float: scaled ratio 100 (need ≤ 64) at 3" in md
+    assert md.count("- replay: `theorems verify --only bad.identity --profile quick --seed") == 1
+    page = render_html(failing_report)
+    assert '<p class="result">enumeration: residual -1 (need 0) at K = [[1]]</p>' in page
+
+
+# ---------------------------------------------------------------------------
+# report.md: a CI summary
+
+
+def test_markdown_starts_with_the_verdict_then_failures_then_the_rest_collapsed(failing_report):
+    md = render_markdown(failing_report)
+    first = md.splitlines()[0]
+    assert first.startswith("**NOT OK** (") and "3 FAILED" in first and "1 ERROR" in first and "1 BLOCKED" in first
+    assert f"seed {failing_report['seed']}" in first
+    commit = failing_report["environment"]["source"]["commit"]
+    assert commit is None or f"commit `{commit[:12]}`" in first
+    heads = re.findall(r"^### `([^`]+)` \*\*([A-Z ]+)\*\*", md, flags=re.M)
+    statuses = [h[1] for h in heads]
+    failing = set(failing_report["fail_on"] if "fail_on" in failing_report else ["FAILED", "ERROR", "BLOCKED",
+                                                                                  "NOT SUPPORTED"])
+    # failing claims first; every claim not VERIFIED or SUPPORTED is listed once
+    assert statuses == sorted(statuses, key=lambda st_: st_ not in failing)
+    assert sorted(h[0] for h in heads) == sorted(
+        c["id"] for c in failing_report["claims"] if c["status"] not in ("VERIFIED", "SUPPORTED"))
+    assert md.index("## Needs a look") < md.index("<details><summary>All ")
+    table = md.split("<details><summary>All ")[1].split("</details>")[0]
+    assert all(f"| `{c['id']}` |" in table for c in failing_report["claims"])
+
+
+def test_markdown_of_any_size_fits_a_pull_request_comment(failing_report):
+    big = copy.deepcopy(failing_report)
+    template = next(c for c in big["claims"] if c["id"] == "bad.expectation")
+    big["claims"] = []
+    for n in range(400):
+        c = copy.deepcopy(template)
+        c["id"] = f"bad.claim-{n}"
+        for e in c["evidence"]:
+            e["counterexample"] = {"K": [[n] * 50] * 20}
+        big["claims"].append(c)
+    big["counts"] = {**big["counts"], "FAILED": 400}
+    md = render_markdown(big)
+    assert len(md) <= MAX_MARKDOWN_CHARS
+    assert md.splitlines()[0].startswith("**NOT OK**")
+    assert "more characters in report.json" in md or "more, in report.json" in md
+
+
+@pytest.fixture(scope="module")
+def quick_catalogue_report() -> dict:
+    """The whole built-in catalogue at the quick profile (the run CI does)."""
+    result = run(load_claims(), profile=get_profile("quick"))
+    report = build_report(result)
+    validate_report(report)
+    return report
+
+
+def test_report_md_of_the_whole_quick_catalogue_fits_a_pull_request_comment(quick_catalogue_report, tmp_path):
+    md = render_markdown(quick_catalogue_report)
+    assert len(md) < MAX_MARKDOWN_CHARS, len(md)
+    assert len(md) < 65_536
+    write_reports(quick_catalogue_report, tmp_path)
+    validate_report(json.loads((tmp_path / "report.json").read_text()))
+    assert (tmp_path / "report.md").read_text() == md
+    # Every claim is in the table, every plot drew, no statement fell back to LaTeX source.
+    assert all(f"| `{c['id']}` |" in md for c in quick_catalogue_report["claims"])
+    page = (tmp_path / "report.html").read_text()
+    assert "plot-error" not in page and 'class="latex-fallback"' not in page
+
+
+def test_sweep_checks_are_charged_with_their_precomputation(quick_catalogue_report):
+    """A sweep whose LP bisections run before simulation.check (shared by
+    its checks) is charged with them: the claim's time is in its checks."""
+    for c in quick_catalogue_report["claims"]:
+        if c["evidence"] and c["seconds"] > 0.5:
+            charged = sum(e["seconds"] for e in c["evidence"])
+            assert charged >= 0.8 * c["seconds"], (c["id"], c["seconds"], charged)
+
+
+def test_a_check_is_charged_with_what_it_did_before_its_checker_timed_it():
+    def slow(ctx):
+        import time
+
+        time.sleep(0.2)  # a precomputation the checker does not see
+        return simulation.check(ctx, [1, 2], lambda d, rng: 1.0 / d,
+                                simulation.shrinks(max_slope=-0.5, max_last_over_first=0.9), label="fast part")
+
+    claim = Claim("demo.slow", "slow", "x = x", ClaimKind.APPROXIMATION, "demo",
+                  checks=(Check("sweep", EvidenceKind.SIMULATION, slow),), negative_control=CONSTANT_SNR)
+    from theorems.impl import Impl
+
+    ev = run_check(claim, claim.checks[0], impl=Impl.default(), profile=get_profile("quick"), seed=1)
+    assert ev.seconds >= 0.2
+
+
+# ---------------------------------------------------------------------------
+# new statuses
+
+
+def _answered(ctx):
+    return make(ctx, EvidenceKind.SIMULATION, True, seconds=0.0, figure=0.7, threshold=0.5, comparison=">=",
+                passed=EvidenceStatus.ANSWERED, cases=3, detail="answer: yes, the crossing moves right")
+
+
+def _inconclusive(ctx):
+    return make(ctx, EvidenceKind.SIMULATION, False, seconds=0.0, figure=0.1, threshold=0.05,
+                failed=EvidenceStatus.INCONCLUSIVE, cases=3,
+                detail="the confidence interval straddles 0 at these sizes; --profile thorough resolves it")
+
+
+def _status_claims():
+    return [Claim("st.answered", "A question", r"x = ?", ClaimKind.QUESTION, "demo",
+                  checks=(Check("decide", EvidenceKind.SIMULATION, _answered),), negative_control=CONSTANT_SNR),
+            Claim("st.inconclusive", "Not resolved", r"x \to 0", ClaimKind.CONJECTURE, "demo",
+                  checks=(Check("trend", EvidenceKind.SIMULATION, _inconclusive),), negative_control=CONSTANT_SNR)]
+
+
+def test_inconclusive_and_answered_in_junit_markdown_and_html():
+    result = run(_status_claims(), profile=get_profile("quick"))
+    report = build_report(result)
+    validate_report(report)
+    assert [c["status"] for c in report["claims"]] == ["ANSWERED", "INCONCLUSIVE"]
+    assert report["ok"] is True
+    root = ET.fromstring(render_junit(report))
+    cases = {k.get("classname"): k for k in root.iter("testcase")}
+    assert cases["st.answered"].get("status") == "answered" and len(cases["st.answered"]) == 1
+    assert "answer: yes" in cases["st.answered"].find("system-out").text
+    skipped = cases["st.inconclusive"].find("skipped")
+    assert skipped is not None and "--profile thorough resolves it" in skipped.get("message")
+    assert root.get("failures") == "0"
+    strict = {**report, "fail_on": ["FAILED", "ERROR", "BLOCKED", "NOT SUPPORTED", "INCONCLUSIVE"], "ok": False}
+    root = ET.fromstring(render_junit(strict))
+    assert root.get("failures") == "1"
+    md = render_markdown(report)
+    assert md.startswith("**OK**") and "`st.inconclusive` **INCONCLUSIVE**" in md and "`st.answered` **ANSWERED**" in md
+    assert md.startswith("**NOT OK** (1 INCONCLUSIVE)", 0) is False
+    assert render_markdown(strict).startswith("**NOT OK** (1 INCONCLUSIVE)")
+    page = render_html(report)
+    assert 'class="ev ev-inconclusive"' in page and 'class="ev ev-answered"' in page
+    verdict = re.search(r'<span class="verdict ok">OK: no claim is ([^<]+)</span>', page).group(1)
+    assert sorted(verdict.split(" / ")) == sorted(report["fail_on"])
+
+
+# ---------------------------------------------------------------------------
+# report.json: what was checked, how, with what
+
+
+def test_report_json_records_commit_command_line_and_every_requirement(demo_report):
+    env = demo_report["environment"]
+    for name in ("numpy", "scipy", "sympy", "mpmath", "hypothesis", "jsonschema", "matplotlib", "latex2mathml",
+                 "threadpoolctl"):
+        assert env["packages"][name], name
+        assert name in env["requirements"]
+    src = env["source"]
+    assert re.fullmatch(r"[0-9a-f]{40}", src["commit"]) and isinstance(src["dirty"], bool)
+    assert env["command"] == command_line()
+    assert command_line(["/usr/bin/theorems", "verify", "--only", "a b"]) == "theorems verify --only 'a b'"
+    validate_report(demo_report)
+
+
+def test_source_state_without_git_or_outside_a_checkout(tmp_path, monkeypatch):
+    outside = source_state(tmp_path)
+    assert outside["commit"] is None and "not a git checkout" in outside["reason"]
+    import theorems.report as report_module
+
+    monkeypatch.setattr(report_module.shutil, "which", lambda name: None)
+    assert source_state() == {"commit": None, "reason": "git is not installed"}
+    env = environment()
+    assert env["source"] == {"commit": None, "reason": "git is not installed"}
+    from jsonschema import ValidationError
+
+    report = demo_report_for()
+    report["environment"] = env
+    validate_report(report)
+    report["environment"]["source"] = {"commit": None}
+    with pytest.raises(ValidationError):
+        validate_report(report)
+
+
+def test_montecarlo_names_must_match_the_quantities():
+    from theorems.impl import Impl
+    from theorems.model import Context
+
+    ctx = Context(impl=Impl.default(), profile=get_profile("quick"), seed=1, claim_id="demo.x", check_name="mc")
+    with pytest.raises(ValueError, match="names must name each of the 2 quantities, got 1 names"):
+        montecarlo.check(ctx, lambda rng, n: rng.standard_normal((n, 2)), [0, 0], n=100, names=["a"])
+    ev = montecarlo.check(ctx, lambda rng, n: rng.standard_normal((n, 2)), [0, 0], n=100)
+    assert ev.data["names"] == ["q0", "q1"]
+
+
+# ---------------------------------------------------------------------------
+# math
+
+
+def _catalogue_texts():
+    for c in load_claims():
+        yield c.id, "statement", c.statement
+        yield c.id, "title", c.title
+        for a in c.assumptions:
+            yield c.id, "assumption", a
+
+
+def test_no_mathml_token_of_the_catalogue_holds_a_backslash_or_a_bare_function_name():
+    from theorems.report_html import FUNCTION_NAMES, _Renderer
+
+    r = _Renderer({"claims": []})
+    for cid, where, text in _catalogue_texts():
+        markup = (r.math(text, claim=cid, where=where, display=True) if where == "statement"
+                  else r.rich(text, claim=cid, where=where, ascii_math=True))
+        for m in re.finditer(r"<math.*?</math>", markup, flags=re.S):
+            tree = ET.fromstring(m.group(0))
+            tokens = [el for el in tree.iter() if el.tag in ("mi", "mo", "mn", "mtext")]
+            assert not any("\\" in (t.text or "") for t in tokens), (cid, where, m.group(0))
+            for parent in tree.iter():
+                kids = list(parent)
+                for i, k in enumerate(kids):
+                    base = k
+                    while base.tag in ("msub", "msup", "msubsup", "munder", "mover") and len(base):
+                        base = base[0]
+                    name = (base.text or "").strip() if base.tag in ("mi", "mo") else ""
+                    if name in FUNCTION_NAMES and base is k and parent.tag not in (
+                            "msub", "msup", "msubsup", "munder", "mover", "mfrac"):
+                        nxt = kids[i + 1] if i + 1 < len(kids) else None
+                        assert nxt is not None and (nxt.text or "") in ("\u2061", " "), (cid, where, name)
+    assert r.fallbacks == []
+
+
+@pytest.mark.parametrize("latex, want, unwanted", [
+    (r"\mathbb{E}_V\Big\|\frac{n}{h}\Big\|^2", "\u2016", "\\|"),
+    (r"2\log n - 3\log\log n", "<mi>log</mi><mo lspace=\"0\" rspace=\"0.1667em\">\u2061</mo>", "<mi>log</mi><mi>"),
+    (r"n\ln\ln n", "<mi>ln</mi><mo lspace=\"0\" rspace=\"0.1667em\">\u2061</mo>", "<mi>ln</mi><mi>n"),
+    (r"\log_2 n", "</msub><mo lspace=\"0\" rspace=\"0.1667em\">\u2061</mo>", None),
+])
+def test_latex_conversion_mends_norms_and_applies_functions(latex, want, unwanted):
+    markup, error = latex_to_mathml(latex)
+    assert error is None and want in markup
+    assert unwanted is None or unwanted not in markup
+
+
+@pytest.mark.parametrize("text, spans", [
+    ("Per-key SNR is h_j/(1 - h_j) for 0 < h_j < 1", [("h_j/(1 - h_j)", "h_{j}/(1 - h_{j})"),
+                                                      ("0 < h_j < 1", r"0 < h_{j} < 1")]),
+    ("values unit-norm (so E[V^T V] = I_M)", [("E[V^T V] = I_M", r"\mathbb{E}[V^{\top} V] = I_{M}")]),
+    ("q any query in R^d", [("R^d", r"\mathbb{R}^{d}")]),
+    ("scores S_ij = u_j^T W v_i", [("S_ij = u_j^T W v_i", r"S_{ij} = u_{j}^{\top} W v_{i}")]),
+    ("crossing 2 - 3 lnln n/ln n", [("2 - 3 lnln n/ln n", r"2 - 3 \ln\ln n/\ln n")]),
+    ("the witness's shapes and tam_erm, L-BFGS-B", []),
+    ("a W with every <W, A_ij> > 0", [("A_ij", "A_{ij}")]),
+    ("plain English, with a b c and no math", []),
+])
+def test_ascii_math_in_titles_and_assumptions_is_found_and_translated(text, spans):
+    got = [(text[a:b], ascii_to_latex(text[a:b])) for a, b in ascii_math_spans(text)]
+    assert got == spans
+
+
+def test_statements_break_only_where_they_list_pieces():
+    for c in load_claims():
+        pieces = split_statement(c.statement)
+        assert all(latex_to_mathml(p, display=True)[1] is None for p in pieces), c.id
+        flat = re.sub(r"\\q?quad|\\ |\s", "", c.statement)
+        assert re.sub(r"\\q?quad|\\ |\s", "", "".join(pieces)) == flat, c.id
+    long = next(c for c in load_claims() if c.id == "fs.ce-norm-peak")
+    assert len(split_statement(long.statement)) >= 3
+    assert split_statement(r"\Big(a,\quad b\Big)") == [r"\Big(a,\quad b\Big)"]
+    assert split_statement(r"\left(a,\quad b\right),\quad c") == [r"\left(a,\quad b\right),", "c"]
+
+
+# ---------------------------------------------------------------------------
+# plots: the judged quantity
+
+
+def _sim(figures, figure, threshold, comparison="<=", **data):
+    return {"check": "c", "kind": "simulation", "status": "supported", "figure": figure, "threshold": threshold,
+            "comparison": comparison, "cases": len(figures), "detail": "gap to 2: whatever",
+            "data": {"sizes": [4, 8, 16, 32][: len(figures)], "figures": figures, **data}}
+
+
+def test_sweep_plots_draw_what_the_criterion_judged():
+    slope = simulation.loglog_slope([4, 8, 16, 32], [1.0, 0.5, 0.26, 0.12])
+    cases = {
+        "slope": _sim([1.0, 0.5, 0.26, 0.12], slope, -0.5),
+        "extreme": _sim([0.1, 0.17, 0.01, 0.05], 0.17, 0.3),
+        "drift": _sim([1.2, 1.1, 1.09, 0.94], -0.07, 0.0, drift={"slope": -0.33, "upper_bound": -0.07}),
+        "other": _sim([1.0, 2.0, 3.0, 4.0], 0.5, 1.0),
+    }
+    for mode, ev in cases.items():
+        assert simulation_mode(ev) == mode
+        (plot,) = evidence_plots(ev, salt=mode)
+        assert not plot.error, plot.error
+        labels = [k.label for k in plot.legend]
+        if mode == "slope":
+            assert labels[1] == f"fit, slope {slope:.3g} (the figure)" and labels[2] == "slope -0.5 (the bound: need ≤)"
+        if mode == "extreme":
+            assert labels == ["per size", "largest 0.17 (the figure)", "threshold: need ≤ 0.3"]
+            assert "log-log" not in plot.svg
+        if mode == "drift":
+            assert labels[1].startswith("fitted slope against log size -0.33")
+            assert labels[2] == "confidence bound -0.07 (the figure: need ≤ 0)"
+        assert "gap to 2" in plot.svg  # the y axis names the swept figure
+    # the largest gap is the figure of a ">=" check too (its smallest value)
+    assert simulation_mode(_sim([7.8, 8.4, 14.3], 7.8, 2.0, ">=")) == "extreme"

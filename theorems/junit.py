@@ -187,7 +187,7 @@ def result_message(e: dict) -> str:
     need = _need(e)
     if need:
         head += f" ({need})"
-    if status not in ("passed", "supported", "answered"):
+    if status not in ("passed", "supported", "answered", "failed"):
         head += f" [{status.replace('_', ' ')}]"
     if where:
         head += f" {where}"

@@ -38,7 +38,7 @@ from theorems.plots import (
 from theorems.report import domain_text, searched_domains, wider_than_searched
 
 __all__ = ["FUNCTION_NAMES", "MathFallback", "ascii_math_spans", "ascii_to_latex", "latex_to_mathml", "math_fallbacks",
-           "render_html", "split_statement"]
+           "is_prose", "render_html", "split_statement"]
 
 #: Order of statuses in the summary and the filter (the order of ``Status``).
 STATUS_ORDER = ("VERIFIED", "SUPPORTED", "ANSWERED", "INCONCLUSIVE", "NOT SUPPORTED", "FAILED", "ERROR",
@@ -79,7 +79,23 @@ _BREAK_AT = re.compile(r"\\qquad(?![A-Za-z])|(?<=[,;:])\s*\\quad(?![A-Za-z])")
 #: A statement piece longer than this (LaTeX characters) is broken further
 #: at a top-level ",\ " or ";\ ".
 STATEMENT_PIECE_CHARS = 110
-_BREAK_SOFT = re.compile(r"(?<=[,;])\s*\\ (?=\s*\S)")
+_BREAK_SOFT = re.compile(r"(?<=[,;:])\s*\\ (?=\s*\S)|\s*\\quad(?![A-Za-z])\s*")
+
+#: A statement with no LaTeX command and this many words of three letters or
+#: more is prose (a behaviour of the code, stated in words), shown as text.
+PROSE_MIN_WORDS = 6
+
+
+def is_prose(statement: str) -> bool:
+    """True for a statement written in words rather than LaTeX: it holds no
+    backslash and at least :data:`PROSE_MIN_WORDS` words.
+
+    >>> is_prose("max_margin_memory returns W and multipliers that are optimal")
+    True
+    >>> is_prose(r"\\|W\\|_F \\ge 0")
+    False
+    """
+    return "\\" not in statement and len(re.findall(r"\b[A-Za-z]{3,}\b", statement)) >= PROSE_MIN_WORDS
 
 #: Standard LaTeX that latex2mathml does not know, rewritten before conversion
 #: (``\arg`` as in ``\arg\min``; equation bookkeeping that renders as nothing).
@@ -269,16 +285,16 @@ tau phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Phi Psi Omega"
 _MATH_WORDS = {"ln": r"\ln", "log": r"\log", "exp": r"\exp", "lnln": r"\ln\ln", "max": r"\max", "min": r"\min",
                "sup": r"\sup", "inf": r"\inf", "lim": r"\lim", "Pr": r"\Pr", "Var": r"\operatorname{Var}",
                "Cov": r"\operatorname{Cov}", "tr": r"\operatorname{tr}", "sqrt": r"\sqrt", "erfcx": r"\operatorname{erfcx}",
-               "argmin": r"\arg\min", "argmax": r"\arg\max", "det": r"\det", "sgn": r"\operatorname{sgn}"}
+               "argmin": r"\arg\min", "sum": r"\sum", "prod": r"\prod", "argmax": r"\arg\max", "det": r"\det", "sgn": r"\operatorname{sgn}"}
 #: Words that are functions: a following argument is applied, not multiplied.
 _FUNCTION_WORDS = frozenset({"ln", "log", "exp", "lnln", "Pr", "Var", "Cov", "tr", "erfcx", "det", "sgn"})
 _ASCII_TOKEN = re.compile(r"""
   (?P<id>[A-Za-z][A-Za-z0-9]*(?:_\{[^{}]*\}|_[A-Za-z0-9*]+|\^\{[^{}]*\}|\^[A-Za-z0-9*+]+|\^-1|\^-[0-9]+|')*)
-| (?P<num>\d+(?:\.\d+)?(?:e-?\d+)?)
+| (?P<num>\d+(?:\.\d+)?(?:e-?\d+)?(?:\^\{[^{}]*\}|\^-?[A-Za-z0-9]+)?)
 | (?P<norm>\|\|(?:_\{[^{}]*\}|_[A-Za-z0-9]+|\^\{[^{}]*\}|\^[A-Za-z0-9*+]+)+)
 | (?P<op><=>|<=|>=|!=|->|=>|>>|<<|\|\||[=<>+\-*/~|±])
 | (?P<open>[(\[])
-| (?P<close>[)\]])
+| (?P<close>[)\]](?:\^\{[^{}]*\}|\^-?[A-Za-z0-9*+]+|_[A-Za-z0-9]+)?)
 | (?P<comma>,)
 | (?P<space>[ ]+)
 | (?P<other>.)
@@ -367,12 +383,17 @@ def ascii_to_latex(text: str) -> str:
             else:
                 out.append(_id_latex(tok))
         elif kind == "num":
-            m = re.fullmatch(r"([\d.]+)e(-?\d+)", tok)
-            out.append(f"{m.group(1)} \\times 10^{{{m.group(2)}}}" if m else tok)
+            base, caret, power = tok.partition("^")
+            m = re.fullmatch(r"([\d.]+)e(-?\d+)", base)
+            out.append(f"{m.group(1)} \\times 10^{{{m.group(2)}}}" if m else base)
+            if caret:
+                out.append("^{" + _script(power) + "}")
         elif kind == "norm":
             out.append(r"\|" + _id_latex("N" + tok[2:])[1:])
         elif kind == "op":
             out.append(_ASCII_OPS.get(tok, tok))
+        elif kind == "close" and len(tok) > 1:  # ")^2"
+            out.append(tok[0] + tok[1] + "{" + _script(tok[2:]) + "}")
         elif tok in "{}":
             out.append("\\" + tok)
         else:
@@ -400,6 +421,22 @@ def ascii_math_spans(text: str) -> list[tuple[int, int]]:
             run.pop()
         while run and run[0][0] in ("space", "comma") or (run and run[0][0] == "op" and run[0][1] in "=<>*/"):
             run.pop(0)
+        # split the run at its unmatched brackets: "R^p (p and d" gives "R^p" and "p"
+        stack, unmatched = [], []
+        for n, (kind, *_rest) in enumerate(run):
+            if kind == "open":
+                stack.append(n)
+            elif kind == "close":
+                if stack:
+                    stack.pop()
+                else:
+                    unmatched.append(n)
+        unmatched = sorted(unmatched + stack)
+        if unmatched:
+            edges = [-1, *unmatched, len(run)]
+            for lo, hi in zip(edges, edges[1:]):
+                close(run[lo + 1:hi])
+            return
         # drop unmatched brackets at the ends
         depth = 0
         for kind, tok, *_ in run:
@@ -419,7 +456,7 @@ def ascii_math_spans(text: str) -> list[tuple[int, int]]:
             run.pop(0)
         if not run or depth != 0:
             return
-        strong = any((k == "op" and t not in ("-", "+")) or k == "norm" or (k == "id" and t != re.match(r"[A-Za-z]+[0-9]*", t).group(0))
+        strong = any((k == "op" and t not in ("-", "+")) or k == "norm" or (k == "num" and "^" in t) or (k == "id" and t != re.match(r"[A-Za-z]+[0-9]*", t).group(0))
                      or (k == "id" and t in _GREEK) for k, t, *_ in run)
         has_term = any(k in ("id", "num") for k, *_ in run)
         start, end = run[0][2], run[-1][3]
@@ -445,6 +482,33 @@ def ascii_math_spans(text: str) -> list[tuple[int, int]]:
         run.append((kind, tok, a, b))
     close(run)
     return spans
+
+
+#: A run of ASCII math longer than this is set as several inline pieces
+#: (cut after commas, then at spaces), characters.
+ASCII_MATH_CHUNK_CHARS = 32
+
+
+def _ascii_chunks(span: str) -> list[str]:
+    """``span`` cut after its commas, and pieces still longer than
+    :data:`ASCII_MATH_CHUNK_CHARS` at their spaces, never inside braces."""
+    if len(span) <= ASCII_MATH_CHUNK_CHARS:
+        return [span]
+
+    def cut(text: str, sep) -> list[str]:
+        out, depth, start = [], 0, 0
+        for i, ch in enumerate(text):
+            depth += (ch == "{") - (ch == "}")
+            if depth == 0 and sep(text, i):
+                out.append(text[start:i + 1].strip())
+                start = i + 1
+        out.append(text[start:].strip())
+        return [p for p in out if p]
+
+    pieces = []
+    for piece in cut(span, lambda t, i: t[i] == "," and t[i + 1:i + 2] == " "):
+        pieces += cut(piece, lambda t, i: t[i] == " ") if len(piece) > ASCII_MATH_CHUNK_CHARS else [piece]
+    return pieces
 
 
 class _Renderer:
@@ -482,11 +546,13 @@ class _Renderer:
             return _plain(text)
         out, last = [], 0
         for a, b in ascii_math_spans(text):
-            markup, error = latex_to_mathml(ascii_to_latex(text[a:b]))
-            if error:
+            chunks = _ascii_chunks(text[a:b])
+            converted = [latex_to_mathml(ascii_to_latex(chunk)) for chunk in chunks]
+            if any(error for _, error in converted):
                 continue
             out.append(_plain(text[last:a]))
-            out.append(markup.replace("<math ", '<math class="ascii" ', 1))
+            # a long run is set as several pieces so that a narrow page can wrap it
+            out.append(" ".join(m.replace("<math ", '<math class="ascii" ', 1) for m, _ in converted))
             last = b
         out.append(_plain(text[last:]))
         return "".join(out)
@@ -583,10 +649,10 @@ class _Renderer:
     <label>kind <select id="filter-kind"><option value="">all</option>{kind_opts}</select></label>
     <span class="muted">showing <b id="shown">{len(claims)}</b> of {len(claims)}</span>
   </form>
-  <table id="claims" class="grid">
+  <div class="table-scroll"><table id="claims" class="grid">
     <thead><tr><th>claim</th><th>title</th><th>kind</th><th>status</th><th>key figure</th><th>s</th></tr></thead>
     <tbody>{''.join(rows)}</tbody>
-  </table>
+  </table></div>
 </section>"""
 
     def graph(self) -> str:
@@ -636,9 +702,9 @@ class _Renderer:
                 f'<td class="num">{e["seconds"]:.2f}</td>'
                 f'<td class="small">{self.rich(e.get("detail") or "", claim=c["id"], where=where)}</td></tr>'
             )
-        return ('<table class="grid evidence"><thead><tr><th>check</th><th>evidence</th><th>status</th>'
+        return ('<div class="table-scroll"><table class="grid evidence"><thead><tr><th>check</th><th>evidence</th><th>status</th>'
                 '<th>figure</th><th>threshold</th><th>figure / threshold</th><th>cases</th><th>s</th>'
-                f'<th>detail</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
+                f'<th>detail</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
 
     def problems(self, c: dict) -> str:
         out = []
@@ -736,10 +802,13 @@ class _Renderer:
                    if c.get("blocked_by") else "")
         reason = (f'<dt>why it cannot be checked</dt><dd>{self.rich(c["reason"], claim=cid, where="reason")}</dd>'
                   if c.get("reason") else "")
-        pieces = split_statement(c["statement"])
-        if len(pieces) > 1 and any(latex_to_mathml(p, display=True)[1] for p in pieces):
-            pieces = [c["statement"]]  # a cut that breaks the LaTeX: show it whole
-        statement = "".join(self.math(piece, claim=cid, where="statement", display=True) for piece in pieces)
+        if is_prose(c["statement"]):
+            statement = f'<p class="prose">{self.plain_math(c["statement"], ascii_math=True)}</p>'
+        else:
+            pieces = split_statement(c["statement"])
+            if len(pieces) > 1 and any(latex_to_mathml(p, display=True)[1] for p in pieces):
+                pieces = [c["statement"]]  # a cut that breaks the LaTeX: show it whole
+            statement = "".join(self.math(piece, claim=cid, where="statement", display=True) for piece in pieces)
         domain = self.domain(c)
         body = [
             f'<div class="statement">{statement}</div>',
@@ -794,7 +863,7 @@ def math_fallbacks(report: dict) -> list[MathFallback]:
     """Every piece of LaTeX in ``report`` that the HTML shows as source."""
     r = _Renderer(report)
     for c in report["claims"]:
-        for piece in split_statement(c["statement"]):
+        for piece in ([] if is_prose(c["statement"]) else split_statement(c["statement"])):
             r.math(piece, claim=c["id"], where="statement", display=True)
         for where in ("title", "source", "reason"):
             r.rich(c.get(where) or "", claim=c["id"], where=where)
@@ -902,7 +971,7 @@ a{color:#0969da;text-decoration:none}a:hover{text-decoration:underline}
  font-weight:600;white-space:nowrap;vertical-align:middle}.badge.small{font-size:10.5px;padding:0 6px}
 .key{display:inline-block;margin-left:10px}.key::before{content:"";display:inline-block;width:11px;height:11px;
  background:var(--c);border-radius:2px;margin-right:4px;vertical-align:-1px}
-dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:8px 0}
+dl.facts{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:2px 14px;margin:8px 0}
 dl.facts dt{color:var(--muted)}dl.facts dd{margin:0}dl.facts ul{margin:0;padding-left:18px}
 table.grid{border-collapse:collapse;width:100%;margin:8px 0}
 table.grid th,table.grid td{border-bottom:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}
@@ -931,9 +1000,9 @@ svg.depgraph.focus .edge.up{opacity:1;stroke:#0969da;stroke-width:2}svg.depgraph
 .table-scroll{overflow-x:auto;max-width:100%}
 section.claim{border:1px solid var(--line);border-radius:8px;padding:12px 16px;margin:14px 0;scroll-margin-top:8px}
 section.claim:target{box-shadow:0 0 0 3px #0969da55}
-.statement{font-size:17px;padding:6px 0;display:flex;flex-wrap:wrap;justify-content:center;align-items:baseline;
+.statement{font-size:17px;padding:6px 0;overflow-x:auto;display:flex;flex-wrap:wrap;justify-content:center;align-items:baseline;
  column-gap:2.4em;row-gap:6px;max-width:100%}
-.statement math{margin:0;max-width:100%}
+.statement math{margin:0}.statement p.prose{margin:0;font-size:15px;max-width:100%}
 math.ascii{font-size:1.05em}
 .dirty{background:#fff8c5;padding:0 4px;border-radius:3px}.wider{color:#9a6700;margin:2px 0}
 p.result{font-family:"DejaVu Sans Mono",ui-monospace,monospace;font-size:12.5px;background:var(--soft);padding:4px 6px;
@@ -948,7 +1017,7 @@ details.source summary{color:var(--muted);font-size:12px;cursor:pointer}
 .gauge{display:inline-block;width:70px;height:8px;background:var(--soft);border:1px solid var(--line);border-radius:4px;
  vertical-align:middle;overflow:hidden}.gauge span{display:block;height:100%;background:#2da44e}.gauge.over span{background:#cf222e}
 .problem{border-left:4px solid #cf222e;background:#fff8f7;padding:6px 12px;margin:8px 0}
-code.replay{background:var(--soft);padding:2px 6px;border-radius:4px}
+code.replay{background:var(--soft);padding:2px 6px;border-radius:4px;overflow-wrap:anywhere}
 .plots{display:flex;flex-wrap:wrap;gap:12px;margin:8px 0}
 figure.plot-figure{margin:0;border:1px solid var(--line);border-radius:6px;padding:4px;background:#fff;flex:0 1 540px}
 figure.plot-figure[data-plot=montecarlo]{flex-basis:860px}
@@ -963,6 +1032,18 @@ code.latex-fallback{background:#fff8c5;padding:2px 4px}
 .notes{background:#fff8c5;border:1px solid #d4a72c;border-radius:6px;padding:4px 14px}
 .nc{margin:6px 0}
 [hidden]{display:none!important}
+@media (max-width:760px){
+ body{padding:8px 8px 32px}.statement{font-size:12.5px;column-gap:1.2em}
+ #claims th:nth-child(3),#claims td:nth-child(3),#claims th:nth-child(5),#claims td:nth-child(5),
+ #claims th:nth-child(6),#claims td:nth-child(6){display:none}
+ table.grid td,table.grid th{overflow-wrap:anywhere}
+ table.evidence th:nth-child(2),table.evidence td:nth-child(2),table.evidence th:nth-child(6),
+ table.evidence td:nth-child(6),table.evidence th:nth-child(7),table.evidence td:nth-child(7),
+ table.evidence th:nth-child(8),table.evidence td:nth-child(8){display:none}
+ table.grid th,table.grid td{padding:3px 4px}td code,h3 code{overflow-wrap:anywhere}
+ dl.facts{grid-template-columns:minmax(0,1fr)}dl.facts dt{margin-top:4px}dl.facts dd{min-width:0;overflow-wrap:anywhere}
+ section.claim{padding:8px}figure.plot-figure{flex-basis:100%}
+}
 @media print{.filters,.chips{display:none}section.claim{break-inside:avoid}}
 """
 
@@ -986,6 +1067,17 @@ _JS = """
   }
   window.addEventListener('hashchange',reveal);
   apply();
+})();
+(function(){
+  // A statement piece wider than its box is scaled down to fit (MathML does not wrap).
+  function fit(){
+    document.querySelectorAll('.statement > math').forEach(function(m){
+      m.style.fontSize='';
+      var room=m.parentElement.clientWidth-2, w=m.getBoundingClientRect().width;
+      if(w>room&&w>0) m.style.fontSize=Math.max(55,Math.floor(room/w*100))+'%';
+    });
+  }
+  fit(); window.addEventListener('resize',fit);
 })();
 (function(){
   var svg=document.querySelector('svg.depgraph'); if(!svg) return;
