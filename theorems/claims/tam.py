@@ -965,7 +965,9 @@ def _cover_montecarlo(ctx):
                 col += 1
         return out
 
-    ev = montecarlo.check(ctx, sample, expected, n=COVER_TRIALS * ctx.profile.sweep,
+    names = ([f"Gaussian D={D}, n={n}" for D, n in COVER_GAUSSIAN]
+             + [f"TAM D={du * dv}, n={n}" for du, dv, n in COVER_TAM])
+    ev = montecarlo.check(ctx, sample, expected, n=COVER_TRIALS * ctx.profile.sweep, names=names,
                           label="satisfiability frequency of n random homogeneous constraints in D "
                                 "dimensions (Gaussian a_i by a reference LP; TAM at k = n-1 by tam_feasible)")
     ev.data["configs"] = ([{"route": "gaussian", "D": D, "n": n} for D, n in COVER_GAUSSIAN]

@@ -407,9 +407,11 @@ def _scales_montecarlo(ctx):
                 out[s, 4 * c : 4 * c + 4] = _score_figures(impl, X[s, 0], X[s, 1])
         return out
 
+    names = [f"{q} (n={n}, d={d})" for n, d in SCORE_CONFIGS_MC
+             for q in ("mean S_ii", "mean S_ij", "mean S_ij^2", "mean (S_ii - 1)^2")]
     ev = montecarlo.check(ctx, sample, expected, n=SCORE_MC_INSTANCES * ctx.profile.sweep,
                           label="CMM scores, Gaussian N(0, I/d) pairs: mean S_ii, mean S_ij, "
-                                "mean S_ij^2, mean (S_ii - 1)^2 per instance")
+                                "mean S_ij^2, mean (S_ii - 1)^2 per instance", names=names)
     ev.data["configs"] = [{"n": n, "d": d, "competitor_sd": math.sqrt(float(competitor_variance(n, d))),
                            "sqrt_n_over_d": math.sqrt(n) / d} for n, d in SCORE_CONFIGS_MC]
     return ev
