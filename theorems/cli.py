@@ -471,6 +471,10 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--json", action="store_true", help="with --compare: machine-readable output")
     sp.add_argument("--out", metavar="DIR", help="where to render (default: the report's folder)")
     sp.set_defaults(func=_cmd_report)
+
+    from theorems.assess_cmd import add_parser as add_assess_parser
+
+    add_assess_parser(sub)
     return p
 
 

@@ -1,0 +1,228 @@
+"""``theorems assess``: assess a given matrix from a file.
+
+    theorems assess W.npy [--keys K.npy] [--values V.npy] [--tensor NAME] [--tau T] --out DIR
+
+Reads ``.npy``, ``.npz`` and ``.safetensors`` (``--tensor`` chooses the
+tensor of ``W`` by name; ``--keys-tensor`` / ``--values-tensor`` those of the
+key and value files), runs :func:`linmem.assess` and writes
+``DIR/assessment.json`` (the fields of ``Assessment.to_json()`` under the same
+names, plus ``inputs``) and ``DIR/assessment.html`` (self-contained: inline
+SVG plots of the residuals against ``1 - h_j``, the leverage histogram, the
+singular spectra of W and K and the noise curve). Exits 2 with one line on
+an unreadable or mismatched file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import io
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["add_parser", "run"]
+
+#: Noise levels of the noise curve, as multiples of --tau (or absolute when no --tau).
+NOISE_CURVE = (0.0, 0.25, 0.5, 1.0, 1.5, 2.0)
+
+#: Seed of the noise draws (the assessment is reproducible).
+NOISE_SEED = 0
+
+
+def add_parser(sub) -> argparse.ArgumentParser:
+    """Add the ``assess`` subcommand to an ``argparse`` subparsers object."""
+    sp = sub.add_parser(
+        "assess", help="assess a given matrix W (residuals, leverage, noise gain, SVD view, top-1)",
+        description="Assess a matrix W (p x d) as a linear memory, with its keys K (d x n) and intended "
+                    "values V (p x n) when given. Reads .npy, .npz and .safetensors.")
+    sp.add_argument("W", metavar="W_FILE", help="the matrix (.npy, .npz or .safetensors)")
+    sp.add_argument("--tensor", metavar="NAME", help="tensor of W_FILE to read (for .npz/.safetensors)")
+    sp.add_argument("--keys", metavar="K_FILE", help="keys K, d x n (columns are keys)")
+    sp.add_argument("--keys-tensor", metavar="NAME", help="tensor of K_FILE to read")
+    sp.add_argument("--values", metavar="V_FILE", help="intended values V, p x n")
+    sp.add_argument("--values-tensor", metavar="NAME", help="tensor of V_FILE to read")
+    sp.add_argument("--tau", type=_tau, metavar="T", help="query-noise level: measure the noisy-query error")
+    sp.add_argument("--out", required=True, metavar="DIR", help="folder for assessment.json and assessment.html")
+    sp.set_defaults(func=run)
+    return sp
+
+
+def _tau(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text!r}") from None
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
+    return value
+
+
+def _read(path: str, tensor: str | None, what: str) -> np.ndarray:
+    from linmem.embeddings import read_tensor
+
+    arr = read_tensor(path, tensor)
+    if arr.ndim != 2:
+        raise ValueError(f"{what} in {path!r} must be a 2-D matrix, got shape {arr.shape}")
+    if not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)):
+        raise ValueError(f"{what} in {path!r} must be real numbers, got dtype {arr.dtype}")
+    return arr
+
+
+def run(args) -> int:
+    import linmem
+
+    if (args.keys is None) != (args.values is None):
+        raise ValueError("give --keys and --values together (keys and their intended values), or neither")
+    if args.tau is not None and args.keys is None:
+        raise ValueError("--tau needs --keys and --values (the noisy-query error is measured at the keys)")
+    W = _read(args.W, args.tensor, "W")
+    K = V = None
+    if args.keys is not None:
+        K = _read(args.keys, args.keys_tensor, "K")
+        V = _read(args.values, args.values_tensor, "V")
+        if K.shape[1] != V.shape[1]:
+            raise ValueError(f"K ({args.keys}) has {K.shape[1]} columns and V ({args.values}) {V.shape[1]}: "
+                             "one column per stored pair in both")
+        if W.shape != (V.shape[0], K.shape[0]):
+            raise ValueError(f"W ({args.W}) has shape {W.shape}; with K {K.shape} and V {V.shape} it must be "
+                             f"{(V.shape[0], K.shape[0])}")
+    rng = np.random.default_rng(NOISE_SEED)
+    a = linmem.assess(W, K, V, tau=args.tau, rng=rng if args.tau is not None else None)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    record = a.to_json()
+    record["inputs"] = {"W": args.W, "tensor": args.tensor, "keys": args.keys, "values": args.values,
+                        "dtype": str(W.dtype), "noise_seed": NOISE_SEED if args.tau is not None else None}
+    curve = _noise_curve(a, W, K, V, args.tau) if K is not None else None
+    if curve is not None:
+        record["noise_curve"] = curve
+    (out / "assessment.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    (out / "assessment.html").write_text(_html(a, record, curve), encoding="utf-8")
+    print(_summary(a))
+    print(f"assessment: {out / 'assessment.json'}, {out / 'assessment.html'}")
+    return 0
+
+
+def _noise_curve(a, W, K, V, tau) -> dict:
+    """Mean noisy-query error over the keys at several noise levels: measured
+    (Gaussian noise), the fixed-W identity and the least-squares model."""
+    import linmem
+
+    base = tau if tau else 1.0 / math.sqrt(max(1, K.shape[0]))
+    taus = [base * m for m in NOISE_CURVE]
+    measured = []
+    for t in taus:
+        b = linmem.assess(W, K, V, tau=t, rng=np.random.default_rng(NOISE_SEED), noise_draws=16)
+        measured.append(float(np.mean(b.noisy_error_measured)))
+    res = float(np.mean(a.residuals))
+    model = float(np.mean(a.expected_error))
+    return {"tau": taus, "measured": measured,
+            "fixed": [res + t * t * float(a.noise_gain) for t in taus],
+            "model": [model + t * t * float(a.noise_gain_model) for t in taus]}
+
+
+def _summary(a) -> str:
+    parts = [f"W {a.shape[0]} x {a.shape[1]}, rank {a.w_rank}, ||W||_F^2 = {float(a.noise_gain):.4g}"]
+    if a.n is not None:
+        parts.append(f"n = {a.n} pairs, rank K = {a.key_rank}")
+        parts.append(f"mean residual {float(np.mean(a.residuals)):.4g} (model 1 - h: {float(np.mean(a.expected_error)):.4g})")
+        parts.append(f"least squares: {'yes' if a.is_least_squares else 'no'} (distance {float(a.least_squares_distance):.3g})")
+        parts.append(f"consistent: {'yes' if a.consistent else 'no'}")
+        if a.top1_rate is not None:
+            parts.append(f"top-1 {a.top1_rate:.3f}")
+    return "; ".join(parts)
+
+
+# --------------------------------------------------------------------------
+# the HTML page (matplotlib SVG inline, no external resources)
+# --------------------------------------------------------------------------
+
+
+def _svg(draw) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(5.6, 3.6))
+    ax = fig.add_subplot()
+    draw(ax)
+    fig.tight_layout()
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg")
+    text = buf.getvalue()
+    return text[text.index("<svg"):]
+
+
+def _plots(a, curve) -> list[tuple[str, str]]:
+    plots = []
+
+    def spectra(ax):
+        sw = np.asarray(a.w_singular_values, dtype=float)
+        ax.semilogy(np.arange(1, sw.size + 1), sw, ".", ms=3, label="W")
+        if a.key_singular_values is not None:
+            sk = np.asarray(a.key_singular_values, dtype=float)
+            ax.semilogy(np.arange(1, sk.size + 1), sk, ".", ms=3, label="K")
+        ax.set_xlabel("index l")
+        ax.set_ylabel("singular value s_l")
+        ax.legend()
+
+    plots.append(("Singular spectra (the SVD key-value view)", _svg(spectra)))
+    if a.n is None:
+        return plots
+
+    def residuals(ax):
+        e = np.asarray(a.expected_error, dtype=float)
+        r = np.asarray(a.residuals, dtype=float) / np.maximum(np.asarray(a.value_norms_sq, dtype=float), 1e-300)
+        ax.plot(e, r, ".", ms=3, label="measured ||W k_j - v_j||^2 / ||v_j||^2")
+        lim = [0, max(1.0, float(np.max(r)) if r.size else 1.0)]
+        ax.plot([0, 1], [0, 1], "-", lw=1, label="model: 1 - h_j")
+        ax.set_xlabel("1 - h_j (least-squares random-value model)")
+        ax.set_ylabel("measured relative residual")
+        ax.set_ylim(lim)
+        ax.legend(fontsize=7)
+
+    def leverage(ax):
+        ax.hist(np.asarray(a.leverage, dtype=float), bins=30, range=(0, 1))
+        ax.set_xlabel("leverage h_j")
+        ax.set_ylabel("keys")
+
+    plots += [("Measured residual against the model's 1 - h_j", _svg(residuals)),
+              ("Leverage of the keys", _svg(leverage))]
+    if curve is not None:
+        def noise(ax):
+            ax.plot(curve["tau"], curve["measured"], "o", ms=3, label="measured (Gaussian noise)")
+            ax.plot(curve["tau"], curve["fixed"], "-", lw=1, label="residual + tau^2 ||W||_F^2")
+            ax.plot(curve["tau"], curve["model"], "--", lw=1, label="model 1 - h + tau^2 sum s_K^-2")
+            ax.set_xlabel("query-noise level tau")
+            ax.set_ylabel("mean noisy-query error")
+            ax.legend(fontsize=7)
+
+        plots.append(("Noisy-query error", _svg(noise)))
+    return plots
+
+
+def _html(a, record: dict, curve) -> str:
+    rows = []
+    for key in ("shape", "w_rank", "noise_gain", "n", "key_rank", "is_least_squares", "least_squares_distance",
+                "least_squares_tolerance", "consistent", "consistency_violation", "top1_rate", "scale", "tau"):
+        rows.append(f"<tr><th>{key}</th><td>{html.escape(json.dumps(record.get(key)))}</td></tr>")
+    if a.n is not None:
+        rows.append(f"<tr><th>mean residual</th><td>{float(np.mean(a.residuals)):.6g}</td></tr>")
+        rows.append(f"<tr><th>mean 1 - h_j (model)</th><td>{float(np.mean(a.expected_error)):.6g}</td></tr>")
+    figures = "\n".join(f"<figure><figcaption>{html.escape(t)}</figcaption>{svg}</figure>" for t, svg in _plots(a, curve))
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Assessment of {html.escape(str(record['inputs']['W']))}</title>
+<style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}table{{border-collapse:collapse}}
+th,td{{border:1px solid #ccc;padding:.2em .6em;text-align:left}}figure{{display:inline-block;margin:.5em}}
+.model{{color:#555;font-style:italic}}</style></head><body>
+<h1>Assessment of {html.escape(str(record['inputs']['W']))}</h1>
+<p>{html.escape(_summary(a))}</p>
+<table>{''.join(rows)}</table>
+<p class="model">expected_error is the {html.escape(a.model)}.</p>
+{figures}
+</body></html>
+"""

@@ -1,0 +1,684 @@
+"""Real token embeddings (ours, beyond 004): is the extreme-value tax of
+top-1 retrieval heavier or lighter than with Gaussian embeddings?
+
+004 leaves it open: real token embeddings cluster and correlate, so the
+distractors of a query are not near-independent Gaussians. Here keys and
+targets are distinct rows of a real token-embedding matrix (the MiniLM
+wheel's 29,528 trained rows when it is installed, else the shipped sample of
+4,000; :mod:`linmem.embeddings`), paired at random so that geometry is the
+only structure, in three conditions: ``raw``; ``centered`` (mean removed,
+unit norm); ``whitened`` (by the rows' covariance, unit norm). Baselines at
+the same ``d`` and ``n``: ``gaussian`` (N(0, I/d)) for ``raw`` and
+``gaussian-unit`` (unit-norm Gaussian) for the two normalised conditions. A
+lower ``d`` is a Haar-random subspace projection (fresh per draw).
+
+Per draw, the critical size ``n*`` of all-pairs top-1 retrieval is found by
+bisection on one nested pool (:func:`linmem.embeddings.critical_pairs`), and
+the fraction of pairs retrieved at a fixed ``n`` (the median ``n*`` of the
+unit-norm Gaussian at that ``d``) is the steadier figure. The criterion,
+fixed here before any run (:data:`DECISION_RULE`): a condition is
+*heavier* than its baseline when the interquartile range over draws of its
+``n*`` lies entirely below the baseline's, or that of its fraction retrieved
+does, and neither figure says the opposite; *lighter* symmetrically;
+otherwise undecided. The claim is ANSWERED when every condition is decided
+at the largest ``d`` of the profile, INCONCLUSIVE otherwise; the answer at
+every ``d`` is in the evidence's ``rows``.
+
+Each question carries a reference check that can fail: on fresh pools, the
+critical sizes and fractions the pipeline reports (through the formulas
+under test) are recomputed with plain numpy/scipy references.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from functools import lru_cache
+
+import numpy as np
+from scipy.optimize import linprog
+from threadpoolctl import threadpool_limits
+
+import linmem
+from linmem import embeddings
+from linmem.learn import LP_FEASIBILITY_TOL
+from theorems.evidence._common import make, timed
+from theorems.model import Check, Claim, ClaimKind, EvidenceKind, EvidenceStatus, NegativeControl
+from theorems.tolerance import THRESHOLD, scaled_residual
+
+__all__ = ["CLAIMS", "DECISION_RULE", "answer_table"]
+
+SOURCE = "ours (004, open question)"
+
+#: Conditions of the real rows and the baseline each is compared with.
+REAL_CONDITIONS = ("raw", "centered", "whitened")
+BASELINE = {"raw": "gaussian", "centered": "gaussian-unit", "whitened": "gaussian-unit"}
+ALL_CONDITIONS = REAL_CONDITIONS + ("gaussian", "gaussian-unit")
+
+#: The spread over draws: these percentiles of the per-draw figures.
+SPREAD = (25, 75)
+
+DECISION_RULE = (
+    "heavier: the interquartile range over draws of n* (or of the fraction retrieved at the fixed n) "
+    "lies entirely below the baseline's and the other figure does not lie entirely above; lighter: "
+    "symmetrically; otherwise undecided. ANSWERED when every condition is decided at the largest d"
+)
+
+#: Draws (subspace + pool) per condition and d, by profile level (quick, standard, thorough).
+DRAWS = (5, 9, 11)
+
+#: Dimensions per memory and level; 384 is the model's own width (no projection).
+#: (All-pairs top-1 at d = 384 scores n ~ 5000 Gaussian pairs per step: thorough only.)
+DIMS = {
+    "cmm": ((32, 64), (32, 64, 128), (32, 64, 128, 384)),
+    "ls": ((16, 32), (16, 32, 64), (16, 32, 64, 128)),
+    "lp": ((6,), (6, 8), (6, 8, 10)),
+}
+
+#: Each pool holds the pairs at this load ratio d^2/(n ln n) (well past every
+#: critical size seen); a pool of real rows is also capped by half the rows
+#: available (the shipped sample: 2000 pairs; the wheel: 14,764). The search
+#: gallops up from 2 pairs, so only prefixes up to about twice n* are scored.
+POOL_RATIO = {"cmm": 2.5, "ls": 1.2, "lp": 0.5}
+
+MEMORY_NAMES = {"cmm": "correlation-matrix memory", "ls": "least-squares memory U V^+",
+                "lp": "best linear memory (max-margin LP)"}
+
+#: Rows per geometry draw (a random subset of rows; the Gaussian baseline has as many), by level.
+GEOMETRY_ROWS = (600, 2000, 4000)
+
+#: learned store: the projection, pool sizes (n < d, n = d, n > d), cross-entropy ridge, tolerance.
+LEARNED_D = 32
+LEARNED_NS = (16, 32, 96)
+LEARNED_RIDGE = 1e-4
+#: 1 - h_j "describes" the learned store's residuals (after its best scale) at n when the
+#: interquartile range over draws of mean(scaled residual) - mean(1 - h_j) lies within
+#: +-DESCRIBE_TOL (values have unit norm), "does not" when it lies entirely outside.
+DESCRIBE_TOL = 0.1
+
+
+def _level(ctx) -> int:
+    return max(0, min(2, int(round(math.log2(max(1, ctx.profile.sweep))))))
+
+
+@lru_cache(maxsize=1)
+def _source() -> embeddings.TokenEmbeddings:
+    return embeddings.load_embeddings()
+
+
+@lru_cache(maxsize=1)
+def _trained() -> np.ndarray:
+    X = _source().trained
+    X.flags.writeable = False
+    return X
+
+
+def _rows() -> np.ndarray:
+    return _trained()
+
+
+def _dims(ctx, memory: str) -> tuple[int, ...]:
+    return DIMS[memory][_level(ctx)]
+
+
+def _pool_size(memory: str, d: int, real: bool = True) -> int:
+    n = math.ceil(linmem.critical_n(d, POOL_RATIO[memory]))
+    return int(min(len(_rows()) // 2, n) if real else n)
+
+
+def _ratio(d: int, n: float) -> float:
+    """d^2 / (n ln n) at n* + 1/2 (midway between the last success and the first failure)."""
+    x = n + 0.5
+    return d * d / (x * math.log(x))
+
+
+# --------------------------------------------------------------------------
+# memories through the formulas under test, and their numpy references
+# --------------------------------------------------------------------------
+
+
+def _memory(impl, memory: str):
+    if memory == "cmm":
+        return impl.cmm
+    if memory == "ls":
+        return impl.least_squares_store
+    return lambda V, U: impl.max_margin_memory(V, U).W
+
+
+def _success(impl, memory: str):
+    if memory == "lp":
+        def ok(V, U):
+            res = impl.max_margin_memory(V, U)
+            return bool(res.margin > 0 and impl.GordanCertificate(W=res.W, lam=None, keys=V, targets=U).verify())
+        return ok
+    build = _memory(impl, memory)
+    return lambda V, U: bool(impl.all_retrieved(build(V, U), V, U))
+
+
+def _ref_correct(W, V, U) -> np.ndarray:
+    S = (V.T @ W.T) @ U
+    diag = np.diag(S).copy()
+    np.fill_diagonal(S, -np.inf)
+    return diag > S.max(axis=1)
+
+
+def _ref_success(memory: str, V, U) -> bool:
+    if memory == "cmm":
+        return bool(np.all(_ref_correct(U @ V.T, V, U)))
+    if memory == "ls":
+        W = np.linalg.lstsq(V.T, U.T, rcond=None)[0].T  # LAPACK least squares: U V^+
+        return bool(np.all(_ref_correct(W, V, U)))
+    # the max-margin LP in its own formulation: max t s.t. (u_i - u_j)^T W v_i >= t, |W_ab| <= 1
+    d_u, d_v, n = U.shape[0], V.shape[0], V.shape[1]
+    rows = [np.outer(U[:, i] - U[:, j], V[:, i]).ravel() for i in range(n) for j in range(n) if i != j]
+    A = np.hstack([-np.array(rows), np.ones((len(rows), 1))])
+    res = linprog(np.r_[np.zeros(d_u * d_v), -1.0], A_ub=A, b_ub=np.zeros(len(rows)),
+                  bounds=[(-1, 1)] * (d_u * d_v) + [(None, None)], method="highs")
+    return bool(-res.fun > LP_FEASIBILITY_TOL)
+
+
+# --------------------------------------------------------------------------
+# pools
+# --------------------------------------------------------------------------
+
+
+def _gaussian_pool(rng, d: int, n: int, unit: bool):
+    V = rng.standard_normal((d, n)) / math.sqrt(d)
+    U = rng.standard_normal((d, n)) / math.sqrt(d)
+    if unit:
+        V, U = V / np.linalg.norm(V, axis=0), U / np.linalg.norm(U, axis=0)
+    return V, U
+
+
+def _pools(impl, ctx, tag: str, d: int, n: int, draw: int, conditions=ALL_CONDITIONS, n_gauss: int = 0):
+    """{condition: (keys, targets)} for one draw: one subspace for the three real conditions."""
+    out = {}
+    X = _rows()
+    need_real = [c for c in conditions if c in REAL_CONDITIONS]
+    if need_real:
+        rng = ctx.rng(f"{tag}:subspace:{d}:{draw}")
+        P = X if d == X.shape[1] else impl.random_subspace(X, d, rng=rng)
+        for c in need_real:
+            out[c] = impl.draw_pairs(impl.condition_embeddings(P, c), n, rng=ctx.rng(f"{tag}:{c}:{d}:{draw}"))
+    for c in conditions:
+        if c.startswith("gaussian"):
+            out[c] = _gaussian_pool(ctx.rng(f"{tag}:{c}:{d}:{draw}"), d, n_gauss or n, c == "gaussian-unit")
+    return out
+
+
+def _spread(x) -> list[float]:
+    return [float(v) for v in np.percentile(np.asarray(x, dtype=float), SPREAD)]
+
+
+def _side(real, base) -> int:
+    """-1 when real's spread lies entirely below base's, +1 entirely above, 0 otherwise."""
+    (r1, r2), (b1, b2) = _spread(real), _spread(base)
+    return -1 if r2 < b1 else (1 if r1 > b2 else 0)
+
+
+def _verdict(n_real, n_base, f_real, f_base) -> str:
+    sides = {_side(n_real, n_base)} | ({_side(f_real, f_base)} if f_real else set())
+    sides -= {0}
+    if sides == {-1}:
+        return "heavier"
+    if sides == {1}:
+        return "lighter"
+    return "undecided"
+
+
+def _diagnose(impl, memory: str, V, U, n: int) -> dict:
+    """Failures at n pairs: the winning target's cosine to the true one, hubs, key norms."""
+    V, U = V[:, :n], U[:, :n]
+    W = _memory(impl, memory)(V, U)
+    S = impl.scores(W, V, U)
+    diag = np.diag(S).copy()
+    np.fill_diagonal(S, -np.inf)
+    fail = diag <= S.max(axis=1)
+    out = {"failures": int(fail.sum()), "n": n}
+    if fail.any():
+        win = S.argmax(axis=1)[fail]
+        Un = U / np.linalg.norm(U, axis=0)
+        out["winner_cosine_median"] = float(np.median(np.sum(Un[:, win] * Un[:, np.flatnonzero(fail)], axis=0)))
+        counts = np.sort(np.bincount(win, minlength=n))[::-1]
+        top = max(1, n // 100)
+        out["hub_share"] = float(counts[:top].sum() / fail.sum())
+        out["hub_share_top"] = top
+        norms = np.linalg.norm(V, axis=0)
+        out["failing_key_norm_over_median"] = float(np.median(norms[fail]) / np.median(norms))
+    return out
+
+
+# --------------------------------------------------------------------------
+# the capacity question (CMM, LS, LP)
+# --------------------------------------------------------------------------
+
+
+def _measure(ctx, memory: str) -> dict:
+    impl = ctx.impl
+    success = _success(impl, memory)
+    build = _memory(impl, memory)
+    draws = DRAWS[_level(ctx)]
+    table, diagnosis = {}, {}
+    dims = _dims(ctx, memory)
+    for d in dims:
+        n_pool, n_gauss = _pool_size(memory, d), _pool_size(memory, d, real=False)
+        per = {c: {"n": [], "f": []} for c in ALL_CONDITIONS}
+        for k in range(draws):  # the fixed n comes from the unit-norm Gaussian
+            V, U = _pools(impl, ctx, memory, d, n_pool, k, ("gaussian-unit",), n_gauss)["gaussian-unit"]
+            per["gaussian-unit"]["n"].append(int(impl.critical_pairs(success, V, U)))
+        n_fix = max(2, min(n_pool, int(np.median(per["gaussian-unit"]["n"]))))
+        for k in range(draws):
+            pools = _pools(impl, ctx, memory, d, n_pool, k, n_gauss=n_gauss)
+            for c, (V, U) in pools.items():
+                if c != "gaussian-unit":
+                    per[c]["n"].append(int(impl.critical_pairs(success, V, U)))
+                if memory != "lp":  # beyond its critical size the LP's memory is ~0: no fraction to read
+                    Vf, Uf = V[:, :n_fix], U[:, :n_fix]
+                    per[c]["f"].append(float(np.mean(impl.top1_correct(build(Vf, Uf), Vf, Uf))))
+                if memory != "lp" and d == dims[-1] and k == 0:
+                    diagnosis[c] = _diagnose(impl, memory, V, U, n_fix)
+        table[d] = {"per": per, "n_fix": n_fix, "n_pool": n_pool, "n_gauss": n_gauss}
+    return {"table": table, "diagnosis": diagnosis, "draws": draws, "dims": dims}
+
+
+def _rows_of(memory: str, measured: dict) -> list[dict]:
+    rows = []
+    for d, entry in measured["table"].items():
+        for c in ALL_CONDITIONS:
+            ns, fs = entry["per"][c]["n"], entry["per"][c]["f"]
+            row = {
+                "condition": c, "memory": memory, "d": d, "n_star": float(np.median(ns)),
+                "n_star_range": [int(min(ns)), int(max(ns))], "n_star_iqr": _spread(ns),
+                "ratio": float(np.median([_ratio(d, n) for n in ns])),
+                "ratio_iqr": sorted(_spread([_ratio(d, n) for n in ns])),
+                "fraction_at_n": float(np.median(fs)) if fs else None, "fraction_iqr": _spread(fs) if fs else None,
+                "n_fixed": entry["n_fix"],
+                "draws": len(ns), "pool": entry["n_gauss"] if c.startswith("gaussian") else entry["n_pool"],
+                "censored": int(sum(1 for n in ns if n < 2 or n >= (
+                    entry["n_gauss"] if c.startswith("gaussian") else entry["n_pool"]))),
+            }
+            if c in BASELINE:
+                b = entry["per"][BASELINE[c]]
+                row["baseline"] = BASELINE[c]
+                row["answer"] = _verdict(ns, b["n"], fs, b["f"])
+            rows.append(row)
+    return rows
+
+
+def _capacity_question(memory: str):
+    def run(ctx):
+        with timed() as t, threadpool_limits(limits=1, user_api="blas"):
+            measured = _measure(ctx, memory)
+        rows = _rows_of(memory, measured)
+        d_top = measured["dims"][-1]
+        answers = {r["condition"]: r["answer"] for r in rows if r["d"] == d_top and "answer" in r}
+        decided = sum(a != "undecided" for a in answers.values())
+        parts = []
+        for r in rows:
+            if r["d"] == d_top and "answer" in r:
+                b = next(x for x in rows if x["d"] == d_top and x["condition"] == r["baseline"])
+                frac = (f"; fraction at n = {r['n_fixed']}: {r['fraction_at_n']:.2f} vs {b['fraction_at_n']:.2f}"
+                        if r["fraction_at_n"] is not None else "")
+                parts.append(f"{r['condition']}: {r['answer']} (n* IQR {r['n_star_iqr']} vs {r['baseline']} "
+                             f"{b['n_star_iqr']}; d^2/(n* ln n*) {r['ratio']:.2f} vs {b['ratio']:.2f}{frac})")
+        source = _source().source
+        ev = make(ctx, EvidenceKind.SIMULATION, decided == len(answers), seconds=t["seconds"],
+                  passed=EvidenceStatus.ANSWERED, failed=EvidenceStatus.INCONCLUSIVE,
+                  figure=float(decided), threshold=float(len(answers)), comparison=">=",
+                  cases=len(rows) * measured["draws"],
+                  detail=f"{MEMORY_NAMES[memory]}, d = {d_top}, {measured['draws']} draws, rows from {source}: "
+                         + "; ".join(parts))
+        ev.data = {"rows": rows, "answers": answers, "answer_d": d_top, "rule": DECISION_RULE,
+                   "diagnosis": measured["diagnosis"], "embeddings": source,
+                   "plot": _ratio_plot(memory, rows)}
+        return ev
+
+    return run
+
+
+def _ratio_plot(memory: str, rows: list[dict]) -> dict:
+    series = []
+    for c in ALL_CONDITIONS:
+        rs = [r for r in rows if r["condition"] == c]
+        series.append({
+            "label": c, "x": [r["d"] for r in rs], "y": [r["ratio"] for r in rs], "style": "line",
+            "yerr": [[r["ratio"] - r["ratio_iqr"][0] for r in rs], [r["ratio_iqr"][1] - r["ratio"] for r in rs]],
+        })
+    return {"title": f"{MEMORY_NAMES[memory]}: critical d^2/(n* ln n*) over draws (median, interquartile range)",
+            "x_label": "d", "y_label": "d^2 / (n* ln n*)", "xscale": "log", "yscale": "log", "series": series}
+
+
+def _capacity_reference(memory: str):
+    """Fresh pools at the smallest d: the pipeline's n* is a transition of the
+    reference criterion, and its fraction retrieved matches the reference."""
+
+    def run(ctx):
+        impl = ctx.impl
+        success, build = _success(impl, memory), _memory(impl, memory)
+        d = _dims(ctx, memory)[0]
+        n_pool = _pool_size(memory, d)
+        bad, cases = [], 0
+        with timed() as t, threadpool_limits(limits=1, user_api="blas"):
+            for c, (V, U) in _pools(impl, ctx, f"ref-{memory}", d, n_pool, 0).items():
+                n = int(impl.critical_pairs(success, V, U))
+                checks = []
+                if n >= 2:
+                    checks.append((n, True))
+                if n < n_pool:
+                    checks.append((max(n + 1, 2), False))
+                for m, want in checks:
+                    cases += 1
+                    if _ref_success(memory, V[:, :m], U[:, :m]) is not want:
+                        bad.append(f"{c}: reference says {'failure' if want else 'success'} at n = {m} (n* = {n})")
+                m = max(2, min(n_pool, n + 1))
+                Vf, Uf = V[:, :m], U[:, :m]
+                got = impl.top1_correct(build(Vf, Uf), Vf, Uf)
+                W_ref = Uf @ Vf.T if memory == "cmm" else (
+                    np.linalg.lstsq(Vf.T, Uf.T, rcond=None)[0].T if memory == "ls" else None)
+                if W_ref is not None:
+                    cases += 1
+                    want = _ref_correct(W_ref, Vf, Uf)
+                    if int(np.sum(got != want)) > 0:
+                        bad.append(f"{c}: top-1 of {int(np.sum(got != want))} of {m} pairs differ from the reference")
+        return make(ctx, EvidenceKind.PROPERTY, not bad, seconds=t["seconds"], figure=float(len(bad)),
+                    threshold=0.0, cases=cases, counterexample=bad[0] if bad else None,
+                    detail=f"{MEMORY_NAMES[memory]} at d = {d}: n* and n* + 1 against the numpy/scipy reference "
+                           f"criterion, top-1 per pair against the reference memory"
+                           + (f"; {len(bad)} disagreements" if bad else ""))
+
+    return run
+
+
+# --------------------------------------------------------------------------
+# geometry
+# --------------------------------------------------------------------------
+
+#: The geometry figures compared with the Gaussian's (name, getter).
+GEOMETRY_FIGURES = (
+    ("norm_cv", lambda g: g["norms"]["cv"]),
+    ("mean_share", lambda g: g["mean_share"]),
+    ("top1_energy_share", lambda g: g["top_energy_share"]["1"]),
+    ("participation_share", lambda g: g["participation_share"]),
+    ("cosine_rms_over_isotropic_raw", lambda g: g["cosines_raw"]["rms_over_isotropic"]),
+    ("cosine_rms_over_isotropic_centered", lambda g: g["cosines_centered"]["rms_over_isotropic"]),
+)
+
+#: The headline figure that answers "do the rows correlate more than isotropic Gaussian rows?".
+GEOMETRY_HEADLINE = "cosine_rms_over_isotropic_raw"
+
+
+def _geometry_draws(ctx, impl):
+    X = _rows()
+    m = min(len(X), GEOMETRY_ROWS[_level(ctx)])
+    real, gauss = [], []
+    for k in range(DRAWS[_level(ctx)]):
+        rng = ctx.rng(f"geometry:{k}")
+        sub = X[np.sort(rng.choice(len(X), m, replace=False))]
+        real.append(impl.embedding_geometry(sub, cosine_rows=m))
+        G = rng.standard_normal((m, X.shape[1])) / math.sqrt(X.shape[1])
+        gauss.append(impl.embedding_geometry(G, cosine_rows=m))
+    return real, gauss, m
+
+
+def _geometry_question(ctx):
+    with timed() as t, threadpool_limits(limits=1, user_api="blas"):
+        real, gauss, m = _geometry_draws(ctx, ctx.impl)
+    figures = {}
+    for name, get in GEOMETRY_FIGURES:
+        r, g = [get(x) for x in real], [get(x) for x in gauss]
+        side = _side(r, g)
+        figures[name] = {"real": float(np.median(r)), "real_iqr": _spread(r), "gaussian": float(np.median(g)),
+                         "gaussian_iqr": _spread(g), "versus_gaussian": {-1: "below", 1: "above", 0: "within"}[side]}
+    head = figures[GEOMETRY_HEADLINE]
+    answer = {"above": "more correlated than isotropic Gaussian rows",
+              "below": "less correlated than isotropic Gaussian rows", "within": "undecided"}[head["versus_gaussian"]]
+    ok = head["versus_gaussian"] != "within"
+    ev = make(ctx, EvidenceKind.SIMULATION, ok, seconds=t["seconds"], passed=EvidenceStatus.ANSWERED,
+              failed=EvidenceStatus.INCONCLUSIVE, figure=head["real"], threshold=head["gaussian_iqr"][1],
+              comparison=">=", cases=2 * len(real),
+              detail=f"{answer}: RMS pairwise cosine {head['real']:.3f} x 1/sqrt(d) (IQR {head['real_iqr']}) vs "
+                     f"Gaussian {head['gaussian']:.3f} (IQR {head['gaussian_iqr']}); "
+                     + "; ".join(f"{k} {v['real']:.4g} vs {v['gaussian']:.4g} ({v['versus_gaussian']})"
+                                 for k, v in figures.items() if k != GEOMETRY_HEADLINE)
+                     + f"; {len(real)} draws of {m} rows from {_source().source}")
+    ev.data = {"answer": answer, "figures": figures, "rows_per_draw": m, "embeddings": _source().source,
+               "untrained_rows": int(_source().untrained.sum()), "rule": "headline figure's IQR over draws "
+               "entirely above (below) the Gaussian's: more (less) correlated; else undecided"}
+    return ev
+
+
+def _geometry_reference(ctx):
+    """The geometry of one draw against direct numpy formulas."""
+    X = _rows()
+    rng = ctx.rng("geometry-ref")
+    sub = X[np.sort(rng.choice(len(X), min(len(X), 600), replace=False))]
+    with timed() as t:
+        g = ctx.impl.embedding_geometry(sub, cosine_rows=len(sub))
+        norms = np.sqrt(np.einsum("ij,ij->i", sub, sub))
+        mu = sub.mean(axis=0)
+        lam = np.linalg.eigvalsh((sub - mu).T @ (sub - mu))
+        Y = sub / norms[:, None]
+        C = Y @ Y.T
+        off = C[np.triu_indices(len(sub), 1)]
+        Yc = (sub - mu) / np.linalg.norm(sub - mu, axis=1)[:, None]
+        offc = (Yc @ Yc.T)[np.triu_indices(len(sub), 1)]
+        ref = {"norm_cv": norms.std() / norms.mean(), "mean_share": mu @ mu / np.mean(norms**2),
+               "top1_energy_share": lam.max() / lam.sum(), "participation_share": lam.sum()**2 / np.sum(lam**2) / sub.shape[1],
+               "cosine_rms_over_isotropic_raw": np.sqrt(np.mean(off**2) * sub.shape[1]),
+               "cosine_rms_over_isotropic_centered": np.sqrt(np.mean(offc**2) * sub.shape[1])}
+        got = {name: get(g) for name, get in GEOMETRY_FIGURES}
+        ratios = {k: scaled_residual(abs(got[k] - ref[k]), scale=len(sub) * sub.shape[1] * max(1.0, abs(ref[k])))
+                  for k in ref}
+    worst = max(ratios.values())
+    return make(ctx, EvidenceKind.PROPERTY, worst <= THRESHOLD, seconds=t["seconds"], figure=worst,
+                threshold=THRESHOLD, cases=len(ratios),
+                counterexample=None if worst <= THRESHOLD else {k: [got[k], ref[k]] for k in ref},
+                detail="norm spread, mean share, top-1 energy share, participation ratio and RMS cosines of "
+                       f"{len(sub)} rows against eigvalsh and a full Gram matrix; worst scaled ratio {worst:.3g}")
+
+
+# --------------------------------------------------------------------------
+# a learned store, assessed
+# --------------------------------------------------------------------------
+
+
+def _learned_draws(ctx):
+    impl = ctx.impl
+    X = _rows()
+    out = {n: [] for n in LEARNED_NS}
+    first = None
+    for k in range(DRAWS[_level(ctx)]):
+        P = impl.condition_embeddings(impl.random_subspace(X, LEARNED_D, rng=ctx.rng(f"learned-sub:{k}")), "centered")
+        for n in LEARNED_NS:
+            V, U = impl.draw_pairs(P, n, rng=ctx.rng(f"learned:{n}:{k}"))
+            fit = impl.cross_entropy_memory(V, U, ridge=LEARNED_RIDGE)
+            a = impl.assess(fit.W, V, U)
+            gap = float(np.mean(a.scaled_residuals) - np.mean(a.expected_error))
+            h_var = float(np.std(a.leverage))
+            rho = float(np.corrcoef(a.scaled_residuals, a.expected_error)[0, 1]) if h_var > 1e-12 and np.std(a.scaled_residuals) > 0 else math.nan
+            out[n].append({"gap": gap, "mean_scaled_residual": float(np.mean(a.scaled_residuals)),
+                           "mean_model": float(np.mean(a.expected_error)), "correlation": rho,
+                           "top1_rate": a.top1_rate, "scale": float(a.scale)})
+            if first is None:
+                first = (fit.W, V, U, a)
+    return out, first
+
+
+def _learned_question(ctx):
+    with timed() as t, threadpool_limits(limits=1, user_api="blas"):
+        per, _ = _learned_draws(ctx)
+        ff = _feed_forward_view(ctx.impl)
+    verdicts = {}
+    for n, draws in per.items():
+        lo, hi = _spread([x["gap"] for x in draws])
+        v = "describes" if -DESCRIBE_TOL <= lo and hi <= DESCRIBE_TOL else (
+            "does not describe" if hi < -DESCRIBE_TOL or lo > DESCRIBE_TOL else "undecided")
+        verdicts[n] = {"answer": v, "gap_iqr": [lo, hi],
+                       "mean_scaled_residual": float(np.median([x["mean_scaled_residual"] for x in draws])),
+                       "mean_model": float(np.median([x["mean_model"] for x in draws])),
+                       "correlation_median": float(np.nanmedian([x["correlation"] for x in draws]))
+                       if any(math.isfinite(x["correlation"]) for x in draws) else None,
+                       "top1_rate": float(np.median([x["top1_rate"] for x in draws])), "draws": len(draws)}
+    decided = sum(v["answer"] != "undecided" for v in verdicts.values())
+    ev = make(ctx, EvidenceKind.SIMULATION, decided == len(verdicts), seconds=t["seconds"],
+              passed=EvidenceStatus.ANSWERED, failed=EvidenceStatus.INCONCLUSIVE, figure=float(decided),
+              threshold=float(len(verdicts)), comparison=">=", cases=sum(len(x) for x in per.values()),
+              detail=f"cross-entropy memory (ridge {LEARNED_RIDGE}) on centred real pairs at d = {LEARNED_D}: "
+                     + "; ".join(f"n = {n}: 1 - h_j {v['answer']} its residuals after the best scale (mean "
+                                 f"{v['mean_scaled_residual']:.3f} vs model {v['mean_model']:.3f}, gap IQR "
+                                 f"[{v['gap_iqr'][0]:.3f}, {v['gap_iqr'][1]:.3f}]; top-1 {v['top1_rate']:.2f})"
+                                 for n, v in verdicts.items())
+                     + f"; feed-forward {ff['name']}: rank {ff['rank']} of {min(ff['shape'])}, "
+                       f"participation ratio {ff['participation_ratio']:.1f}")
+    ev.data = {"answers": {str(n): v for n, v in verdicts.items()}, "tolerance": DESCRIBE_TOL,
+               "feed_forward": ff, "embeddings": _source().source}
+    return ev
+
+
+def _feed_forward_view(impl) -> dict:
+    name = embeddings.MINILM_FEED_FORWARD_TENSOR
+    W = embeddings.load_minilm(tensor=name) if _source().full_vocabulary else embeddings.load_sample(tensor=name)
+    a = impl.assess(W)
+    s = np.asarray(a.w_singular_values, dtype=float)
+    lam = s * s
+    return {"name": name, "shape": list(a.shape), "rank": int(a.w_rank),
+            "singular_values_top": s[:5].tolist(), "condition": float(s[0] / s[-1]),
+            "participation_ratio": float(lam.sum() ** 2 / np.sum(lam * lam)),
+            "top10_energy_share": float(lam[:10].sum() / lam.sum()), "noise_gain": float(a.noise_gain),
+            "float16": not _source().full_vocabulary}
+
+
+def _learned_reference(ctx):
+    with timed() as t, threadpool_limits(limits=1, user_api="blas"):
+        impl = ctx.impl
+        P = impl.condition_embeddings(impl.random_subspace(_rows(), LEARNED_D, rng=ctx.rng("ref-sub")), "centered")
+        V, U = impl.draw_pairs(P, LEARNED_NS[-1], rng=ctx.rng("ref-pairs"))
+        W = impl.cross_entropy_memory(V, U, ridge=LEARNED_RIDGE).W
+        a = impl.assess(W, V, U)
+        WK = W @ V
+        R = WK - U
+        alpha = np.sum(WK * U) / np.sum(WK * WK)
+        Rs = alpha * WK - U
+        h = np.diag(V.T @ np.linalg.pinv(V.T))
+        scale = V.shape[1] * (np.sum(WK * WK) + np.sum(U * U) + 1)
+        ratios = [scaled_residual(float(np.max(np.abs(a.residuals - np.sum(R * R, axis=0)))), scale=scale),
+                  scaled_residual(float(np.max(np.abs(a.scaled_residuals - np.sum(Rs * Rs, axis=0)))), scale=scale),
+                  scaled_residual(float(np.max(np.abs(a.expected_error - (1 - h)))), scale=V.shape[1] * 1e3)]
+    worst = max(ratios)
+    return make(ctx, EvidenceKind.PROPERTY, worst <= THRESHOLD, seconds=t["seconds"], figure=worst,
+                threshold=THRESHOLD, cases=3, detail="residuals, best-scale residuals and 1 - h_j of a learned "
+                f"store against numpy (LAPACK pinv leverage); worst scaled ratio {worst:.3g}")
+
+
+# --------------------------------------------------------------------------
+# negative controls (wrong variants)
+# --------------------------------------------------------------------------
+
+
+def _cmm_transposed(keys, targets):
+    return linmem.cmm(targets, keys)
+
+
+def _ls_as_cmm(keys, targets):
+    return linmem.outer_product_store(keys, targets)
+
+
+def _max_margin_transposed(keys, targets):
+    res = linmem.max_margin_memory(keys, targets)
+    return replace(res, W=-res.W)
+
+
+def _geometry_uncentred(X, **kw):
+    g = linmem.embedding_geometry(X, **kw)
+    Xa = np.asarray(X, dtype=float)
+    s = np.linalg.svd(Xa, compute_uv=False) ** 2  # wrong: energy of the uncentred rows
+    return {**g, "participation_share": float(s.sum() ** 2 / np.sum(s * s) / Xa.shape[1])}
+
+
+def _assess_unscaled(W, K=None, V=None, **kw):
+    a = linmem.assess(W, K, V, **kw)
+    return replace(a, scaled_residuals=a.residuals) if K is not None else a
+
+
+def answer_table(report_rows: list[dict]) -> str:
+    """The answer table (condition x memory x d) as Markdown, from evidence ``rows``."""
+    lines = ["| memory | d | condition | n* (median) | n* IQR | d^2/(n* ln n*) | fraction at n | answer |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in report_rows:
+        lines.append(f"| {r['memory']} | {r['d']} | {r['condition']} | {r['n_star']:.0f} | "
+                     f"{r['n_star_iqr'][0]:.0f}-{r['n_star_iqr'][1]:.0f} | {r['ratio']:.2f} | "
+                     + (f"{r['fraction_at_n']:.2f} (n = {r['n_fixed']})" if r["fraction_at_n"] is not None else "-")
+                     + f" | {r.get('answer', 'baseline')} |")
+    return "\n".join(lines)
+
+
+def _capacity_claim(cid: str, memory: str, title: str, wrong: dict, wrong_text: str) -> Claim:
+    return Claim(
+        id=cid, title=title,
+        statement=r"n^*_{\text{real}} \gtrless n^*_{\text{Gaussian}}:\ \frac{d^2}{n^* \ln n^*} "
+                  r"\text{ per condition (raw, centred, whitened), outside the spread over draws}",
+        kind=ClaimKind.QUESTION, source=SOURCE,
+        assumptions=("keys and targets: distinct token rows paired at random; conditions raw, centred + unit "
+                     "norm, whitened + unit norm; baselines N(0, I/d) and unit-norm Gaussian at the same d, n",
+                     "lower d by Haar-random subspace projection; n* by bisection on nested pools (a transition "
+                     "point for CMM and LS, which are not monotone along a pool)",
+                     DECISION_RULE),
+        checks=(
+            Check("answer", EvidenceKind.SIMULATION, _capacity_question(memory),
+                  "n* and fraction retrieved per condition and d over draws; the answer per condition"),
+            Check("reference", EvidenceKind.PROPERTY, _capacity_reference(memory),
+                  "the pipeline's n* and top-1 against numpy/scipy references on fresh pools"),
+        ),
+        negative_control=NegativeControl(wrong_text, wrong),
+        tags=("real-embeddings",),
+    )
+
+
+CLAIMS = [
+    Claim(
+        id="real.geometry",
+        title="Geometry of real token embeddings against isotropic Gaussian rows",
+        statement=r"\text{norm spread, } \|\bar x\|^2/\overline{\|x\|^2},\ \text{top energy share, participation "
+                  r"ratio, RMS}\cos \text{ vs } 1/\sqrt d",
+        kind=ClaimKind.QUESTION, source=SOURCE,
+        assumptions=("rows: the trained token embeddings (untrained [unusedN] rows removed); draws: random "
+                     "subsets of rows, against N(0, I/d) matrices of the same shape",),
+        checks=(
+            Check("answer", EvidenceKind.SIMULATION, _geometry_question,
+                  "each figure over draws against the Gaussian's spread; the RMS cosine decides"),
+            Check("reference", EvidenceKind.PROPERTY, _geometry_reference,
+                  "the geometry figures against direct numpy formulas"),
+        ),
+        negative_control=NegativeControl("participation ratio from the uncentred rows", {"embedding_geometry": _geometry_uncentred}),
+        tags=("real-embeddings",),
+    ),
+    _capacity_claim("real.cmm-capacity", "cmm",
+                    "CMM top-1 capacity with real token embeddings: heavier or lighter than Gaussian",
+                    {"cmm": _cmm_transposed}, "CMM built as keys targets^T (keys and targets swapped)"),
+    _capacity_claim("real.ls-capacity", "ls",
+                    "Least-squares top-1 capacity with real token embeddings: heavier or lighter than Gaussian",
+                    {"least_squares_store": _ls_as_cmm}, "the least-squares store replaced by the outer-product store"),
+    _capacity_claim("real.optimal-capacity", "lp",
+                    "Best linear memory (max-margin LP) with real token embeddings at small d",
+                    {"max_margin_memory": _max_margin_transposed}, "the max-margin memory returned negated"),
+    Claim(
+        id="real.learned-store-assessed",
+        title="A cross-entropy store learned on real pairs, assessed against the least-squares model",
+        statement=r"\overline{\|a W k_j - v_j\|^2} \text{ vs } \overline{1 - h_j}\ (n < d,\ n = d,\ n > d)",
+        kind=ClaimKind.QUESTION, source="ours (000 and 004)",
+        assumptions=(f"centred unit-norm real pairs projected to d = {LEARNED_D}; the weakly ridged cross-entropy "
+                     "memory; residuals after the store's best single scale a (top-1 training fixes no scale)",
+                     f"describes: IQR over draws of the mean gap within +-{DESCRIBE_TOL}; does not: entirely "
+                     "outside; else undecided"),
+        depends_on=("assess.measured-residuals",),
+        checks=(
+            Check("answer", EvidenceKind.SIMULATION, _learned_question,
+                  "the gap between measured (best-scale) residuals and 1 - h_j per n, with the SVD view of a "
+                  "real feed-forward matrix"),
+            Check("reference", EvidenceKind.PROPERTY, _learned_reference,
+                  "the assessment of a learned store against numpy"),
+        ),
+        negative_control=NegativeControl("best-scale residuals reported unscaled", {"assess": _assess_unscaled}),
+        tags=("real-embeddings",),
+    ),
+]
