@@ -415,7 +415,9 @@ def _cosine_stats(Y: np.ndarray) -> dict:
             "isotropic_rms": 1 / math.sqrt(d), "rms_over_isotropic": rms * math.sqrt(d)}
 
 
-def embedding_geometry(X: Any, *, top: int = 10, rng: np.random.Generator | None = None) -> dict:
+def embedding_geometry(
+    X: Any, *, top: int = 10, rng: np.random.Generator | None = None, cosine_rows: int = COSINE_ROWS
+) -> dict:
     """The geometry of a token-embedding matrix (rows = tokens) that matters
     for random key-target pairs drawn from it.
 
@@ -427,8 +429,8 @@ def embedding_geometry(X: Any, *, top: int = 10, rng: np.random.Generator | None
     the centred covariance's eigenvalues (about ``d / (1 + d/rows)`` for
     Gaussian rows) and its share of d; ``cosines_raw`` and
     ``cosines_centered``: mean, RMS and 99th percentile of ``|cos|`` over all
-    pairs of rows (of a random subset of :data:`COSINE_ROWS` rows, drawn
-    from ``rng``, when there are more), beside ``1/sqrt(d)``.
+    pairs of rows (of a random subset of ``cosine_rows`` rows, drawn from
+    ``rng``, when there are more), beside ``1/sqrt(d)``.
 
     >>> g = embedding_geometry(np.random.default_rng(0).standard_normal((400, 20)))
     >>> round(g["cosines_raw"]["rms_over_isotropic"], 1), g["d"]
@@ -436,14 +438,15 @@ def embedding_geometry(X: Any, *, top: int = 10, rng: np.random.Generator | None
     """
     X = _rows(X)
     top = check_positive_int(top, "top")
+    cosine_rows = check_positive_int(cosine_rows, "cosine_rows", minimum=2)
     n, d = X.shape
     check_memory(n * d, 8, f"a centred copy of X ({n} x {d})")
-    if n > COSINE_ROWS:
+    if n > cosine_rows:
         if rng is None:
-            raise TypeError(f"rng must be a numpy.random.Generator when X has more than {COSINE_ROWS} rows "
-                            f"(the cosines use a random subset), got None")
+            raise TypeError(f"rng must be a numpy.random.Generator when X has more than cosine_rows = "
+                            f"{cosine_rows} rows (the cosines use a random subset), got None")
         rng = check_generator(rng)
-        subset = np.sort(rng.choice(n, COSINE_ROWS, replace=False))
+        subset = np.sort(rng.choice(n, cosine_rows, replace=False))
     else:
         subset = np.arange(n)
     norms = np.linalg.norm(X, axis=1)
@@ -543,9 +546,12 @@ def critical_pairs(
     success: Callable[[np.ndarray, np.ndarray], bool], keys: Any, targets: Any, *, lo: int = 2
 ) -> int:
     """Critical size of one pool: the ``n`` in ``[lo, N]`` at which
-    ``success(keys[:, :n], targets[:, :n])`` turns from True to False, by
-    bisection on prefixes (``lo - 1`` when ``lo`` pairs fail, ``N`` when all
-    ``N`` succeed: censored).
+    ``success(keys[:, :n], targets[:, :n])`` turns from True to False, by a
+    galloping search on prefixes (``lo``, ``2 lo``, ``4 lo``, ... until the
+    first failure, then bisection between the last success and it), so that
+    no prefix much longer than the critical one is ever evaluated. Returns
+    ``lo - 1`` when ``lo`` pairs fail and ``N`` when every doubling up to
+    ``N`` succeeds (censored).
 
     For a criterion that is monotone along the pool (the existence of some
     memory retrieving every pair) this is the largest successful prefix. For
@@ -573,9 +579,15 @@ def critical_pairs(
 
     if not ok(lo):
         return lo - 1
-    hi = N
-    if ok(hi):
-        return hi
+    hi = lo
+    while True:
+        if hi == N:
+            return N
+        nxt = min(2 * hi, N)
+        if not ok(nxt):
+            hi = nxt
+            break
+        lo = hi = nxt
     while hi - lo > 1:
         mid = (lo + hi) // 2
         if ok(mid):
