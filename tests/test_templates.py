@@ -197,3 +197,24 @@ def test_profile_pick_follows_the_level(name, level):
 def test_a_custom_profile_picks_the_level_of_its_sweep():
     custom = Profile("ci", examples=10, exact_cases=2, precise_cases=3, mc_samples=100, sweep=2, check_budget_s=9.0)
     assert custom.level == "standard"
+
+
+def test_to_mp_keeps_named_tuples_and_leaves_empty_arrays():
+    from typing import NamedTuple
+
+    class Pair(NamedTuple):
+        a: np.ndarray
+        b: np.ndarray
+
+    with mpmath.workdps(30):
+        out = kit.to_mp(Pair(kit.exact([[1]]), np.zeros((2, 0), dtype=object)))
+    assert isinstance(out, Pair) and isinstance(out.a[0, 0], mpmath.mpf) and out.b.shape == (2, 0)
+
+
+def test_exact_rank_by_elimination_agrees_with_sympy():
+    import sympy
+
+    rng = np.random.default_rng(4)
+    for _ in range(50):
+        A = kit.exact(rng.integers(-2, 3, size=(int(rng.integers(1, 5)), int(rng.integers(1, 6)))))
+        assert kit.rank(A) == sympy.Matrix(A.tolist()).rank()
