@@ -42,6 +42,7 @@ def test_a_seed_dependent_claim_is_unstable_and_the_command_exits_1(jobs, tmp_pa
     assert sim["figure"] == pytest.approx({"min": 0.0, "median": 0.1, "max": 0.2})
     assert sim["threshold"] == {"min": 1.0, "median": 1.0, "max": 1.0} and sim["not_passing"] == []
     assert by["fake.flaky"]["checks"][0]["not_passing"] == [1, 3]
+    assert by["fake.flaky"]["checks"][0]["details"] == {"1": "the run seed is odd", "3": "the run seed is odd"}
 
 
 def test_claims_that_keep_one_status_exit_0_inconclusive_counting_as_one(tmp_path, capsys):

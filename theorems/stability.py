@@ -43,6 +43,9 @@ __all__ = [
 #: Statuses in report order (for distributions).
 _ORDER = [s.value for s in Status]
 
+#: Longest detail kept per check and seed where it did not pass, characters.
+_DETAIL_CHARS = 300
+
 #: Evidence statuses that count as a pass of a check.
 _PASSING = ("passed", "supported", "answered")
 
@@ -77,6 +80,7 @@ class CheckSpread:
     figures: dict[int, float | None] = field(default_factory=dict)
     thresholds: dict[int, float | None] = field(default_factory=dict)
     statuses: dict[int, str] = field(default_factory=dict)
+    details: dict[int, str] = field(default_factory=dict)  # what the check said where it did not pass
 
     @property
     def not_passing(self) -> list[int]:
@@ -93,6 +97,7 @@ class CheckSpread:
             "statuses": {str(s): st for s, st in sorted(self.statuses.items())},
             "figures": {str(s): _num(v) for s, v in sorted(self.figures.items())},
             "not_passing": self.not_passing,
+            "details": {str(s): d for s, d in sorted(self.details.items())},
         }
 
 
@@ -177,7 +182,8 @@ def _summarise(result) -> dict:
     return {
         r.claim.id: {
             "status": r.status.value,
-            "checks": [(e.check, e.status.value, _figure(e.figure), _figure(e.threshold), e.comparison)
+            "checks": [(e.check, e.status.value, _figure(e.figure), _figure(e.threshold), e.comparison,
+                        "" if e.status.value in _PASSING else " ".join(str(e.detail).split())[:_DETAIL_CHARS])
                        for e in r.evidence],
         }
         for r in result.results
@@ -258,9 +264,11 @@ def run_stability(
         for seed in seeds:
             entry = by_seed[seed][claim.id]
             cs.statuses[seed] = entry["status"]
-            for name, status, figure, threshold, comparison in entry["checks"]:
+            for name, status, figure, threshold, comparison, detail in entry["checks"]:
                 sp = checks.setdefault(name, CheckSpread(name, comparison))
                 sp.statuses[seed] = status
+                if detail:
+                    sp.details[seed] = detail
                 sp.figures[seed] = figure
                 sp.thresholds[seed] = threshold
         cs.checks = list(checks.values())
