@@ -732,7 +732,7 @@ def test_report_md_of_the_whole_quick_catalogue_fits_a_pull_request_comment(quic
     # Every claim is in the table, every plot drew, no statement fell back to LaTeX source.
     assert all(f"| `{c['id']}` |" in md for c in quick_catalogue_report["claims"])
     page = (tmp_path / "report.html").read_text()
-    assert "plot-error" not in page and 'class="latex-fallback"' not in page
+    assert 'class="plot-figure plot-error"' not in page and '<code class="latex-fallback"' not in page
 
 
 def test_sweep_checks_are_charged_with_their_precomputation(quick_catalogue_report):
@@ -963,6 +963,7 @@ def test_sweep_plots_draw_what_the_criterion_judged():
         if mode == "drift":
             assert labels[1].startswith("fitted slope against log size -0.33")
             assert labels[2] == "confidence bound -0.07 (the figure: need ≤ 0)"
-        assert "gap to 2" in plot.svg  # the y axis names the swept figure
+        # the y axis names the swept figure (a drift: the located peak)
+        assert ("located peak per size" if mode == "drift" else "gap to 2") in plot.svg
     # the largest gap is the figure of a ">=" check too (its smallest value)
     assert simulation_mode(_sim([7.8, 8.4, 14.3], 7.8, 2.0, ">=")) == "extreme"

@@ -407,7 +407,7 @@ def _simulation(ev: dict, salt: str) -> Plot:
                 ub = float(drift["upper_bound"])
                 ax.plot(np.exp(grid), cy + ub * (grid - cx), "--", color="#cf222e", lw=1.0,
                         label=f"confidence bound {ub:.3g} (the figure: need {op} {thr:.3g})")
-            ax.set_ylabel(_axis_title(ev))
+            ax.set_ylabel(str(data.get("figure_label") or "located peak per size"))
         elif mode == "loglog-fit":
             nc = ys
             ok = finite & (nc > 1)

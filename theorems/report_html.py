@@ -307,6 +307,8 @@ ASCII_MATH_MIN_CHARS = 3
 
 def _id_is_math(tok: str) -> bool:
     base = re.match(r"[A-Za-z][A-Za-z0-9]*", tok).group(0)
+    if base in ("sum", "prod"):  # "sum_{i != j}" is a sum; "the sum of" is English
+        return tok != base
     if len(base) == 1 or base in _GREEK or base in _MATH_WORDS or re.fullmatch(r"[A-Za-z]\d+", base):
         return True
     # a multi-letter word is code or English ("tam_erm", "store's"), not a symbol
