@@ -55,6 +55,7 @@ __all__ = [
     "ConvexFitResult",
     "DEFAULT_MAXITER",
     "DEFAULT_RIDGE",
+    "FIT_GRADIENT_TOL",
     "GordanCertificate",
     "LP_FEASIBILITY_TOL",
     "LinearProgramError",
@@ -105,6 +106,11 @@ CUTTING_PLANE_MAX_ROUNDS = 500
 
 #: Default ridge of the cross-entropy proxy (weak: the loss terms are O(1)).
 DEFAULT_RIDGE = 1e-6
+
+#: Gradient tolerance of the L-BFGS-B fits (scipy's ``gtol``; its
+#: relative-reduction rule is switched off): a fit reports ``converged`` only
+#: when every entry of the gradient is at most this in absolute value.
+FIT_GRADIENT_TOL = 1e-5
 
 #: Default iteration cap of the L-BFGS-B fits.
 DEFAULT_MAXITER = 500
@@ -369,9 +375,12 @@ def _strongest_competitors(
 
 
 def _cutting_plane_max_margin(
-    V: np.ndarray, U: np.ndarray
+    V: np.ndarray, U: np.ndarray, stop_after: int | None = None
 ) -> tuple[MaxMarginResult, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The max-margin LP by constraint generation (see :func:`max_margin_memory`)."""
+    """The max-margin LP by constraint generation (see :func:`max_margin_memory`).
+
+    ``stop_after`` returns the solution of that LP solve even if comparisons
+    are still violated (a relaxation's optimum: for the negative control)."""
     import highspy
 
     d_v, n = V.shape
@@ -421,6 +430,8 @@ def _cutting_plane_max_margin(
         sol = h.getSolution()
         x = np.asarray(sol.col_value)
         W, t = x[:D].reshape(d_u, d_v), float(x[D])
+        if rounds == stop_after:
+            break
         if rounds >= CUTTING_PLANE_MAX_ROUNDS:
             raise LinearProgramError(
                 f"the cutting plane did not close in {CUTTING_PLANE_MAX_ROUNDS} rounds "
@@ -821,7 +832,7 @@ def _fit(fun_grad, W0: np.ndarray, maxiter: int) -> tuple[np.ndarray, Any]:
         return val, grad.ravel()
 
     res = minimize(f, W0.ravel(), jac=True, method="L-BFGS-B",
-                   options={"maxiter": maxiter})
+                   options={"maxiter": maxiter, "gtol": FIT_GRADIENT_TOL, "ftol": 0.0})
     return res.x.reshape(shape), res
 
 

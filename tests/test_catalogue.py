@@ -11,7 +11,9 @@ import pytest
 from theorems.registry import load_claims
 
 ROOT = Path(__file__).resolve().parents[1]
-CANDIDATES = [ROOT.parent / "shared" / "design" / "CLAIMS.md", ROOT / "docs" / "CLAIMS.md"]
+# the shipped catalogue first: it is the design's seed catalogue plus our own
+# sections ("## ours — ..."), folded in from the design's CLAIMS-BEYOND.md
+CANDIDATES = [ROOT / "docs" / "CLAIMS.md", ROOT.parent / "shared" / "design" / "CLAIMS.md"]
 
 EXEMPLARS = {
     "proj.coefficient-projector",
@@ -26,14 +28,14 @@ EXEMPLARS = {
 
 
 def catalogue_ids() -> dict[str, set[str]]:
-    """IDs per section source ('000' or '004') parsed from the catalogue tables."""
+    """IDs per section source ('000', '004' or 'ours') parsed from the catalogue tables."""
     path = next((p for p in CANDIDATES if p.exists()), None)
     if path is None:
         pytest.fail(f"CLAIMS.md not found in {CANDIDATES}")
-    ids: dict[str, set[str]] = {"000": set(), "004": set()}
+    ids: dict[str, set[str]] = {"000": set(), "004": set(), "ours": set()}
     section = None
     for line in path.read_text(encoding="utf-8").splitlines():
-        m = re.match(r"^## (000|004) ", line)
+        m = re.match(r"^## (000|004|ours) ", line)
         if m:
             section = m.group(1)
         row = re.match(r"^\| ([a-z0-9]+(?:\.[a-z0-9-]+)+) \|", line)
@@ -54,17 +56,21 @@ def test_every_exemplar_is_registered():
 
 def test_every_registered_id_is_in_the_catalogue():
     ids = catalogue_ids()
-    allowed = ids["000"] | ids["004"]
+    allowed = ids["000"] | ids["004"] | ids["ours"]
     extra = set(load_claims().ids()) - allowed
     assert not extra, f"registered ids not in CLAIMS.md: {sorted(extra)}"
 
 
 def test_the_bundled_catalogue_copy_is_in_sync_with_the_design():
-    shared, bundled = CANDIDATES
+    bundled, shared = CANDIDATES
     if not shared.exists():
         pytest.skip("the design folder is not beside this checkout")
-    assert bundled.read_text(encoding="utf-8") == shared.read_text(encoding="utf-8"), (
-        "docs/CLAIMS.md differs from ../shared/design/CLAIMS.md: copy it over"
+    text, seeds = bundled.read_text(encoding="utf-8"), shared.read_text(encoding="utf-8")
+    assert text.startswith(seeds.rstrip("\n") + "\n"), (
+        "docs/CLAIMS.md does not begin with ../shared/design/CLAIMS.md: copy it over"
+    )
+    assert all(line.startswith("## ours — ") for line in text[len(seeds):].splitlines() if line.startswith("## ")), (
+        "docs/CLAIMS.md adds sections other than '## ours — ...' after the design catalogue"
     )
 
 
@@ -81,3 +87,20 @@ def test_every_004_claim_of_the_catalogue_is_registered():
 def test_the_underspecified_percentile_edge_says_why():
     claim = load_claims().get("tam.percentile-edge")
     assert claim.kind.value == "underspecified" and "rho" in claim.reason.lower()
+
+
+def test_every_claim_of_our_sections_is_registered():
+    ids = catalogue_ids()["ours"]
+    assert {"learn.max-margin-kkt", "learn.cutting-plane-exact", "learn.cross-entropy-stationary",
+            "learn.tam-erm-stationary"} <= ids
+    missing = ids - set(load_claims().ids())
+    assert not missing, f"claims of the ours sections not registered: {sorted(missing)}"
+
+
+def test_the_real_embedding_questions_are_catalogued_and_registered():
+    ids = catalogue_ids()["ours"]
+    real = {"real.geometry", "real.cmm-capacity", "real.ls-capacity", "real.optimal-capacity",
+            "real.learned-store-assessed"}
+    assert real | {"assess.measured-residuals"} <= ids
+    registry = load_claims()
+    assert all(registry.get(cid).kind.value == "question" for cid in real)

@@ -31,6 +31,7 @@ CLAIM_MODULES = (
     "theorems.claims.top1",
     "theorems.claims.tam",
     "theorems.claims.finite_size",
+    "theorems.claims.learn",
 )
 
 

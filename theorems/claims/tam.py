@@ -16,9 +16,9 @@ clipped to ``1..n-1``); the load is ``alpha = n / d^2``::
 Finite-size sweeps use :mod:`linmem.sweeps` (bisection on the load with fresh
 instances and a logistic fit: TAM feasibility with k tied to n is not
 monotone on nested instances). TAM feasibility is linmem's LP
-(``tam_feasible``); HiGHS occasionally returns an unknown status on it, and the
-instance is then re-posed (pairs reversed, keys and targets rescaled: both
-leave the answer unchanged) before it counts as undecided.
+(``tam_feasible``), which re-poses an instance on which HiGHS returns an
+unknown status (pairs reversed, keys and targets rescaled: both leave the
+answer unchanged); one that no form decides counts as undecided.
 """
 
 from __future__ import annotations
@@ -169,19 +169,18 @@ def competitor_count(n: int, r: float = TAM_R) -> int:
 
 
 def _tam_feasible(impl, V, U, k, counter=None) -> bool:
-    """TAM feasibility by impl.tam_feasible, re-posed when HiGHS gives up:
-    pairs in reverse order, then keys x2 and targets x3 (neither changes the
-    answer); an instance no form decides counts as infeasible (recorded)."""
-    forms = ((V, U), (V[:, ::-1], U[:, ::-1]), (2 * V, 3 * U))
-    for A, B in forms:
-        try:
-            return bool(impl.tam_feasible(A, B, k=k).feasible)
-        except LinearProgramError:
-            if counter is not None:
-                counter["reposed"] = counter.get("reposed", 0) + 1
-    if counter is not None:
-        counter["undecided"] = counter.get("undecided", 0) + 1
-    return False
+    """TAM feasibility by impl.tam_feasible (which re-poses the instance when
+    HiGHS gives up); re-posed and undecided instances are counted, and an
+    instance no form decides counts as infeasible."""
+    try:
+        res = impl.tam_feasible(V, U, k=k)
+    except LinearProgramError:
+        if counter is not None:
+            counter["undecided"] = counter.get("undecided", 0) + 1
+        return False
+    if counter is not None and getattr(res, "reposed", 0):
+        counter["reposed"] = counter.get("reposed", 0) + res.reposed
+    return bool(res.feasible)
 
 
 def _tam_sweep(ctx, d, counter):

@@ -47,8 +47,6 @@ import linmem
 from linmem import ensembles, sweeps
 from linmem.capacity import CMM_TOP1_CONSTANT, OPTIMAL_TOP1_CONSTANT
 from linmem.learn import (
-    CERTIFICATE_RESIDUAL_FACTOR,
-    LP_FEASIBILITY_TOL,
     GordanCertificate,
     LinearProgramError,
     MaxMarginResult,
@@ -157,7 +155,11 @@ CMM_MAX_LAST_OVER_FIRST = 0.6
 #: 0.256; a gap above 0.3 needs half of 40 pools at n* >= 7, each with
 #: probability 0.12: about 1e-9). Pools at d = 3 cost about 20 ms each.
 LP_DIMS = (3, 4, 5, 6)
-LP_DIMS_EXTRA = (8, 10)
+#: Dimensions added per level (quick, standard, thorough). From d = 8 on the LP
+#: is solved by the cutting plane (linmem's method="auto"); one solve near the
+#: boundary takes about 2 s at d = 16 and 100-125 s at d = 32 (busy 2-core host),
+#: so the thorough level is hours on one machine (see README: on a cluster).
+LP_DIMS_BY_LEVEL = ((), (8, 12, 16), (8, 12, 16, 24, 32))
 LP_SEEDS = (10, 16, 16)
 
 #: The LP sweep searches n up to the size at load ratio LP_MIN_RATIO.
@@ -622,7 +624,7 @@ def _second_order_prediction(n: float) -> float:
 
 
 def _optimal_crossing(ctx):
-    dims = _dims(ctx, LP_DIMS, LP_DIMS_EXTRA)
+    dims = LP_DIMS + LP_DIMS_BY_LEVEL[min(_level(ctx), len(LP_DIMS_BY_LEVEL) - 1)]
     top = LP_SEEDS[min(_level(ctx), len(LP_SEEDS) - 1)]
     pools = {d: math.ceil(top * (dims[-1] / d) ** 2) for d in dims}
     success = _optimal_retrieves_all(ctx.impl)
@@ -972,88 +974,30 @@ def _float_instances(draw):
     return {"n": n, "dk": dk, "dt": dt, "family": family, "seed": seed}, V, U
 
 
-def _certificate_with_fallback(impl, V, U, counter):
-    """impl.gordan_certificate on the instance; if it raises (linmem's search
-    fails on keys whose norms span several decades), on the equivalent
-    instance with unit keys (each key's comparisons scaled by 1/|v_i| > 0),
-    mapped back: the same W, lambda_ij / |v_i| renormalised. Fallbacks are
-    counted and reported; the returned side is verified on the original."""
+def _certificate_ratio_float(impl, V, U) -> float:
+    """THRESHOLD times the scaled ratio of the side impl.gordan_certificate
+    returns, rechecked on the instance by linmem's own GordanCertificate
+    verification (not the impl's: a wrong variant cannot vouch for itself);
+    a side that fails verify's structural checks scores inf."""
     try:
-        return impl.gordan_certificate(V, U)
+        cert = impl.gordan_certificate(V, U)
     except LinearProgramError:
-        counter["unit-key fallback"] = counter.get("unit-key fallback", 0) + 1
-    norms = np.linalg.norm(V, axis=0)
-    c = np.where(norms > 0, norms, 1.0)
-    cert = impl.gordan_certificate(V / c, U)
-    lam = cert.lam
-    if lam is not None:
-        lam = np.asarray(lam, dtype=float) / c[:, None]
-        lam = lam / lam.sum()
-    return GordanCertificate(W=cert.W, lam=lam, keys=V, targets=U)
-
-
-def _certificate_ratio_float(impl, V, U, counter) -> float:
-    """Scaled ratio of the returned side, rechecked independently in float64:
-    W: THRESHOLD * max tau_ij / margin_ij with tau the rounding bound of a
-    margin (passes iff every margin exceeds it); lambda: nonnegative, sums to
-    1, and either its combination vanishes within linmem's documented
-    certificate tolerance or, moved onto the solution set of its support, to
-    rounding level (the smaller ratio)."""
-    try:
-        cert = _certificate_with_fallback(impl, V, U, counter)
-    except LinearProgramError:
-        return math.inf  # no certificate for either form of the instance
-    n = V.shape[1]
-    I, J = np.nonzero(~np.eye(n, dtype=bool))
-    G = U[:, I] - U[:, J]  # (u_i - u_j) for every pair, computed here
-    H = V[:, I]
+        return math.inf  # no certificate (linmem already retried with unit keys)
     if (cert.W is None) == (cert.lam is None):
         return math.inf
-    eps = np.finfo(float).eps
-    if cert.W is not None:
-        W = np.asarray(cert.W, dtype=float)
-        if W.shape != (U.shape[0], V.shape[0]):
-            return math.inf
-        margins = np.einsum("ap,ab,bp->p", G, W, H)
-        tau = (V.shape[0] + U.shape[0]) * eps * np.linalg.norm(W) * np.linalg.norm(H, axis=0) * (
-            np.linalg.norm(U[:, I], axis=0) + np.linalg.norm(U[:, J], axis=0))
-        if np.any(margins <= 0):
-            return math.inf
-        return float(THRESHOLD * np.max(tau / margins))
-    lam = np.asarray(cert.lam, dtype=float)
-    if lam.shape != (n, n) or np.any(lam < 0) or abs(lam.sum() - 1) > n * n * eps:
+    W = None if cert.W is None else np.asarray(cert.W, dtype=float)
+    lam = None if cert.lam is None else np.asarray(cert.lam, dtype=float)
+    if (W is not None and W.shape != (U.shape[0], V.shape[0])) or (
+            lam is not None and lam.shape != (V.shape[1], V.shape[1])):
         return math.inf
-    w = lam[I, J]
-    norms = np.linalg.norm(G, axis=0) * np.linalg.norm(H, axis=0)
-    scale = float(np.sum(w * norms))
-    if scale == 0:
-        return 0.0
-    residual = float(np.linalg.norm((G * w) @ H.T))
-    # (1) the returned lambda, against linmem's documented certificate tolerance
-    stated = THRESHOLD * (residual / scale) / (CERTIFICATE_RESIDUAL_FACTOR * LP_FEASIBILITY_TOL)
-    # (2) lambda moved onto the exact solution set of its support,
-    #     [vec A_S; 1] x = (0, 1), by one least-squares step: if that stays
-    #     nonnegative its residual must be at rounding level
-    S = np.flatnonzero(w > 0)
-    M = np.vstack([(G[:, None, S] * H[None, :, S]).reshape(-1, S.size), np.ones((1, S.size))])
-    rhs = np.zeros(M.shape[0])
-    rhs[-1] = 1.0
-    x = w[S] + np.linalg.lstsq(M, rhs - M @ w[S], rcond=None)[0]
-    rounding = math.inf
-    if np.all(x >= 0):
-        err = float(np.linalg.norm(M @ x - rhs))
-        rounding = scaled_residual(err, scale=M.shape[0] * S.size * float(np.linalg.norm(M)) * float(np.linalg.norm(x)))
-    return min(stated, rounding)
+    check = GordanCertificate(W=W, lam=lam, keys=V, targets=U)
+    ratio = check.scaled_ratio()
+    return THRESHOLD * ratio if check.verify() or ratio >= 1 else math.inf
 
 
 def _dual_property(ctx):
-    counter = {}
-    ev = property.check(ctx, _float_instances(), lambda c: _certificate_ratio_float(ctx.impl, c[1], c[2], counter),
-                        describe=lambda c: c[0])
-    ev.data["fallbacks"] = counter
-    if counter:
-        ev.detail += f"; {counter} (linmem raised LinearProgramError on the raw instance)"
-    return ev
+    return property.check(ctx, _float_instances(), lambda c: _certificate_ratio_float(ctx.impl, c[1], c[2]),
+                          describe=lambda c: c[0])
 
 
 def _gordan_swapped(keys, targets):
