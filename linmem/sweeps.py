@@ -120,6 +120,8 @@ regression).
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextlib
 import hashlib
 import json
 import math
@@ -159,6 +161,7 @@ __all__ = [
     "peak_location",
     "resolve_cache",
     "source_fingerprint",
+    "use_executor",
 ]
 
 #: Environment variable naming the default cache directory.
@@ -484,6 +487,71 @@ def cached_call(
     return _cached(resolve_cache(cache), _check_name(name), params or {}, _jsonable(seed, "seed"), compute)
 
 
+_EXECUTOR: list = [None]
+
+
+@contextlib.contextmanager
+def use_executor(executor: Any):
+    """Run the per-instance computations of :func:`nested_critical_sizes` and
+    :func:`measure_grid` on ``executor`` inside the ``with`` block.
+
+    ``executor`` is any :class:`concurrent.futures.Executor` (a
+    ``ProcessPoolExecutor``, or a dask.distributed ``Client(...).get_executor()``
+    on a cluster) or ``None`` (serially, in this process). The cache is read
+    and written here, in the calling process: only the instances it does not
+    hold are submitted, so a rerun anywhere reuses what any earlier run
+    computed. Each instance has its own seed, so the results do not depend on
+    the executor, the number of workers or the order of completion. The
+    criterion must be picklable for a process or cluster executor (dask
+    pickles closures; the standard library's process pool does not).
+
+    >>> from concurrent.futures import ThreadPoolExecutor
+    >>> with ThreadPoolExecutor(2) as pool, use_executor(pool):
+    ...     measure_grid(lambda V, U: float(V.shape[1]), 3, [4, 8], seeds=range(2),
+    ...                  base_seed=0, name="doc", cache=None).tolist()
+    [[4.0, 8.0], [4.0, 8.0]]
+    """
+    if executor is not None and not isinstance(executor, concurrent.futures.Executor):
+        raise TypeError(f"executor must be a concurrent.futures.Executor or None, got {type(executor).__name__}")
+    previous = _EXECUTOR[0]
+    _EXECUTOR[0] = executor
+    try:
+        yield executor
+    finally:
+        _EXECUTOR[0] = previous
+
+
+def _cached_many(cache: SweepCache | None, name: str, params: Mapping, seeds: list,
+                 task: Callable, args: list[tuple]) -> list[tuple[Any, bool, Any]]:
+    """``[(value, hit, extra)]`` for ``task(*args[i])``, each cached under
+    ``seeds[i]``; ``task`` returns ``(value, extra)``. Misses run on the
+    current executor (see :func:`use_executor`); the cache is used here."""
+    out: list = [None] * len(seeds)
+    misses = []
+    for i, seed in enumerate(seeds):
+        if cache is not None:
+            hit, value = cache.get(cache.key(name, params, seed))
+            if hit:
+                out[i] = (value, True, None)
+                continue
+        misses.append(i)
+    executor = _EXECUTOR[0]
+    if executor is None:
+        results = [task(*args[i]) for i in misses]
+    else:
+        futures = [executor.submit(task, *args[i]) for i in misses]
+        results = [f.result() for f in futures]
+    for i, (value, extra) in zip(misses, results):
+        value = _jsonable(value, "the computed value")
+        if cache is not None:
+            try:
+                cache.put(cache.key(name, params, seeds[i]), value, note={"function": name, "seed": seeds[i]})
+            except OSError:
+                cache.write_errors += 1
+        out[i] = (value, False, extra)
+    return out
+
+
 # --------------------------------------------------------------------------
 # instances and loads
 # --------------------------------------------------------------------------
@@ -673,23 +741,24 @@ def nested_critical_sizes(
     store = resolve_cache(cache)
     key_params = {"method": "nested-bisection", "d": d, "n_range": [lo, hi],
                   "criterion": _jsonable(params or {}, "params")}
-    counter = {"calls": 0}
+    done = _cached_many(store, name, key_params, [[base_seed, s] for s in seeds], _nested_one_seed,
+                        [(success, d, lo, hi, base_seed, s) for s in seeds])
+    n_star = [int(value) for value, _, _ in done]
+    hits = sum(hit for _, hit, _ in done)
+    calls = sum(extra for _, hit, extra in done if not hit)
+    return NestedResult(d, tuple(seeds), np.array(n_star, dtype=int), (lo, hi), calls, hits)
 
-    def one_seed(s: int) -> int:
-        V, U = gaussian_pairs(d, hi, rng=instance_rng(base_seed, d, s))
 
-        def ok(n: int) -> bool:
-            counter["calls"] += 1
-            return bool(success(V[:, :n], U[:, :n]))
+def _nested_one_seed(success: Callable, d: int, lo: int, hi: int, base_seed: int, s: int) -> tuple[int, int]:
+    """One seed of :func:`nested_critical_sizes`: ``(n*, criterion calls)``."""
+    V, U = gaussian_pairs(d, hi, rng=instance_rng(base_seed, d, s))
+    calls = [0]
 
-        return _bisect_last_success(ok, lo, hi)
+    def ok(n: int) -> bool:
+        calls[0] += 1
+        return bool(success(V[:, :n], U[:, :n]))
 
-    n_star, hits = [], 0
-    for s in seeds:
-        value, hit = _cached(store, name, key_params, [base_seed, s], lambda s=s: one_seed(s))
-        n_star.append(int(value))
-        hits += hit
-    return NestedResult(d, tuple(seeds), np.array(n_star, dtype=int), (lo, hi), counter["calls"], hits)
+    return _bisect_last_success(ok, lo, hi), calls[0]
 
 
 # --------------------------------------------------------------------------
@@ -948,18 +1017,19 @@ def measure_grid(
     name = _check_name(name)
     store = resolve_cache(cache)
     key_params = {"method": "grid", "d": d, "criterion": _jsonable(params or {}, "params")}
-    out = np.empty((len(seeds), len(ns)))
-    for a, s in enumerate(seeds):
-        for b, n in enumerate(ns):
-            def compute(n=n, s=s) -> float:
-                V, U = gaussian_pairs(d, n, rng=instance_rng(base_seed, d, n, s))
-                value = float(measure(V, U))
-                if not math.isfinite(value):
-                    raise ValueError(f"measure returned a non-finite value {value} at n = {n}, seed {s}")
-                return value
+    cells = [(s, n) for s in seeds for n in ns]
+    done = _cached_many(store, name, key_params, [[base_seed, n, s] for s, n in cells], _grid_cell,
+                        [(measure, d, n, base_seed, s) for s, n in cells])
+    return np.array([float(value) for value, _, _ in done]).reshape(len(seeds), len(ns))
 
-            out[a, b], _ = _cached(store, name, key_params, [base_seed, n, s], compute)
-    return out
+
+def _grid_cell(measure: Callable, d: int, n: int, base_seed: int, s: int) -> tuple[float, None]:
+    """One instance of :func:`measure_grid`: ``(value, None)``."""
+    V, U = gaussian_pairs(d, n, rng=instance_rng(base_seed, d, n, s))
+    value = float(measure(V, U))
+    if not math.isfinite(value):
+        raise ValueError(f"measure returned a non-finite value {value} at n = {n}, seed {s}")
+    return value, None
 
 
 def peak_location(x: Any, y: Any) -> float:

@@ -4,6 +4,7 @@ parameter changes, and bad input is refused with a message naming it."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import math
 import os
@@ -281,3 +282,51 @@ def test_cache_writes_leave_no_temporary_files_after_an_unserialisable_value(tmp
         cache.put(cache.key("f", {}, 0), object())
     assert not list(tmp_path.rglob(".tmp-*"))
     assert os.path.isdir(tmp_path)
+
+
+# --------------------------------------------------------------------------
+# sweeps on an executor
+# --------------------------------------------------------------------------
+
+
+def _lp_like_success(V, U):
+    """A monotone, seed-dependent criterion defined at module level (picklable)."""
+    return V.shape[1] <= 6 + int(8 * abs(V[0, 0]))
+
+
+def _norm_measure(V, U):
+    return float(np.linalg.norm(V @ U.T))
+
+
+class _RefusingExecutor(concurrent.futures.Executor):
+    """Fails the test if anything is submitted (everything must come from the cache)."""
+
+    def submit(self, fn, /, *args, **kwargs):
+        raise AssertionError("an instance was submitted although the cache holds it")
+
+
+def test_sweeps_on_a_process_pool_equal_the_serial_run_and_fill_the_cache_on_the_client(tmp_path):
+    kwargs = dict(seeds=range(6), base_seed=11, name="exec-test")
+    serial = sweeps.nested_critical_sizes(_lp_like_success, 3, n_range=(3, 40), cache=None, **kwargs)
+    grid = sweeps.measure_grid(_norm_measure, 3, [4, 9], cache=None, **kwargs)
+    with concurrent.futures.ProcessPoolExecutor(2) as pool, sweeps.use_executor(pool):
+        par = sweeps.nested_critical_sizes(_lp_like_success, 3, n_range=(3, 40), cache=tmp_path, **kwargs)
+        par_grid = sweeps.measure_grid(_norm_measure, 3, [4, 9], cache=tmp_path, **kwargs)
+    assert par.n_star.tolist() == serial.n_star.tolist() and par.evaluations == serial.evaluations
+    np.testing.assert_array_equal(par_grid, grid)
+    assert len(list(tmp_path.rglob("*.json"))) == 6 + 12
+    with sweeps.use_executor(_RefusingExecutor()):
+        again = sweeps.nested_critical_sizes(_lp_like_success, 3, n_range=(3, 40), cache=tmp_path, **kwargs)
+        again_grid = sweeps.measure_grid(_norm_measure, 3, [4, 9], cache=tmp_path, **kwargs)
+    assert again.n_star.tolist() == serial.n_star.tolist() and again.cache_hits == 6
+    np.testing.assert_array_equal(again_grid, grid)
+
+
+def test_use_executor_refuses_what_is_not_an_executor_and_restores_the_previous_one():
+    with pytest.raises(TypeError, match="concurrent.futures.Executor"):
+        with sweeps.use_executor(4):
+            pass
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        with sweeps.use_executor(pool):
+            assert sweeps._EXECUTOR[0] is pool
+        assert sweeps._EXECUTOR[0] is None
