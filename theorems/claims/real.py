@@ -452,7 +452,7 @@ def _geometry_reference(ctx):
     X = _rows()
     rng = ctx.rng("geometry-ref")
     sub = X[np.sort(rng.choice(len(X), min(len(X), 600), replace=False))]
-    with timed() as t:
+    with timed() as t, threadpool_limits(limits=1, user_api="blas"):
         g = ctx.impl.embedding_geometry(sub, cosine_rows=len(sub))
         norms = np.sqrt(np.einsum("ij,ij->i", sub, sub))
         mu = sub.mean(axis=0)
