@@ -31,6 +31,8 @@ CLAIM_MODULES = (
     "theorems.claims.top1",
     "theorems.claims.tam",
     "theorems.claims.finite_size",
+    "theorems.claims.assess",
+    "theorems.claims.real",
     "theorems.claims.learn",
 )
 
