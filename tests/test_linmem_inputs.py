@@ -603,6 +603,62 @@ CASES = [
 ]
 
 
+
+_TOKENIZER = {"model": {"vocab": {"[PAD]": 0, "[unused0]": 1, "a": 2}}}
+
+#: linmem.assess and linmem.embeddings (issue 15).
+CASES += [
+    *bad_arrays(linmem.assess, (W32,), {}, 0, "W", float_only=True),
+    *bad_arrays(linmem.assess, (W32, K2, V2), {}, 1, "K", float_only=True, allow_none=True),
+    *bad_arrays(linmem.assess, (W32, K2, V2), {}, 2, "V", float_only=True, allow_none=True),
+    *[row for row in bad_nonnegative_reals(linmem.assess, (W32, K2, V2), {"rng": RNG}, "tau", "tau")
+      if row[2]["tau"] is not None],  # tau=None means no noise measurement
+    *bad_ints(linmem.assess, (W32, K2, V2), {"tau": 0.1, "rng": RNG}, "noise_draws", "noise_draws"),
+    (linmem.assess, (W32, K2), {}, ValueError, "K and V must be given together"),
+    (linmem.assess, (W32, K2, np.ones((3, 3))), {}, ValueError, "K and V must have the same number of columns"),
+    (linmem.assess, (np.ones((2, 2)), K2, V2), {}, ValueError, "W must have shape (rows of V, rows of K) = (3, 2)"),
+    (linmem.assess, (W32, K2, V2), {"tau": 0.1}, TypeError, "rng must be a numpy.random.Generator"),
+    (linmem.assess, (W32,), {"tau": 0.1, "rng": RNG}, ValueError, "tau needs the keys K and values V"),
+    (linmem.assess, (W32, K2, linmem.mp_array(V2)), {}, TypeError, "W, K and V must all be float or all mpmath"),
+    *bad_arrays(linmem.embeddings.condition_embeddings, (T3, "centered"), {}, 0, "X", float_only=True),
+    (linmem.embeddings.condition_embeddings, (T3, "bogus"), {}, ValueError, "condition must be one of"),
+    (linmem.embeddings.condition_embeddings, (np.ones((1, 3)), "raw"), {}, ValueError, "X must have at least 2 rows"),
+    (linmem.embeddings.condition_embeddings, (np.ones((3, 2)), "centered"), {}, ValueError, "row(s) equal to the mean"),
+    *bad_arrays(linmem.embeddings.random_subspace, (T3, 2), {"rng": RNG}, 0, "X", float_only=True),
+    *bad_ints(linmem.embeddings.random_subspace, (T3, 2), {"rng": RNG}, 1, "d"),
+    (linmem.embeddings.random_subspace, (T3, 4), {"rng": RNG}, ValueError, "d must be at most the 3 columns of X"),
+    (linmem.embeddings.random_subspace, (T3, 2), {"rng": None}, TypeError, "rng must be a numpy.random.Generator"),
+    *bad_arrays(linmem.embeddings.draw_pairs, (T3, 1), {"rng": RNG}, 0, "X", float_only=True),
+    *bad_ints(linmem.embeddings.draw_pairs, (T3, 1), {"rng": RNG}, 1, "n"),
+    (linmem.embeddings.draw_pairs, (T3, 2), {"rng": RNG}, ValueError, "n must be at most 1 (2n distinct rows"),
+    (linmem.embeddings.draw_pairs, (T3, 1), {"rng": 0}, TypeError, "rng must be a numpy.random.Generator"),
+    *bad_arrays(linmem.embeddings.critical_pairs, (len, I3, T3), {}, 1, "keys", float_only=True),
+    *bad_arrays(linmem.embeddings.critical_pairs, (len, I3, T3), {}, 2, "targets", float_only=True),
+    *bad_ints(linmem.embeddings.critical_pairs, (len, I3, T3), {}, "lo", "lo", minimum=2),
+    (linmem.embeddings.critical_pairs, (None, I3, T3), {}, TypeError, "success must be callable"),
+    (linmem.embeddings.critical_pairs, (len, I3, np.ones((3, 4))), {}, ValueError,
+     "keys and targets must have the same number of columns"),
+    (linmem.embeddings.critical_pairs, (len, I3, T3), {"lo": 4}, ValueError, "lo must be at most the 3 pairs"),
+    *bad_arrays(linmem.embeddings.embedding_geometry, (T3,), {}, 0, "X", float_only=True),
+    *bad_ints(linmem.embeddings.embedding_geometry, (T3,), {}, "top", "top"),
+    *bad_ints(linmem.embeddings.embedding_geometry, (T3,), {}, "cosine_rows", "cosine_rows", minimum=2),
+    (linmem.embeddings.embedding_geometry, (T3,), {"cosine_rows": 2}, TypeError,
+     "rng must be a numpy.random.Generator when X has more than cosine_rows = 2 rows"),
+    (linmem.embeddings.read_tensor, (None,), {}, TypeError, "path must be a file path"),
+    (linmem.embeddings.read_tensor, ("/nonexistent/w.npy",), {}, FileNotFoundError, "path '/nonexistent/w.npy' does not exist"),
+    (linmem.embeddings.read_tensor, (__file__, 5), {}, TypeError, "tensor must be a tensor name"),
+    (linmem.embeddings.read_tensor, (__file__,), {}, ValueError, "must end in one of .safetensors, .npz, .npy"),
+    (linmem.embeddings.untrained_rows, ({}, 3), {}, TypeError, "tokenizer must be a parsed tokenizer.json"),
+    *bad_ints(linmem.embeddings.untrained_rows, (_TOKENIZER, 3), {}, 1, "n_rows"),
+    (linmem.embeddings.untrained_rows, (_TOKENIZER, 1), {}, ValueError, "tokenizer maps '[unused0]' to id 1, outside the 1 rows"),
+    (linmem.embeddings.load_minilm, (), {"tensor": 5}, TypeError, "tensor must be a tensor name"),
+    (linmem.embeddings.load_sample, (), {"tensor": None}, TypeError, "tensor must be a tensor name"),
+    (linmem.embeddings.load_sample, (), {"tensor": "nope"}, ValueError, "the shipped sample has no tensor 'nope'"),
+    (linmem.embeddings.load_embeddings, (5,), {}, TypeError, "path must be a file path"),
+    (linmem.embeddings.load_embeddings, (), {"tokenizer": "t.json"}, ValueError, "tokenizer applies to a file given by path"),
+]
+
+
 def _values(case) -> tuple:
     return tuple(case.values) if hasattr(case, "values") else tuple(case)
 
@@ -648,6 +704,9 @@ NO_ARGUMENTS_TO_VALIDATE = {
     ("linmem.learn", "SparseRepairResult"): "result record returned by sparse_repair_memory",
     ("linmem.learn", "TamFeasibility"): "result record returned by tam_feasible",
     ("linmem.learn", "LinearProgramError"): "an exception class, raised by linmem, not called with data",
+    ("linmem.assess", "Assessment"): "result record returned by linmem.assess",
+    ("linmem.embeddings", "TokenEmbeddings"): "result record returned by the embedding loaders",
+    ("linmem.embeddings", "minilm_zip_path"): "takes no arguments (locates the installed wheel)",
 }
 
 #: The modules whose ``__all__`` is public: those re-exported by ``linmem``.
