@@ -322,3 +322,16 @@ def test_the_second_order_criterion_fails_the_cmm_decider_at_every_dimension():
         ok, a, _, why = finite_size._second_order_criterion(record)(dims, [n_c[d] for d in dims])
         assert ok is expect, why
     assert "no at d = [4, 5, 6, 7]" in why
+
+
+def test_property_and_exact_searches_record_the_shapes_they_visited():
+    from theorems.evidence import symbolic
+    from theorems.strategies import float_key_cases
+
+    ev = prop.check(_ctx(), float_key_cases(), lambda case: 0.0, examples=15)
+    dom = ev.data["domain"]
+    assert dom["examples"] == ev.cases and dom["d"][0] <= dom["d"][1] and dom["families"]
+    matrices = st.integers(1, 4).map(lambda d: np.zeros((d, d + 1), dtype=object))
+    ev = symbolic.check_exact(_ctx(), matrices, lambda K: 0, examples=10)
+    assert ev.data["domain"]["examples"] == ev.cases and 1 <= ev.data["domain"]["d"][0]
+    assert ev.data["domain"]["M"][0] == ev.data["domain"]["d"][0] + 1

@@ -19,6 +19,7 @@ from theorems.model import Context, Evidence, EvidenceKind, EvidenceStatus, json
 
 __all__ = [
     "IMPLEMENTATION_ERRORS",
+    "SearchedDomain",
     "formula_failure",
     "hypothesis_run",
     "hypothesis_seed",
@@ -36,6 +37,57 @@ __all__ = [
 #: :mod:`theorems.impl`), or any other exception, is a defect of the check
 #: and makes the claim an ERROR (see :func:`formula_failure`).
 IMPLEMENTATION_ERRORS = FORMULA_ERRORS
+
+
+class SearchedDomain:
+    """What a search visited, for ``Evidence.data["domain"]``: the ranges of
+    the key shapes (``d`` rows, ``M`` columns), of the generated ranks and
+    condition numbers, and the families, read off each example that is (or
+    holds, first in a tuple) a key matrix or a :class:`~theorems.strategies.KeyCase`.
+    Examples of other shapes are counted only.
+
+    >>> dom = SearchedDomain()
+    >>> dom.see(np.zeros((3, 5))); dom.see((np.zeros((2, 7)), 1)); dom.see("other")
+    >>> dom.to_json()
+    {'examples': 3, 'd': [2, 3], 'M': [5, 7]}
+    """
+
+    def __init__(self):
+        self.n = 0
+        self.ranges: dict[str, list] = {}
+        self.families: set[str] = set()
+
+    def _note(self, name: str, value) -> None:
+        if value is None:
+            return
+        value = float(value) if isinstance(value, (float, np.floating)) else int(value)
+        lo_hi = self.ranges.setdefault(name, [value, value])
+        lo_hi[0], lo_hi[1] = min(lo_hi[0], value), max(lo_hi[1], value)
+
+    def see(self, example: Any) -> None:
+        self.n += 1
+        if isinstance(example, tuple) and example:
+            example = example[0]
+        family = getattr(example, "family", None)
+        if isinstance(family, str) and hasattr(example, "d"):
+            self.families.add(family)
+            self._note("d", example.d)
+            self._note("M", example.M)
+            self._note("rank", getattr(example, "rank", None))
+            cond = getattr(example, "cond", None)
+            if cond is not None and cond != 1.0:
+                self._note("cond", cond)
+            return
+        if isinstance(example, np.ndarray) and example.ndim == 2:
+            self._note("d", example.shape[0])
+            self._note("M", example.shape[1])
+
+    def to_json(self) -> dict:
+        out: dict[str, Any] = {"examples": self.n}
+        out.update({k: v for k, v in self.ranges.items()})
+        if self.families:
+            out["families"] = sorted(self.families)
+        return out
 
 
 def formula_failure(exc: BaseException, ctx: Context | None = None) -> str:

@@ -13,7 +13,7 @@ from typing import Any, Callable
 from hypothesis import given, target
 from hypothesis import strategies as st
 
-from theorems.evidence._common import IMPLEMENTATION_ERRORS, formula_failure, hypothesis_seed, hypothesis_settings, jsonable, make, timed
+from theorems.evidence._common import IMPLEMENTATION_ERRORS, SearchedDomain, formula_failure, hypothesis_seed, hypothesis_settings, jsonable, make, timed
 from theorems.model import Context, Evidence, EvidenceKind
 from theorems.tolerance import THRESHOLD
 
@@ -38,12 +38,14 @@ def check(
     Passes when every ratio is ``<= threshold``. ``NaN`` counts as a failure.
     """
     worst = {"ratio": 0.0, "n": 0, "failing": None}
+    domain = SearchedDomain()
 
     @hypothesis_settings(examples or ctx.profile.examples, shrink=not ctx.control)
     @hypothesis_seed(ctx)
     @given(strategy)
     def run(example):
         worst["n"] += 1
+        domain.see(example)
         try:
             ratio = float(measure(example))
         except IMPLEMENTATION_ERRORS as exc:
@@ -77,4 +79,5 @@ def check(
         counterexample=cex,
         detail="worst scaled residual ratio over float64 cases"
         + ("" if ok else "; minimal failing input recorded"),
+        data={"domain": domain.to_json()},
     )

@@ -10,7 +10,7 @@ import sympy
 from hypothesis import given
 from hypothesis import strategies as st
 
-from theorems.evidence._common import IMPLEMENTATION_ERRORS, formula_failure, hypothesis_seed, hypothesis_settings, jsonable, make, timed
+from theorems.evidence._common import IMPLEMENTATION_ERRORS, SearchedDomain, formula_failure, hypothesis_seed, hypothesis_settings, jsonable, make, timed
 from theorems.model import Context, Evidence, EvidenceKind, EvidenceStatus
 
 __all__ = ["check_exact", "check_scalar", "exact_search"]
@@ -56,12 +56,14 @@ def exact_search(
     Hypothesis-generated exact inputs; any nonzero residual fails, and the
     shrunk minimal input is recorded."""
     box: dict[str, Any] = {"n": 0, "failing": None, "value": 0}
+    domain = SearchedDomain()
 
     @hypothesis_settings(examples or ctx.profile.exact_cases, shrink=not ctx.control)
     @hypothesis_seed(ctx)
     @given(strategy)
     def run(example):
         box["n"] += 1
+        domain.see(example)
         try:
             value = residual(example)
         except IMPLEMENTATION_ERRORS as exc:
@@ -86,6 +88,7 @@ def exact_search(
         cases=box["n"],
         counterexample=None if ok else {"input": describe(box["failing"]), "residual": str(box["value"])},
         detail=detail,
+        data={"domain": domain.to_json()},
     )
 
 
