@@ -330,3 +330,48 @@ def test_use_executor_refuses_what_is_not_an_executor_and_restores_the_previous_
         with sweeps.use_executor(pool):
             assert sweeps._EXECUTOR[0] is pool
         assert sweeps._EXECUTOR[0] is None
+
+
+@pytest.mark.filterwarnings("ignore::ResourceWarning", "ignore::DeprecationWarning")
+def test_sweeps_on_a_dask_local_cluster_equal_the_serial_run(tmp_path):
+    pytest.importorskip("distributed")
+    from theorems.executors import open_executor
+
+    kwargs = dict(seeds=range(6), base_seed=11, name="dask-test")
+    serial = sweeps.nested_critical_sizes(lambda V, U: _lp_like_success(V, U), 3, n_range=(3, 40), cache=None,
+                                          **kwargs)
+    with open_executor("dask", workers=2):
+        # a closure: dask pickles it with cloudpickle
+        par = sweeps.nested_critical_sizes(lambda V, U: _lp_like_success(V, U), 3, n_range=(3, 40),
+                                           cache=tmp_path, **kwargs)
+    assert par.n_star.tolist() == serial.n_star.tolist() and par.evaluations == serial.evaluations
+    assert len(list(tmp_path.rglob("*.json"))) == 6  # written here, on the client
+
+
+def test_open_executor_refuses_bad_combinations():
+    from theorems.executors import open_executor
+
+    with pytest.raises(ValueError, match="executor must be one of"):
+        with open_executor("slurm"):
+            pass
+    with pytest.raises(ValueError, match="need --executor dask"):
+        with open_executor("local", workers=2):
+            pass
+    with pytest.raises(ValueError, match="has its own workers"):
+        with open_executor("dask", scheduler="tcp://127.0.0.1:1", workers=2):
+            pass
+
+
+@pytest.mark.filterwarnings("ignore::ResourceWarning", "ignore::DeprecationWarning")
+def test_verify_on_a_dask_local_cluster_gives_the_figures_of_a_local_run(tmp_path, monkeypatch):
+    pytest.importorskip("distributed")
+    from theorems.cli import main
+
+    monkeypatch.setenv("THEOREMS_CACHE", "off")  # every instance computed, on the cluster in the second run
+    figures = {}
+    for label, extra in (("local", []), ("dask", ["--executor", "dask", "--workers", "2"])):
+        out = tmp_path / label
+        assert main(["verify", "--only", "t1.sharp-threshold-2", "--out", str(out), *extra]) == 0
+        claim = json.loads((out / "report.json").read_text())["claims"][0]
+        figures[label] = [(e["check"], e["figure"]) for e in claim["evidence"]]
+    assert figures["dask"] == figures["local"]

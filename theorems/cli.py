@@ -271,6 +271,22 @@ def _print_summary(result, report) -> None:
         print(f"verdict: NOT OK: {', '.join(bad)} (fails on {fail_on})")
 
 
+def _sweep_executor(args):
+    """The entered context of theorems.executors.open_executor for --executor,
+    --scheduler and --workers (a usage error when they do not fit together)."""
+    from theorems.executors import open_executor
+
+    if args.executor == "dask" and args.jobs > 1:
+        raise UsageError(f"--jobs {args.jobs}: --executor dask runs the claims in this process and their "
+                         "sweeps on the cluster; drop --jobs")
+    context = open_executor(args.executor, scheduler=args.scheduler, workers=args.workers)
+    try:
+        context.__enter__()
+    except (ValueError, ImportError) as exc:
+        raise UsageError(str(exc)) from None
+    return context
+
+
 def _cmd_verify(args) -> int:
     from theorems.progress import Progress
     from theorems.registry import select
@@ -284,6 +300,7 @@ def _cmd_verify(args) -> int:
     args.kept_reports = out
     _check_cache()
     _partial_notice(args, claims, registry, out)
+    sweep_executor = _sweep_executor(args)
     print(f"theorems verify: {len(claims)} claims, profile {profile.name}, seed {args.seed}", flush=True)
     progress = Progress(sys.stdout)
     progress, claims, run_context = _run_context(args, profile, progress, claims)
@@ -293,6 +310,7 @@ def _cmd_verify(args) -> int:
     finally:
         progress.close()
         run_context.close()
+        sweep_executor.__exit__(None, None, None)
     report = build_report(result, selection={"only": args.only or [], "kind": args.kind or [],
                                              "claims_modules": args.claims or []})
     paths = write_reports(report, out)
@@ -435,6 +453,13 @@ def _parser() -> argparse.ArgumentParser:
                          "observability format (property = <claim>::<check>)")
     sp.add_argument("--seed", type=_nonneg_int, default=DEFAULT_SEED, help=f"run seed (default {DEFAULT_SEED})")
     sp.add_argument("--jobs", type=_pos_int, default=1, help="processes to run claims in (default 1)")
+    sp.add_argument("--executor", choices=("local", "dask"), default="local",
+                    help="where the finite-size sweeps run: local (default, in this process) or dask "
+                         "(dask.distributed; the cache stays here, results as a local run)")
+    sp.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                    help="with --executor dask: a running scheduler (default: start a LocalCluster)")
+    sp.add_argument("--workers", type=_pos_int, default=None, metavar="N",
+                    help="with --executor dask and no --scheduler: worker processes of the LocalCluster (default 2)")
     sp.add_argument("--controls", action="store_true",
                     help="also run every negative control and report whether it is caught "
                          "(one not caught fails the run)")

@@ -111,6 +111,11 @@ class Impl:
         merged.update({name: _tagged(name, fn) for name, fn in overrides.items()})
         return Impl(merged, tuple(sorted(overrides)))
 
+    def __reduce__(self):
+        # picklable (for sweeps on a cluster): rebuilt from its functions, which
+        # keep their formula tags; __getattr__ never runs on a half-built object
+        return (Impl, (dict(self._functions), self.overridden))
+
     def __getattr__(self, name: str) -> Any:
         try:
             return self._functions[name]
