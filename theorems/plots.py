@@ -267,6 +267,18 @@ def _legend(fig) -> tuple[LegendEntry, ...]:
     return tuple(out.values())
 
 
+def _yerr(yerr: Any, n: int, label: str) -> np.ndarray:
+    """Error bars of a series: ``n`` symmetric half-widths, or ``[lower, upper]``
+    (two lists of ``n``) for an asymmetric band such as an interquartile range."""
+    if len(yerr) == 2 and all(isinstance(e, (list, tuple)) for e in yerr):
+        arr = np.array([_floats(yerr[0]), _floats(yerr[1])])
+    else:
+        arr = np.array(_floats(yerr))
+    if arr.shape not in ((n,), (2, n)):
+        raise ValueError(f"series {label!r}: yerr must have {n} values or two lists of {n}, got shape {arr.shape}")
+    return np.abs(arr)
+
+
 def _floats(values: Iterable[Any]) -> list[float]:
     """Numbers from JSON (non-finite numbers arrive as strings like "nan")."""
     out = []
@@ -606,8 +618,8 @@ def spec_plot(spec: dict, *, salt: str, default_title: str = "plot") -> Plot:
                 raise ValueError(f"series style must be 'line' or 'points', got {style!r}")
             fmt = "o-" if style == "line" else "o"
             if s.get("yerr") is not None:
-                ax.errorbar(x, y, yerr=np.array(_floats(s["yerr"])), fmt=fmt, ms=3.5, capsize=2,
-                            label=s.get("label"))
+                ax.errorbar(x, y, yerr=_yerr(s["yerr"], y.size, s.get("label", "")), fmt=fmt, ms=3.5,
+                            capsize=2, label=s.get("label"))
             else:
                 ax.plot(x, y, fmt, ms=3.5, label=s.get("label"))
         for h in spec.get("hlines", []) or []:

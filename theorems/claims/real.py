@@ -441,7 +441,7 @@ def _geometry_question(ctx):
                      + "; ".join(f"{k} {v['real']:.4g} vs {v['gaussian']:.4g} ({v['versus_gaussian']})"
                                  for k, v in figures.items() if k != GEOMETRY_HEADLINE)
                      + f"; {len(real)} draws of {m} rows from {_source().source}")
-    ev.data = {"answer": answer, "figures": figures, "rows_per_draw": m, "embeddings": _source().source,
+    ev.data = {"answer": answer, "geometry": figures, "rows_per_draw": m, "embeddings": _source().source,
                "untrained_rows": int(_source().untrained.sum()), "rule": "headline figure's IQR over draws "
                "entirely above (below) the Gaussian's: more (less) correlated; else undecided"}
     return ev
