@@ -21,6 +21,7 @@ from typing import Callable
 import numpy as np
 
 from theorems.evidence._common import make, timed
+from theorems.evidence.simulation import one_blas_thread
 from theorems.model import Context, Evidence, EvidenceKind
 from theorems.tolerance import MC_FALSE_FAILURE_RATE, THRESHOLD, mc_critical_z
 
@@ -57,7 +58,7 @@ def check(
     total = np.zeros(k)
     total_sq = np.zeros(k)
     drawn = 0
-    with timed() as t:
+    with timed() as t, one_blas_thread():
         while drawn < n:
             size = min(CHUNK, n - drawn)
             x = np.asarray(sample(rng, size), dtype=float).reshape(size, -1)
