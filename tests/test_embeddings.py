@@ -149,3 +149,98 @@ def test_cmm_on_real_centred_pairs_against_gaussian():
     rate = {k: float(np.mean(linmem.top1_correct(linmem.cmm(*p), *p))) for k, p in
             {"raw": raw, "gaussian": gauss}.items()}
     assert rate["raw"] < rate["gaussian"]
+
+
+def test_the_wheel_can_be_hidden_by_environment(monkeypatch):
+    monkeypatch.setenv(embeddings.MINILM_ENV, "off")
+    assert embeddings.minilm_zip_path() is None
+    assert embeddings.load_embeddings().source.startswith("sample:")
+    monkeypatch.setenv(embeddings.MINILM_ENV, "")
+    assert (embeddings.minilm_zip_path() is not None) is WHEEL
+
+
+# --------------------------------------------------------------------------
+# the real.* questions decide on their measured design, not on the figure
+# --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def sample_rows(monkeypatch):
+    """The real.* claims on the shipped sample (their row source is cached per process)."""
+    from theorems.claims import real
+
+    monkeypatch.setenv(embeddings.MINILM_ENV, "off")
+    real._source.cache_clear()
+    real._trained.cache_clear()
+    yield real
+    real._source.cache_clear()
+    real._trained.cache_clear()
+
+
+def _answer(real, claim_id, seed, profile="quick"):
+    from theorems.profiles import get_profile
+    from theorems.runner import Impl, run_check
+
+    claim = next(c for c in real.CLAIMS if c.id == claim_id)
+    check = next(c for c in claim.checks if c.name == "answer")
+    return run_check(claim, check, impl=Impl.default(), profile=get_profile(profile), seed=seed)
+
+
+def test_every_question_has_its_quick_design_for_both_row_sources():
+    from theorems.claims import real
+
+    want = ({f"{m}:{c}" for m in real.DIMS for c in real.REAL_CONDITIONS}
+            | {f"learned:{n}" for n in real.LEARNED_NS} | {"geometry"})
+    for kind in ("sample", "wheel"):
+        table = real.DESIGN[kind]["quick"]
+        assert set(table) == want
+        assert all(sd > 0 for _, sd in table.values())
+
+
+def test_an_underpowered_question_is_inconclusive_at_every_seed_without_running(sample_rows):
+    real = sample_rows
+    evs = [_answer(real, "real.optimal-capacity", seed) for seed in (1, 2)]
+    assert [e.status.value for e in evs] == ["inconclusive", "inconclusive"]
+    assert all(e.cases == 0 and e.data["rows"] == [] for e in evs)  # decided on the design alone
+    assert "6.18" in evs[0].detail and "lp:raw" in evs[0].detail
+    assert evs[0].detail == evs[1].detail  # nothing seed-dependent was read
+
+
+def test_an_unmeasured_profile_is_inconclusive_and_says_so(sample_rows, monkeypatch):
+    real = sample_rows
+    monkeypatch.setitem(real.DESIGN, "sample", {"quick": real.DESIGN["sample"]["quick"]})
+    ev = _answer(real, "real.ls-capacity", 1, profile="thorough")
+    assert ev.status.value == "inconclusive" and "not measured at profile thorough" in ev.detail
+
+
+def test_a_resolved_design_answers_from_the_sign_of_the_figure(sample_rows, monkeypatch):
+    real = sample_rows
+    quick = dict(real.DESIGN["sample"]["quick"])
+    quick.update({"cmm:centered": (-0.05, 0.005), "cmm:whitened": (-0.05, 0.005)})  # pretend resolved
+    monkeypatch.setitem(real.DESIGN, "sample", {"quick": quick})
+    ev = _answer(real, "real.cmm-capacity", 1)
+    assert ev.status.value == "answered"
+    assert ev.data["answers"]["raw"] == "heavier"  # -0.23 +- 0.03 across seeds: real rows lose pairs
+    for c, f in ev.data["condition_figures"].items():
+        assert ev.data["answers"][c] == ("heavier" if f < 0 else "lighter")
+
+
+def test_the_underpowered_reason_names_the_profile_that_can(sample_rows, monkeypatch):
+    real = sample_rows
+    from theorems.profiles import get_profile
+    from theorems.runner import Impl, _context
+
+    monkeypatch.setitem(real.DESIGN, "sample", {"quick": {"geometry": (0.5, 0.2)},
+                                                "standard": {"geometry": (0.5, 0.01)}})
+    claim = next(c for c in real.CLAIMS if c.id == "real.geometry")
+    ctx = _context(claim, claim.checks[0], Impl.default(), get_profile("quick"), 1)
+    assert "run --profile standard" in real._resolution(ctx, "geometry")
+    ctx = _context(claim, claim.checks[0], Impl.default(), get_profile("standard"), 1)
+    assert real._resolution(ctx, "geometry") is None
+    # two-sided thresholds: the margin is to the nearer one
+    monkeypatch.setitem(real.DESIGN, "sample", {"quick": {"learned:96": (0.09, 0.004)}})
+    assert "threshold 0.1" in real._resolution(ctx := _context(claim, claim.checks[0], Impl.default(),
+                                                                get_profile("quick"), 1), "learned:96",
+                                               (-0.1, 0.1))
+    with pytest.raises(ValueError, match="question must be one of"):
+        real.design_figures(ctx, "cmn")
