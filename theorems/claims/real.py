@@ -147,6 +147,10 @@ DESIGN: dict[str, dict[str, dict[str, tuple[float, float]]]] = {
             "learned:16": (0.3188, 0.013), "learned:32": (0.4731, 0.0093), "learned:96": (0.0878, 0.0034),
             "geometry": (0.5681, 0.0074),
         },
+        "thorough": {  # capacity not measured here (CMM at d = 384 alone is minutes per seed)
+            "learned:16": (0.3195, 0.01), "learned:32": (0.4743, 0.01), "learned:96": (0.08745, 0.0032),
+            "geometry": (0.5737, 6.6e-05),  # every draw is all 4,000 rows: only the Gaussian varies
+        },
     },
     "wheel": {
         "quick": {
@@ -161,6 +165,10 @@ DESIGN: dict[str, dict[str, dict[str, tuple[float, float]]]] = {
             "ls:raw": (-0.1752, 0.013), "ls:centered": (-0.01575, 0.0039), "ls:whitened": (-0.005542, 0.0021),
             "learned:16": (0.3215, 0.013), "learned:32": (0.4784, 0.004), "learned:96": (0.09149, 0.0022),
             "geometry": (0.557, 0.011),
+        },
+        "thorough": {
+            "learned:16": (0.3214, 0.013), "learned:32": (0.4782, 0.0043), "learned:96": (0.09117, 0.0024),
+            "geometry": (0.5598, 0.0064),
         },
     },
 }
