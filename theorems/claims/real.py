@@ -144,6 +144,7 @@ DESIGN: dict[str, dict[str, dict[str, tuple[float, float]]]] = {
         "standard": {
             "cmm:raw": (-0.294, 0.0083), "cmm:centered": (-0.1007, 0.014), "cmm:whitened": (-0.01659, 0.0023),
             "ls:raw": (-0.182, 0.013), "ls:centered": (-0.01869, 0.0067), "ls:whitened": (-0.007655, 0.0035),
+            "lp:raw": (-0.06967, 0.045), "lp:centered": (0.02144, 0.025), "lp:whitened": (-0.007716, 0.035),
             "learned:16": (0.3188, 0.013), "learned:32": (0.4731, 0.0093), "learned:96": (0.0878, 0.0034),
             "geometry": (0.5681, 0.0074),
         },
@@ -163,6 +164,7 @@ DESIGN: dict[str, dict[str, dict[str, tuple[float, float]]]] = {
         "standard": {
             "cmm:raw": (-0.2917, 0.014), "cmm:centered": (-0.09448, 0.012), "cmm:whitened": (-0.01924, 0.0049),
             "ls:raw": (-0.1752, 0.013), "ls:centered": (-0.01575, 0.0039), "ls:whitened": (-0.005542, 0.0021),
+            "lp:raw": (-0.0521, 0.049), "lp:centered": (-0.01535, 0.025), "lp:whitened": (0.01443, 0.035),
             "learned:16": (0.3215, 0.013), "learned:32": (0.4784, 0.004), "learned:96": (0.09149, 0.0022),
             "geometry": (0.557, 0.011),
         },
