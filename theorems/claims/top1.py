@@ -146,7 +146,9 @@ CMM_MAX_SLOPE = -0.2
 CMM_MAX_LAST_OVER_FIRST = 0.6
 
 #: Dimensions of the max-margin LP sweep and pools at the largest dimension,
-#: per level; a smaller d gets (d_max / d)^2 times as many (rounded up).
+#: per level; a d below 6 gets (6 / d)^2 times as many (rounded up; scaling
+#: from the standard top dimension 8 gave 114 pools at d = 3 and ran past the
+#: 300 s budget on a loaded machine).
 #: Power (quick, resampling 20000 runs from 400/300/200/120 pools at
 #: d = 3/4/5/6): with 10 pools at every d the largest gap exceeds LP_BAND
 #: with probability 3.4e-3, nearly all at d = 3, where the median crossing
@@ -628,7 +630,8 @@ def _second_order_prediction(n: float) -> float:
 def _optimal_crossing(ctx):
     dims = LP_DIMS + LP_DIMS_BY_LEVEL[min(_level(ctx), len(LP_DIMS_BY_LEVEL) - 1)]
     top = LP_SEEDS[min(_level(ctx), len(LP_SEEDS) - 1)]
-    pools = {d: math.ceil(top * (dims[-1] / d) ** 2) for d in dims}
+    # scaled from the quick top dimension: beyond it the gap is far inside the band
+    pools = {d: math.ceil(top * max(1.0, (LP_DIMS[-1] / d) ** 2)) for d in dims}
     success = _optimal_retrieves_all(ctx.impl)
     cache = _cache(ctx, "max_margin_memory", "GordanCertificate")
     table = {}
