@@ -62,11 +62,11 @@ class Profile:
 
 PROFILES: dict[str, Profile] = {
     "quick": Profile("quick", examples=30, exact_cases=8, precise_cases=3,
-                     mc_samples=40_000, sweep=1, check_budget_s=60.0),
+                     mc_samples=40_000, sweep=1, check_budget_s=180.0),
     "standard": Profile("standard", examples=120, exact_cases=25, precise_cases=6,
-                        mc_samples=200_000, sweep=2, check_budget_s=300.0),
+                        mc_samples=200_000, sweep=2, check_budget_s=900.0),
     "thorough": Profile("thorough", examples=600, exact_cases=80, precise_cases=12,
-                        mc_samples=1_000_000, sweep=4, check_budget_s=1800.0),
+                        mc_samples=1_000_000, sweep=4, check_budget_s=3600.0),
 }
 
 

@@ -130,14 +130,14 @@ def underpowered(*, effect: float, spread: float | None, profile: str, better: s
     >>> underpowered(effect=0.1, spread=0.01, profile="quick", better=None) is None
     True
     >>> print(underpowered(effect=0.1, spread=0.09, profile="quick", better="standard"))
-    the effect 0.1 is 1.1 standard deviations of the figure at profile quick (0.09 across seeds), below the 6.18 needed for a wrong verdict at most 0.001 of the time; run --profile standard
+    the effect 0.1 is 1.11 standard deviations of the figure at profile quick (0.09 across seeds), below the 6.18 needed for a wrong verdict at most 0.001 of the time; run --profile standard
     """
     from theorems.tolerance import SIMULATION_WRONG_VERDICT_RATE
 
     need = required_margin_sd()
     if spread is not None and spread >= 0 and (spread == 0 or effect / spread >= need):
         return None
-    measured = "not measured" if spread is None else f"{effect / spread:.2g} standard deviations"
+    measured = "not measured" if spread is None else f"{effect / spread:.3g} standard deviations"
     where = f"run --profile {better}" if better else "no shipped profile reaches it"
     return (
         f"the effect {effect:g} is {measured} of the figure at profile {profile}"
