@@ -23,7 +23,7 @@ def _claims(*ids):
 
 @pytest.mark.parametrize("jobs", [1, 3])
 def test_a_seed_dependent_claim_is_unstable_and_the_command_exits_1(jobs, tmp_path, capsys):
-    code = main(["stability", "--claims", str(FAKE), "--only", "fake.stable", "--only", "fake.flaky",
+    code = main(["stability", "--profile", "quick", "--claims", str(FAKE), "--only", "fake.stable", "--only", "fake.flaky",
                  "--only", "fake.undecided", "--seeds", "4", "--jobs", str(jobs), "--out", str(tmp_path)])
     out = capsys.readouterr().out
     assert code == 1, out
@@ -46,7 +46,7 @@ def test_a_seed_dependent_claim_is_unstable_and_the_command_exits_1(jobs, tmp_pa
 
 
 def test_claims_that_keep_one_status_exit_0_inconclusive_counting_as_one(tmp_path, capsys):
-    code = main(["stability", "--claims", str(FAKE), "--only", "fake.stable", "--only", "fake.undecided",
+    code = main(["stability", "--profile", "quick", "--claims", str(FAKE), "--only", "fake.stable", "--only", "fake.undecided",
                  "--seeds", "3", "--first-seed", "10", "--out", str(tmp_path)])
     out = capsys.readouterr().out
     assert code == 0, out
