@@ -56,7 +56,7 @@ CLAIMS = [_claim("toy.good", ("sweep", True)), _claim("toy.bad", ("sweep", False
 
 
 def _pytest(cwd: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    full_env = {k: v for k, v in os.environ.items() if k not in ("HYPOTHESIS_PROFILE", "PYTEST_ADDOPTS")}
+    full_env = {k: v for k, v in os.environ.items() if k not in ("HYPOTHESIS_PROFILE", "PYTEST_ADDOPTS", "THEOREMS_PROFILE")}
     full_env.update(env or {})
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:randomly", "-q", *args],
