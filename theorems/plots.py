@@ -270,6 +270,8 @@ def _legend(fig) -> tuple[LegendEntry, ...]:
 def _yerr(yerr: Any, n: int, label: str) -> np.ndarray:
     """Error bars of a series: ``n`` symmetric half-widths, or ``[lower, upper]``
     (two lists of ``n``) for an asymmetric band such as an interquartile range."""
+    import numpy as np
+
     if len(yerr) == 2 and all(isinstance(e, (list, tuple)) for e in yerr):
         arr = np.array([_floats(yerr[0]), _floats(yerr[1])])
     else:

@@ -221,7 +221,7 @@ def split_statement(latex: str) -> list[str]:
     page instead of overflowing it.
 
     >>> split_statement(r"a = b,\\quad c = \\frac{1}{2}\\qquad d")
-    ['a = b,', 'c = \\frac{1}{2}', 'd']
+    ['a = b,', 'c = \\\\frac{1}{2}', 'd']
     """
     def cuts(text: str, pattern) -> list[str]:
         depth = [0] * (len(text) + 1)
