@@ -4,6 +4,7 @@ and HTML outputs, and bad input (exit 2 with one line)."""
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -133,3 +134,25 @@ def test_cli_bad_tau_is_a_usage_error(tmp_path, capsys):
         main(["assess", str(W), "--tau", "-1", "--out", str(tmp_path)])
     assert info.value.code == 2
     assert "must be a finite number >= 0" in capsys.readouterr().err
+
+
+def test_independent_least_squares_tolerance_is_the_documented_one():
+    from theorems.claims.assess import _ls_tolerance
+
+    rng = np.random.default_rng(3)
+    K, V = rng.standard_normal((4, 6)), rng.standard_normal((2, 6))
+    a = linmem.assess(V @ np.linalg.pinv(K), K, V)
+    assert _ls_tolerance(K, V) == pytest.approx(a.least_squares_tolerance, rel=1e-12)
+
+
+def test_a_unit_shift_is_within_the_tolerance_at_cond_1e9():
+    """At cond(K) = 1e9 float64 cannot tell V K^+ + 1 from V K^+ (the seed-8
+    counterexample of the float check): the documented bound exceeds the shift."""
+    from theorems.claims.assess import _ls_tolerance
+
+    K = np.diag([1.0, 1e-9])
+    V = np.array([[1.0, 1.0]])
+    W = V @ np.linalg.pinv(K) + 1.0
+    assert math.sqrt(W.size) < 2 * _ls_tolerance(K, V)
+    assert linmem.assess(W, K, V).is_least_squares
+    assert not linmem.assess(V @ np.linalg.pinv(np.diag([1.0, 0.5])) + 1.0, np.diag([1.0, 0.5]), V).is_least_squares

@@ -121,10 +121,12 @@ def _kkt_ratio(res, V, U) -> float:
 
 def _support_resolve(res, V, U):
     """The exact KKT defect (a sympy Rational, 0 when optimal) of the LP's
-    optimum re-solved in rationals on the support of ``res``: binding
-    comparisons lambda > 0, entries of W strictly inside the box free, the
-    others at their sign; free parameters of a degenerate support are set to
-    the float solution's values. Defects: the equations, every comparison's
+    optimum re-solved in rationals on the support of ``res``: multipliers on
+    the comparisons with lambda > 0, <W, A_p> = t on those and on every other
+    comparison binding in the float solution (a primal-degenerate vertex has
+    binding comparisons with lambda_p = 0), entries of W strictly inside the
+    box free, the others at their sign; free parameters of a degenerate
+    support are set to the float solution's values. Defects: the equations, every comparison's
     feasibility, the box, lambda >= 0, and the sign of W against sum lambda A
     on the entries at the box."""
     W0, lam0 = np.asarray(res.W, float), np.asarray(res.multipliers, float)
@@ -132,14 +134,20 @@ def _support_resolve(res, V, U):
     R = lambda x: sympy.Rational(float(x))  # noqa: E731  exact: V, U are dyadic
     Vq, Uq = sympy.Matrix(dv, n, [R(x) for x in V.ravel()]), sympy.Matrix(du, n, [R(x) for x in U.ravel()])
     B = [(i, j) for i in range(n) for j in range(n) if i != j and lam0[i, j] > LP_FEASIBILITY_TOL * lam0.max()]
+    # binding comparisons: every p in B, and those at t with lambda_p = 0 (a
+    # primal-degenerate vertex), which otherwise a free parameter set to its
+    # float value would miss by a rounding error
+    slack = _gaps(W0, V, U) - res.margin
+    scale = LP_FEASIBILITY_TOL * (1 + np.abs(U[:, :, None] - U[:, None, :]).max() * np.abs(V).max())
+    P = sorted(set(B) | {(i, j) for i in range(n) for j in range(n) if i != j and abs(slack[i, j]) <= scale})
     fixed = np.abs(W0) >= _learn.MAX_MARGIN_BOX * (1 - LP_FEASIBILITY_TOL)
     F = [(a, b) for a in range(du) for b in range(dv) if not fixed[a, b]]
     if not B:
         return sympy.oo
-    A = {p: (Uq[:, p[0]] - Uq[:, p[1]]) * Vq[:, p[0]].T for p in B}
+    A = {p: (Uq[:, p[0]] - Uq[:, p[1]]) * Vq[:, p[0]].T for p in P}
     sgn = {(a, b): int(np.sign(W0[a, b])) for a in range(du) for b in range(dv) if fixed[a, b]}
     rows, rhs = [], []
-    for p in B:  # <W, A_p> - t = 0
+    for p in P:  # <W, A_p> - t = 0
         rows.append([A[p][a, b] for a, b in F] + [-1] + [0] * len(B))
         rhs.append(-sum(A[p][a, b] * s for (a, b), s in sgn.items()))
     for a, b in F:  # (sum lam A)_ab = 0 on the free entries
