@@ -312,6 +312,20 @@ def test_a_malformed_plot_spec_becomes_a_note_not_a_crash():
     assert [p.source for p in evidence_plots(ev, salt="t")] == ["spec"]
 
 
+def test_a_spec_plot_draws_symmetric_and_asymmetric_error_bars():
+    def spec(yerr):
+        return {"series": [{"label": "m", "x": [1, 2, 3], "y": [1.0, 2.0, 3.0], "style": "points", "yerr": yerr}]}
+
+    symmetric = spec_plot(spec([0.1, 0.2, 0.1]), salt="t")
+    lower_upper = spec_plot(spec([[0.1, 0.2, 0.1], [0.3, 0.3, 0.3]]), salt="t")  # e.g. an interquartile range
+    same_lower = spec_plot(spec([[0.1, 0.2, 0.1], [0.1, 0.2, 0.1]]), salt="t")
+    for plot in (symmetric, lower_upper, same_lower):
+        assert plot.error == "" and "<path" in plot.svg
+    assert same_lower.svg == symmetric.svg and lower_upper.svg != symmetric.svg  # the upper list is drawn
+    wrong = spec_plot(spec([0.1, 0.2]), salt="t")
+    assert wrong.svg == "" and "yerr must have 3 values or two lists of 3" in wrong.error
+
+
 def test_plot_svgs_are_inline_ready_and_have_unique_ids(demo_report):
     trend = next(c for c in demo_report["claims"] if c["id"] == "demo.trend")
     plots = [p for e in trend["evidence"] for p in evidence_plots(e, salt=f"demo.trend:{e['check']}")]
