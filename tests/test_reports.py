@@ -746,7 +746,9 @@ def test_report_md_of_the_whole_quick_catalogue_fits_a_pull_request_comment(quic
     # Every claim is in the table, every plot drew, no statement fell back to LaTeX source.
     assert all(f"| `{c['id']}` |" in md for c in quick_catalogue_report["claims"])
     page = (tmp_path / "report.html").read_text()
-    assert 'class="plot-figure plot-error"' not in page and '<code class="latex-fallback"' not in page
+    broken = re.findall(r'<figure class="plot-figure plot-error"[^>]*><figcaption>(.*?)</figcaption>', page, flags=re.S)
+    assert broken == [], broken  # each names the plot and why it could not be drawn
+    assert '<code class="latex-fallback"' not in page
 
 
 def test_sweep_checks_are_charged_with_their_precomputation(quick_catalogue_report):
