@@ -64,6 +64,7 @@ from linmem._validation import (
     check_positive_int,
     check_same_count,
 )
+from linmem.sweeps import _bisect_bracket
 from linmem.tolerances import rank_tolerance
 
 __all__ = [
@@ -597,10 +598,4 @@ def critical_pairs(
             hi = nxt
             break
         lo = hi = nxt
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if ok(mid):
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    return _bisect_bracket(ok, lo, hi)

@@ -693,6 +693,17 @@ def _bisect_last_success(ok: Callable[[int], bool], lo: int, hi: int) -> int:
         return lo - 1
     if ok(hi):
         return hi
+    return _bisect_bracket(ok, lo, hi)
+
+
+def _bisect_bracket(ok: Callable[[int], bool], lo: int, hi: int) -> int:
+    """A transition point n in [lo, hi) (ok(n) and not ok(n + 1)) for a
+    bracket with ok(lo) true and ok(hi) false, found by bisection without
+    evaluating either end again; for a monotone ok, the largest success.
+
+    >>> _bisect_bracket(lambda n: n <= 7, 1, 20)
+    7
+    """
     while hi - lo > 1:
         mid = (lo + hi) // 2
         if ok(mid):
