@@ -69,7 +69,7 @@ Recipes (how the finite-size claims use it)
 
         res = nested_critical_sizes(some_memory_retrieves_all, d, n_range=(3, 60),
                                     seeds=range(16), base_seed=seed, name="lp",
-                                    params={"code": source_fingerprint(my_module)})
+                                    params={"code": my_version})
         res.crossing("ratio"), res.success_curve("ratio")
 
     CMM (not monotone on nested pools): ``bisect_crossing(lambda V, U:
@@ -83,28 +83,21 @@ Recipes (how the finite-size claims use it)
         norms = measure_grid(
             lambda V, U: cross_entropy_memory(V, U, ridge=1e-8 * d**2 / V.shape[1]).norm,
             d, ns, seeds=range(8), base_seed=seed, name="ce-norm",
-            params={"lambda_n_over_d2": 1e-8, "code": source_fingerprint(my_module)})
+            params={"lambda_n_over_d2": 1e-8, "code": my_version})
         c_peak = peak_location([n * math.log(n) / d**2 for n in ns], norms.mean(axis=0))
 
-    Anything else per instance: :func:`cached_call` with a name, parameters
-    and a seed that identify it.
-
 Cache
-    Every instance result (one seed's ``n*``, one trial's outcome, one
-    measurement) is a JSON file in a cache directory, written atomically
-    (temporary file + ``os.replace``), named by the SHA-256 of the canonical
-    JSON of (function name, parameters, seed, :func:`linmem_fingerprint`).
-    The fingerprint holds linmem's version *and a hash of linmem's source*, so
-    any change to linmem invalidates every entry, plus the numpy and scipy
-    versions. The ``name`` and ``params`` the caller passes must identify the
-    criterion completely (include a hash of the caller's own source, e.g.
-    :func:`source_fingerprint` of its module, when the criterion is defined
-    there). Because entries are per instance, a rerun is cheap, and a larger
-    profile (more seeds, more dimensions) reuses what a smaller one computed.
-    ``cache=True`` (default) uses ``$THEOREMS_CACHE`` or
-    ``~/.cache/linmem-theorems`` (``THEOREMS_CACHE`` set to ``""``, ``0``,
-    ``off``, ``none`` or ``false`` disables it); a path uses that directory;
-    ``None`` or ``False`` disables caching.
+    linmem keeps no results. Every sweep takes ``cache=``: an object with
+    ``key``/``get``/``put`` (:class:`SweepCacheLike`; the theorems verifier's
+    folder of JSON files is ``theorems.sweepcache.SweepCache``), ``None`` or
+    ``False`` (no caching), or ``True`` (default): the cache an application
+    installed with :func:`set_default_cache` (none installed: no caching).
+    Each instance result (one seed's ``n*``, one trial's outcome, one
+    measurement) is looked up and stored on its own under ``(name, params,
+    seed)``; ``name`` and ``params`` must identify the criterion completely
+    (e.g. a version or source hash of the caller's code). The cache is used
+    in the calling process, the computations run on the executor of
+    :func:`use_executor`.
 
 Source: seed 004 (the top-1 thresholds 8 and 2, the TAM threshold alpha_c(r),
 finite-size sweeps); the estimators are standard (bisection, logistic
@@ -122,53 +115,37 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-import hashlib
-import json
 import math
 import numbers
-import os
-import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
-from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from linmem._validation import check_generator, check_memory, check_positive_int
 
 __all__ = [
-    "CACHE_ENV",
-    "CACHE_OFF_VALUES",
     "CrossingResult",
     "LOAD_KINDS",
     "LOGISTIC_MAXITER",
     "LOGISTIC_RIDGE",
     "NestedResult",
-    "SweepCache",
+    "SweepCacheLike",
     "bisect_crossing",
-    "cached_call",
-    "default_cache_dir",
+    "check_cache",
     "gaussian_pairs",
     "instance_rng",
-    "linmem_fingerprint",
+    "jsonable",
     "load_value",
     "logistic_crossing",
     "measure_grid",
     "nested_critical_sizes",
     "pairs_at_load",
     "peak_location",
-    "resolve_cache",
-    "source_fingerprint",
+    "set_default_cache",
     "use_executor",
 ]
-
-#: Environment variable naming the default cache directory.
-CACHE_ENV = "THEOREMS_CACHE"
-
-#: Values of :data:`CACHE_ENV` that disable the default cache.
-CACHE_OFF_VALUES = frozenset({"", "0", "off", "none", "false", "no"})
 
 #: The load parametrisations: ``"ratio"`` is ``d^2 / (n ln n)`` (top-1),
 #: ``"alpha"`` is ``n / d^2`` (TAM).
@@ -180,8 +157,6 @@ LOGISTIC_RIDGE = 1e-3
 
 #: Newton iterations of the logistic fit (it converges in a handful).
 LOGISTIC_MAXITER = 100
-
-_CACHE_SUBDIR = "linmem-theorems"
 
 #: A logistic crossing more than this many e-folds of n away from the
 #: bracket's geometric centre is reported as NaN (no crossing in range).
@@ -253,9 +228,14 @@ def _check_n_range(n_range: Any) -> tuple[int, int]:
     return lo, hi
 
 
-def _jsonable(x: Any, name: str) -> Any:
-    """A canonical JSON-able copy of ``x`` (tuples as lists, numpy scalars as
-    Python numbers); refuses anything else so that keys are unambiguous."""
+def jsonable(x: Any, name: str) -> Any:
+    """A canonical JSON-able copy of ``x`` (tuples as lists, numpy arrays and
+    scalars as Python lists and numbers, mappings with sorted string keys);
+    refuses anything else (naming ``name``) so that cache keys are unambiguous.
+
+    >>> jsonable({"b": (1, np.float64(2.5)), "a": None}, "params")
+    {'a': None, 'b': [1, 2.5]}
+    """
     if x is None or isinstance(x, (bool, str)):
         return x
     if isinstance(x, numbers.Integral):
@@ -266,225 +246,82 @@ def _jsonable(x: Any, name: str) -> Any:
             raise ValueError(f"{name} must hold finite numbers, got {x}")
         return x
     if isinstance(x, np.ndarray):
-        return _jsonable(x.tolist(), name)
+        return jsonable(x.tolist(), name)
     if isinstance(x, (list, tuple)):
-        return [_jsonable(e, name) for e in x]
+        return [jsonable(e, name) for e in x]
     if isinstance(x, Mapping):
         if not all(isinstance(k, str) for k in x):
             raise TypeError(f"{name} must have string keys, got {list(x)!r}"[:160])
-        return {k: _jsonable(v, name) for k, v in sorted(x.items())}
+        return {k: jsonable(v, name) for k, v in sorted(x.items())}
     raise TypeError(
         f"{name} must be JSON-able (numbers, strings, lists, dicts), got {type(x).__name__}"
     )
 
 
 # --------------------------------------------------------------------------
-# the cache
+# caching and executors (supplied by the caller)
 # --------------------------------------------------------------------------
 
 
-def _hash_files(paths: Iterable[Path]) -> str:
-    h = hashlib.sha256()
-    for p in sorted(paths, key=lambda q: q.name):
-        h.update(p.name.encode())
-        h.update(p.read_bytes())
-    return h.hexdigest()[:16]
+class SweepCacheLike(Protocol):
+    """What a sweep needs of a cache: linmem keeps no results itself.
 
-
-@lru_cache(maxsize=1)
-def linmem_fingerprint() -> dict:
-    """What a cached result depends on besides its own parameters.
-
-    linmem's version, a hash of the source of every ``linmem/*.py`` file (a
-    change to any formula invalidates the cache) and the numpy and scipy
-    versions.
-
-    >>> sorted(linmem_fingerprint())
-    ['numpy', 'scipy', 'source', 'version']
-    """
-    import scipy
-
-    import linmem
-
-    here = Path(__file__).resolve().parent
-    return {
-        "version": linmem.__version__,
-        "source": _hash_files(here.glob("*.py")),
-        "numpy": np.__version__,
-        "scipy": scipy.__version__,
-    }
-
-
-def source_fingerprint(*modules: Any) -> str:
-    """Hash of the source files of ``modules`` (module objects or file paths).
-
-    Pass it in ``params`` when the success criterion is defined outside
-    linmem, so that editing that definition invalidates its cached results.
-
-    >>> import linmem.sweeps as m
-    >>> len(source_fingerprint(m))
-    16
-    """
-    paths = []
-    for m in modules:
-        path = getattr(m, "__file__", m)
-        if not isinstance(path, (str, os.PathLike)):
-            raise TypeError(f"modules must be modules or file paths, got {m!r}")
-        paths.append(Path(path))
-    if not paths:
-        raise ValueError("source_fingerprint needs at least one module")
-    return _hash_files(paths)
-
-
-def default_cache_dir() -> Path | None:
-    """``$THEOREMS_CACHE``, else ``~/.cache/linmem-theorems``; ``None`` when disabled.
-
-    >>> import os
-    >>> old = os.environ.get("THEOREMS_CACHE")
-    >>> os.environ["THEOREMS_CACHE"] = "off"
-    >>> default_cache_dir() is None
-    True
-    >>> _ = os.environ.pop("THEOREMS_CACHE") if old is None else os.environ.update(THEOREMS_CACHE=old)
-    """
-    env = os.environ.get(CACHE_ENV)
-    if env is not None:
-        if env.strip().lower() in CACHE_OFF_VALUES:
-            return None
-        return Path(env).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / _CACHE_SUBDIR
-
-
-class SweepCache:
-    """Per-instance results as JSON files under ``directory``, written atomically.
-
-    ``key(function, params, seed)`` is the SHA-256 of the canonical JSON of
-    the three plus :func:`linmem_fingerprint`; ``get`` returns
-    ``(True, value)`` or ``(False, None)``; ``put`` writes a temporary file
-    in the same directory and renames it over the target, so a concurrent
-    reader sees either nothing or a whole file. An unreadable file counts as
-    a miss and is overwritten. ``hits`` and ``misses`` count lookups;
-    ``write_errors`` counts results the sweeps could not store (an unwritable
-    directory slows a rerun down but changes no result).
-
-    >>> import tempfile
-    >>> c = SweepCache(tempfile.mkdtemp())
-    >>> k = c.key("f", {"d": 4}, 0)
-    >>> c.get(k), c.put(k, [1, 2]), c.get(k), (c.hits, c.misses)
-    ((False, None), None, (True, [1, 2]), (1, 1))
+    ``key(name, params, seed)`` returns a string that identifies the instance
+    (``params`` and ``seed`` are canonical JSON values, see :func:`jsonable`);
+    ``get(key)`` returns ``(True, value)`` or ``(False, None)``;
+    ``put(key, value, note=None)`` stores a JSON value. An ``OSError`` from
+    ``put`` costs speed, never a result: the sweep counts it in the cache's
+    ``write_errors`` (when it has that attribute) and goes on. The theorems
+    verifier supplies a folder of JSON files (``theorems.sweepcache``).
     """
 
-    def __init__(self, directory: str | os.PathLike):
-        if not isinstance(directory, (str, os.PathLike)):
-            raise TypeError(f"directory must be a path, got {type(directory).__name__} {directory!r}")
-        self.directory = Path(directory).expanduser()
-        self.hits = 0
-        self.misses = 0
-        self.write_errors = 0
+    def key(self, name: str, params: Mapping, seed: Any) -> str: ...
 
-    def __repr__(self) -> str:
-        return f"SweepCache({str(self.directory)!r})"
+    def get(self, key: str) -> tuple[bool, Any]: ...
 
-    def key(self, function: str, params: Mapping | None, seed: Any) -> str:
-        record = {
-            "function": _check_name(function),
-            "params": _jsonable(params or {}, "params"),
-            "seed": _jsonable(seed, "seed"),
-            "linmem": linmem_fingerprint(),
-        }
-        blob = json.dumps(record, sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(blob.encode()).hexdigest()
-
-    def _path(self, key: str) -> Path:
-        return self.directory / key[:2] / f"{key}.json"
-
-    def get(self, key: str) -> tuple[bool, Any]:
-        path = self._path(key)
-        try:
-            with open(path, encoding="utf-8") as fh:
-                record = json.load(fh)
-            value = record["value"]
-        except (OSError, ValueError, KeyError, TypeError):
-            self.misses += 1
-            return False, None
-        self.hits += 1
-        return True, value
-
-    def put(self, key: str, value: Any, *, note: Mapping | None = None) -> None:
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        record = {"key": key, "value": _jsonable(value, "value")}
-        if note:
-            record["note"] = _jsonable(note, "note")
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(record, fh, sort_keys=True)
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+    def put(self, key: str, value: Any, *, note: Mapping | None = None) -> None: ...
 
 
-def resolve_cache(cache: Any) -> SweepCache | None:
-    """The cache a sweep uses: ``True`` -> :func:`default_cache_dir` (or none
-    when it is disabled), a path -> that directory, a :class:`SweepCache` ->
-    itself, ``None``/``False`` -> no caching.
+_DEFAULT_CACHE: list = [None]
 
-    >>> resolve_cache(None) is None, resolve_cache(False) is None
+
+def set_default_cache(provider: Callable[[], Any] | None) -> None:
+    """Install what ``cache=True`` means in the sweeps: ``provider()`` is
+    called at each sweep and returns a cache (:class:`SweepCacheLike`) or
+    ``None``; ``set_default_cache(None)`` uninstalls it (``cache=True`` then
+    caches nothing). An application (the theorems verifier) installs its
+    own; linmem by itself has none.
+
+    >>> set_default_cache(42)
+    Traceback (most recent call last):
+    ...
+    TypeError: provider must be a callable returning a cache or None, got int 42
+    """
+    if provider is not None and not callable(provider):
+        raise TypeError(f"provider must be a callable returning a cache or None, got {type(provider).__name__} "
+                        f"{provider!r}"[:160])
+    _DEFAULT_CACHE[0] = provider
+
+
+def check_cache(cache: Any) -> Any:
+    """The cache a sweep uses: ``None``/``False`` -> no caching, ``True`` ->
+    the installed default (:func:`set_default_cache`; none installed: no
+    caching), an object with ``key``, ``get`` and ``put`` -> itself.
+
+    >>> check_cache(None) is None, check_cache(False) is None
     (True, True)
     """
     if cache is None or cache is False:
         return None
     if cache is True:
-        directory = default_cache_dir()
-        return None if directory is None else SweepCache(directory)
-    if isinstance(cache, SweepCache):
+        provider = _DEFAULT_CACHE[0]
+        return None if provider is None else provider()
+    if all(callable(getattr(cache, m, None)) for m in ("key", "get", "put")):
         return cache
-    if isinstance(cache, (str, os.PathLike)):
-        return SweepCache(cache)
     raise TypeError(
-        "cache must be True (default directory), a directory path, a SweepCache, "
-        f"or None/False (no caching), got {type(cache).__name__} {cache!r}"[:200]
+        "cache must be True (the installed default), an object with key/get/put (e.g. "
+        f"theorems.sweepcache.SweepCache), or None/False (no caching), got {type(cache).__name__} {cache!r}"[:220]
     )
-
-
-def _cached(cache: SweepCache | None, name: str, params: Mapping, seed: Any,
-            compute: Callable[[], Any]) -> tuple[Any, bool]:
-    """``(value, hit)``: the cached value, or ``compute()`` stored then returned."""
-    if cache is None:
-        return compute(), False
-    key = cache.key(name, params, seed)
-    hit, value = cache.get(key)
-    if hit:
-        return value, True
-    value = _jsonable(compute(), "the computed value")
-    try:
-        cache.put(key, value, note={"function": name, "seed": seed})
-    except OSError:
-        # an unwritable cache directory costs speed, never a result
-        cache.write_errors += 1
-    return value, False
-
-
-def cached_call(
-    compute: Callable[[], Any], *, name: str, params: Mapping | None, seed: Any, cache: Any = True
-) -> tuple[Any, bool]:
-    """``(value, hit)``: the cached JSON value of ``compute()`` under
-    ``(name, params, seed)``, computing and storing it on a miss.
-
-    For per-instance results that the sweep functions below do not cover
-    (several figures of one instance, a fitted norm). ``value`` is JSON-able
-    (tuples come back as lists). ``cache`` as in :func:`resolve_cache`.
-
-    >>> cached_call(lambda: (1, 2.5), name="doc", params={"d": 3}, seed=0, cache=None)
-    ((1, 2.5), False)
-    """
-    compute = _check_callable(compute, "compute")
-    return _cached(resolve_cache(cache), _check_name(name), params or {}, _jsonable(seed, "seed"), compute)
 
 
 _EXECUTOR: list = [None]
@@ -492,7 +329,8 @@ _EXECUTOR: list = [None]
 
 @contextlib.contextmanager
 def use_executor(executor: Any):
-    """Run the per-instance computations of :func:`nested_critical_sizes` and
+    """Run the per-instance computations of :func:`nested_critical_sizes`,
+    :func:`bisect_crossing` (the trials of each bisection step) and
     :func:`measure_grid` on ``executor`` inside the ``with`` block.
 
     ``executor`` is any :class:`concurrent.futures.Executor` (a
@@ -521,7 +359,7 @@ def use_executor(executor: Any):
         _EXECUTOR[0] = previous
 
 
-def _cached_many(cache: SweepCache | None, name: str, params: Mapping, seeds: list,
+def _cached_many(cache: Any, name: str, params: Mapping, seeds: list,
                  task: Callable, args: list[tuple]) -> list[tuple[Any, bool, Any]]:
     """``[(value, hit, extra)]`` for ``task(*args[i])``, each cached under
     ``seeds[i]``; ``task`` returns ``(value, extra)``. Misses run on the
@@ -542,15 +380,31 @@ def _cached_many(cache: SweepCache | None, name: str, params: Mapping, seeds: li
         futures = [executor.submit(task, *args[i]) for i in misses]
         results = [f.result() for f in futures]
     for i, (value, extra) in zip(misses, results):
-        value = _jsonable(value, "the computed value")
+        value = jsonable(value, "the computed value")
         if cache is not None:
             try:
                 cache.put(cache.key(name, params, seeds[i]), value, note={"function": name, "seed": seeds[i]})
             except OSError:
-                cache.write_errors += 1
+                # an unwritable cache costs speed, never a result
+                cache.write_errors = getattr(cache, "write_errors", 0) + 1
         out[i] = (value, False, extra)
     return out
 
+
+#: Names that moved to :mod:`theorems.sweepcache` (the verifier's cache
+#: folder, its environment variable and the fingerprints in its keys). Kept
+#: importable from here, resolved on first use, for callers not yet moved;
+#: linmem's own code never uses them.
+_MOVED_TO_THEOREMS = frozenset({"CACHE_ENV", "CACHE_OFF_VALUES", "SweepCache", "cached_call", "default_cache_dir",
+                                "linmem_fingerprint", "resolve_cache", "source_fingerprint"})
+
+
+def __getattr__(name: str):
+    if name in _MOVED_TO_THEOREMS:
+        from theorems import sweepcache  # the one place linmem names theorems: a shim for old callers
+
+        return getattr(sweepcache, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # --------------------------------------------------------------------------
 # instances and loads
@@ -749,9 +603,9 @@ def nested_critical_sizes(
     seeds = _check_seeds(seeds)
     base_seed = _check_seed_int(base_seed, "base_seed")
     name = _check_name(name)
-    store = resolve_cache(cache)
+    store = check_cache(cache)
     key_params = {"method": "nested-bisection", "d": d, "n_range": [lo, hi],
-                  "criterion": _jsonable(params or {}, "params")}
+                  "criterion": jsonable(params or {}, "params")}
     done = _cached_many(store, name, key_params, [[base_seed, s] for s in seeds], _nested_one_seed,
                         [(success, d, lo, hi, base_seed, s) for s in seeds])
     n_star = [int(value) for value, _, _ in done]
@@ -928,7 +782,7 @@ def bisect_crossing(
     base_seed = _check_seed_int(base_seed, "base_seed")
     name = _check_name(name)
     min_pairs = check_positive_int(min_pairs, "min_pairs", minimum=2)
-    store = resolve_cache(cache)
+    store = check_cache(cache)
     n1, n2 = (max(min_pairs, int(round(pairs_at_load(load_kind, d, b)))) for b in (b1, b2))
     n_easy, n_hard = min(n1, n2), max(n1, n2)
     if n_hard - n_easy < 1:
@@ -936,30 +790,26 @@ def bisect_crossing(
             f"bracket {bracket!r} spans no pairs at d = {d} (both ends give n = {n_easy}); "
             "widen it"
         )
-    key_params = {"method": "bisect-crossing", "d": d, "criterion": _jsonable(params or {}, "params")}
+    key_params = {"method": "bisect-crossing", "d": d, "criterion": jsonable(params or {}, "params")}
     counter = {"calls": 0, "hits": 0}
     ns: list[int] = []
     outs: list[bool] = []
 
-    def evaluate(n: int) -> float:
-        rates = []
-        for t in range(trials):
-            def compute(n=n, t=t) -> bool:
-                counter["calls"] += 1
-                V, U = gaussian_pairs(d, n, rng=instance_rng(base_seed, d, n, t))
-                return bool(success(V, U))
-
-            value, hit = _cached(store, name, key_params, [base_seed, n, t], compute)
-            counter["hits"] += hit
+    def evaluate(*sizes: int) -> list[float]:
+        """Success rates at ``sizes``: their ``trials`` instances in one batch
+        on the current executor (the cache read and written here)."""
+        cells = [(n, t) for n in sizes for t in range(trials)]
+        done = _cached_many(store, name, key_params, [[base_seed, n, t] for n, t in cells], _trial,
+                            [(success, d, n, base_seed, t) for n, t in cells])
+        for (n, _), (value, hit, _) in zip(cells, done):
+            counter["hits" if hit else "calls"] += 1
             ns.append(n)
             outs.append(bool(value))
-            rates.append(bool(value))
-        return float(np.mean(rates))
+        return [float(np.mean([bool(v) for v, _, _ in done[i * trials:(i + 1) * trials]]))
+                for i in range(len(sizes))]
 
-    history = []
-    rate_easy = evaluate(n_easy)
-    rate_hard = evaluate(n_hard)
-    history += [(n_easy, rate_easy), (n_hard, rate_hard)]
+    rate_easy, rate_hard = evaluate(n_easy, n_hard)
+    history = [(n_easy, rate_easy), (n_hard, rate_hard)]
     censored = not (rate_easy >= 0.5 > rate_hard)
     lo, hi = n_easy, n_hard
     for _ in range(steps):
@@ -967,7 +817,7 @@ def bisect_crossing(
             break
         mid = int(round(math.sqrt(lo * hi)))
         mid = min(max(mid, lo + 1), hi - 1)
-        rate = evaluate(mid)
+        (rate,) = evaluate(mid)
         history.append((mid, rate))
         if rate >= 0.5:
             lo = mid
@@ -982,6 +832,12 @@ def bisect_crossing(
     n50 = math.exp(x50) if inside else math.nan
     return CrossingResult(d, load_kind, n_arr, o_arr, n50, slope, (lo, hi), censored,
                           counter["calls"], counter["hits"], history)
+
+
+def _trial(success: Callable, d: int, n: int, base_seed: int, t: int) -> tuple[bool, None]:
+    """One instance of :func:`bisect_crossing`: ``(success, None)``."""
+    V, U = gaussian_pairs(d, n, rng=instance_rng(base_seed, d, n, t))
+    return bool(success(V, U)), None
 
 
 # --------------------------------------------------------------------------
@@ -1026,8 +882,8 @@ def measure_grid(
     seeds = _check_seeds(seeds)
     base_seed = _check_seed_int(base_seed, "base_seed")
     name = _check_name(name)
-    store = resolve_cache(cache)
-    key_params = {"method": "grid", "d": d, "criterion": _jsonable(params or {}, "params")}
+    store = check_cache(cache)
+    key_params = {"method": "grid", "d": d, "criterion": jsonable(params or {}, "params")}
     cells = [(s, n) for s in seeds for n in ns]
     done = _cached_many(store, name, key_params, [[base_seed, n, s] for s, n in cells], _grid_cell,
                         [(measure, d, n, base_seed, s) for s, n in cells])

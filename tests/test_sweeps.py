@@ -1,6 +1,7 @@
-"""Tests of linmem.sweeps: the finite-size crossing estimators find planted
-thresholds, the per-instance cache hits on a rerun and misses when a
-parameter changes, and bad input is refused with a message naming it."""
+"""Tests of linmem.sweeps and theorems.sweepcache: the finite-size crossing
+estimators find planted thresholds, the per-instance cache hits on a rerun
+and misses when a parameter changes, sweeps on an executor equal the serial
+run, and bad input is refused with a message naming it."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ import pytest
 from scipy.special import ndtr
 
 from linmem import sweeps
+from theorems import sweepcache
+from theorems.sweepcache import SweepCache
 
 #: A planted monotone criterion: success iff n <= PLANTED_N.
 PLANTED_N = 37
@@ -135,7 +138,7 @@ def test_gaussian_pairs_have_the_stated_covariance():
 
 
 def test_cache_hits_on_rerun_and_misses_when_a_parameter_changes(tmp_path):
-    cache = sweeps.SweepCache(tmp_path)
+    cache = SweepCache(tmp_path)
     crit, calls = _counting(_planted_monotone)
     first = sweeps.nested_critical_sizes(crit, 5, n_range=(2, 80), seeds=range(3), base_seed=2,
                                          name="planted", params={"p": 1}, cache=cache)
@@ -159,7 +162,8 @@ def test_cache_hits_on_rerun_and_misses_when_a_parameter_changes(tmp_path):
 
 def test_bisect_crossing_reruns_from_the_cache(tmp_path):
     crit, calls = _counting(_planted_random)
-    kw = dict(load_kind="alpha", bracket=(0.3, 2.0), trials=5, steps=3, base_seed=1, name="r", cache=str(tmp_path))
+    kw = dict(load_kind="alpha", bracket=(0.3, 2.0), trials=5, steps=3, base_seed=1, name="r",
+              cache=SweepCache(tmp_path))
     a = sweeps.bisect_crossing(crit, 6, **kw)
     made = calls["n"]
     b = sweeps.bisect_crossing(crit, 6, **kw)
@@ -168,7 +172,7 @@ def test_bisect_crossing_reruns_from_the_cache(tmp_path):
 
 
 def test_cache_files_are_json_and_a_corrupt_one_is_a_miss(tmp_path):
-    cache = sweeps.SweepCache(tmp_path)
+    cache = SweepCache(tmp_path)
     key = cache.key("f", {"x": (1, 2)}, [0, 1])
     assert key == cache.key("f", {"x": [1, 2]}, [0, 1])  # tuples and lists key alike
     cache.put(key, {"a": 1.5})
@@ -180,33 +184,35 @@ def test_cache_files_are_json_and_a_corrupt_one_is_a_miss(tmp_path):
 
 
 def test_the_key_includes_linmems_source_fingerprint(tmp_path):
-    fp = sweeps.linmem_fingerprint()
+    fp = sweepcache.linmem_fingerprint()
     assert set(fp) == {"version", "source", "numpy", "scipy"} and len(fp["source"]) == 16
 
 
 def test_default_cache_follows_the_environment(tmp_path, monkeypatch):
-    monkeypatch.setenv(sweeps.CACHE_ENV, str(tmp_path / "c"))
-    assert sweeps.resolve_cache(True).directory == tmp_path / "c"
+    monkeypatch.setenv(sweepcache.CACHE_ENV, str(tmp_path / "c"))
+    assert sweepcache.resolve_cache(True).directory == tmp_path / "c"
+    # importing theorems.sweepcache installs it as what cache=True means in linmem's sweeps
+    assert sweeps.check_cache(True).directory == tmp_path / "c"
     for off in ("", "off", "0", "None"):
-        monkeypatch.setenv(sweeps.CACHE_ENV, off)
-        assert sweeps.resolve_cache(True) is None
-    monkeypatch.delenv(sweeps.CACHE_ENV)
+        monkeypatch.setenv(sweepcache.CACHE_ENV, off)
+        assert sweepcache.resolve_cache(True) is None and sweeps.check_cache(True) is None
+    monkeypatch.delenv(sweepcache.CACHE_ENV)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    assert sweeps.default_cache_dir() == tmp_path / "linmem-theorems"
-    assert sweeps.resolve_cache(None) is None and sweeps.resolve_cache(False) is None
+    assert sweepcache.default_cache_dir() == tmp_path / "linmem-theorems"
+    assert sweepcache.resolve_cache(None) is None and sweepcache.resolve_cache(False) is None
 
 
 def test_an_unwritable_cache_directory_changes_no_result(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
-    cache = sweeps.SweepCache(blocker / "sub")
-    value, hit = sweeps.cached_call(lambda: 7, name="c", params={}, seed=0, cache=cache)
+    cache = SweepCache(blocker / "sub")
+    value, hit = sweepcache.cached_call(lambda: 7, name="c", params={}, seed=0, cache=cache)
     assert (value, hit) == (7, False) and cache.write_errors == 1
 
 
 def test_cached_call_round_trips_json_values(tmp_path):
-    value, hit = sweeps.cached_call(lambda: [1, 2.5, True], name="c", params={}, seed=0, cache=tmp_path)
-    again, hit2 = sweeps.cached_call(lambda: None, name="c", params={}, seed=0, cache=tmp_path)
+    value, hit = sweepcache.cached_call(lambda: [1, 2.5, True], name="c", params={}, seed=0, cache=tmp_path)
+    again, hit2 = sweepcache.cached_call(lambda: None, name="c", params={}, seed=0, cache=str(tmp_path))
     assert (hit, hit2) == (False, True) and again == [1, 2.5, True]
 
 
@@ -266,9 +272,9 @@ def test_nested_critical_sizes_refuses_bad_input(kwargs, exc, match):
                      id="logistic-length"),
         pytest.param(lambda: sweeps.measure_grid(lambda V, U: math.inf, 2, [3], seeds=[0], base_seed=0, name="x",
                                                  cache=None), ValueError, "non-finite", id="measure-inf"),
-        pytest.param(lambda: sweeps.SweepCache(5), TypeError, "directory must be a path", id="cache-dir"),
+        pytest.param(lambda: SweepCache(5), TypeError, "directory must be a path", id="cache-dir"),
         pytest.param(lambda: sweeps.instance_rng(), ValueError, "at least one", id="rng-empty"),
-        pytest.param(lambda: sweeps.source_fingerprint(), ValueError, "at least one", id="fingerprint-empty"),
+        pytest.param(lambda: sweepcache.source_fingerprint(), ValueError, "at least one", id="fingerprint-empty"),
     ],
 )
 def test_sweeps_refuse_bad_input(call, exc, match):
@@ -277,7 +283,7 @@ def test_sweeps_refuse_bad_input(call, exc, match):
 
 
 def test_cache_writes_leave_no_temporary_files_after_an_unserialisable_value(tmp_path):
-    cache = sweeps.SweepCache(tmp_path)
+    cache = SweepCache(tmp_path)
     with pytest.raises(TypeError):
         cache.put(cache.key("f", {}, 0), object())
     assert not list(tmp_path.rglob(".tmp-*"))
@@ -310,16 +316,113 @@ def test_sweeps_on_a_process_pool_equal_the_serial_run_and_fill_the_cache_on_the
     serial = sweeps.nested_critical_sizes(_lp_like_success, 3, n_range=(3, 40), cache=None, **kwargs)
     grid = sweeps.measure_grid(_norm_measure, 3, [4, 9], cache=None, **kwargs)
     with concurrent.futures.ProcessPoolExecutor(2) as pool, sweeps.use_executor(pool):
-        par = sweeps.nested_critical_sizes(_lp_like_success, 3, n_range=(3, 40), cache=tmp_path, **kwargs)
-        par_grid = sweeps.measure_grid(_norm_measure, 3, [4, 9], cache=tmp_path, **kwargs)
+        par = sweeps.nested_critical_sizes(_lp_like_success, 3, n_range=(3, 40), cache=SweepCache(tmp_path),
+                                           **kwargs)
+        par_grid = sweeps.measure_grid(_norm_measure, 3, [4, 9], cache=SweepCache(tmp_path), **kwargs)
     assert par.n_star.tolist() == serial.n_star.tolist() and par.evaluations == serial.evaluations
     np.testing.assert_array_equal(par_grid, grid)
     assert len(list(tmp_path.rglob("*.json"))) == 6 + 12
     with sweeps.use_executor(_RefusingExecutor()):
-        again = sweeps.nested_critical_sizes(_lp_like_success, 3, n_range=(3, 40), cache=tmp_path, **kwargs)
-        again_grid = sweeps.measure_grid(_norm_measure, 3, [4, 9], cache=tmp_path, **kwargs)
+        again = sweeps.nested_critical_sizes(_lp_like_success, 3, n_range=(3, 40), cache=SweepCache(tmp_path),
+                                             **kwargs)
+        again_grid = sweeps.measure_grid(_norm_measure, 3, [4, 9], cache=SweepCache(tmp_path), **kwargs)
     assert again.n_star.tolist() == serial.n_star.tolist() and again.cache_hits == 6
     np.testing.assert_array_equal(again_grid, grid)
+
+
+_BISECT = dict(load_kind="alpha", bracket=(0.2, 3.0), trials=8, steps=4, base_seed=5, name="bisect-exec")
+
+
+@pytest.mark.parametrize("kind", ["threads", "processes"])
+def test_bisect_crossing_on_an_executor_equals_the_serial_run(tmp_path, kind):
+    serial = sweeps.bisect_crossing(_planted_random, 6, cache=None, **_BISECT)
+    pool = (concurrent.futures.ThreadPoolExecutor(3) if kind == "threads"
+            else concurrent.futures.ProcessPoolExecutor(2))
+    with pool, sweeps.use_executor(pool):
+        par = sweeps.bisect_crossing(_planted_random, 6, cache=SweepCache(tmp_path), **_BISECT)
+    # same instances in the same order, the same bisection and the same fit
+    assert par.ns.tolist() == serial.ns.tolist() and par.outcomes.tolist() == serial.outcomes.tolist()
+    assert (par.n50, par.slope, par.bracket, par.steps) == (serial.n50, serial.slope, serial.bracket, serial.steps)
+    assert par.evaluations == serial.evaluations == serial.ns.size and par.cache_hits == 0
+    assert len(list(tmp_path.rglob("*.json"))) == serial.ns.size  # written on the client
+    with sweeps.use_executor(_RefusingExecutor()):
+        again = sweeps.bisect_crossing(_planted_random, 6, cache=SweepCache(tmp_path), **_BISECT)
+    assert again.n50 == serial.n50 and again.evaluations == 0 and again.cache_hits == serial.ns.size
+
+
+def test_bisect_crossing_submits_each_steps_trials_as_one_batch():
+    submitted = []
+
+    class Recording(concurrent.futures.ThreadPoolExecutor):
+        def submit(self, fn, /, *args, **kwargs):
+            submitted.append(args[2])  # the size n of the trial
+            return super().submit(fn, *args, **kwargs)
+
+    with Recording(2) as pool, sweeps.use_executor(pool):
+        res = sweeps.bisect_crossing(_planted_random, 6, cache=None, **_BISECT)
+    assert submitted == res.ns.tolist()
+    # both ends first, then one batch of `trials` per bisection step
+    assert [n for n, _ in res.steps] == [submitted[i] for i in range(0, len(submitted), _BISECT["trials"])]
+
+
+class _DictCache:
+    """The smallest object with linmem's cache protocol."""
+
+    def __init__(self):
+        self.store = {}
+
+    def key(self, name, params, seed):
+        return json.dumps([name, params, seed], sort_keys=True)
+
+    def get(self, key):
+        return (True, self.store[key]) if key in self.store else (False, None)
+
+    def put(self, key, value, *, note=None):
+        self.store[key] = value
+
+
+def test_any_object_with_the_cache_protocol_serves_the_sweeps():
+    cache = _DictCache()
+    crit, calls = _counting(_planted_monotone)
+    first = sweeps.nested_critical_sizes(crit, 4, n_range=(2, 60), seeds=range(3), base_seed=1, name="d",
+                                         cache=cache)
+    made = calls["n"]
+    again = sweeps.nested_critical_sizes(crit, 4, n_range=(2, 60), seeds=range(3), base_seed=1, name="d",
+                                         cache=cache)
+    assert len(cache.store) == 3 and calls["n"] == made and again.cache_hits == 3
+    assert again.n_star.tolist() == first.n_star.tolist() == [PLANTED_N] * 3
+
+
+def test_the_default_cache_is_whatever_the_application_installs(tmp_path, monkeypatch):
+    cache = _DictCache()
+    monkeypatch.setattr(sweeps, "_DEFAULT_CACHE", [lambda: cache])
+    sweeps.measure_grid(_norm_measure, 3, [4], seeds=[0], base_seed=0, name="g")  # cache=True by default
+    assert len(cache.store) == 1
+    sweeps.set_default_cache(None)
+    assert sweeps.check_cache(True) is None
+    with pytest.raises(TypeError, match="provider must be a callable"):
+        sweeps.set_default_cache("folder")
+    with pytest.raises(TypeError, match="cache must be True"):
+        sweeps.check_cache(tmp_path)  # a path means nothing to linmem: theorems.sweepcache.SweepCache(path)
+
+
+def test_linmem_knows_neither_the_verifier_nor_its_cache_folder():
+    import pathlib
+    import subprocess
+    import sys
+
+    import linmem
+
+    code = "import sys, linmem, linmem.sweeps; print('theorems' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stdout.strip() == "False"
+    for path in pathlib.Path(linmem.__file__).parent.glob("*.py"):
+        text = path.read_text()
+        assert "THEOREMS_CACHE" not in text and "linmem-theorems" not in text, path
+    # the names that moved stay importable from linmem.sweeps for old callers
+    from linmem.sweeps import SweepCache as Moved, cached_call, default_cache_dir, source_fingerprint  # noqa: F401
+
+    assert Moved is SweepCache and default_cache_dir is sweepcache.default_cache_dir
 
 
 def test_use_executor_refuses_what_is_not_an_executor_and_restores_the_previous_one():
@@ -343,7 +446,7 @@ def test_sweeps_on_a_dask_local_cluster_equal_the_serial_run(tmp_path):
     with open_executor("dask", workers=2):
         # a closure: dask pickles it with cloudpickle
         par = sweeps.nested_critical_sizes(lambda V, U: _lp_like_success(V, U), 3, n_range=(3, 40),
-                                           cache=tmp_path, **kwargs)
+                                           cache=SweepCache(tmp_path), **kwargs)
     assert par.n_star.tolist() == serial.n_star.tolist() and par.evaluations == serial.evaluations
     assert len(list(tmp_path.rglob("*.json"))) == 6  # written here, on the client
 

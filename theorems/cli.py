@@ -181,7 +181,7 @@ def _out_dir(value, option: str = "--out"):
 
 def _check_cache() -> None:
     """Refuse a sweep cache that names a file (it would be silently skipped)."""
-    from linmem.sweeps import CACHE_ENV, default_cache_dir
+    from theorems.sweepcache import CACHE_ENV, default_cache_dir
 
     folder = default_cache_dir()
     if folder is None:

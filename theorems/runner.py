@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
+from theorems import sweepcache  # noqa: F401  (installs the sweep cache as linmem.sweeps' default)
 from theorems.impl import Impl
 from theorems.model import (
     Check,

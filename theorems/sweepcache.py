@@ -1,0 +1,274 @@
+"""The verifier's per-instance sweep cache and the fingerprints in its keys.
+
+:mod:`linmem.sweeps` computes finite-size instances and knows nothing about
+where results are kept: its sweep functions take any ``cache`` object with
+``key(name, params, seed)``, ``get(key) -> (hit, value)`` and
+``put(key, value, note=None)`` (:class:`linmem.sweeps.SweepCacheLike`).
+This module is the theorems side of that protocol.
+
+Layout
+    Every instance result (one seed's ``n*``, one trial's outcome, one
+    measurement) is a JSON file ``<folder>/<key[:2]>/<key>.json``, written
+    atomically (temporary file + ``os.replace``). The key is the SHA-256 of
+    the canonical JSON of (function name, parameters, seed,
+    :func:`linmem_fingerprint`). The fingerprint holds linmem's version, a
+    hash of linmem's source (any change to linmem invalidates every entry)
+    and the numpy and scipy versions; a caller whose criterion is defined
+    outside linmem puts :func:`source_fingerprint` of its own module in the
+    parameters.
+
+Folder
+    ``$THEOREMS_CACHE``, else ``$XDG_CACHE_HOME/linmem-theorems`` (default
+    ``~/.cache/linmem-theorems``); ``THEOREMS_CACHE`` set to ``""``, ``0``,
+    ``off``, ``none``, ``false`` or ``no`` turns it off. Importing this module
+    installs :func:`default_cache` as linmem's default
+    (:func:`linmem.sweeps.set_default_cache`), so ``cache=True`` in a sweep
+    means this folder.
+
+>>> import tempfile
+>>> c = SweepCache(tempfile.mkdtemp())
+>>> cached_call(lambda: [1, 2.5], name="doc", params={"d": 3}, seed=0, cache=c)
+([1, 2.5], False)
+>>> cached_call(lambda: None, name="doc", params={"d": 3}, seed=0, cache=c)
+([1, 2.5], True)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Mapping
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from linmem import sweeps
+from linmem.sweeps import jsonable
+
+__all__ = [
+    "CACHE_ENV",
+    "CACHE_OFF_VALUES",
+    "SweepCache",
+    "cached_call",
+    "default_cache",
+    "default_cache_dir",
+    "linmem_fingerprint",
+    "resolve_cache",
+    "source_fingerprint",
+]
+
+#: Environment variable naming the cache folder.
+CACHE_ENV = "THEOREMS_CACHE"
+
+#: Values of :data:`CACHE_ENV` that turn the cache off.
+CACHE_OFF_VALUES = frozenset({"", "0", "off", "none", "false", "no"})
+
+_CACHE_SUBDIR = "linmem-theorems"
+
+
+def _hash_files(paths: Iterable[Path]) -> str:
+    h = hashlib.sha256()
+    for p in sorted(paths, key=lambda q: q.name):
+        h.update(p.name.encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()[:16]
+
+
+@lru_cache(maxsize=1)
+def linmem_fingerprint() -> dict:
+    """What a cached result depends on besides its own parameters: linmem's
+    version, a hash of every ``linmem/*.py`` file and the numpy and scipy
+    versions.
+
+    >>> sorted(linmem_fingerprint())
+    ['numpy', 'scipy', 'source', 'version']
+    """
+    import scipy
+
+    import linmem
+
+    here = Path(linmem.__file__).resolve().parent
+    return {
+        "version": linmem.__version__,
+        "source": _hash_files(here.glob("*.py")),
+        "numpy": np.__version__,
+        "scipy": scipy.__version__,
+    }
+
+
+def source_fingerprint(*modules: Any) -> str:
+    """Hash of the source files of ``modules`` (module objects or file paths),
+    for the ``params`` of a criterion defined outside linmem, so that editing
+    it invalidates its cached results.
+
+    >>> import theorems.sweepcache as m
+    >>> len(source_fingerprint(m))
+    16
+    """
+    paths = []
+    for m in modules:
+        path = getattr(m, "__file__", m)
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"modules must be modules or file paths, got {m!r}")
+        paths.append(Path(path))
+    if not paths:
+        raise ValueError("source_fingerprint needs at least one module")
+    return _hash_files(paths)
+
+
+def default_cache_dir() -> Path | None:
+    """``$THEOREMS_CACHE``, else ``$XDG_CACHE_HOME/linmem-theorems``
+    (``~/.cache/linmem-theorems``); ``None`` when turned off.
+
+    >>> import os
+    >>> old = os.environ.get("THEOREMS_CACHE")
+    >>> os.environ["THEOREMS_CACHE"] = "off"
+    >>> default_cache_dir() is None
+    True
+    >>> _ = os.environ.pop("THEOREMS_CACHE") if old is None else os.environ.update(THEOREMS_CACHE=old)
+    """
+    env = os.environ.get(CACHE_ENV)
+    if env is not None:
+        if env.strip().lower() in CACHE_OFF_VALUES:
+            return None
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / _CACHE_SUBDIR
+
+
+class SweepCache:
+    """Per-instance results as JSON files under ``directory``, written atomically.
+
+    ``key(function, params, seed)`` is the SHA-256 of the canonical JSON of
+    the three plus :func:`linmem_fingerprint`; ``get`` returns
+    ``(True, value)`` or ``(False, None)``; ``put`` writes a temporary file
+    in the same directory and renames it over the target, so a concurrent
+    reader sees either nothing or a whole file. An unreadable file counts as
+    a miss and is overwritten. ``hits`` and ``misses`` count lookups;
+    ``write_errors`` counts results the sweeps could not store (an unwritable
+    directory slows a rerun down but changes no result).
+
+    >>> import tempfile
+    >>> c = SweepCache(tempfile.mkdtemp())
+    >>> k = c.key("f", {"d": 4}, 0)
+    >>> c.get(k), c.put(k, [1, 2]), c.get(k), (c.hits, c.misses)
+    ((False, None), None, (True, [1, 2]), (1, 1))
+    """
+
+    def __init__(self, directory: str | os.PathLike):
+        if not isinstance(directory, (str, os.PathLike)):
+            raise TypeError(f"directory must be a path, got {type(directory).__name__} {directory!r}")
+        self.directory = Path(directory).expanduser()
+        self.hits = 0
+        self.misses = 0
+        self.write_errors = 0
+
+    def __repr__(self) -> str:
+        return f"SweepCache({str(self.directory)!r})"
+
+    def key(self, function: str, params: Mapping | None, seed: Any) -> str:
+        if not isinstance(function, str) or not function:
+            raise TypeError(f"name must be a non-empty string identifying the criterion, got {function!r}")
+        record = {
+            "function": function,
+            "params": jsonable(params or {}, "params"),
+            "seed": jsonable(seed, "seed"),
+            "linmem": linmem_fingerprint(),
+        }
+        blob = json.dumps(record, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+    def _path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> tuple[bool, Any]:
+        try:
+            with open(self._path(key), encoding="utf-8") as fh:
+                value = json.load(fh)["value"]
+        except (OSError, ValueError, KeyError, TypeError):
+            self.misses += 1
+            return False, None
+        self.hits += 1
+        return True, value
+
+    def put(self, key: str, value: Any, *, note: Mapping | None = None) -> None:
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        record = {"key": key, "value": jsonable(value, "value")}
+        if note:
+            record["note"] = jsonable(note, "note")
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(record, fh, sort_keys=True)
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+
+
+def default_cache() -> SweepCache | None:
+    """The cache in :func:`default_cache_dir`, or ``None`` when it is off
+    (read afresh at every call, so a changed ``$THEOREMS_CACHE`` counts)."""
+    directory = default_cache_dir()
+    return None if directory is None else SweepCache(directory)
+
+
+def resolve_cache(cache: Any) -> Any:
+    """The cache a sweep uses: ``True`` -> :func:`default_cache`, a path -> a
+    :class:`SweepCache` there, ``None``/``False`` -> no caching, and any
+    object with linmem's cache protocol (``key``/``get``/``put``) -> itself.
+
+    >>> resolve_cache(None) is None, resolve_cache(False) is None
+    (True, True)
+    """
+    if cache is True:
+        return default_cache()
+    if isinstance(cache, (str, os.PathLike)):
+        return SweepCache(cache)
+    return sweeps.check_cache(cache)
+
+
+def cached_call(
+    compute: Callable[[], Any], *, name: str, params: Mapping | None, seed: Any, cache: Any = True
+) -> tuple[Any, bool]:
+    """``(value, hit)``: the cached JSON value of ``compute()`` under
+    ``(name, params, seed)``, computing and storing it on a miss (``cache``
+    as in :func:`resolve_cache`).
+
+    For per-instance results the sweeps of :mod:`linmem.sweeps` do not cover
+    (several figures of one instance, a fitted norm). ``value`` must be
+    JSON-able (tuples come back as lists from the cache).
+
+    >>> cached_call(lambda: (1, 2.5), name="doc", params={"d": 3}, seed=0, cache=None)
+    ((1, 2.5), False)
+    """
+    if not callable(compute):
+        raise TypeError(f"compute must be callable, got {type(compute).__name__} {compute!r}"[:160])
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"name must be a non-empty string identifying the criterion, got {name!r}")
+    store = resolve_cache(cache)
+    seed = jsonable(seed, "seed")
+    if store is None:
+        return compute(), False
+    key = store.key(name, params or {}, seed)
+    hit, value = store.get(key)
+    if hit:
+        return value, True
+    value = jsonable(compute(), "the computed value")
+    try:
+        store.put(key, value, note={"function": name, "seed": seed})
+    except OSError:
+        # an unwritable cache folder costs speed, never a result
+        store.write_errors = getattr(store, "write_errors", 0) + 1
+    return value, False
+
+
+sweeps.set_default_cache(default_cache)
