@@ -53,7 +53,7 @@ from theorems.residuals import AtMost, exact_residual, exact_sq, residual
 from theorems.strategies import Case, Inputs, exact_key_matrices
 from theorems.tolerance import scaled_residual
 
-__all__ = ["asymptotic", "expectation", "identity", "inequality", "montecarlo_keys", "wrong"]
+__all__ = ["asymptotic", "expectation", "identity", "inequality", "montecarlo_keys", "montecarlo_values", "wrong"]
 
 Terms = Callable[..., list]
 
@@ -250,7 +250,7 @@ def expectation(
     mc_keys: Callable[[np.random.Generator], list[np.ndarray]] = montecarlo_keys,
     assumptions: Sequence[str] = (), depends_on: Sequence[str] = (), tags: Sequence[str] = (),
     algebra: Callable | None = None, mc_samples: int | None = None, extra_checks: Sequence[Check] = (),
-    **fields: Any,
+    zero_mean: Callable | None = None, finish: Callable | None = None, **fields: Any,
 ) -> Claim:
     """An expectation over random values for fixed keys:
     ``E_V quantity(impl, K, V) = claimed(impl, K)``, values independent,
@@ -261,38 +261,74 @@ def expectation(
     ``axis=-2``. Checks: ``enumeration`` (exact, over ``v_i = s_i w_i`` with
     fair signs and exactly-unit rational ``w_i``, keys from ``keys``, default
     any exact keys) and ``montecarlo`` (spherical values, keys from
-    ``mc_keys(rng)``)."""
+    ``mc_keys(rng)``). ``zero_mean(impl, K, V)``, optional, is a further
+    quantity of any shape claimed to have expectation zero (e.g. the
+    cross-talk vectors); ``finish(ev, impl, Ks)`` may add data (a plot) to the
+    Monte Carlo evidence."""
     keys = keys if keys is not None else exact_key_matrices()
 
     def enumeration(ctx):
         def residual_of(case):
             K, W0 = case
             mean = kit.sign_expectation(lambda V: quantity(ctx.impl, K, V), W0)
-            return exact_sq(mean, claimed(ctx.impl, K))
+            out = exact_sq(mean, claimed(ctx.impl, K))
+            if zero_mean is not None:
+                centre = kit.sign_expectation(lambda V: zero_mean(ctx.impl, K, V), W0)
+                out += exact_sq(centre, 0 * centre)
+            return out
 
         return expect.check(ctx, _sign_design(keys), residual_of, describe=lambda c: {"K": c[0], "W0": c[1]})
-
-    def monte_carlo(ctx):
-        Ks = mc_keys(ctx.rng("montecarlo keys"))
-
-        def sample(rng, size):
-            return np.concatenate([np.asarray(quantity(ctx.impl, K, kit.spherical_batch(rng, size, MC_VALUE_DIM,
-                                                                                       K.shape[1])),
-                                              dtype=float).reshape(size, -1) for K in Ks], axis=1)
-
-        expected = np.concatenate([np.atleast_1d(np.asarray(claimed(ctx.impl, K), dtype=float)) for K in Ks])
-        shapes = ", ".join(f"{K.shape[0]}x{K.shape[1]}" for K in Ks)
-        return montecarlo.check(ctx, sample, expected, n=mc_samples, label=f"spherical values, keys {shapes}")
 
     checks = (
         Check("enumeration", EvidenceKind.EXPECTATION, enumeration,
               "exact expectation over random signs times fixed unit rational values"),
-        Check("montecarlo", EvidenceKind.MONTECARLO, monte_carlo,
-              "spherical values; M > d, M < d, rank-deficient and duplicated keys"),
+        montecarlo_values("montecarlo", quantity, claimed, mc_keys=mc_keys, mc_samples=mc_samples,
+                          zero_mean=zero_mean, finish=finish,
+                          about="spherical values; M > d, M < d, rank-deficient and duplicated keys"),
     )
     return _claim(id, ClaimKind.EXPECTATION, checks, title=title, statement=statement, source=source,
                   control=control, assumptions=assumptions, depends_on=depends_on, tags=tags,
                   algebra=algebra, extra_checks=extra_checks, **fields)
+
+
+def montecarlo_values(
+    name: str, quantity: Callable, claimed: Callable, *,
+    mc_keys: Callable[[np.random.Generator], list[np.ndarray]] = montecarlo_keys,
+    values: Callable[[np.random.Generator, int, int, int], np.ndarray] = kit.spherical_batch,
+    values_label: str = "spherical values", mc_samples: int | None = None, zero_mean: Callable | None = None,
+    finish: Callable | None = None, about: str = "",
+) -> Check:
+    """The Monte Carlo check of :func:`expectation` as a Check of its own
+    (e.g. a second value law as an ``extra_checks`` entry): fixed keys
+    ``mc_keys(rng)``, value batches ``values(rng, size, p, M)`` (p =
+    :data:`MC_VALUE_DIM`, default uniform on the sphere), the sample mean of
+    ``quantity`` (and of ``zero_mean``, first) against ``claimed`` (and 0)."""
+
+    def run(ctx):
+        Ks = mc_keys(ctx.rng("montecarlo keys"))
+
+        def figures(K, V):
+            size = V.shape[0]
+            q = np.asarray(quantity(ctx.impl, K, V), dtype=float).reshape(size, -1)
+            if zero_mean is None:
+                return q
+            return np.concatenate([np.asarray(zero_mean(ctx.impl, K, V), dtype=float).reshape(size, -1), q], axis=1)
+
+        def sample(rng, size):
+            return np.concatenate([figures(K, values(rng, size, MC_VALUE_DIM, K.shape[1])) for K in Ks], axis=1)
+
+        expected = []
+        for K in Ks:
+            if zero_mean is not None:  # its size, from one batch of a stream of its own
+                one = values(ctx.rng("montecarlo zero-mean shape"), 1, MC_VALUE_DIM, K.shape[1])
+                expected.append(np.zeros(np.asarray(zero_mean(ctx.impl, K, one)).size))
+            expected.append(np.atleast_1d(np.asarray(claimed(ctx.impl, K), dtype=float)))
+        shapes = ", ".join(f"{K.shape[0]}x{K.shape[1]}" for K in Ks)
+        ev = montecarlo.check(ctx, sample, np.concatenate(expected), n=mc_samples,
+                              label=f"{values_label}, keys {shapes}")
+        return finish(ev, ctx.impl, Ks) if finish is not None else ev
+
+    return Check(name, EvidenceKind.MONTECARLO, run, about or values_label)
 
 
 # --- asymptotic and approximation claims -------------------------------------------
@@ -322,3 +358,101 @@ def asymptotic(
                   assumptions=assumptions, depends_on=depends_on, tags=tags, algebra=None,
                   extra_checks=extra_checks, **fields)
 
+
+
+# --- counterexamples -----------------------------------------------------------------
+
+__all__ += ["counterexample", "gram_input_projector", "gram_projectors", "swapped_projectors", "swapped_stores",
+            "witness_check"]
+
+
+def witness_check(
+    *, about: str, how: str, verify: Callable[[Any, Any], tuple[bool, Any]],
+    witness: Callable[[Context], Any] | None = None, search: st.SearchStrategy | None = None,
+    found: Callable[[Any, Any], bool] | None = None, describe: Callable[[Any], Any] | None = None,
+    name: str = "witness",
+) -> Check:
+    """A counterexample check: the witness is built by ``witness(ctx)`` or is
+    the minimal (shrunk) draw of ``search`` for which ``found(impl, case)``
+    holds; then ``verify(impl, w) -> (holds, figure)`` checks it exactly.
+    ``describe(w)`` is what the report shows of it (default: the witness)."""
+    if (witness is None) == (search is None):
+        raise ValueError("witness_check needs exactly one of witness= (a builder) and search= (a strategy)")
+    if search is not None and found is None:
+        raise ValueError("witness_check with search= needs found=, the condition the search looks for")
+
+    from theorems.evidence import counterexample as evidence
+
+    def run(ctx):
+        build = witness or (lambda ctx: evidence.search(ctx, search, lambda c: found(ctx.impl, c)))
+        options = {} if describe is None else {"describe": describe}
+        return evidence.check(ctx, build, lambda w: verify(ctx.impl, w), how=how, **options)
+
+    return Check(name, EvidenceKind.COUNTEREXAMPLE, run, about)
+
+
+def counterexample(
+    id: str, *, title: str, statement: str, source: str, control: NegativeControl, about: str, how: str,
+    verify: Callable[[Any, Any], tuple[bool, Any]], witness: Callable[[Context], Any] | None = None,
+    search: st.SearchStrategy | None = None, found: Callable[[Any, Any], bool] | None = None,
+    describe: Callable[[Any], Any] | None = None, assumptions: Sequence[str] = (),
+    depends_on: Sequence[str] = (), tags: Sequence[str] = (), extra_checks: Sequence[Check] = (), **fields: Any,
+) -> Claim:
+    """A counterexample claim: one :func:`witness_check` (built or searched
+    for, verified exactly)."""
+    checks = (witness_check(about=about, how=how, verify=verify, witness=witness, search=search, found=found,
+                            describe=describe),)
+    return _claim(id, ClaimKind.COUNTEREXAMPLE, checks, title=title, statement=statement, source=source,
+                  control=control, assumptions=assumptions, depends_on=depends_on, tags=tags, algebra=None,
+                  extra_checks=extra_checks, **fields)
+
+
+# --- wrong variants several claims use ------------------------------------------------
+
+
+def swapped_projectors(K):
+    """Wrong: the two projectors exchanged (``K K^+`` as P, ``K^+ K`` as Q)."""
+    import linmem
+
+    P, Q = linmem.projectors(K)
+    return Q, P
+
+
+def gram_projectors(K):
+    """Wrong: the Gram matrices ``K^T K`` and ``K K^T`` as P and Q (projectors only for orthonormal keys)."""
+    return K.T @ K, K @ K.T
+
+
+def gram_input_projector(K):
+    """Wrong: the true P but ``K K^T`` (no pseudoinverse) as Q."""
+    import linmem
+
+    return linmem.projectors(K)[0], K @ K.T
+
+
+def swapped_stores() -> dict:
+    """Wrong: the two stores exchanged (``V K^+`` as the outer-product store, ``V K^T`` as least squares)."""
+    import linmem
+
+    return {"outer_product_store": linmem.least_squares_store, "least_squares_store": linmem.outer_product_store}
+
+
+def sweep_check(
+    name: str, *, sizes: Mapping[str, Sequence[Any]], measure: Callable[[Any, Any, np.random.Generator], float],
+    criterion: Callable, label: str, size_name: str = "size", domain: Mapping[str, Any] | None = None,
+    about: str = "",
+) -> Check:
+    """A finite-size sweep as one more check of any claim (e.g. the
+    concentration part of an identity, in ``extra_checks``): ``sizes`` per
+    profile level, ``measure(impl, size, rng)``, a criterion of
+    :mod:`theorems.evidence.simulation` fixed before the run; ``size_name``
+    and ``domain`` are what the report shows as the searched domain."""
+    missing = {"quick", "standard", "thorough"} - set(sizes)
+    if missing:
+        raise ValueError(f"sizes must give every profile level, missing {sorted(missing)}")
+
+    def sweep(ctx):
+        return simulation.check(ctx, ctx.profile.pick(**sizes), lambda size, rng: measure(ctx.impl, size, rng),
+                                criterion, label=label, size_name=size_name, domain=domain)
+
+    return Check(name, EvidenceKind.SIMULATION, sweep, about or f"{label}; sizes per profile")
