@@ -23,7 +23,19 @@ from theorems.profiles import PROFILES, Profile
 from theorems.residuals import at_most, exact_residual, residual
 from theorems.runner import run_claim
 from theorems.strategies import keys, keys_and_values
-from theorems.templates import asymptotic, expectation, identity, inequality, wrong
+from theorems.strategies import exact_key_matrices, integer_matrices
+from theorems.templates import (
+    asymptotic,
+    counterexample,
+    expectation,
+    gram_projectors,
+    identity,
+    inequality,
+    swapped_projectors,
+    swapped_stores,
+    witness_check,
+    wrong,
+)
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 QUICK = PROFILES["quick"]
@@ -120,6 +132,11 @@ def test_wrong_shapes_from_a_formula_fail_the_identity_rather_than_crash_the_che
                                     measure=None, criterion=None, label="", control=None),
                  "missing", id="sizes without every level"),
     pytest.param(lambda: residual((np.ones(2), np.ones(2))), "list of", id="a bare pair as terms"),
+    pytest.param(lambda: witness_check(about="", how="", verify=None), "exactly one of", id="witness without a source"),
+    pytest.param(lambda: witness_check(about="", how="", verify=None, witness=lambda ctx: 1,
+                                       search=exact_key_matrices()), "exactly one of", id="witness built and searched"),
+    pytest.param(lambda: witness_check(about="", how="", verify=None, search=exact_key_matrices()), "needs found=",
+                 id="search without a condition"),
 ])
 def test_template_misuse_is_a_clear_error(bad, message):
     with pytest.raises((ValueError, TypeError), match=message):
@@ -218,3 +235,73 @@ def test_exact_rank_by_elimination_agrees_with_sympy():
     for _ in range(50):
         A = kit.exact(rng.integers(-2, 3, size=(int(rng.integers(1, 5)), int(rng.integers(1, 6)))))
         assert kit.rank(A) == sympy.Matrix(A.tolist()).rank()
+
+
+def _duplicated_leverage(impl, K):
+    """Verify: two equal columns share the leverage mass, so some h_j < 1 though rank K = d."""
+    h = impl.leverage_scores(K)
+    return kit.rank(K) == K.shape[0] and min(h) < 1, 1 - min(h)
+
+
+def test_counterexample_searches_a_minimal_witness_verifies_it_and_its_control_is_caught():
+    claim = counterexample(
+        "t.leverage-not-one", title="some full-row-rank keys have h_j < 1", statement="", source="test",
+        search=exact_key_matrices(max_dim=2, max_count=3), found=lambda impl, K: _duplicated_leverage(impl, K)[0],
+        verify=_duplicated_leverage, about="searched", how="found by a Hypothesis search",
+        control=wrong("leverage all one", leverage_scores=lambda K: np.ones(K.shape[1], dtype=int)))
+    assert claim.kind is ClaimKind.COUNTEREXAMPLE and [c.name for c in claim.checks] == ["witness"]
+    result = run_claim(claim, profile=QUICK, seed=4, controls=True)
+    (ev,) = result.evidence
+    assert result.status.value == "VERIFIED" and ev.figure > 0
+    assert ev.data["witness"] is not None
+    assert result.negative_control["caught"] is True
+
+
+def test_a_built_witness_that_does_not_verify_fails():
+    claim = counterexample(
+        "t.false-witness", title="", statement="", source="test", witness=lambda ctx: kit.exact([[1, 0], [0, 1]]),
+        verify=_duplicated_leverage, about="built", how="constructed", control=wrong("x", snr=lambda h: h))
+    assert run_claim(claim, profile=QUICK, seed=0).status.value == "FAILED"
+
+
+def test_the_shared_wrong_variants_are_what_they_say():
+    K = np.array([[1.0, 2.0, 0.0], [0.0, 1.0, 1.0]])
+    P, Q = linmem.projectors(K)
+    sP, sQ = swapped_projectors(K)
+    assert np.array_equal(sP, Q) and np.array_equal(sQ, P)
+    gP, gQ = gram_projectors(K)
+    assert np.allclose(gP, K.T @ K) and np.allclose(gQ, K @ K.T)
+    stores = swapped_stores()
+    V = np.ones((1, 3))
+    assert np.allclose(stores["outer_product_store"](K, V), linmem.least_squares_store(K, V))
+    assert np.allclose(stores["least_squares_store"](K, V), linmem.outer_product_store(K, V))
+
+
+def test_exact_references_of_the_kit():
+    A = kit.exact([[1, 2, 3], [2, 4, 6]])
+    N = kit.null_space(A)
+    assert N.shape == (3, 2) and kit.rank(N) == 2 and all(x == 0 for x in (A @ N).ravel())
+    assert kit.null_space(kit.exact([[1, 0], [0, 1]])).shape == (2, 0)
+    assert np.array_equal(kit.from_sympy(kit.to_sympy(A)), A)
+    with pytest.raises(ValueError, match="2-D"):
+        kit.to_sympy(kit.exact([1, 2]))
+    u = kit.stereographic([Fraction(1, 3), Fraction(-2, 5)])
+    assert sum(x * x for x in u) == 1 and kit.unit_columns(u.reshape(-1, 1))
+    assert not kit.unit_columns(kit.exact([[1, 1], [0, 1]]))
+    assert kit.sq(kit.exact([[1, 2], [3, 4]])) == 30
+    s = kit.rational_spectrum(4, 10**6)
+    assert s[0] == 1 and s[-1] == Fraction(1, 10**6) and all(a > b for a, b in zip(s, s[1:]))
+    assert list(kit.rational_spectrum(1, 10**6)) == [1]
+    X = kit.integer_array(np.random.default_rng(0), (3, 4), bound=2)
+    assert X.shape == (3, 4) and all(isinstance(x, Fraction) and abs(x) <= 2 for x in X.ravel())
+
+
+def test_integer_matrices_have_the_shape_and_range_asked():
+    from hypothesis import given, settings
+
+    @settings(max_examples=25, database=None)
+    @given(integer_matrices(2, 3, bound=1))
+    def check(A):
+        assert A.shape == (2, 3) and all(isinstance(x, Fraction) and abs(x) <= 1 for x in A.ravel())
+
+    check()

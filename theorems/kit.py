@@ -40,16 +40,24 @@ from theorems.model import derive_seed, seed_sequence
 __all__ = [
     "exact",
     "eye",
+    "from_sympy",
     "generator",
+    "integer_array",
     "is_exact",
+    "null_space",
     "rank",
+    "rational_spectrum",
     "scale",
     "seed",
     "sign_expectation",
     "sign_values",
     "spherical_batch",
+    "sq",
+    "stereographic",
     "store",
     "to_mp",
+    "to_sympy",
+    "unit_columns",
 ]
 
 
@@ -235,3 +243,95 @@ def sign_expectation(f: Callable[[np.ndarray], Any], W0: np.ndarray):
         n += 1
     return Fraction(total, n) if isinstance(total, int) else total / n
 
+
+# --- exact references and constructions several claims share -------------------------
+
+
+def sq(A):
+    """Squared Frobenius norm ``sum(A * A)`` in the number system of ``A``.
+
+    >>> sq(exact([[1, 2]]))
+    Fraction(5, 1)
+    """
+    return np.sum(A * A)
+
+
+def unit_columns(K) -> bool:
+    """True when every column of the exact matrix ``K`` has norm exactly one.
+
+    >>> unit_columns(exact([[1, 0], [0, -1]])), unit_columns(exact([[2]]))
+    (True, False)
+    """
+    return all(sum(x * x for x in K[:, j]) == 1 for j in range(K.shape[1]))
+
+
+def stereographic(t) -> np.ndarray:
+    """The exactly unit vector of R^(n+1) that inverse stereographic
+    projection gives for the rational point ``t`` of R^n:
+    ``(2 t, 1 - |t|^2) / (1 + |t|^2)``.
+
+    >>> [str(x) for x in stereographic([Fraction(1, 2)])]
+    ['4/5', '3/5']
+    """
+    n2 = sum(x * x for x in t)
+    return np.array([2 * x / (1 + n2) for x in t] + [(1 - n2) / (1 + n2)], dtype=object)
+
+
+def to_sympy(A):
+    """An exact 2-D array (integers or ``Fraction``) as a sympy ``Rational`` matrix.
+
+    >>> to_sympy(exact([[1, 2]])).rank()
+    1
+    """
+    import sympy
+
+    A = np.asarray(A)
+    if A.ndim != 2:
+        raise ValueError(f"A must be a 2-D array, got shape {A.shape}")
+    return sympy.Matrix(A.shape[0], A.shape[1],
+                        [sympy.Rational(f.numerator, f.denominator) for f in (Fraction(x) for x in A.ravel())])
+
+
+def from_sympy(S) -> np.ndarray:
+    """A sympy matrix of rationals as an object array of ``Fraction``.
+
+    >>> from_sympy(to_sympy(exact([[1, 2]]))).tolist()
+    [[Fraction(1, 1), Fraction(2, 1)]]
+    """
+    return np.array([[Fraction(int(x.p), int(x.q)) for x in S.row(i)] for i in range(S.rows)],
+                    dtype=object).reshape(S.rows, S.cols)
+
+
+def null_space(A) -> np.ndarray:
+    """A rational basis of ``ker A`` as the columns of an n x dim array
+    (sympy's exact null space: a reference, not under test).
+
+    >>> null_space(exact([[1, 1]])).tolist()
+    [[Fraction(-1, 1)], [Fraction(1, 1)]]
+    """
+    basis = to_sympy(A).nullspace()
+    n = np.shape(A)[1]
+    if not basis:
+        return np.zeros((n, 0), dtype=object)
+    return np.concatenate([from_sympy(b) for b in basis], axis=1)
+
+
+def integer_array(rng: np.random.Generator, shape, *, bound: int = 3) -> np.ndarray:
+    """Integers uniform in [-bound, bound] of the given shape, as a Fraction array.
+
+    >>> integer_array(np.random.default_rng(0), (2, 2)).shape
+    (2, 2)
+    """
+    return exact(rng.integers(-bound, bound + 1, size=shape))
+
+
+def rational_spectrum(rank: int, cond: int) -> np.ndarray:
+    """``rank`` rational singular values from 1 down to exactly ``1/cond``,
+    geometrically spaced (``1 / round(cond^(l/(rank-1)))``), the spectrum of
+    :func:`linmem.ensembles.rational_controlled_spectrum`.
+
+    >>> [str(s) for s in rational_spectrum(3, 100)]
+    ['1', '1/10', '1/100']
+    """
+    return np.array([Fraction(1, round(cond ** (l / (rank - 1)))) if rank > 1 else Fraction(1)
+                     for l in range(rank)], dtype=object)

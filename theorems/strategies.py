@@ -41,6 +41,7 @@ __all__ = [
     "exact_unit_key_matrices",
     "exact_value_matrices",
     "float_key_cases",
+    "integer_matrices",
     "keys",
     "keys_and_values",
     "precise_keys",
@@ -188,6 +189,18 @@ def exact_value_matrices(draw, M: int, *, max_dim: int = 3):
     p = draw(st.integers(1, max_dim))
     entries = draw(st.lists(st.integers(-3, 3), min_size=p * M, max_size=p * M))
     return np.array([Fraction(e) for e in entries], dtype=object).reshape(p, M)
+
+
+def integer_matrices(rows: int, cols: int, *, bound: int = 3) -> st.SearchStrategy[np.ndarray]:
+    """Integer matrices rows x cols with entries in [-bound, bound], as
+    Fraction arrays drawn entry by entry (they shrink to zero).
+
+    >>> from hypothesis import find
+    >>> find(integer_matrices(2, 3), lambda A: True).tolist()[0]
+    [Fraction(0, 1), Fraction(0, 1), Fraction(0, 1)]
+    """
+    return st.lists(st.integers(-bound, bound), min_size=rows * cols, max_size=rows * cols).map(
+        lambda e: np.array([Fraction(x) for x in e], dtype=object).reshape(rows, cols))
 
 
 # --- input families of the claim templates -------------------------------------------

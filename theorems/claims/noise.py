@@ -37,15 +37,22 @@ from hypothesis import strategies as st
 import linmem
 from linmem import ensembles
 from linmem.precise import mp_array
-from theorems.strategies import precise_keys
-from theorems.evidence import counterexample, expectation, montecarlo, precise
+from theorems import kit
+from theorems.evidence import expectation, montecarlo, precise
 from theorems.evidence._common import IMPLEMENTATION_ERRORS
 from theorems.evidence.expectation import sign_average
-from theorems.model import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
-from theorems import kit
+from theorems.model import Check, Claim, ClaimKind, EvidenceKind
 from theorems.residuals import at_most, exact_sq
-from theorems.strategies import Case, Inputs, exact_key_matrices, exact_unit_key_matrices, exact_value_matrices
-from theorems.templates import identity, wrong
+from theorems.strategies import (
+    Case,
+    Inputs,
+    exact_key_matrices,
+    exact_unit_key_matrices,
+    exact_value_matrices,
+    integer_matrices,
+    precise_keys,
+)
+from theorems.templates import counterexample, identity, wrong
 
 __all__ = ["CLAIMS"]
 
@@ -74,18 +81,21 @@ VALUE_ASSUMPTIONS = (
 # --- finite noise designs (exact) -------------------------------------------------
 
 
+def _product_design(levels, d: int):
+    """i.i.d. coordinates taking the values of ``levels`` ((value, probability)
+    pairs): the outcomes as the columns of S and their probabilities."""
+    outcomes = list(itertools.product(levels, repeat=d))
+    S = np.array([[x for x, _ in o] for o in outcomes], dtype=object).reshape(len(outcomes), d).T
+    return S, np.array([math.prod(p for _, p in o) for o in outcomes], dtype=object)
+
+
 def _rademacher(d: int):
-    """Outcomes (columns of S, unit variance) and their probabilities."""
-    S = np.array(list(itertools.product((-1, 1), repeat=d)), dtype=object).T
-    return S, np.full(S.shape[1], Fraction(1, 2**d), dtype=object)
+    half = Fraction(1, 2)
+    return _product_design(((Fraction(-1), half), (Fraction(1), half)), d)
 
 
 def _skewed(d: int):
-    levels = ((Fraction(2), Fraction(1, 5)), (Fraction(-1, 2), Fraction(4, 5)))
-    outcomes = list(itertools.product(levels, repeat=d))
-    S = np.array([[x for x, _ in o] for o in outcomes], dtype=object).T
-    w = np.array([math.prod(p for _, p in o) for o in outcomes], dtype=object)
-    return S, w
+    return _product_design(((Fraction(2), Fraction(1, 5)), (Fraction(-1, 2), Fraction(4, 5))), d)
 
 
 def _signed_coordinate(d: int):
@@ -125,10 +135,6 @@ def _pad_rows(K, d):
 # --- strategies (exact) --------------------------------------------------------------
 
 
-def _integer_matrix(draw, rows, cols):
-    return kit.exact(draw(st.lists(st.integers(-3, 3), min_size=rows * cols, max_size=rows * cols))).reshape(rows, cols)
-
-
 @st.composite
 def _noise_inputs(draw):
     """(K, V, W, W0, tau): any keys (d <= 3, M <= 5, rank-deficient and
@@ -138,10 +144,9 @@ def _noise_inputs(draw):
     for the random values v_i = s_i w_i."""
     K = draw(exact_key_matrices(max_dim=3, max_count=5))
     V = draw(exact_value_matrices(K.shape[1]))
-    W = _integer_matrix(draw, V.shape[0], COORDINATE_DIM) if draw(st.booleans()) else None
+    W = draw(integer_matrices(V.shape[0], COORDINATE_DIM)) if draw(st.booleans()) else None
     seed = draw(st.integers(0, 2**32 - 1))
-    W0 = ensembles.rational_unit_vectors(draw(st.integers(1, 3)), K.shape[1], rng=np.random.default_rng(seed),
-                                         scale=3)
+    W0 = kit.sign_values(draw(st.integers(1, 3)), K.shape[1], np.random.default_rng(seed))
     return K, V, W, W0, draw(st.sampled_from(EXACT_TAUS))
 
 
@@ -222,10 +227,23 @@ def _fixed_store_cases(ctx):
     ]
 
 
-def _fixed_store_sampler(cases, noises, tau):
+def _ls_cases(ctx):
+    """The Monte Carlo keys as least-squares cases: values spherical, drawn per sample."""
+    return [(None, K, None) for K in _mc_keys(ctx)]
+
+
+def _sampler(impl, cases, noises, tau, p: int = 3):
+    """Per-key ||W (k_j + eta) - v_j||^2 for each case and noise: a fixed
+    store (W, K, V), or (None, K, None) for W_LS over spherical values in R^p;
+    W_LS = V K^+ is linear in V, so each sample's store is V @ W_LS(K, I_M)
+    (:func:`theorems.kit.store`)."""
+
     def sample(rng, size):
         out = []
         for W, K, V in cases:
+            if W is None:
+                V = kit.spherical_batch(rng, size, p, K.shape[1])
+                W = kit.store(impl.least_squares_store, K, V)
             for noise in noises:
                 R = W @ (K + noise(rng, (size,) + K.shape, tau)) - V
                 out.append(np.sum(R * R, axis=1))
@@ -234,30 +252,54 @@ def _fixed_store_sampler(cases, noises, tau):
     return sample
 
 
-def _fixed_store_claimed(impl, cases, noises, tau):
-    return np.concatenate([impl.fixed_store_noise_error(W, K, V, tau=tau) for W, K, V in cases for _ in noises])
+def _claimed(impl, cases, noises, tau):
+    return np.concatenate([impl.query_noise_error(K, tau=tau) if W is None
+                           else impl.fixed_store_noise_error(W, K, V, tau=tau) for W, K, V in cases for _ in noises])
 
 
-def _ls_noise_sampler(impl, keys, p, noises, tau):
-    """Per-key squared error of W_LS (k_j + eta) against v_j over spherical
-    values and the given noises; W_LS = V K^+ is linear in V, so each sample's
-    store is V @ W_LS(K, I_M) (:func:`theorems.kit.store`)."""
+def _noise_montecarlo(noises, cases, label: str):
+    """The Monte Carlo check over ``cases(ctx)`` and the given noises at tau = MC_TAU."""
 
-    def sample(rng, size):
-        out = []
-        for K in keys:
-            V = kit.spherical_batch(rng, size, p, K.shape[1])
-            W = kit.store(impl.least_squares_store, K, V)
-            for noise in noises:
-                R = W @ (K + noise(rng, (size,) + K.shape, tau)) - V
-                out.append(np.sum(R * R, axis=1))
-        return np.concatenate(out, axis=1)
+    def run(ctx):
+        cs = cases(ctx)
+        return montecarlo.check(ctx, _sampler(ctx.impl, cs, noises, MC_TAU), _claimed(ctx.impl, cs, noises, MC_TAU),
+                                label=f"{label}, tau = {MC_TAU}")
 
-    return sample
+    return run
 
 
-def _ls_noise_claimed(impl, keys, noises, tau):
-    return np.concatenate([impl.query_noise_error(K, tau=tau) for K in keys for _ in noises])
+def _noise_enumeration(formulas, designs=("rademacher",)):
+    """The exact check: every formula under every design on every input; the
+    first nonzero residual is returned at once, which keeps the shrinking of
+    a failure short."""
+
+    def run(ctx):
+        def residual(case):
+            for name in designs:
+                for formula in formulas:
+                    value = formula(ctx.impl, case, name)
+                    if value != 0:
+                        return value
+            return 0
+
+        return expectation.check(ctx, _noise_inputs(), residual, describe=_describe)
+
+    return run
+
+
+def _with_noise_term(term):
+    """Wrong fixed-store formula: ||W k_j - v_j||^2 plus ``term(W, K, tau)``."""
+
+    def formula(W, K, V, *, tau):
+        R = W @ K - V
+        return np.sum(R * R, axis=0) + term(W, K, tau)
+
+    return formula
+
+
+def _with_ls_noise_term(term):
+    """Wrong least-squares formula: 1 - h_j plus ``term(K, tau)``."""
+    return lambda K, *, tau: linmem.expected_error(linmem.leverage_scores(K)) + term(K, tau)
 
 
 # --- cex.unit-norm-not-uniform-leverage ------------------------------------------------------
@@ -275,23 +317,10 @@ def _nonuniform_full_rank(impl, K) -> bool:
     return kit.rank(K) == d and any(x != Fraction(d, M) for x in h)
 
 
-def _unit_norm_witness(ctx):
-    def find(ctx):
-        return counterexample.search(ctx, exact_unit_key_matrices(max_dim=3, max_count=5),
-                                     lambda K: _nonuniform_full_rank(ctx.impl, K))
-
-    def verify(K):
-        d, M = K.shape
-        unit = all(sum(x * x for x in K[:, j]) == 1 for j in range(M))
-        h = ctx.impl.leverage_scores(K)
-        spread = max(h) - min(h)
-        return unit and _nonuniform_full_rank(ctx.impl, K) and spread > 0, spread
-
-    return counterexample.check(
-        ctx, find, verify, describe=lambda K: {"K": K, "leverage": ctx.impl.leverage_scores(K)},
-        how="found by a Hypothesis search over exactly-unit rational keys (distinct, M > d, "
-            "full row rank), shrunk",
-    )
+def _unit_norm_verify(impl, K):
+    h = impl.leverage_scores(K)
+    spread = max(h) - min(h)
+    return kit.unit_columns(K) and _nonuniform_full_rank(impl, K) and spread > 0, spread
 
 
 def _leverage_from_norms(K):
@@ -300,28 +329,6 @@ def _leverage_from_norms(K):
     M = K.shape[1]
     scale = Fraction(r, M) if K.dtype == object else r / M
     return np.sum(K * K, axis=0) * scale
-
-
-# --- noise.fixed-store ----------------------------------------------------------------------
-
-
-def _fixed_store_exact(ctx):
-    return expectation.check(ctx, _noise_inputs(), lambda c: _fixed_store_residual(ctx.impl, c, "rademacher"),
-                             describe=_describe)
-
-
-def _fixed_store_montecarlo(ctx):
-    noises = (_gaussian, _uniform)
-    cases = _fixed_store_cases(ctx)
-    return montecarlo.check(ctx, _fixed_store_sampler(cases, noises, MC_TAU),
-                            _fixed_store_claimed(ctx.impl, cases, noises, MC_TAU),
-                            label=f"per-key ||W(k_j + eta) - v_j||^2, Gaussian and uniform noise, tau = {MC_TAU}")
-
-
-def _noise_total_variance(W, K, V, *, tau):
-    """Wrong: total noise variance tau^2 (covariance tau^2 I / d) in place of tau^2 per coordinate."""
-    R = W @ K - V
-    return np.sum(R * R, axis=0) + tau * tau * np.sum(W * W) / K.shape[0]
 
 
 # --- noise.pinv-energy ----------------------------------------------------------------------
@@ -344,8 +351,7 @@ def _pinv_energy_exact(ctx):
     def inputs(draw):
         K = draw(exact_key_matrices(max_count=5))
         seed = draw(st.integers(0, 2**32 - 1))
-        p = draw(st.integers(1, 3))
-        return K, ensembles.rational_unit_vectors(p, K.shape[1], rng=np.random.default_rng(seed), scale=3)
+        return K, kit.sign_values(draw(st.integers(1, 3)), K.shape[1], np.random.default_rng(seed))
 
     def residual(case):
         K, W0 = case
@@ -398,74 +404,6 @@ def _flat_spectrum_energy(K):
     if K.dtype == object and not isinstance(total, mpmath.mpf):
         return Fraction(r * r) / total  # exact keys: stay exact
     return r * r / total
-
-
-# --- noise.ls-total -----------------------------------------------------------------------
-
-
-def _ls_total_exact(ctx):
-    return expectation.check(ctx, _noise_inputs(), lambda c: _ls_total_residual(ctx.impl, c, "rademacher"),
-                             describe=_describe)
-
-
-def _ls_total_montecarlo(ctx):
-    noises = (_gaussian, _uniform)
-    keys = _mc_keys(ctx)
-    return montecarlo.check(ctx, _ls_noise_sampler(ctx.impl, keys, 3, noises, MC_TAU),
-                            _ls_noise_claimed(ctx.impl, keys, noises, MC_TAU),
-                            label=f"per-key ||W_LS(k_j + eta) - v_j||^2, spherical values, Gaussian and "
-                                  f"uniform noise, tau = {MC_TAU}")
-
-
-def _gain_of_k(K, *, tau):
-    """Wrong: noise gain ||K||_F^2 = sum s^2 (the outer-product gain) in place of sum s^-2."""
-    h = linmem.leverage_scores(K)
-    return linmem.expected_error(h) + tau * tau * np.sum(K * K)
-
-
-# --- noise.no-gaussian-needed -----------------------------------------------------------------------
-
-
-def _no_gaussian_exact(ctx):
-    def residual(case):
-        # every design on every input, both formulas; the first nonzero residual
-        # is returned at once, which keeps the shrinking of a failure short
-        for name in _DESIGNS:
-            for formula in (_fixed_store_residual, _ls_total_residual):
-                value = formula(ctx.impl, case, name)
-                if value != 0:
-                    return value
-        return 0
-
-    return expectation.check(ctx, _noise_inputs(), residual, describe=_describe)
-
-
-def _no_gaussian_montecarlo(ctx):
-    noises = (_uniform, _laplace)
-    impl = ctx.impl
-    cases = _fixed_store_cases(ctx)
-    keys = _mc_keys(ctx)
-    fixed = _fixed_store_sampler(cases, noises, MC_TAU)
-    ls = _ls_noise_sampler(impl, keys, 3, noises, MC_TAU)
-
-    def sample(rng, size):
-        return np.concatenate([fixed(rng, size), ls(rng, size)], axis=1)
-
-    claimed = np.concatenate([_fixed_store_claimed(impl, cases, noises, MC_TAU),
-                              _ls_noise_claimed(impl, keys, noises, MC_TAU)])
-    return montecarlo.check(ctx, sample, claimed,
-                            label=f"both noise formulas, uniform and Laplace noise, tau = {MC_TAU}")
-
-
-def _fixed_store_tau_not_squared(W, K, V, *, tau):
-    """Wrong: tau in place of tau^2 (standard deviation for variance)."""
-    R = W @ K - V
-    return np.sum(R * R, axis=0) + tau * np.sum(W * W)
-
-
-def _ls_total_tau_not_squared(K, *, tau):
-    """Wrong: tau in place of tau^2 in the least-squares noise term."""
-    return linmem.expected_error(linmem.leverage_scores(K)) + tau * linmem.pinv_energy(K)
 
 
 # --- noise.small-singular-unstable -----------------------------------------------------------------------
@@ -570,28 +508,21 @@ NEAR_PARALLEL = Inputs(("K", "V", "t", "tau"), _exact_near_parallel(), _precise_
                        "s_min 1.4e-10 to 1.4e-40 (mpmath), t to 1e-12 (float64)")
 
 
-def _flat_query_noise(K, *, tau):
-    """Wrong: the noise term from the flat-spectrum energy r_K^2 / ||K||_F^2."""
-    return linmem.expected_error(linmem.leverage_scores(K)) + tau * tau * _flat_spectrum_energy(K)
-
-
 CLAIMS = [
-    Claim(
-        id="cex.unit-norm-not-uniform-leverage",
+    counterexample(
+        "cex.unit-norm-not-uniform-leverage",
         title="Unit-norm keys do not make the leverage scores uniform, even distinct keys of full row rank",
         statement=(r"\exists K = [k_1,\dots,k_M],\ \|k_i\| = 1,\ k_i \text{ distinct},\ M > d,\ "
                    r"\operatorname{rank} K = d:\ h_j \ne \tfrac{d}{M} \text{ for some } j"),
-        kind=ClaimKind.COUNTEREXAMPLE,
         source="000, 'What the dimension-only estimate leaves out' (unequal recall across keys)",
         assumptions=("exactly unit rational keys", "the witness excludes duplicates, so it is not the "
                      "duplicated-keys example again"),
         depends_on=("lev.range", "proj.trace-is-rank", "cex.duplicated-keys"),
-        checks=(
-            Check("witness", EvidenceKind.COUNTEREXAMPLE, _unit_norm_witness,
-                  "minimal witness found by search, unit norms and leverage verified exactly"),
-        ),
-        negative_control=NegativeControl("leverage read off the key norms, h_j = ||k_j||^2 r_K / M",
-                                          {"leverage_scores": _leverage_from_norms}),
+        search=exact_unit_key_matrices(max_dim=3, max_count=5), found=_nonuniform_full_rank, verify=_unit_norm_verify,
+        describe=lambda K: {"K": K, "leverage": linmem.leverage_scores(K)},
+        about="minimal witness found by search, unit norms and leverage verified exactly",
+        how="found by a Hypothesis search over exactly-unit rational keys (distinct, M > d, full row rank), shrunk",
+        control=wrong("leverage read off the key norms, h_j = ||k_j||^2 r_K / M", leverage_scores=_leverage_from_norms),
     ),
     Claim(
         id="noise.fixed-store",
@@ -602,13 +533,16 @@ CLAIMS = [
         source="000, App. G; 'Sensitivity to query perturbations'",
         assumptions=NOISE_ASSUMPTIONS + ("W, K, V fixed and arbitrary (any store, any keys)",),
         checks=(
-            Check("enumeration", EvidenceKind.EXPECTATION, _fixed_store_exact,
+            Check("enumeration", EvidenceKind.EXPECTATION, _noise_enumeration((_fixed_store_residual,)),
                   "exact expectation over Rademacher noise tau s; arbitrary integer and least-squares stores"),
-            Check("montecarlo", EvidenceKind.MONTECARLO, _fixed_store_montecarlo,
+            Check("montecarlo", EvidenceKind.MONTECARLO, _noise_montecarlo(
+                (_gaussian, _uniform), _fixed_store_cases,
+                "per-key ||W(k_j + eta) - v_j||^2, Gaussian and uniform noise"),
                   "Gaussian and uniform noise; arbitrary, least-squares and outer-product stores"),
         ),
-        negative_control=NegativeControl("noise of total variance tau^2 (covariance tau^2 I / d)",
-                                          {"fixed_store_noise_error": _noise_total_variance}),
+        negative_control=wrong("noise of total variance tau^2 (covariance tau^2 I / d)",
+                               fixed_store_noise_error=_with_noise_term(lambda W, K, tau: tau * tau * np.sum(W * W)
+                                                                        / K.shape[0])),
     ),
     Claim(
         id="noise.pinv-energy",
@@ -625,8 +559,7 @@ CLAIMS = [
             Check("montecarlo", EvidenceKind.MONTECARLO, _pinv_energy_montecarlo,
                   "spherical values; M > d, M < d, rank-deficient, duplicated, condition 1e3"),
         ),
-        negative_control=NegativeControl("flat-spectrum shortcut r_K^2 / ||K||_F^2",
-                                          {"pinv_energy": _flat_spectrum_energy}),
+        negative_control=wrong("flat-spectrum shortcut r_K^2 / ||K||_F^2", pinv_energy=_flat_spectrum_energy),
     ),
     Claim(
         id="noise.ls-total",
@@ -638,13 +571,15 @@ CLAIMS = [
         assumptions=VALUE_ASSUMPTIONS + NOISE_ASSUMPTIONS,
         depends_on=("noise.fixed-store", "noise.pinv-energy", "recall.error"),
         checks=(
-            Check("enumeration", EvidenceKind.EXPECTATION, _ls_total_exact,
+            Check("enumeration", EvidenceKind.EXPECTATION, _noise_enumeration((_ls_total_residual,)),
                   "exact joint expectation over value signs and Rademacher noise"),
-            Check("montecarlo", EvidenceKind.MONTECARLO, _ls_total_montecarlo,
+            Check("montecarlo", EvidenceKind.MONTECARLO, _noise_montecarlo(
+                (_gaussian, _uniform), _ls_cases,
+                "per-key ||W_LS(k_j + eta) - v_j||^2, spherical values, Gaussian and uniform noise"),
                   "spherical values with Gaussian and uniform noise"),
         ),
-        negative_control=NegativeControl("noise gain sum s^2 = ||K||_F^2 in place of sum s^-2",
-                                          {"query_noise_error": _gain_of_k}),
+        negative_control=wrong("noise gain sum s^2 = ||K||_F^2 in place of sum s^-2",
+                               query_noise_error=_with_ls_noise_term(lambda K, tau: tau * tau * np.sum(K * K))),
     ),
     Claim(
         id="noise.no-gaussian-needed",
@@ -660,16 +595,18 @@ CLAIMS = [
             "(dependent coordinates); Monte Carlo: uniform and Laplace",),
         depends_on=("noise.fixed-store", "noise.ls-total"),
         checks=(
-            Check("enumeration", EvidenceKind.EXPECTATION, _no_gaussian_exact,
+            Check("enumeration", EvidenceKind.EXPECTATION, _noise_enumeration(
+                (_fixed_store_residual, _ls_total_residual), designs=tuple(_DESIGNS)),
                   "exact expectation over three non-Gaussian designs, both formulas"),
-            Check("montecarlo", EvidenceKind.MONTECARLO, _no_gaussian_montecarlo,
+            Check("montecarlo", EvidenceKind.MONTECARLO, _noise_montecarlo(
+                (_uniform, _laplace), lambda ctx: _fixed_store_cases(ctx) + _ls_cases(ctx),
+                "both noise formulas, uniform and Laplace noise"),
                   "uniform and Laplace noise, both formulas"),
         ),
-        negative_control=NegativeControl(
+        negative_control=wrong(
             "tau in place of tau^2 in both formulas",
-            {"fixed_store_noise_error": _fixed_store_tau_not_squared,
-             "query_noise_error": _ls_total_tau_not_squared},
-        ),
+            fixed_store_noise_error=_with_noise_term(lambda W, K, tau: tau * np.sum(W * W)),
+            query_noise_error=_with_ls_noise_term(lambda K, tau: tau * linmem.pinv_energy(K))),
     ),
     identity(
         "noise.small-singular-unstable",
@@ -687,6 +624,7 @@ CLAIMS = [
         inputs=NEAR_PARALLEL, terms=_small_singular, algebra=_small_singular_algebra,
         scale=lambda K, V, t, tau: kit.scale(K, V) * _family_gain(t, K.shape[1]),
         control=wrong("flat-spectrum noise gain r_K^2 / ||K||_F^2 (bounded for unit keys)",
-                      pinv_energy=_flat_spectrum_energy, query_noise_error=_flat_query_noise),
+                      pinv_energy=_flat_spectrum_energy,
+                      query_noise_error=_with_ls_noise_term(lambda K, tau: tau * tau * _flat_spectrum_energy(K))),
     ),
 ]

@@ -17,14 +17,14 @@ from typing import NamedTuple
 
 import hypothesis
 import numpy as np
-import sympy
 from hypothesis import strategies as st
 
 import linmem
 from linmem import ensembles
 from theorems import kit
-from theorems.evidence import counterexample, symbolic
-from theorems.model import Check, Claim, ClaimKind, EvidenceKind
+from theorems.evidence import symbolic
+from theorems.kit import integer_array, sq
+from theorems.model import Check, EvidenceKind
 from theorems.residuals import at_most, exact_sq
 from theorems.strategies import (
     ILL_CONDITIONING,
@@ -35,27 +35,29 @@ from theorems.strategies import (
     exact_unit_key_matrices,
     exact_value_matrices,
     float_key_cases,
+    integer_matrices,
     keys_and_values,
     precise_keys,
     precise_values,
 )
-from theorems.templates import identity, inequality, wrong
+from theorems.templates import (
+    counterexample,
+    gram_input_projector,
+    gram_projectors,
+    identity,
+    inequality,
+    swapped_stores,
+    wrong,
+)
 from theorems.tolerance import norm
 
 __all__ = ["CLAIMS"]
 
-_frac = kit.exact
-_eye = kit.eye
-_exact_rank = kit.rank
 
-
-def _sq(A):
-    return np.sum(A * A)
-
-
-def _integer_matrix(draw, rows: int, cols: int) -> np.ndarray:
-    return kit.exact(draw(st.lists(st.integers(-3, 3), min_size=rows * cols, max_size=rows * cols))
-                     ).reshape(rows, cols)
+def _extra(c: KeyCase, label: str, n: int = 1) -> list[np.ndarray]:
+    """``n`` Gaussian p x d operands (a W or a B) for the float case ``c``, on the stream ``label``."""
+    rng = kit.generator(c.seed, label)
+    return [rng.standard_normal((c.p, c.d)) for _ in range(n)]
 
 
 # --- ls.pseudoinverse-minimizer: (K, V, B, t) -------------------------------------------
@@ -64,14 +66,14 @@ def _integer_matrix(draw, rows: int, cols: int) -> np.ndarray:
 @st.composite
 def _exact_perturbed(draw):
     K, V = draw(keys_and_values().exact)
-    return K, V, _integer_matrix(draw, V.shape[0], K.shape[0]), Fraction(1)
+    return K, V, draw(integer_matrices(V.shape[0], K.shape[0])), Fraction(1)
 
 
 def _precise_perturbed(ctx):
     rng = ctx.rng("minimizer-precise")
     cases = []
     for label, (K, V) in keys_and_values().precise(ctx):
-        B = kit.exact(rng.integers(-3, 4, size=(V.shape[0], K.shape[0])))
+        B = integer_array(rng, (V.shape[0], K.shape[0]))
         # both signs of the small step: a non-minimiser improves along one of them
         cases += [(f"{label}, step {t}", (K, V, B, t)) for t in (Fraction(1), Fraction(1, 10**8), Fraction(-1, 10**8))]
     return cases
@@ -80,8 +82,7 @@ def _precise_perturbed(ctx):
 @st.composite
 def _float_perturbed(draw):
     case, t = draw(float_key_cases()), draw(st.sampled_from((1.0, 1e-3, 1e-6)))
-    B = kit.generator(case.seed, "B").standard_normal((case.p, case.d))
-    return Case((case.K, case.V, B, t), {**case.describe(), "step": t})
+    return Case((case.K, case.V, *_extra(case, "B"), t), {**case.describe(), "step": t})
 
 
 PERTURBED = Inputs(("K", "V", "B", "step"), _exact_perturbed(), _precise_perturbed, _float_perturbed(),
@@ -98,47 +99,54 @@ def _minimizer(impl, K, V, B, t):
     _, Q = linmem.projectors(K)
     W, other = W_ls + t * B, W_ls + t * B @ (kit.eye(K.shape[0], K) - Q)
     if kit.is_exact(K):
-        return [(_sq(W @ K - V), _sq(W_ls @ K - V) + _sq((W - W_ls) @ K)), (other @ K, W_ls @ K),
-                (_sq(other), _sq(W_ls) + _sq(other - W_ls))]
-    bounds = [at_most(_sq(W_ls @ K - V), _sq(W @ K - V)), at_most(_sq(W_ls), _sq(other))]
+        return [(sq(W @ K - V), sq(W_ls @ K - V) + sq((W - W_ls) @ K)), (other @ K, W_ls @ K),
+                (sq(other), sq(W_ls) + sq(other - W_ls))]
+    bounds = [at_most(sq(W_ls @ K - V), sq(W @ K - V)), at_most(sq(W_ls), sq(other))]
     if K.dtype != object:
         W_ref = np.linalg.lstsq(K.T, V.T, rcond=None)[0].T
-        bounds += [at_most(_sq(W_ls @ K - V), _sq(W_ref @ K - V)), at_most(_sq(W_ls), _sq(W_ref))]
+        bounds += [at_most(sq(W_ls @ K - V), sq(W_ref @ K - V)), at_most(sq(W_ls), sq(W_ref))]
     return bounds
 
 
 def _minimizer_scale(K, V, B, t):
     # the operands include W_LS itself, whose squared norm grows like cond^2
-    return kit.scale(K) * (1 + _sq(V) + _sq(V @ linmem.pinv(K))) * (1 + _sq(B))
+    return kit.scale(K) * (1 + sq(V) + sq(V @ linmem.pinv(K))) * (1 + sq(B))
 
 
 # --- op.not-least-squares -------------------------------------------------------------
 
 
-@st.composite
-def _unit_keys_and_values(draw):
-    K = draw(exact_unit_key_matrices(max_dim=3, max_count=4))
-    V = draw(exact_value_matrices(K.shape[1], max_dim=2))
-    return K, V
+#: The witness searches of op.not-least-squares and ls.per-key-not-dominant:
+#: exactly unit keys (d <= 3, M <= 4, some duplicated) and integer values (p <= 2).
+SMALL_UNIT_PAIRS = exact_unit_key_matrices(max_dim=3, max_count=4).flatmap(
+    lambda K: exact_value_matrices(K.shape[1], max_dim=2).map(lambda V: (K, V)))
+
+
+def _key_errors(W, K, V) -> list:
+    """Exact per-key recall errors ||W k_j - v_j||^2."""
+    R = W @ K - V
+    return [sum(R[:, j] * R[:, j]) for j in range(K.shape[1])]
+
+
+def _ls_op_errors(impl, K, V) -> tuple[list, list]:
+    return _key_errors(impl.least_squares_store(K, V), K, V), _key_errors(impl.outer_product_store(K, V), K, V)
 
 
 def _op_gap(impl, K, V):
     """||W_OP K - V||^2 - ||W_LS K - V||^2, exactly."""
-    return _sq(impl.outer_product_store(K, V) @ K - V) - _sq(impl.least_squares_store(K, V) @ K - V)
+    ls, op = _ls_op_errors(impl, K, V)
+    return sum(op) - sum(ls)
 
 
-def _not_ls_witness(ctx):
-    def find(ctx):
-        return counterexample.search(ctx, _unit_keys_and_values(), lambda c: _op_gap(ctx.impl, *c) > 0)
+def _not_ls_verify(impl, w):
+    gap = _op_gap(impl, *w)
+    return kit.unit_columns(w[0]) and gap > 0, gap
 
-    def verify(w):
-        K, V = w
-        unit = all(sum(x * x for x in K[:, j]) == 1 for j in range(K.shape[1]))
-        gap = _op_gap(ctx.impl, K, V)
-        return unit and gap > 0, gap
 
-    return counterexample.check(ctx, find, verify, describe=lambda w: {"K": w[0], "V": w[1]},
-                                how="found by a Hypothesis search over exactly-unit rational keys, shrunk")
+def _is_least_squares(W, K, V) -> bool:
+    """W is V K^+ by its definition: it solves the normal equations W K K^T =
+    V K^T and its rows lie in col(K) (minimum norm); exact references only."""
+    return exact_sq(W @ K @ K.T, V @ K.T) == 0 and kit.rank(np.concatenate([K, W.T], axis=1)) == kit.rank(K)
 
 
 # --- keys given by their exact SVD factors --------------------------------------------
@@ -168,13 +176,13 @@ def _reflections(draw, n: int) -> np.ndarray:
     Householder reflections I - 2 w w^T / (w^T w) with integer w, then a
     column permutation. No sympy, so Hypothesis can afford many draws; it
     shrinks to a permutation matrix."""
-    H = _frac(np.eye(n, dtype=int))
+    H = kit.exact(np.eye(n, dtype=int))
     for _ in range(draw(st.integers(0, n))):
         w = draw(st.lists(st.integers(-2, 2), min_size=n, max_size=n))
         ww = sum(x * x for x in w)
         if ww == 0:
             continue
-        w = _frac(w)
+        w = kit.exact(w)
         H = H - np.outer(H @ w, w) * Fraction(2, ww)
     return H[:, list(draw(st.permutations(range(n))))]
 
@@ -237,10 +245,8 @@ def _precise_factor_cases(ctx) -> list[tuple[str, tuple[_Factors, np.ndarray]]]:
         Z = ensembles.rational_orthogonal(M0, rng=rng)[:, :r]
         if copies > 1:
             Z = _tile(Z, list(rng.permutation(4 * M0)))
-        s = np.array([Fraction(1, round(cond ** (l / (r - 1)))) if r > 1 else Fraction(1)
-                      for l in range(r)], dtype=object)
-        F = _Factors.of(U, s, Z)
-        V = _frac(rng.integers(-3, 4, size=(3, Z.shape[0])))
+        F = _Factors.of(U, kit.rational_spectrum(r, cond), Z)
+        V = integer_array(rng, (3, Z.shape[0]))
         label = f"cond 1e{round(math.log10(cond))}, rank {r}, {d}x{Z.shape[0]}" + (
             ", each key four times" if copies > 1 else "")
         cases.append((label, (F, V)))
@@ -277,20 +283,17 @@ FACTORED = Inputs(
 @st.composite
 def _exact_split(draw):
     F, V = draw(_factors_and_values())
-    return F.K, V, _integer_matrix(draw, V.shape[0], F.U.shape[0]), F
+    return F.K, V, draw(integer_matrices(V.shape[0], F.U.shape[0])), F
 
 
 def _precise_split(ctx):
     rng = ctx.rng("split-precise")
-    return [(label, (K, V, kit.exact(rng.integers(-3, 4, size=(V.shape[0], K.shape[0]))), None))
+    return [(label, (K, V, integer_array(rng, (V.shape[0], K.shape[0])), None))
             for label, (K, V) in keys_and_values().precise(ctx)]
 
 
-def _float_with_W(c: KeyCase) -> Case:
-    return Case((c.K, c.V, kit.generator(c.seed, "W").standard_normal((c.p, c.d)), None), c.describe())
-
-
-SPLIT = Inputs(("K", "V", "W", "factors"), _exact_split(), _precise_split, float_key_cases().map(_float_with_W),
+SPLIT = Inputs(("K", "V", "W", "factors"), _exact_split(), _precise_split,
+               float_key_cases().map(lambda c: Case((c.K, c.V, *_extra(c, "W"), None), c.describe())),
                "exact factors with duplicated keys; the computed SVD at condition to 1e20 (mpmath); "
                "float64 over every key family, arbitrary W")
 
@@ -298,7 +301,7 @@ SPLIT = Inputs(("K", "V", "W", "factors"), _exact_split(), _precise_split, float
 def _residual_split(impl, K, V, W, F):
     F = F if F is not None else _svd_of(impl, K)
     P, _ = impl.projectors(K)
-    return [(_sq(W @ K - V), _sq(W @ (F.U * F.s) - V @ F.Z) + _sq(V @ (kit.eye(K.shape[1], K) - P)))]
+    return [(sq(W @ K - V), sq(W @ (F.U * F.s) - V @ F.Z) + sq(V @ (kit.eye(K.shape[1], K) - P)))]
 
 
 def _residual_split_keys(ctx):
@@ -310,15 +313,13 @@ def _residual_split_keys(ctx):
     def inputs(draw):
         K = draw(exact_key_matrices())
         V = draw(exact_value_matrices(K.shape[1]))
-        p, d = V.shape[0], K.shape[0]
-        W = _integer_matrix(draw, p, d)
-        return K, V, W
+        return K, V, draw(integer_matrices(V.shape[0], K.shape[0]))
 
     def residual(case):
         K, V, W = case
         P, _ = ctx.impl.projectors(K)
         R = W @ K - V
-        return (_sq(R) - _sq(R @ P) - _sq(V @ (_eye(K.shape[1], K) - P))) ** 2
+        return (sq(R) - sq(R @ P) - sq(V @ (kit.eye(K.shape[1], K) - P))) ** 2
 
     return symbolic.check_exact(ctx, inputs(), residual,
                                 describe=lambda c: {"K": c[0], "V": c[1], "W": c[2]})
@@ -336,30 +337,20 @@ def _split_scale(K, V, W):
 def _exact_minimisers(draw):
     F, V = draw(_factors_and_values())
     p, d = V.shape[0], F.U.shape[0]
-    return F.K, V, _integer_matrix(draw, p, d), None, F, draw(st.lists(st.integers(-3, 3), min_size=p * d,
-                                                                        max_size=p * d))
+    return F.K, V, draw(integer_matrices(p, d)), None, F, draw(st.lists(st.integers(-3, 3), min_size=p * d,
+                                                                         max_size=p * d))
 
 
 def _precise_minimisers(ctx):
     rng = ctx.rng("minimizers-precise")
-    return [(label, (F.K, V, *(kit.exact(rng.integers(-3, 4, size=(V.shape[0], F.U.shape[0]))) for _ in range(2)),
-                     F, None)) for label, (F, V) in _precise_factor_cases(ctx)]
-
-
-def _float_minimisers(c: KeyCase) -> Case:
-    rng = kit.generator(c.seed, "B and W")
-    return Case((c.K, c.V, rng.standard_normal((c.p, c.d)), rng.standard_normal((c.p, c.d)), None, None),
-                c.describe())
+    return [(label, (F.K, V, *(integer_array(rng, (V.shape[0], F.U.shape[0])) for _ in range(2)), F, None))
+            for label, (F, V) in _precise_factor_cases(ctx)]
 
 
 MINIMISERS = Inputs(("K", "V", "B", "W", "factors", "free parameters"), _exact_minimisers(), _precise_minimisers,
-                    float_key_cases().map(_float_minimisers),
+                    float_key_cases().map(lambda c: Case((c.K, c.V, *_extra(c, "B and W", 2), None, None),
+                                                         c.describe())),
                     "exact factors (W0 from them, on the ladder too), arbitrary B and W; every float key family")
-
-
-def _to_sympy(A):
-    return sympy.Matrix(A.shape[0], A.shape[1],
-                        [sympy.Rational(Fraction(e).numerator, Fraction(e).denominator) for e in A.ravel()])
 
 
 def _normal_equation_minimiser(K, V, params) -> np.ndarray:
@@ -367,11 +358,9 @@ def _normal_equation_minimiser(K, V, params) -> np.ndarray:
     equations W K K^T = V K^T from sympy's Gauss-Jordan solver, its free
     parameters set to the given integers (convexity makes every solution a
     minimiser and every minimiser a solution)."""
-    Ks = _to_sympy(K)
-    sol, tau = (Ks * Ks.T).gauss_jordan_solve(Ks * _to_sympy(V).T)
-    sol = sol.subs(dict(zip(list(tau), params)))
-    return np.array([[Fraction(int(x.p), int(x.q)) for x in sol.row(i)] for i in range(sol.rows)],
-                    dtype=object).T
+    Ks = kit.to_sympy(K)
+    sol, tau = (Ks * Ks.T).gauss_jordan_solve(Ks * kit.to_sympy(V).T)
+    return kit.from_sympy(sol.subs(dict(zip(list(tau), params)))).T
 
 
 def _all_minimisers(impl, K, V, B, W, F, params):
@@ -384,18 +373,18 @@ def _all_minimisers(impl, K, V, B, W, F, params):
     d, M = K.shape
     W0, W_ls = ((V @ F.Z) / F.s) @ F.U.T, impl.least_squares_store(K, V)
     P, Q = impl.projectors(K)
-    floor, free = _sq(V @ (kit.eye(M, K) - P)), B @ (kit.eye(d, K) - Q)
+    floor, free = sq(V @ (kit.eye(M, K) - P)), B @ (kit.eye(d, K) - Q)
     Wb = W0 + free
     if kit.is_exact(K):
         W_ne = _normal_equation_minimiser(K, V, params)
-        return [(W0, W_ls), (_sq(Wb @ K - V), floor), (_sq(Wb), _sq(W0) + _sq(free)),
-                (W_ne, W0 + W_ne @ (kit.eye(d, K) - Q)), (_sq(W_ne @ K - V), floor)]
+        return [(W0, W_ls), (sq(Wb @ K - V), floor), (sq(Wb), sq(W0) + sq(free)),
+                (W_ne, W0 + W_ne @ (kit.eye(d, K) - Q)), (sq(W_ne @ K - V), floor)]
     # squared terms are bounded by (||V|| + (||W0|| + ||B|| + ||W||)(1 + ||K||))^2; the
     # pseudoinverse is accurate to ||K^+|| cond eps (Wedin)
-    sq = max(K.shape) * (1 + norm(V) + (norm(W0) + norm(B) + norm(W)) * (1 + norm(K))) ** 2
+    size = max(K.shape) * (1 + norm(V) + (norm(W0) + norm(B) + norm(W)) * (1 + norm(K))) ** 2
     pinv = max(K.shape) * (1 + norm(V)) * (1 + _pinv_norm(K)) * linmem.condition_number(K)
-    return [(W0 / pinv, W_ls / pinv), (_sq(Wb @ K - V) / sq, floor / sq), (_sq(Wb) / sq, (_sq(W0) + _sq(free)) / sq),
-            (_sq(W @ K - V) / sq, (floor + _sq((W @ Q - W0) @ K)) / sq)]
+    return [(W0 / pinv, W_ls / pinv), (sq(Wb @ K - V) / size, floor / size),
+            (sq(Wb) / size, (sq(W0) + sq(free)) / size), (sq(W @ K - V) / size, (floor + sq((W @ Q - W0) @ K)) / size)]
 
 
 # --- ls.svd-forms and ls.effective-pairs over FACTORED -------------------------------------------
@@ -461,41 +450,37 @@ def _not_svd_example() -> tuple[_Factors, np.ndarray]:
     effective value is the average of the four values stored at e1, the
     second the value at e2; these are not orthogonal. (Two distinct unit keys
     would not do: their Z_K is (1, +-1)/sqrt(2), irrational.)"""
-    F = _Factors.of(_frac(np.eye(2, dtype=int)), _frac([2, 1]),
+    F = _Factors.of(kit.exact(np.eye(2, dtype=int)), kit.exact([2, 1]),
                     np.array([[Fraction(1, 2), 0]] * 4 + [[0, 1]], dtype=object) + Fraction(0))
-    return F, _frac([[1, 0, 1, 2, 1], [0, 1, 0, -1, 1]])
+    return F, kit.exact([[1, 0, 1, 2, 1], [0, 1, 0, -1, 1]])
 
 
-def _not_svd_witness(ctx):
-    def verify(w):
-        F, V = w
-        K, r = F.K, len(F.s)
-        E, G = _effective_gram(F, V)
-        W = ctx.impl.least_squares_store(K, V)
-        # The factors are the SVD of K, unique up to signs: orthonormal U and Z,
-        # distinct positive s. Then W_LS is exactly the effective expansion,
-        # E has rank r_K (as many terms as the SVD of W_LS), yet the Gram matrix
-        # of the effective values has off-diagonal energy: were the expansion
-        # an SVD of W_LS, its singular values would be the norms ||e_l||, and
-        # sum_l ||e_l||^4 would equal tr((W^T W)^2) = sum_l sigma_l^4; it falls
-        # short by exactly that off-diagonal energy.
-        factored = (exact_sq(F.U.T @ F.U, _eye(r, K)) == 0 and exact_sq(F.Z.T @ F.Z, _eye(r, K)) == 0
-                    and all(F.s[i] > F.s[i + 1] for i in range(r - 1)) and F.s[-1] > 0)
-        unit = all(sum(x * x for x in K[:, j]) == 1 for j in range(K.shape[1]))
-        expansion = exact_sq(W, E @ F.U.T) == 0 and exact_sq(W @ F.U, E) == 0
-        off = _off_diagonal_energy(G)
-        WtW = W.T @ W
-        sigma4 = sum(np.diagonal(WtW @ WtW), start=Fraction(0))
-        norms4 = sum((G[l, l] ** 2 for l in range(r)), start=Fraction(0))
-        holds = (factored and unit and expansion and off > 0 and sigma4 - norms4 == off
-                 and _exact_rank(E) == r)
-        return holds, sigma4 - norms4
+def _not_svd_verify(impl, w):
+    F, V = w
+    K, r = F.K, len(F.s)
+    E, G = _effective_gram(F, V)
+    W = impl.least_squares_store(K, V)
+    # The factors are the SVD of K, unique up to signs: orthonormal U and Z,
+    # distinct positive s. Then W_LS is exactly the effective expansion,
+    # E has rank r_K (as many terms as the SVD of W_LS), yet the Gram matrix
+    # of the effective values has off-diagonal energy: were the expansion
+    # an SVD of W_LS, its singular values would be the norms ||e_l||, and
+    # sum_l ||e_l||^4 would equal tr((W^T W)^2) = sum_l sigma_l^4; it falls
+    # short by exactly that off-diagonal energy.
+    factored = (exact_sq(F.U.T @ F.U, kit.eye(r, K)) == 0 and exact_sq(F.Z.T @ F.Z, kit.eye(r, K)) == 0
+                and all(F.s[i] > F.s[i + 1] for i in range(r - 1)) and F.s[-1] > 0)
+    expansion = exact_sq(W, E @ F.U.T) == 0 and exact_sq(W @ F.U, E) == 0
+    off = _off_diagonal_energy(G)
+    WtW = W.T @ W
+    sigma4 = sum(np.diagonal(WtW @ WtW), start=Fraction(0))
+    norms4 = sum((G[l, l] ** 2 for l in range(r)), start=Fraction(0))
+    holds = factored and kit.unit_columns(K) and expansion and off > 0 and sigma4 - norms4 == off and kit.rank(E) == r
+    return holds, sigma4 - norms4
 
-    return counterexample.check(
-        ctx, lambda ctx: _not_svd_example(), verify,
-        describe=lambda w: {**w[0].describe(), "V": w[1], "effective values": _effective_gram(*w)[0],
-                            "Gram of effective values": _effective_gram(*w)[1]},
-        how="constructed: unit keys [e1, e1, e1, e1, e2], whose SVD is rational")
+
+def _not_svd_describe(w):
+    E, G = _effective_gram(*w)
+    return {**w[0].describe(), "V": w[1], "effective values": E, "Gram of effective values": G}
 
 
 # --- ls.ranks-differ ------------------------------------------------------------------------
@@ -506,38 +491,24 @@ def _ranks_example() -> tuple[np.ndarray, np.ndarray]:
     squares averages them to zero, so the store keeps one direction of two.
     Smallest case that rules out the trivial reasons: r_K = 2 needs d >= 2,
     p >= d and rank V >= 2, and M = r_K would give W_LS K = V, rank W_LS >= 2."""
-    return _frac([[1, 1, 0], [0, 0, 1]]), _frac([[1, -1, 0], [0, 0, 1]])
+    return kit.exact([[1, 1, 0], [0, 0, 1]]), kit.exact([[1, -1, 0], [0, 0, 1]])
 
 
-def _ranks_witness(ctx):
-    def verify(w):
-        K, V = w
-        impl = ctx.impl
-        (d, M), p = K.shape, V.shape[0]
-        W = impl.least_squares_store(K, V)
-        rK, rW = impl.numerical_rank(K), impl.numerical_rank(W)
-        # W is the least-squares store, checked from its definition: it solves
-        # the normal equations and its rows lie in col(K) (minimum norm).
-        is_ls = (exact_sq(W @ K @ K.T, V @ K.T) == 0
-                 and _exact_rank(np.concatenate([K, W.T], axis=1)) == _exact_rank(K))
-        ranks_right = rK == _exact_rank(K) and rW == _exact_rank(W)
-        # Not explained by the shapes, by poor values or by an empty store.
-        nontrivial = p >= d and M >= d and _exact_rank(V) >= rK and any(e != 0 for e in W.ravel())
-        return is_ls and ranks_right and nontrivial and rK != rW, rK - rW
-
-    def describe(w):
-        K, V = w
-        W = linmem.least_squares_store(K, V)
-        return {"K": K, "V": V, "W_LS": W, "r_K": _exact_rank(K), "r_W": _exact_rank(W),
-                "rank V": _exact_rank(V)}
-
-    return counterexample.check(
-        ctx, lambda ctx: _ranks_example(), verify, describe=describe,
-        how="constructed: unit keys [e1, e1, e2], opposite values at the repeated key")
+def _ranks_verify(impl, w):
+    K, V = w
+    (d, M), p = K.shape, V.shape[0]
+    W = impl.least_squares_store(K, V)
+    rK, rW = impl.numerical_rank(K), impl.numerical_rank(W)
+    ranks_right = rK == kit.rank(K) and rW == kit.rank(W)
+    # Not explained by the shapes, by poor values or by an empty store.
+    nontrivial = p >= d and M >= d and kit.rank(V) >= rK and any(e != 0 for e in W.ravel())
+    return _is_least_squares(W, K, V) and ranks_right and nontrivial and rK != rW, rK - rW
 
 
-def _rank_from_shape(A):
-    return min(np.shape(A))
+def _ranks_describe(w):
+    K, V = w
+    W = linmem.least_squares_store(K, V)
+    return {"K": K, "V": V, "W_LS": W, "r_K": kit.rank(K), "r_W": kit.rank(W), "rank V": kit.rank(V)}
 
 
 # --- ls.independent-keys-exact ------------------------------------------------------------------
@@ -552,15 +523,9 @@ def _independent_exact_keys(draw):
         seed = draw(st.integers(0, 2**32 - 1))
         K = ensembles.rational_unit_vectors(d, M, rng=np.random.default_rng(seed), scale=3)
     else:
-        K = _frac(draw(st.lists(st.integers(-3, 3), min_size=d * M, max_size=d * M))).reshape(d, M)
-    hypothesis.assume(_exact_rank(K) == M)
+        K = draw(integer_matrices(d, M))
+    hypothesis.assume(kit.rank(K) == M)
     return K
-
-
-def _unit_from_point(t: list[Fraction]) -> list[Fraction]:
-    """Exactly unit vector in R^(len(t)+1) (inverse stereographic projection)."""
-    n2 = sum(x * x for x in t)
-    return [2 * x / (1 + n2) for x in t] + [(1 - n2) / (1 + n2)]
 
 
 #: Shapes (d, M), M <= d, of the independent ladder keys at condition 1e20.
@@ -573,7 +538,7 @@ def _independent_precise_cases(ctx):
     rng = ctx.rng("independent-precise")
     t = [Fraction(1, 2), Fraction(-1, 3)]
     near = [x + Fraction(1, 10**15) for x in t]
-    cols = [_unit_from_point(t), _unit_from_point(near), _unit_from_point([Fraction(2), Fraction(1, 5)])]
+    cols = [kit.stereographic(t), kit.stereographic(near), kit.stereographic([Fraction(2), Fraction(1, 5)])]
     cases = [("unit keys, two 1e-15 apart, 3x3", np.array(cols, dtype=object).T)]
     for i in range(max(4, ctx.profile.precise_cases) - 1):
         d, M = _INDEPENDENT_SHAPES[i % len(_INDEPENDENT_SHAPES)]
@@ -607,15 +572,6 @@ def _independent(impl, K, V):
     return [(impl.numerical_rank(K), M), (P, kit.eye(M, K)), (impl.least_squares_store(K, V) @ K, V)]
 
 
-def _gram_projectors(K):
-    return K.T @ K, K @ K.T
-
-
-def _gram_input_projector(K):
-    P, _ = linmem.projectors(K)
-    return P, K @ K.T
-
-
 # --- ls.total-error-le-op ------------------------------------------------------------------------
 
 
@@ -624,8 +580,8 @@ def _le_op(impl, K, V):
     (W_LS K = VP is the projection); in floats the bound itself."""
     W_op, W_ls = impl.outer_product_store(K, V), impl.least_squares_store(K, V)
     if kit.is_exact(K):
-        return [(_sq(W_op @ K - V), _sq(W_ls @ K - V) + _sq((W_op - W_ls) @ K))]
-    return [at_most(_sq(W_ls @ K - V), _sq(W_op @ K - V))]
+        return [(sq(W_op @ K - V), sq(W_ls @ K - V) + sq((W_op - W_ls) @ K))]
+    return [at_most(sq(W_ls @ K - V), sq(W_op @ K - V))]
 
 
 def _le_op_precise_cases(ctx):
@@ -633,7 +589,7 @@ def _le_op_precise_cases(ctx):
     and the ill-conditioned, rank-deficient and duplicated ladder keys."""
     rng = ctx.rng("le-op-precise")
     O = ensembles.rational_orthogonal(5, rng=rng)
-    hair = O[:, :3] + Fraction(1, 10**30) * _frac(rng.integers(-1, 2, size=(5, 3)))
+    hair = O[:, :3] + Fraction(1, 10**30) * kit.exact(rng.integers(-1, 2, size=(5, 3)))
     boundary = [("orthonormal keys, 5x3 (equality)", O[:, :3]),
                 ("orthonormal keys, 5x5 (equality)", O),
                 ("orthonormal keys moved 1e-30", hair)]
@@ -666,25 +622,7 @@ def _le_op_scale(K, V):
     return kit.scale(K) * ((1 + norm(V)) * (1 + norm(K) ** 2)) ** 2
 
 
-def _stores_swapped():
-    return {"outer_product_store": linmem.least_squares_store, "least_squares_store": linmem.outer_product_store}
-
-
 # --- ls.per-key-not-dominant -----------------------------------------------------------------------
-
-
-def _per_key_errors(W, K, V):
-    R = W @ K - V
-    return [sum(R[:, j] * R[:, j]) for j in range(K.shape[1])]
-
-
-def _per_key_inputs():
-    @st.composite
-    def inputs(draw):
-        K = draw(exact_unit_key_matrices(max_dim=3, max_count=4))
-        return K, draw(exact_value_matrices(K.shape[1], max_dim=2))
-
-    return inputs()
 
 
 def _nonparallel(K) -> bool:
@@ -695,37 +633,21 @@ def _nonparallel(K) -> bool:
 
 def _per_key_gain(impl, K, V):
     """Largest per-key advantage of OP over LS: max_j (e_LS,j - e_OP,j)."""
-    ls = _per_key_errors(impl.least_squares_store(K, V), K, V)
-    op = _per_key_errors(impl.outer_product_store(K, V), K, V)
+    ls, op = _ls_op_errors(impl, K, V)
     return max(a - b for a, b in zip(ls, op))
 
 
-def _per_key_witness(ctx):
-    def find(ctx):
-        return counterexample.search(ctx, _per_key_inputs(),
-                                     lambda c: _nonparallel(c[0]) and _per_key_gain(ctx.impl, *c) > 0)
+def _per_key_verify(impl, w):
+    K, V = w
+    gain = _per_key_gain(impl, K, V)
+    ls_true = _is_least_squares(impl.least_squares_store(K, V), K, V)
+    return kit.unit_columns(K) and ls_true and _nonparallel(K) and gain > 0, gain
 
-    def verify(w):
-        K, V = w
-        impl = ctx.impl
-        W_ls = impl.least_squares_store(K, V)
-        unit = all(sum(x * x for x in K[:, j]) == 1 for j in range(K.shape[1]))
-        # Compare with the true least-squares store: normal equations and rows in col(K).
-        is_ls = (exact_sq(W_ls @ K @ K.T, V @ K.T) == 0
-                 and _exact_rank(np.concatenate([K, W_ls.T], axis=1)) == _exact_rank(K))
-        gain = _per_key_gain(impl, K, V)
-        return unit and is_ls and _nonparallel(K) and gain > 0, gain
 
-    def describe(w):
-        K, V = w
-        ls = _per_key_errors(linmem.least_squares_store(K, V), K, V)
-        op = _per_key_errors(linmem.outer_product_store(K, V), K, V)
-        return {"K": K, "V": V, "LS error per key": ls, "OP error per key": op,
-                "LS total": sum(ls), "OP total": sum(op)}
-
-    return counterexample.check(
-        ctx, find, verify, describe=describe,
-        how="found by a Hypothesis search over exactly-unit rational keys, no two equal or opposite, shrunk")
+def _per_key_describe(w):
+    ls, op = _ls_op_errors(linmem, *w)
+    return {"K": w[0], "V": w[1], "LS error per key": ls, "OP error per key": op, "LS total": sum(ls),
+            "OP total": sum(op)}
 
 
 CLAIMS = [
@@ -740,19 +662,18 @@ CLAIMS = [
         inputs=PERTURBED, terms=_minimizer, scale=_minimizer_scale, falls=False,
         control=wrong("least-squares store built as V K^T", least_squares_store=linmem.outer_product_store),
     ),
-    Claim(
-        id="op.not-least-squares",
+    counterexample(
+        "op.not-least-squares",
         title="The outer-product store does not minimise the total recall error in general",
         statement=r"\exists K, V:\ \|W_{\mathrm{OP}}K - V\|_F > \|W_{\mathrm{LS}}K - V\|_F",
-        kind=ClaimKind.COUNTEREXAMPLE,
         source="000, 'Two ways to construct the memory matrix'",
         assumptions=("unit keys",),
         depends_on=("ls.pseudoinverse-minimizer",),
-        checks=(
-            Check("witness", EvidenceKind.COUNTEREXAMPLE, _not_ls_witness,
-                  "minimal witness found by search, gap verified in exact arithmetic"),
-        ),
-        negative_control=wrong("outer-product store built as V K^+", outer_product_store=linmem.least_squares_store),
+        search=SMALL_UNIT_PAIRS, found=lambda impl, c: _op_gap(impl, *c) > 0, verify=_not_ls_verify,
+        describe=lambda w: {"K": w[0], "V": w[1]},
+        about="minimal witness found by search, gap verified in exact arithmetic",
+        how="found by a Hypothesis search over exactly-unit rational keys, shrunk",
+        control=wrong("outer-product store built as V K^+", outer_product_store=linmem.least_squares_store),
     ),
     identity(
         "ls.residual-split",
@@ -767,7 +688,7 @@ CLAIMS = [
         extra_checks=(Check("exact-keys", EvidenceKind.SYMBOLIC, _residual_split_keys,
                             "the SVD-free form ||WK-V||^2 = ||(WK-V)P||^2 + ||V(I-P)||^2 on integer keys, "
                             "duplicated and dependent columns"),),
-        control=wrong("P = K^T K (the Gram matrix, a projector only for orthonormal keys)", projectors=_gram_projectors),
+        control=wrong("P = K^T K (the Gram matrix, a projector only for orthonormal keys)", projectors=gram_projectors),
     ),
     identity(
         "ls.all-minimizers",
@@ -781,7 +702,7 @@ CLAIMS = [
                      "V any real p x M matrix, B any real p x d matrix"),
         depends_on=("ls.residual-split", "ls.pseudoinverse-minimizer", "proj.input-projector"),
         inputs=MINIMISERS, terms=_all_minimisers, scale=lambda *args: 1,
-        control=wrong("Q = K K^T (the Gram matrix in place of the input projector)", projectors=_gram_input_projector),
+        control=wrong("Q = K K^T (the Gram matrix in place of the input projector)", projectors=gram_input_projector),
     ),
     identity(
         "ls.svd-forms",
@@ -793,7 +714,7 @@ CLAIMS = [
                      "V any real p x M matrix"),
         depends_on=("op.sum-of-outer-products",),
         inputs=FACTORED, terms=_svd_forms, scale=lambda *args: 1,
-        control=wrong("the two stores swapped (V K^+ as OP, V K^T as LS)", **_stores_swapped()),
+        control=wrong("the two stores swapped (V K^+ as OP, V K^T as LS)", **swapped_stores()),
     ),
     identity(
         "ls.effective-pairs",
@@ -808,39 +729,36 @@ CLAIMS = [
         inputs=FACTORED, terms=_effective, scale=lambda *args: 1,
         control=wrong("effective values V z_l s_l (the gain not inverted)", effective_pairs=_effective_gain_not_inverted),
     ),
-    Claim(
-        id="ls.effective-not-svd",
+    counterexample(
+        "ls.effective-not-svd",
         title="The effective values need not be orthogonal, so the expansion need not be the SVD of W_LS",
         statement=(r"\exists K, V:\ (V z_{K,\ell})^{\top} (V z_{K,m}) \ne 0 \text{ for some } \ell \ne m,"
                    r"\ \text{so } \textstyle\sum_\ell \frac{V z_{K,\ell}}{\sigma_{K,\ell}} u_{K,\ell}^{\top}"
                    r"\text{ is not an SVD of } W_{\mathrm{LS}}"),
-        kind=ClaimKind.COUNTEREXAMPLE,
         source="000, 'Two ways to construct the memory matrix'",
         assumptions=("unit keys", "distinct singular values of K, so its SVD (and the expansion) is unique "
                      "up to signs", "the witness has rank E = r_K: the expansion has as many terms as the "
                      "SVD of W_LS, so only orthogonality is at stake"),
         depends_on=("ls.effective-pairs",),
-        checks=(
-            Check("witness", EvidenceKind.COUNTEREXAMPLE, _not_svd_witness,
-                  "constructed witness; expansion, Gram matrix and sum of sigma^4 exact"),
-        ),
-        negative_control=wrong("least-squares store built as V K^T", least_squares_store=linmem.outer_product_store),
+        witness=lambda ctx: _not_svd_example(), verify=_not_svd_verify, describe=_not_svd_describe,
+        about="constructed witness; expansion, Gram matrix and sum of sigma^4 exact",
+        how="constructed: unit keys [e1, e1, e1, e1, e2], whose SVD is rational",
+        control=wrong("least-squares store built as V K^T", least_squares_store=linmem.outer_product_store),
     ),
-    Claim(
-        id="ls.ranks-differ",
+    counterexample(
+        "ls.ranks-differ",
         title="The rank of the least-squares store need not equal the rank of the keys",
         statement=(r"\exists K, V \text{ with } M \ge d,\ p \ge d,\ \operatorname{rank} V \ge r_K:\ "
                    r"r_W = \operatorname{rank}(VK^{+}) \ne r_K"),
-        kind=ClaimKind.COUNTEREXAMPLE,
         source="000, 'Two ways to construct the memory matrix'; App. A",
         assumptions=("unit keys", "the witness's shapes (M >= d, p >= d) and values (rank V >= r_K, "
                      "W_LS != 0) rule out the trivial reasons for a gap"),
         depends_on=("ls.svd-forms",),
-        checks=(
-            Check("witness", EvidenceKind.COUNTEREXAMPLE, _ranks_witness,
-                  "constructed witness of the smallest shape; W_LS checked against its definition, ranks exact"),
-        ),
-        negative_control=wrong("rank read off the shape, min(m, n) (full rank assumed)", numerical_rank=_rank_from_shape),
+        witness=lambda ctx: _ranks_example(), verify=_ranks_verify, describe=_ranks_describe,
+        about="constructed witness of the smallest shape; W_LS checked against its definition, ranks exact",
+        how="constructed: unit keys [e1, e1, e2], opposite values at the repeated key",
+        control=wrong("rank read off the shape, min(m, n) (full rank assumed)",
+                      numerical_rank=lambda A: min(np.shape(A))),
     ),
     identity(
         "ls.independent-keys-exact",
@@ -852,7 +770,7 @@ CLAIMS = [
                      "V any real p x M matrix"),
         depends_on=("proj.coefficient-projector",),
         inputs=INDEPENDENT, terms=_independent,
-        control=wrong("K^+ taken as K^T (keys treated as orthonormal) in the store and P", least_squares_store=linmem.outer_product_store, projectors=_gram_projectors),
+        control=wrong("K^+ taken as K^T (keys treated as orthonormal) in the store and P", least_squares_store=linmem.outer_product_store, projectors=gram_projectors),
     ),
     inequality(
         "ls.total-error-le-op",
@@ -862,21 +780,20 @@ CLAIMS = [
         assumptions=("K any real d x M matrix (unit keys not needed)", "V any real p x M matrix"),
         depends_on=("ls.pseudoinverse-minimizer",),
         inputs=LE_OP, terms=_le_op, scale=_le_op_scale, falls=False,
-        control=wrong("the two stores swapped (V K^+ as OP, V K^T as LS)", **_stores_swapped()),
+        control=wrong("the two stores swapped (V K^+ as OP, V K^T as LS)", **swapped_stores()),
     ),
-    Claim(
-        id="ls.per-key-not-dominant",
+    counterexample(
+        "ls.per-key-not-dominant",
         title="Some key can be recalled better by the outer-product store than by least squares",
         statement=(r"\exists K \text{ (unit keys)}, V, j:\ \|W_{\mathrm{OP}}k_j - v_j\| < "
                    r"\|W_{\mathrm{LS}}k_j - v_j\|"),
-        kind=ClaimKind.COUNTEREXAMPLE,
         source="000, 'Recover Wang's capacity estimate'",
         assumptions=("unit keys, no two equal or opposite",),
         depends_on=("ls.total-error-le-op",),
-        checks=(
-            Check("witness", EvidenceKind.COUNTEREXAMPLE, _per_key_witness,
-                  "minimal witness found by search; W_LS checked against its definition, errors exact"),
-        ),
-        negative_control=wrong("least-squares store built as V K^T", least_squares_store=linmem.outer_product_store),
+        search=SMALL_UNIT_PAIRS, found=lambda impl, c: _nonparallel(c[0]) and _per_key_gain(impl, *c) > 0,
+        verify=_per_key_verify, describe=_per_key_describe,
+        about="minimal witness found by search; W_LS checked against its definition, errors exact",
+        how="found by a Hypothesis search over exactly-unit rational keys, no two equal or opposite, shrunk",
+        control=wrong("least-squares store built as V K^T", least_squares_store=linmem.outer_product_store),
     ),
 ]
