@@ -437,6 +437,9 @@ def swapped_stores() -> dict:
     return {"outer_product_store": linmem.least_squares_store, "least_squares_store": linmem.outer_product_store}
 
 
+__all__ += ["sweep_check"]
+
+
 def sweep_check(
     name: str, *, sizes: Mapping[str, Sequence[Any]], measure: Callable[[Any, Any, np.random.Generator], float],
     criterion: Callable, label: str, size_name: str = "size", domain: Mapping[str, Any] | None = None,

@@ -36,13 +36,14 @@ from hypothesis import target
 from scipy.special import betainc
 
 from linmem import ensembles
-from linmem.precise import mp_array
-from theorems.claims._cases import precise_key_cases
-from theorems.evidence import counterexample, expectation, montecarlo, precise, simulation, symbolic
+from theorems import kit
+from theorems.evidence import counterexample, montecarlo, precise, simulation, symbolic
+from theorems.evidence import expectation as enumeration
 from theorems.evidence import property as prop
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
-from theorems.residuals import diff_norm, exact_sq
-from theorems.strategies import KeyCase, exact_unit_key_matrices, unit_key_cases
+from theorems.residuals import exact_sq
+from theorems.strategies import exact_unit_key_matrices, unit_keys
+from theorems.templates import MC_VALUE_DIM, expectation, identity, sweep_check, wrong
 from theorems.tolerance import scaled_residual
 
 __all__ = [
@@ -59,8 +60,9 @@ __all__ = [
 #: case many times while it shrinks it.
 ENUMERATION_LIMIT = 256
 
-#: Key dimensions of the distance-concentration sweep (times the profile's sweep).
-DISTANCE_SWEEP_DIMS = (8, 32, 128, 512)
+#: Key dimensions of the distance-concentration sweep, per profile.
+DISTANCE_SWEEP_DIMS = {"quick": (8, 32, 128, 512), "standard": (16, 64, 256, 1024),
+                       "thorough": (32, 128, 512, 2048)}
 
 #: Keys drawn per dimension in that sweep (all pairs among them are measured).
 DISTANCE_KEYS = 48
@@ -209,14 +211,6 @@ def _inverse_identity(d: int) -> np.ndarray:
     return np.array([[Fraction(int(a == b), d) for b in range(d)] for a in range(d)], dtype=object)
 
 
-def _identity_like(K: np.ndarray, n: int) -> np.ndarray:
-    """I_n in the number system of K (float, mpmath or exact)."""
-    if K.dtype != object:
-        return np.eye(n)
-    one = K.ravel()[0] * 0 + 1
-    return np.array([[one if a == b else one * 0 for b in range(n)] for a in range(n)], dtype=object)
-
-
 def _sq_cols(R):
     return np.sum(R * R, axis=0)
 
@@ -240,7 +234,7 @@ def _second_moment_exact(ctx):
         scatter = ctx.impl.outer_product_store(D, D * w)
         return exact_sq(mean, np.zeros(design.d, dtype=int)) + exact_sq(scatter, _inverse_identity(design.d))
 
-    return expectation.check(ctx, _designs(), residual, describe=_Design.describe)
+    return enumeration.check(ctx, _designs(), residual, describe=_Design.describe)
 
 
 #: Dimensions of the Monte Carlo for the key moments (d = 1 is the two-point sphere).
@@ -310,7 +304,7 @@ def _pair_exact(ctx):
         second = sum((w * x for w, x in zip(design.weights, sq)), start=Fraction(0))
         return first**2 + (second - Fraction(1, design.d)) ** 2
 
-    return expectation.check(ctx, _design_and_key(), residual, describe=_describe_design_key)
+    return enumeration.check(ctx, _design_and_key(), residual, describe=_describe_design_key)
 
 
 def _pair_montecarlo(ctx):
@@ -448,54 +442,16 @@ def _distance_terms(impl, K):
     """||k_i - k_j||^2 against 2 - 2 c_ij, with c_ij = k_i^T k_j read off the
     outer-product store with one-hot values (its recall at k_j is the vector
     of similarities (k_i^T k_j)_i)."""
-    M = K.shape[1]
-    C = impl.outer_product_store(K, _identity_like(K, M)) @ K
-    D = np.empty((M, M), dtype=K.dtype)
-    for i in range(M):
-        diff = K - K[:, [i]]
-        D[i, :] = np.sum(diff * diff, axis=0)
-    two = _identity_like(K, 1)[0, 0] * 2
-    return D, two - 2 * C
+    diff = K[:, :, None] - K[:, None, :]
+    return [(np.sum(diff * diff, axis=0), 2 - 2 * (impl.outer_product_store(K, kit.eye(K.shape[1], K)) @ K))]
 
 
-def _distance_exact(ctx):
-    def residual(K):
-        D, rhs = _distance_terms(ctx.impl, K)
-        return exact_sq(D, rhs)
-
-    return symbolic.check_exact(ctx, exact_unit_key_matrices(), residual, describe=lambda K: {"K": K})
-
-
-def _distance_precise(ctx):
-    cases = precise_key_cases(ctx, unit=True)
-
-    def residual(K):
-        K = mp_array(K)
-        D, rhs = _distance_terms(ctx.impl, K)
-        return diff_norm(D, rhs), K.shape[1] * max(K.shape)
-
-    return precise.check(ctx, cases, residual)
-
-
-def _distance_property(ctx):
-    def measure(case: KeyCase):
-        D, rhs = _distance_terms(ctx.impl, case.K)
-        return scaled_residual(diff_norm(D, rhs), scale=case.M * max(case.d, case.M))
-
-    return prop.check(ctx, unit_key_cases(), measure, describe=KeyCase.describe)
-
-
-def _distance_concentration(ctx):
-    def measure(d, rng):
-        K = ctx.impl.spherical_vectors(d, DISTANCE_KEYS, rng=rng)
-        iu = np.triu_indices(DISTANCE_KEYS, 1)
-        diff = K[:, iu[0]] - K[:, iu[1]]
-        return float(np.sqrt(np.mean((np.sum(diff * diff, axis=0) - 2.0) ** 2)))
-
-    dims = tuple(d * ctx.profile.sweep for d in DISTANCE_SWEEP_DIMS)
-    return simulation.check(ctx, dims, measure, DISTANCE_CRITERION, size_name="d",
-                            domain={"keys per d": DISTANCE_KEYS},
-                            label=f"RMS of ||k_i - k_j||^2 - 2 over the pairs of {DISTANCE_KEYS} spherical keys")
+def _distance_rms(impl, d, rng):
+    """RMS of ||k_i - k_j||^2 - 2 over the pairs of DISTANCE_KEYS spherical keys in R^d."""
+    K = impl.spherical_vectors(d, DISTANCE_KEYS, rng=rng)
+    iu = np.triu_indices(DISTANCE_KEYS, 1)
+    diff = K[:, iu[0]] - K[:, iu[1]]
+    return float(np.sqrt(np.mean((np.sum(diff * diff, axis=0) - 2.0) ** 2)))
 
 
 def _averaged_store(K, V):
@@ -506,75 +462,31 @@ def _averaged_store(K, V):
 # --- op.conditional-error ----------------------------------------------------
 
 
-@st.composite
-def _unit_keys_sign_values(draw):
-    """Exactly unit keys (with duplicates, M < d, M = d, M > d) and fixed
-    exactly unit values W0 (p x M); the values are W0 times random signs."""
-    d = draw(st.integers(1, 4))
-    M = draw(st.integers(1, 5))
-    base = draw(_rational_unit_vectors(d, M))
-    picks = draw(st.lists(st.integers(0, M - 1), min_size=M, max_size=M)) if draw(st.booleans()) else range(M)
-    p = draw(st.integers(1, 3))
-    return base[:, list(picks)], draw(_rational_unit_vectors(p, M))
+def _op_errors(impl, K, V):
+    """||W_OP k_j - v_j||^2 for every j (a batch of V: one row per sample)."""
+    R = kit.store(impl.outer_product_store, K, V) @ K - V
+    return np.sum(R * R, axis=-2)
 
 
-def _conditional_algebra(ctx):
+def _cross_terms_cancel(impl):
     """E over signs of ||sum_i c_i s_i w_i||^2 with symbolic coefficients and
     symbolic unit values w_i = ((1 - u_i^2), 2 u_i) / (1 + u_i^2) (every unit
     vector of the plane but one): the cross terms cancel."""
-    m = 3
-    cs = sympy.symbols(f"c1:{m + 1}", real=True)
-    us = sympy.symbols(f"u1:{m + 1}", real=True)
+    cs, us = sympy.symbols("c1:4", real=True), sympy.symbols("u1:4", real=True)
     ws = [sympy.Matrix([1 - u * u, 2 * u]) / (1 + u * u) for u in us]
     total = 0
-    for signs in itertools.product((-1, 1), repeat=m):
+    for signs in itertools.product((-1, 1), repeat=3):
         n = sum((c * s * w for c, s, w in zip(cs, signs, ws)), sympy.zeros(2, 1))
         total += (n.T * n)[0, 0]
-    return symbolic.check_scalar(ctx, [
-        ("E_s ||sum_i c_i s_i w_i||^2 = sum_i c_i^2", sympy.cancel(total / 2**m - sum(c * c for c in cs))),
-    ])
+    return [("E_s ||sum_i c_i s_i w_i||^2 = sum_i c_i^2", sympy.cancel(total / 8 - sum(c * c for c in cs)))]
 
 
-def _conditional_exact(ctx):
-    def residual(case):
-        K, W0 = case
-        impl = ctx.impl
-        V_all = _stacked_sign_values(W0)
-        E = _sq_cols(impl.outer_product_store(K, V_all) @ K - V_all) / 2 ** K.shape[1]
-        return exact_sq(E, impl.op_conditional_error(K))
-
-    return expectation.check(ctx, _unit_keys_sign_values(), residual, describe=lambda c: {"K": c[0], "W0": c[1]})
-
-
-def _unit(K):
-    return K / np.linalg.norm(K, axis=0)
-
-
-def _conditional_montecarlo(ctx):
-    impl = ctx.impl
-    rng = ctx.rng("conditional-keys")
-    keys = [
-        ensembles.spherical_vectors(4, 7, rng=rng),  # M > d
-        ensembles.spherical_vectors(6, 3, rng=rng),  # M < d
-        ensembles.spherical_vectors(3, 3, rng=rng),  # M = d
-        ensembles.duplicated_keys(3, 5, n_distinct=2, rng=rng),
-        _unit(ensembles.controlled_spectrum(5, 6, cond=1e6, rng=rng)),  # nearly dependent
-    ]
-    p = 3
-    grams = [impl.outer_product_store(K, np.eye(K.shape[1])) @ K for K in keys]
-
-    def sample(rng, size):
-        out = []
-        for K, G in zip(keys, grams):
-            V = rng.standard_normal((size, p, K.shape[1]))
-            V /= np.linalg.norm(V, axis=1, keepdims=True)
-            # W_OP = V K^T is linear in V, so W_OP K = V (K^T K)
-            R = V @ G - V
-            out.append(np.sum(R * R, axis=1))
-        return np.concatenate(out, axis=1)
-
-    claimed = np.concatenate([impl.op_conditional_error(K) for K in keys])
-    return montecarlo.check(ctx, sample, claimed, label=f"per-key OP squared error, spherical values in R^{p}")
+def _unit_mc_keys(rng):
+    """Fixed unit keys of the Monte Carlo: M > d, M < d, M = d, duplicated, nearly dependent."""
+    nearly = ensembles.controlled_spectrum(5, 6, cond=1e6, rng=rng)
+    return [ensembles.spherical_vectors(4, 7, rng=rng), ensembles.spherical_vectors(6, 3, rng=rng),
+            ensembles.spherical_vectors(3, 3, rng=rng), ensembles.duplicated_keys(3, 5, n_distinct=2, rng=rng),
+            nearly / np.linalg.norm(nearly, axis=0)]
 
 
 # --- op.spherical-error ------------------------------------------------------
@@ -624,7 +536,7 @@ def _op_spherical_exact(ctx):
     def residual(case):
         return _op_spherical_residual(ctx.impl, *case)
 
-    return expectation.check(ctx, inputs(), residual,
+    return enumeration.check(ctx, inputs(), residual,
                              describe=lambda c: {**c[0].describe(), "M": c[1], "W0": c[2]})
 
 
@@ -662,21 +574,17 @@ _OP_MC_SHAPES = ((4, 3), (5, 5), (10, 11), (3, 8), (6, 20))
 
 
 def _op_spherical_montecarlo(ctx):
-    impl = ctx.impl
-    p = 3
-
     def sample(rng, size):
         out = []
         for d, M in _OP_MC_SHAPES:
-            K = impl.spherical_vectors(d, size * M, rng=rng).reshape(d, size, M).transpose(1, 0, 2)
-            V = rng.standard_normal((size, p, M))
-            V /= np.linalg.norm(V, axis=1, keepdims=True)
+            K, V = kit.spherical_batch(rng, size, d, M), kit.spherical_batch(rng, size, MC_VALUE_DIM, M)
             # the store W_OP = V K^T of every sample, batched, then its recall at every key
-            R = (V @ K.transpose(0, 2, 1)) @ K - V
+            R = V @ (K.transpose(0, 2, 1) @ K) - V
             err = np.mean(np.sum(R * R, axis=1), axis=1)
             out += [err, err]
         return np.stack(out, axis=1)
 
+    impl = ctx.impl
     claimed = [x for d, M in _OP_MC_SHAPES for x in (impl.op_spherical_error(d, M), 1 / impl.op_spherical_snr(d, M))]
     return montecarlo.check(ctx, sample, claimed,
                             label="mean over j of ||W_OP k_j - v_j||^2 against (M-1)/d and 1/SNR_OP, spherical keys and values")
@@ -846,49 +754,38 @@ CLAIMS = [
         negative_control=NegativeControl("pair second moment 1/d^2 in place of 1/d ((M-1)/d^2 for the OP error)",
                                           {"op_spherical_error": _pair_moment_over_d}),
     ),
-    Claim(
-        id="sph.distance",
+    identity(
+        "sph.distance",
         title="Squared distance of unit keys is 2 - 2 k_i^T k_j, concentrating near 2 for spherical keys",
         statement=(r"\|k_i - k_j\|^2 = 2 - 2\,k_i^{\top}k_j \ \text{for unit keys};\quad "
                    r"k_i, k_j \sim \mathrm{Unif}(S^{d-1}):\ \|k_i - k_j\|^2 \to 2 \ (d \to \infty)"),
-        kind=ClaimKind.IDENTITY,
         source="000, App. E",
         assumptions=(
             "identity: any unit keys (duplicated, nearly parallel, M < d, M > d)",
             "concentration: " + _SPHERICAL + "; a finite-size sweep, so the claim is at most SUPPORTED",
         ),
         depends_on=("sph.pair-moments",),
-        checks=(
-            Check("exact", EvidenceKind.SYMBOLIC, _distance_exact,
-                  "exact rationals: every pair of exactly-unit keys, inner products from the OP store"),
-            Check("ladder", EvidenceKind.PRECISE, _distance_precise,
-                  "mpmath ladder, unit keys 1e-15 apart (condition ~1e15) and duplicated"),
-            Check("float", EvidenceKind.PROPERTY, _distance_property,
-                  "float64 over every key family, normalised"),
-            Check("concentration", EvidenceKind.SIMULATION, _distance_concentration,
-                  "RMS deviation of squared distances from 2 falls like d^(-1/2)"),
-        ),
-        negative_control=NegativeControl("outer-product store that averages the pair matrices (V K^T / M)",
-                                          {"outer_product_store": _averaged_store}),
+        inputs=unit_keys(), terms=_distance_terms, scale=lambda K: K.shape[1] * max(K.shape),
+        about="every pair of unit keys, inner products from the OP store with one-hot values",
+        extra_checks=(sweep_check(
+            "concentration", sizes=DISTANCE_SWEEP_DIMS, measure=_distance_rms, criterion=DISTANCE_CRITERION,
+            size_name="d", domain={"keys per d": DISTANCE_KEYS},
+            label=f"RMS of ||k_i - k_j||^2 - 2 over the pairs of {DISTANCE_KEYS} spherical keys",
+            about="RMS deviation of squared distances from 2 falls like d^(-1/2)"),),
+        control=wrong("outer-product store that averages the pair matrices (V K^T / M)",
+                      outer_product_store=_averaged_store),
     ),
-    Claim(
-        id="op.conditional-error",
+    expectation(
+        "op.conditional-error",
         title="Given the keys, the expected outer-product recall error is the summed squared cross-talk",
         statement=r"\mathbb{E}_V\|W_{\mathrm{OP}}k_j - v_j\|^2 = \sum_{i \ne j}(k_i^{\top}k_j)^2",
-        kind=ClaimKind.EXPECTATION,
         source="000, App. E (with App. B)",
         assumptions=("unit keys, K fixed (any: duplicated, nearly dependent, M < d, M > d)", _VALUES),
         depends_on=("op.crosstalk-expansion",),
-        checks=(
-            Check("algebra", EvidenceKind.SYMBOLIC, _conditional_algebra,
-                  "sympy: sign average of the cross-talk power with symbolic unit values"),
-            Check("enumeration", EvidenceKind.EXPECTATION, _conditional_exact,
-                  "exact expectation over random signs times fixed unit rational values"),
-            Check("montecarlo", EvidenceKind.MONTECARLO, _conditional_montecarlo,
-                  "spherical values; M > d, M < d, M = d, duplicated and nearly dependent keys"),
-        ),
-        negative_control=NegativeControl("conditional error that keeps the key's own term (i = j)",
-                                          {"op_conditional_error": _conditional_error_with_self}),
+        quantity=_op_errors, claimed=lambda impl, K: impl.op_conditional_error(K),
+        keys=exact_unit_key_matrices(), mc_keys=_unit_mc_keys, algebra=_cross_terms_cancel,
+        control=wrong("conditional error that keeps the key's own term (i = j)",
+                      op_conditional_error=_conditional_error_with_self),
     ),
     Claim(
         id="op.spherical-error",
