@@ -21,12 +21,11 @@ from hypothesis import strategies as st
 
 import linmem
 from theorems import kit
-from theorems.evidence import counterexample
 from theorems.evidence._common import IMPLEMENTATION_ERRORS
-from theorems.model import Check, Claim, ClaimKind, EvidenceKind
+from theorems.kit import integer_array, null_space, to_sympy
 from theorems.residuals import exact_sq
-from theorems.strategies import Case, Inputs, exact_key_matrices, float_key_cases, precise_keys
-from theorems.templates import identity, wrong
+from theorems.strategies import Case, Inputs, exact_key_matrices, float_key_cases, integer_matrices, precise_keys
+from theorems.templates import counterexample, identity, swapped_projectors, witness_check, wrong
 from theorems.tolerance import norm
 
 __all__ = ["CLAIMS"]
@@ -43,28 +42,19 @@ RULE_ASSUMPTIONS = (
 # --- keys, an integer rule A (p x d) and span coefficients C, or off-span queries q ---------
 
 
-def _integers(rng, shape) -> np.ndarray:
-    return kit.exact(rng.integers(-3, 4, size=shape))
-
-
-def _integer_matrix(draw, rows, cols):
-    return kit.exact(draw(st.lists(st.integers(-3, 3), min_size=rows * cols, max_size=rows * cols))
-                     ).reshape(rows, cols)
-
-
 @st.composite
 def _exact_rules(draw, *, extra: str):
     """(K, A, X): exact keys, an integer rule, and integer span coefficients
     (``extra="span"``, M x 3) or queries (``extra="query"``, d x 2)."""
     K = draw(exact_key_matrices())
-    A = _integer_matrix(draw, draw(st.integers(1, 3)), K.shape[0])
-    return K, A, _integer_matrix(draw, *((K.shape[1], 3) if extra == "span" else (K.shape[0], 2)))
+    A = draw(integer_matrices(draw(st.integers(1, 3)), K.shape[0]))
+    return K, A, draw(integer_matrices(*((K.shape[1], 3) if extra == "span" else (K.shape[0], 2))))
 
 
 def _precise_rules(ctx, extra: str):
     rng = ctx.rng(f"rule-precise {extra}")
-    return [(label, (K, _integers(rng, (2, K.shape[0])),
-                     _integers(rng, (K.shape[1], 2) if extra == "span" else (K.shape[0], 2))))
+    return [(label, (K, integer_array(rng, (2, K.shape[0])),
+                     integer_array(rng, (K.shape[1], 2) if extra == "span" else (K.shape[0], 2))))
             for label, K in precise_keys(ctx)]
 
 
@@ -141,26 +131,20 @@ def _off_span_visible(impl, case) -> bool:
         return False
 
 
-def _off_span_witness(ctx):
-    @st.composite
-    def inputs(draw):
-        # plain integer matrices of at most 3 x 3: few choices, so the shrink is short
-        d, M, p = draw(st.integers(1, 3)), draw(st.integers(1, 3)), draw(st.integers(1, 2))
-        return _nonzero_keys(_integer_matrix(draw, d, M)), _integer_matrix(draw, p, d), _integer_matrix(draw, d, 1)
+@st.composite
+def _small_rules(draw):
+    """Plain integer (K, A, q) of at most 3 x 3: few choices, so the shrink is short."""
+    d, M, p = draw(st.integers(1, 3)), draw(st.integers(1, 3)), draw(st.integers(1, 2))
+    return _nonzero_keys(draw(integer_matrices(d, M))), draw(integer_matrices(p, d)), draw(integer_matrices(d, 1))
 
-    def find(ctx):
-        return counterexample.search(ctx, inputs(), lambda c: _off_span_visible(ctx.impl, c))
 
-    def verify(case):
-        try:
-            (error, claimed), (missed, _) = _off_span(ctx.impl, *case)
-        except IMPLEMENTATION_ERRORS:
-            return False, None
-        holds = exact_sq(error, claimed) == 0 and all(x == 0 for x in missed) and any(x != 0 for x in error)
-        return holds, exact_sq(error, 0 * error)
-
-    return counterexample.check(ctx, find, verify, describe=lambda c: {"K": c[0], "A": c[1], "q": c[2]},
-                                how="found by a Hypothesis search over integer keys, rules and queries, shrunk")
+def _off_span_verify(impl, case):
+    try:
+        (error, claimed), (missed, _) = _off_span(impl, *case)
+    except IMPLEMENTATION_ERRORS:
+        return False, None
+    holds = exact_sq(error, claimed) == 0 and all(x == 0 for x in missed) and any(x != 0 for x in error)
+    return holds, exact_sq(error, 0 * error)
 
 
 def _nonzero_keys(K):
@@ -171,27 +155,7 @@ def _nonzero_keys(K):
     return K
 
 
-def _swapped_projectors(K):
-    """Wrong: the two projectors exchanged (Q taken as K^+ K, P as K K^+)."""
-    P, Q = linmem.projectors(K)
-    return Q, P
-
-
 # --- cons.exact-iff-kernel: (K, V, ||V (I - P)||^2), the last known on the ladder and in float64 ---
-
-
-def _sympy(X) -> sympy.Matrix:
-    return sympy.Matrix(X.shape[0], X.shape[1], [sympy.Rational(e.numerator, e.denominator)
-                                                 for e in (Fraction(x) for x in X.ravel())])
-
-
-def _kernel_basis(K) -> np.ndarray:
-    """Rational basis of ker(K) as columns (M x dim), from sympy (a reference)."""
-    basis = _sympy(K).nullspace()
-    M = K.shape[1]
-    if not basis:
-        return np.zeros((M, 0), dtype=object)
-    return np.array([[Fraction(int(b[i].p), int(b[i].q)) for b in basis] for i in range(M)], dtype=object)
 
 
 def _kernel(impl, K, V, broken_sq):
@@ -203,11 +167,11 @@ def _kernel(impl, K, V, broken_sq):
     P, _ = impl.projectors(K)
     I_minus_P = kit.eye(K.shape[1], K) - P
     if kit.is_exact(K):
-        rank = _sympy(K).rank()
-        solvable = _sympy(np.concatenate([K, V], axis=0)).rank() == rank  # some W with W K = V
-        kernel_inside = all(x == 0 for x in (V @ _kernel_basis(K)).ravel())
+        rank = to_sympy(K).rank()
+        solvable = to_sympy(np.concatenate([K, V], axis=0)).rank() == rank  # some W with W K = V
+        kernel_inside = all(x == 0 for x in (V @ null_space(K)).ravel())
         terms = [(int(residual == 0), int(solvable)), (int(verdict), int(solvable)), (int(kernel_inside), int(solvable)),
-                 (_sympy(I_minus_P).rank(), K.shape[1] - rank)]
+                 (to_sympy(I_minus_P).rank(), K.shape[1] - rank)]
     else:
         solvable = broken_sq == 0
         terms = [(int(verdict), int(solvable)), (residual * residual, broken_sq)]
@@ -222,14 +186,14 @@ def _kernel_inputs(draw):
     K = draw(exact_key_matrices())
     p = draw(st.integers(1, 3))
     how = draw(st.sampled_from(("rule", "arbitrary", "broken")))
-    A = _integer_matrix(draw, p, K.shape[0])
+    A = draw(integer_matrices(p, K.shape[0]))
     if how == "arbitrary":
-        return K, _integer_matrix(draw, p, K.shape[1]), None
+        return K, draw(integer_matrices(p, K.shape[1])), None
     V = A @ K
     if how == "broken":
-        N = _kernel_basis(K)
+        N = null_space(K)
         if N.shape[1]:
-            V = V + _integer_matrix(draw, p, N.shape[1]) @ N.T
+            V = V + draw(integer_matrices(p, N.shape[1])) @ N.T
     return K, V, None
 
 
@@ -239,11 +203,11 @@ def _kernel_ladder_cases(ctx):
     rng = ctx.rng("kernel-precise")
     cases = []
     for label, K in precise_keys(ctx):
-        V = _integers(rng, (2, K.shape[0])) @ K
+        V = integer_array(rng, (2, K.shape[0])) @ K
         cases.append((f"{label}, V = A K", (K, V, Fraction(0))))
-        N = _kernel_basis(K)
+        N = null_space(K)
         if N.shape[1]:
-            C = _integers(rng, (2, N.shape[1])) @ N.T
+            C = integer_array(rng, (2, N.shape[1])) @ N.T
             if any(x != 0 for x in C.ravel()):
                 cases.append((f"{label}, V = A K + C", (K, V + C, np.sum(C * C))))
     return cases
@@ -288,7 +252,7 @@ def _swapped_verdict(impl, K, V) -> bool:
 def _square_inputs(draw):
     """Square exact keys (d = M, the only shape where the swap type-checks) and integer values."""
     n = draw(st.integers(1, 3))
-    return _nonzero_keys(_integer_matrix(draw, n, n)), _integer_matrix(draw, draw(st.integers(1, 2)), n)
+    return _nonzero_keys(draw(integer_matrices(n, n))), draw(integer_matrices(draw(st.integers(1, 2)), n))
 
 
 def _roles_disagree(impl, case) -> bool:
@@ -299,28 +263,21 @@ def _roles_disagree(impl, case) -> bool:
         return False
 
 
-def _kernel_roles_witness(ctx):
-    def find(ctx):
-        return counterexample.search(ctx, _square_inputs(), lambda c: _roles_disagree(ctx.impl, c))
-
-    def verify(case):
-        K, V = case
-        Ks = _sympy(K)
-        rank = Ks.rank()
-        truth = _sympy(np.concatenate([K, V], axis=0)).rank() == rank
-        ker, ker_t = Ks.nullspace(), Ks.T.nullspace()
-        # ker(K) = row(K)^perp: orthogonal to every row, complementary dimension
-        perp = all((Ks[i, :] * b)[0] == 0 for b in ker for i in range(Ks.rows)) and len(ker) + rank == K.shape[1]
-        different = sympy.Matrix.hstack(*(ker + ker_t)).rank() > len(ker) if ker else bool(ker_t)
-        try:
-            right = bool(ctx.impl.is_consistent(K, V)) == truth
-            wrong = _swapped_verdict(ctx.impl, K, V) != truth
-        except IMPLEMENTATION_ERRORS:
-            return False, None
-        return perp and different and right and wrong, 1.0
-
-    return counterexample.check(ctx, find, verify, describe=lambda c: {"K": c[0], "V": c[1]},
-                                how="found by a Hypothesis search over square integer keys and values, shrunk")
+def _kernel_roles_verify(impl, case):
+    K, V = case
+    Ks = to_sympy(K)
+    rank = Ks.rank()
+    truth = to_sympy(np.concatenate([K, V], axis=0)).rank() == rank
+    ker, ker_t = Ks.nullspace(), Ks.T.nullspace()
+    # ker(K) = row(K)^perp: orthogonal to every row, complementary dimension
+    perp = all((Ks[i, :] * b)[0] == 0 for b in ker for i in range(Ks.rows)) and len(ker) + rank == K.shape[1]
+    different = sympy.Matrix.hstack(*(ker + ker_t)).rank() > len(ker) if ker else bool(ker_t)
+    try:
+        right = bool(impl.is_consistent(K, V)) == truth
+        wrong = _swapped_verdict(impl, K, V) != truth
+    except IMPLEMENTATION_ERRORS:
+        return False, None
+    return perp and different and right and wrong, 1.0
 
 
 CLAIMS = [
@@ -355,9 +312,12 @@ CLAIMS = [
         assumptions=RULE_ASSUMPTIONS + ("q any query in R^d",),
         depends_on=("cons.rule-projects", "proj.input-projector"),
         inputs=_rules("query"), terms=_off_span, scale=lambda K, A, q: kit.scale(K, A, K, q),
-        extra_checks=(Check("not-in-ker-A", EvidenceKind.COUNTEREXAMPLE, _off_span_witness,
-                            "minimal witness with a nonzero off-span error, verified exactly"),),
-        control=wrong("projectors exchanged (Q taken as K^+ K)", projectors=_swapped_projectors),
+        extra_checks=(witness_check(
+            name="not-in-ker-A", about="minimal witness with a nonzero off-span error, verified exactly",
+            search=_small_rules(), found=_off_span_visible, verify=_off_span_verify,
+            describe=lambda c: {"K": c[0], "A": c[1], "q": c[2]},
+            how="found by a Hypothesis search over integer keys, rules and queries, shrunk"),),
+        control=wrong("projectors exchanged (Q taken as K^+ K)", projectors=swapped_projectors),
     ),
     identity(
         "cons.exact-iff-kernel",
@@ -372,21 +332,19 @@ CLAIMS = [
         control=wrong("exact fitting judged possible only for independent keys (rank K = M)",
                       consistency_residual=_independence_residual, is_consistent=_independence_verdict),
     ),
-    Claim(
-        id="cons.kernel-roles",
+    counterexample(
+        "cons.kernel-roles",
         title="ker K (in R^M) and ker K^T (in R^d) play different roles: swapping them gives wrong answers",
         statement=(r"\ker(A) = \operatorname{row}(A)^{\perp};\ \ker K \subseteq \mathbb{R}^M \text{ and } "
                    r"\ker K^{\top} \subseteq \mathbb{R}^d \text{ differ: } \exists K \in \mathbb{R}^{n\times n}, V:"
                    r"\ (\ker K \subseteq \ker V) \ne (\ker K^{\top} \subseteq \ker V)"),
-        kind=ClaimKind.COUNTEREXAMPLE,
         source="000, App. A and App. H",
         assumptions=("square keys (d = M), the only shape in which the swapped condition is even defined",),
         depends_on=("cons.exact-iff-kernel", "cons.off-span-error", "svd.null-space"),
-        checks=(
-            Check("witness", EvidenceKind.COUNTEREXAMPLE, _kernel_roles_witness,
-                  "minimal square witness; truth from sympy, ker K = row(K)^perp checked exactly"),
-        ),
-        negative_control=wrong("projectors exchanged, so ker K^T is read as ker K",
-                                 projectors=_swapped_projectors),
+        search=_square_inputs(), found=_roles_disagree, verify=_kernel_roles_verify,
+        describe=lambda c: {"K": c[0], "V": c[1]},
+        about="minimal square witness; truth from sympy, ker K = row(K)^perp checked exactly",
+        how="found by a Hypothesis search over square integer keys and values, shrunk",
+        control=wrong("projectors exchanged, so ker K^T is read as ker K", projectors=swapped_projectors),
     ),
 ]

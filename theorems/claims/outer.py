@@ -56,21 +56,15 @@ def _exact_pairs(draw, *, unit: bool, max_dim: int = 4):
     return k, v, kit.exact(draw(st.lists(st.integers(-3, 3), min_size=p * d, max_size=p * d))).reshape(p, d)
 
 
-def _stereographic(t) -> np.ndarray:
-    """Exactly unit vector in R^(len(t)+1) from rational coordinates ``t``."""
-    n2 = sum(x * x for x in t)
-    return np.array([2 * x / (1 + n2) for x in t] + [(1 - n2) / (1 + n2)], dtype=object)
-
-
 def _precise_pairs(ctx, *, unit: bool) -> list[tuple[str, tuple]]:
     """Keys whose entries span 20 orders of magnitude (or of length 1e20 or
     1e-20), values spanning 30."""
     rng = ctx.rng("pair-precise")
     big, small = Fraction(10**10), Fraction(1, 10**10)
     if unit:
-        keys = [("unit key with entries from 1 down to about 1e-20, d = 3", _stereographic([big, Fraction(1, 3)])),
+        keys = [("unit key with entries from 1 down to about 1e-20, d = 3", kit.stereographic([big, Fraction(1, 3)])),
                 ("unit key near a coordinate axis (other entries about 1e-10), d = 5",
-                 _stereographic([small, -small, small / 7, small])),
+                 kit.stereographic([small, -small, small / 7, small])),
                 ("random rational unit key, d = 4", ensembles.rational_unit_vectors(4, 1, rng=rng, scale=3)[:, 0]),
                 ("d = 1, k = -1", kit.exact([-1]))]
     else:

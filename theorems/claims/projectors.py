@@ -24,7 +24,7 @@ from theorems.strategies import (
     precise_keys,
     precise_values,
 )
-from theorems.templates import identity, inequality, wrong
+from theorems.templates import gram_input_projector, gram_projectors, identity, inequality, swapped_projectors, wrong
 
 __all__ = ["CLAIMS", "identity_like"]
 
@@ -194,19 +194,6 @@ FREE_KEY = Inputs(("K", "V", "free key"), _exact_free(), _free_ladder, _float_fr
                   "any keys plus a key outside their span (1e-15 off it on the ladder), rotated")
 
 
-def _swap_projectors(K):
-    P, Q = linmem.projectors(K)
-    return Q, P
-
-
-def _gram_projectors(K):
-    return K.T @ K, K @ K.T
-
-
-def _gram_input_projector(K):
-    return linmem.projectors(K)[0], K @ K.T
-
-
 def _key_energy(K):
     return np.sum(K * K, axis=0)
 
@@ -219,7 +206,7 @@ CLAIMS = [
         source="000, App. C",
         assumptions=("K any real d x M matrix (any rank)", "V any real p x M matrix"),
         inputs=keys_and_values(), terms=_coefficient_projector,
-        control=wrong("P = K K^+ in place of K^+ K (the input projector Q)", projectors=_swap_projectors),
+        control=wrong("P = K K^+ in place of K^+ K (the input projector Q)", projectors=swapped_projectors),
     ),
     inequality(
         "lev.range",
@@ -241,7 +228,7 @@ CLAIMS = [
         assumptions=("K any real d x M matrix (any rank, zero columns allowed)",),
         inputs=keys(), terms=_input_projector, scale=lambda K: kit.scale(K, K),
         control=wrong("Q = K K^T (Gram matrix, no pseudoinverse) in place of K K^+",
-                      projectors=_gram_input_projector),
+                      projectors=gram_input_projector),
     ),
     identity(
         "proj.trace-is-rank",
@@ -253,7 +240,7 @@ CLAIMS = [
         # tr(Z Z^T) = ||Z||_F^2 = r_K for orthonormal Z whatever cond(K): size-only bound
         inputs=keys(), terms=_trace, scale=lambda K: kit.scale(K, condition=False),
         control=wrong("Gram matrix K^T K in place of P, and its diagonal ||k_j||^2 as leverage",
-                      projectors=_gram_projectors, leverage_scores=_key_energy),
+                      projectors=gram_projectors, leverage_scores=_key_energy),
     ),
     identity(
         "lev.column-energy",

@@ -29,11 +29,9 @@ from hypothesis import strategies as st
 import linmem
 from linmem import ensembles
 from theorems import kit
-from theorems.evidence import counterexample
-from theorems.model import Check, Claim, ClaimKind, EvidenceKind
 from theorems.residuals import exact_sq
 from theorems.strategies import Case, Inputs, float_key_cases
-from theorems.templates import identity, wrong
+from theorems.templates import counterexample, identity, swapped_projectors, wrong
 from theorems.tolerance import norm
 
 __all__ = ["CLAIMS"]
@@ -99,20 +97,13 @@ def _exact_factors(draw, *, max_dim: int = 4, n_queries: int = 2):
     return _factors(p, d, s, kit.exact(q).reshape(d, n_queries), np.random.default_rng(seed))
 
 
-def _spectrum(rank: int, cond: int) -> list[Fraction]:
-    """``rank`` rational singular values from 1 down to exactly ``1/cond``."""
-    if rank == 1:
-        return [Fraction(1)]
-    return [Fraction(1, round(cond ** (l / (rank - 1)))) for l in range(rank)]
-
-
 #: Ladder inputs: (p, d, singular values, label), cycled to the profile's count.
 _PRECISE_SPECS = (
-    (4, 6, _spectrum(4, 10**20), "cond 1e20, full rank, 4x6"),
-    (5, 3, _spectrum(2, 10**12), "cond 1e12, rank 2 of 3, 5x3"),
+    (4, 6, kit.rational_spectrum(4, 10**20), "cond 1e20, full rank, 4x6"),
+    (5, 3, kit.rational_spectrum(2, 10**12), "cond 1e12, rank 2 of 3, 5x3"),
     (4, 4, [Fraction(3), Fraction(3), Fraction(1, 10**20)], "repeated s = 3, 3 and 1e-20, rank 3 of 4, 4x4"),
     (1, 5, [Fraction(7)], "one row, 1x5"),
-    (6, 2, _spectrum(2, 10**20), "cond 1e20, full rank, 6x2"),
+    (6, 2, kit.rational_spectrum(2, 10**20), "cond 1e20, full rank, 6x2"),
     (3, 3, [Fraction(1)] * 3, "all singular values equal (orthogonal W), 3x3"),
 )
 
@@ -122,7 +113,7 @@ def _precise_factor_cases(ctx) -> list[tuple[str, _Factors]]:
     cases = []
     for i in range(max(3, ctx.profile.precise_cases)):
         p, d, s, label = _PRECISE_SPECS[i % len(_PRECISE_SPECS)]
-        cases.append((label, _factors(p, d, s, kit.exact(rng.integers(-3, 4, size=(d, 3))), rng)))
+        cases.append((label, _factors(p, d, s, kit.integer_array(rng, (d, 3)), rng)))
     return cases
 
 
@@ -248,62 +239,43 @@ def _rank_vs_pairs_witness(ctx):
     return instances
 
 
-def _rank_vs_pairs_verify(ctx):
-    def verify(instances):
-        holds, excess = True, []
-        for A, K, V in instances:
-            d, M = K.shape
-            W = ctx.impl.least_squares_store(K, V)  # fitted from the pairs alone
-            r = kit.rank(W)
-            # Unrelated values on the same keys: change one entry of the last value.
-            V_bad = V.copy()
-            V_bad[0, -1] += 1
-            W_bad = ctx.impl.least_squares_store(K, V_bad)
-            holds &= bool(
-                exact_sq(V, A @ K) == 0  # the pairs follow the rule
-                and exact_sq(W @ K, V) == 0  # the fitted store reproduces every pair exactly
-                and r == kit.rank(A) == RULE_RANK  # with only r SVD key-value pairs
-                and M > d and M > r
-                and exact_sq(W_bad @ K, V_bad) != 0  # which unrelated values could not get
-            )
-            excess.append(M - max(d, r))
-        return holds, min(excess)
-
-    return verify
-
-
-def _rank_vs_pairs(ctx):
-    def describe(instances):
-        return [{"A": A, "K": K, "pairs": K.shape[1]} for A, K, _ in instances]
-
-    return counterexample.check(
-        ctx, _rank_vs_pairs_witness, _rank_vs_pairs_verify(ctx), describe=describe,
-        how=(f"constructed: a rank-{RULE_RANK} rule on R^{RULE_DIM} with {', '.join(map(str, PAIR_COUNTS))} "
-             "consistent pairs, each fitted exactly by a store of rank 2"),
-    )
+def _rank_vs_pairs_verify(impl, instances):
+    holds, excess = True, []
+    for A, K, V in instances:
+        d, M = K.shape
+        W = impl.least_squares_store(K, V)  # fitted from the pairs alone
+        r = kit.rank(W)
+        # Unrelated values on the same keys: change one entry of the last value.
+        V_bad = V.copy()
+        V_bad[0, -1] += 1
+        W_bad = impl.least_squares_store(K, V_bad)
+        holds &= bool(
+            exact_sq(V, A @ K) == 0  # the pairs follow the rule
+            and exact_sq(W @ K, V) == 0  # the fitted store reproduces every pair exactly
+            and r == kit.rank(A) == RULE_RANK  # with only r SVD key-value pairs
+            and M > d and M > r
+            and exact_sq(W_bad @ K, V_bad) != 0  # which unrelated values could not get
+        )
+        excess.append(M - max(d, r))
+    return holds, min(excess)
 
 
 # --- wrong variants for the negative controls ------------------------------------------------
 
 
-def _view_without_gain(W, **kw):
-    svd = linmem.compact_svd(W)
-    return svd.Z, svd.U
+def _view(gain):
+    """Wrong SVD key-value view: values u_l times ``gain(s_l)`` in place of s_l u_l."""
 
+    def view(W, **kw):
+        svd = linmem.compact_svd(W)
+        return svd.Z, svd.U * gain(svd.s)
 
-def _view_with_inverse_gain(W, **kw):
-    svd = linmem.compact_svd(W)
-    return svd.Z, svd.U / svd.s
+    return view
 
 
 def _svd_sides_swapped(A, **kw):
     svd = linmem.compact_svd(A)
     return linmem.CompactSVD(svd.Z, svd.s, svd.U, svd.rank)
-
-
-def _projectors_swapped(K, **kw):
-    P, Q = linmem.projectors(K)
-    return Q, P
 
 
 CLAIMS = [
@@ -316,7 +288,7 @@ CLAIMS = [
         assumptions=("W any real p x d matrix (any rank, including 0)", "q any query in R^d"),
         # a backward-stable SVD reproduces W to eps ||W||: no condition factor
         inputs=STORES, terms=_recall_expansion, scale=lambda W, s, Q, U, Z: kit.scale(W, W, Q, condition=False),
-        control=wrong("values u_l without the gain s_l", svd_key_value_view=_view_without_gain),
+        control=wrong("values u_l without the gain s_l", svd_key_value_view=_view(lambda s: 1)),
     ),
     identity(
         "svd.key-returns-value",
@@ -327,7 +299,7 @@ CLAIMS = [
         depends_on=("svd.recall-expansion",),
         inputs=STORES, terms=_key_returns_value, scale=lambda W, *rest: kit.scale(W, condition=False),
         control=wrong("values u_l / s_l (the pseudoinverse gain) in place of s_l u_l",
-                      svd_key_value_view=_view_with_inverse_gain),
+                      svd_key_value_view=_view(lambda s: 1 / s)),
     ),
     identity(
         "svd.null-space",
@@ -340,14 +312,13 @@ CLAIMS = [
         depends_on=("svd.recall-expansion", "proj.coefficient-projector"),
         inputs=KERNELS, terms=_null_space, scale=lambda W, *rest: kit.scale(W, condition=False),
         control=wrong("keys taken from the left singular vectors (U for Z, and W W^+ for W^+ W)",
-                      compact_svd=_svd_sides_swapped, projectors=_projectors_swapped),
+                      compact_svd=_svd_sides_swapped, projectors=swapped_projectors),
     ),
-    Claim(
-        id="svd.rank-vs-pairs",
+    counterexample(
+        "svd.rank-vs-pairs",
         title="Rank does not count stored pairs: a rank-2 rule reproduces 48 consistent pairs in R^3 exactly",
         statement=(r"\exists A \in \mathbb{R}^{p\times d},\ \operatorname{rank} A = r,\ K \in \mathbb{R}^{d\times M},"
                    r"\ M > d > r:\ W_{\mathrm{LS}} K = V = AK,\ \operatorname{rank} W_{\mathrm{LS}} = r"),
-        kind=ClaimKind.COUNTEREXAMPLE,
         source="000, 'A matrix as a key-value store'; App. H",
         assumptions=(
             "values consistent with one linear rule, V = A K",
@@ -355,11 +326,11 @@ CLAIMS = [
             "the same keys with one value changed cannot be fitted exactly",
         ),
         depends_on=("svd.recall-expansion", "ls.pseudoinverse-minimizer"),
-        checks=(
-            Check("witness", EvidenceKind.COUNTEREXAMPLE, _rank_vs_pairs,
-                  "rank-2 rule, 4, 12 and 48 pairs in R^3, verified in exact arithmetic"),
-        ),
-        negative_control=wrong("store fitted as V K^T in place of V K^+",
-                                       least_squares_store=linmem.outer_product_store),
+        witness=_rank_vs_pairs_witness, verify=_rank_vs_pairs_verify,
+        describe=lambda instances: [{"A": A, "K": K, "pairs": K.shape[1]} for A, K, _ in instances],
+        about="rank-2 rule, 4, 12 and 48 pairs in R^3, verified in exact arithmetic",
+        how=(f"constructed: a rank-{RULE_RANK} rule on R^{RULE_DIM} with {', '.join(map(str, PAIR_COUNTS))} "
+             "consistent pairs, each fitted exactly by a store of rank 2"),
+        control=wrong("store fitted as V K^T in place of V K^+", least_squares_store=linmem.outer_product_store),
     ),
 ]
