@@ -63,7 +63,7 @@ from linmem.precise import to_float
 from linmem.recall import CONSISTENCY_ULPS, consistency_residual, is_consistent, leverage_scores
 from linmem.retrieval import top1_correct
 from linmem.spectral import compact_svd
-from linmem.tolerances import working_eps
+from linmem.tolerances import CONSTANT_SPREAD_TOL, working_eps
 
 __all__ = ["Assessment", "MODEL_LABEL", "NOISE_DRAWS", "assess"]
 
@@ -130,6 +130,48 @@ class Assessment:
             return x
 
         return {f.name: conv(getattr(self, f.name)) for f in fields(self)}
+
+    def model_gap(self) -> dict:
+        """How the least-squares model describes the measured residuals of a
+        float store assessed with its keys and values: ``gap`` = mean_j
+        ``||a W k_j - v_j||^2`` (after the best scale ``a``) minus mean_j
+        ``(1 - h_j)``; their ``correlation`` over keys (NaN when either is
+        constant); ``top1_rate`` and ``scale``. A store that is ``V K^+`` on
+        independent unit values has ``gap`` near 0 in expectation (000).
+
+        >>> K = np.eye(2); V = np.array([[1.0, 0.0], [0.0, 1.0]])
+        >>> assess(V @ np.linalg.pinv(K), K, V).model_gap()["gap"]
+        0.0
+        """
+        if self.scaled_residuals is None:
+            raise ValueError("model_gap needs an assessment made with the keys K and values V, got one of W alone")
+        r, m = np.asarray(self.scaled_residuals, dtype=float), np.asarray(self.expected_error, dtype=float)
+        defined = np.std(np.asarray(self.leverage, dtype=float)) > CONSTANT_SPREAD_TOL and np.std(r) > 0
+        return {"gap": float(np.mean(r) - np.mean(m)), "mean_scaled_residual": float(np.mean(r)),
+                "mean_model": float(np.mean(m)), "correlation": float(np.corrcoef(r, m)[0, 1]) if defined else math.nan,
+                "top1_rate": self.top1_rate, "scale": float(self.scale)}
+
+    def spectrum(self, *, top: int = 5, energy_top: int = 10) -> dict:
+        """The SVD view of ``W``: its shape and rank, the ``top`` largest
+        singular values, the condition ``s_1 / s_r`` over the nonzero ones,
+        the participation ratio ``(sum s^2)^2 / sum s^4`` of the energies
+        ``s^2``, the share of the energy in the ``energy_top`` largest
+        (key ``top{energy_top}_energy_share``) and the noise gain ``||W||_F^2``.
+
+        >>> assess(np.diag([2.0, 1.0])).spectrum(top=1)["participation_ratio"]
+        1.4705882352941178
+        """
+        top = check_positive_int(top, "top")
+        energy_top = check_positive_int(energy_top, "energy_top")
+        s = np.asarray(self.w_singular_values, dtype=float)
+        s = s[s > 0]
+        lam = s * s
+        total = float(lam.sum())
+        return {"shape": list(self.shape), "rank": int(self.w_rank), "singular_values_top": s[:top].tolist(),
+                "condition": float(s[0] / s[-1]) if s.size else math.inf,
+                "participation_ratio": total**2 / float(np.sum(lam * lam)) if s.size else 0.0,
+                f"top{energy_top}_energy_share": float(lam[:energy_top].sum()) / total if s.size else 0.0,
+                "noise_gain": float(self.noise_gain)}
 
 
 def _matrix(x: Any, name: str) -> tuple[np.ndarray, str, Any]:

@@ -64,6 +64,7 @@ from linmem._validation import (
     check_positive_int,
     check_same_count,
 )
+from linmem.retrieval import scores, top1_correct
 from linmem.sweeps import _bisect_bracket
 from linmem.tolerances import rank_tolerance
 
@@ -77,17 +78,22 @@ __all__ = [
     "MINILM_ZIP",
     "SAMPLE_EMBEDDING_TENSOR",
     "SAMPLE_FILE",
+    "SPREAD_PERCENTILES",
     "TokenEmbeddings",
     "condition_embeddings",
     "critical_pairs",
+    "critical_size_draws",
     "draw_pairs",
     "embedding_geometry",
+    "gaussian_pairs",
     "load_embeddings",
     "load_minilm",
     "load_sample",
     "minilm_zip_path",
     "read_tensor",
     "random_subspace",
+    "retrieval_failures",
+    "spread_side",
     "untrained_rows",
 ]
 
@@ -599,3 +605,143 @@ def critical_pairs(
             break
         lo = hi = nxt
     return _bisect_bracket(ok, lo, hi)
+
+
+# --------------------------------------------------------------------------
+# baselines and the measurements around a critical size
+# --------------------------------------------------------------------------
+
+#: Percentiles of the spread over draws that :func:`spread_side` compares.
+SPREAD_PERCENTILES = (25, 75)
+
+
+def gaussian_pairs(d: int, n: int, *, unit: bool = False, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """The Gaussian baseline of :func:`draw_pairs`: ``(keys, targets)``, each
+    ``(d, n)`` with independent ``N(0, I/d)`` columns (keys drawn first), or
+    with each column scaled to unit norm when ``unit``.
+
+    >>> V, U = gaussian_pairs(3, 4, unit=True, rng=np.random.default_rng(0))
+    >>> V.shape, np.linalg.norm(U, axis=0).round(12).tolist()
+    ((3, 4), [1.0, 1.0, 1.0, 1.0])
+    """
+    d = check_positive_int(d, "d")
+    n = check_positive_int(n, "n")
+    rng = check_generator(rng)
+    V = rng.standard_normal((d, n)) / math.sqrt(d)
+    U = rng.standard_normal((d, n)) / math.sqrt(d)
+    if unit:
+        V, U = V / np.linalg.norm(V, axis=0), U / np.linalg.norm(U, axis=0)
+    return V, U
+
+
+def spread_side(x: Any, y: Any, *, percentiles: tuple[float, float] = SPREAD_PERCENTILES) -> int:
+    """-1 when the spread of ``x`` (its ``percentiles``, by default the
+    interquartile range) lies entirely below that of ``y``, +1 entirely
+    above, 0 when they overlap.
+
+    >>> spread_side([1, 2, 3], [7, 8, 9]), spread_side([1, 5, 9], [4, 5, 6])
+    (-1, 0)
+    """
+    lo, hi = percentiles
+    if not 0 <= lo <= hi <= 100:
+        raise ValueError(f"percentiles must be (lo, hi) with 0 <= lo <= hi <= 100, got {percentiles!r}")
+    (x1, x2), (y1, y2) = (np.percentile(_figures(v, name), percentiles) for v, name in ((x, "x"), (y, "y")))
+    return -1 if x2 < y1 else (1 if x1 > y2 else 0)
+
+
+def _figures(x: Any, name: str) -> np.ndarray:
+    arr = np.asarray(x, dtype=float)
+    if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be a non-empty 1-D array of finite numbers, got shape {arr.shape}")
+    return arr
+
+
+def retrieval_failures(scores: Any, keys: Any, targets: Any, *, hub_fraction: float = 0.01) -> dict:
+    """Why top-1 retrieval fails, from the score matrix ``scores[i, j]`` of
+    query ``i`` against target ``j`` (:func:`linmem.scores`): the number of
+    ``failures`` (the true target does not strictly win) out of ``n``, and
+    when there are any: the median cosine of the winning target to the true
+    one (``winner_cosine_median``), the share of failures won by the
+    ``hub_share_top`` = max(1, hub_fraction n) most frequent winners
+    (``hub_share``), and the median norm of the failing keys over that of
+    all keys (``failing_key_norm_over_median``).
+
+    >>> r = retrieval_failures(np.array([[1.0, 2.0], [0.0, 1.0]]), np.eye(2), np.eye(2))
+    >>> r["failures"], r["winner_cosine_median"], r["hub_share"]
+    (1, 0.0, 1.0)
+    """
+    S = as_matrix(scores, "scores").astype(float)
+    V, U = as_matrix(keys, "keys"), as_matrix(targets, "targets")
+    n = S.shape[0]
+    if S.shape != (n, n) or V.shape[1] != n or U.shape[1] != n:
+        raise ValueError(f"scores must be n x n for the n columns of keys and targets, got scores {S.shape}, "
+                         f"keys {V.shape} and targets {U.shape}")
+    if not 0 < hub_fraction <= 1:
+        raise ValueError(f"hub_fraction must lie in (0, 1], got {hub_fraction!r}")
+    diag = np.diag(S).copy()
+    np.fill_diagonal(S, -np.inf)
+    fail = diag <= S.max(axis=1)
+    out = {"failures": int(fail.sum()), "n": n}
+    if fail.any():
+        win = S.argmax(axis=1)[fail]
+        Un = U / np.linalg.norm(U, axis=0)
+        out["winner_cosine_median"] = float(np.median(np.sum(Un[:, win] * Un[:, np.flatnonzero(fail)], axis=0)))
+        counts = np.sort(np.bincount(win, minlength=n))[::-1]
+        top = max(1, int(n * hub_fraction))
+        out["hub_share"] = float(counts[:top].sum() / fail.sum())
+        out["hub_share_top"] = top
+        norms = np.linalg.norm(V, axis=0)
+        out["failing_key_norm_over_median"] = float(np.median(norms[fail]) / np.median(norms))
+    return out
+
+
+def critical_size_draws(
+    success: Callable[[np.ndarray, np.ndarray], bool],
+    pools: Callable[[int, tuple[str, ...] | None], Mapping[str, tuple[np.ndarray, np.ndarray]]],
+    *,
+    draws: int,
+    reference: str,
+    n_max: int,
+    build: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+    diagnose: bool = False,
+) -> dict:
+    """Critical sizes of several conditions over ``draws`` pools, and the
+    fraction of pairs retrieved at one fixed size.
+
+    ``pools(k, conditions)`` returns ``{condition: (keys, targets)}`` for draw
+    ``k`` (``conditions=None``: every condition; a given draw must return the
+    same pools on every call). First the ``reference`` condition's critical
+    sizes (:func:`critical_pairs` with ``success``) over the draws fix
+    ``n_fixed`` = their median, clipped to ``[2, n_max]``; then every other
+    condition's. With ``build`` (a memory ``build(keys, targets)``) each
+    pool's first ``n_fixed`` pairs are stored and the fraction retrieved top-1
+    is recorded, and with ``diagnose`` the first draw's failures at
+    ``n_fixed`` (:func:`retrieval_failures`). Returns ``{"n": {c: [n*...]},
+    "f": {c: [fraction...]}, "n_fixed": int, "diagnosis": {c: dict}}``.
+
+    >>> pool = lambda k, cs=None: {c: (np.ones((1, 9)), np.ones((1, 9))) for c in cs or ("a", "b")}
+    >>> critical_size_draws(lambda V, U: V.shape[1] <= 3, pool, draws=2, reference="a", n_max=9)["n"]
+    {'a': [3, 3], 'b': [3, 3]}
+    """
+    if not callable(success) or not callable(pools) or (build is not None and not callable(build)):
+        raise TypeError("success, pools and build must be callable (build may be None), got "
+                        f"{_describe(success)}, {_describe(pools)} and {_describe(build)}")
+    draws = check_positive_int(draws, "draws")
+    n_max = check_positive_int(n_max, "n_max", minimum=2)
+    out = {"n": {reference: []}, "f": {}, "n_fixed": 0, "diagnosis": {}}
+    for k in range(draws):
+        V, U = pools(k, (reference,))[reference]
+        out["n"][reference].append(int(critical_pairs(success, V, U)))
+    n_fix = out["n_fixed"] = max(2, min(n_max, int(np.median(out["n"][reference]))))
+    for k in range(draws):
+        for c, (V, U) in pools(k, None).items():
+            if c != reference:
+                out["n"].setdefault(c, []).append(int(critical_pairs(success, V, U)))
+            if build is not None:
+                Vf, Uf = V[:, :n_fix], U[:, :n_fix]
+                W = build(Vf, Uf)
+                out["f"].setdefault(c, []).append(float(np.mean(top1_correct(W, Vf, Uf))))
+                if diagnose and k == 0:
+                    out["diagnosis"][c] = retrieval_failures(scores(W, Vf, Uf), Vf, Uf)
+    return out
+

@@ -12,6 +12,7 @@ import pytest
 import linmem
 from linmem.assess import MODEL_LABEL
 from theorems.cli import main
+from theorems.tolerance import least_squares_tolerance
 
 RNG = np.random.default_rng(0)
 K = RNG.standard_normal((8, 20))
@@ -137,22 +138,64 @@ def test_cli_bad_tau_is_a_usage_error(tmp_path, capsys):
 
 
 def test_independent_least_squares_tolerance_is_the_documented_one():
-    from theorems.claims.assess import _ls_tolerance
-
     rng = np.random.default_rng(3)
     K, V = rng.standard_normal((4, 6)), rng.standard_normal((2, 6))
     a = linmem.assess(V @ np.linalg.pinv(K), K, V)
-    assert _ls_tolerance(K, V) == pytest.approx(a.least_squares_tolerance, rel=1e-12)
+    assert least_squares_tolerance(K, V) == pytest.approx(a.least_squares_tolerance, rel=1e-12)
 
 
 def test_a_unit_shift_is_within_the_tolerance_at_cond_1e9():
     """At cond(K) = 1e9 float64 cannot tell V K^+ + 1 from V K^+ (the seed-8
     counterexample of the float check): the documented bound exceeds the shift."""
-    from theorems.claims.assess import _ls_tolerance
-
     K = np.diag([1.0, 1e-9])
     V = np.array([[1.0, 1.0]])
     W = V @ np.linalg.pinv(K) + 1.0
-    assert math.sqrt(W.size) < 2 * _ls_tolerance(K, V)
+    assert math.sqrt(W.size) < 2 * least_squares_tolerance(K, V)
     assert linmem.assess(W, K, V).is_least_squares
     assert not linmem.assess(V @ np.linalg.pinv(np.diag([1.0, 0.5])) + 1.0, np.diag([1.0, 0.5]), V).is_least_squares
+
+
+def test_independent_least_squares_tolerance_is_zero_for_zero_keys_and_names_bad_shapes():
+    assert least_squares_tolerance(np.zeros((3, 2)), np.ones((1, 2))) == 0.0
+    with pytest.raises(ValueError, match="as many columns"):
+        least_squares_tolerance(np.eye(3), np.ones((1, 2)))
+
+
+def test_model_gap_is_the_best_scale_residual_minus_the_model_by_direct_sums():
+    rng = np.random.default_rng(5)
+    K, V = rng.standard_normal((4, 7)), rng.standard_normal((3, 7))
+    W = 0.5 * V @ np.linalg.pinv(K) + 0.1 * rng.standard_normal((3, 4))
+    a = linmem.assess(W, K, V)
+    g = a.model_gap()
+    WK = W @ K
+    alpha = np.sum(WK * V) / np.sum(WK * WK)
+    r = np.sum((alpha * WK - V) ** 2, axis=0)
+    h = np.diag(K.T @ np.linalg.pinv(K.T))
+    assert g["gap"] == pytest.approx(np.mean(r) - np.mean(1 - h), rel=1e-10)
+    assert g["mean_scaled_residual"] == pytest.approx(np.mean(r), rel=1e-10)
+    assert g["correlation"] == pytest.approx(np.corrcoef(r, 1 - h)[0, 1], rel=1e-8)
+    assert g["top1_rate"] == a.top1_rate and g["scale"] == pytest.approx(alpha)
+
+
+def test_model_gap_correlation_is_undefined_for_constant_leverage_and_needs_keys():
+    K = np.eye(3)  # every h_j = 1
+    a = linmem.assess(np.ones((2, 3)), K, np.arange(6.0).reshape(2, 3))
+    assert math.isnan(a.model_gap()["correlation"])
+    with pytest.raises(ValueError, match="model_gap needs an assessment made with the keys K and values V"):
+        linmem.assess(np.ones((2, 3))).model_gap()
+
+
+def test_spectrum_is_the_svd_view_of_w():
+    W = np.random.default_rng(2).standard_normal((6, 4))
+    sp = linmem.assess(W).spectrum(top=2, energy_top=3)
+    s = np.linalg.svd(W, compute_uv=False)
+    assert sp["shape"] == [6, 4] and sp["rank"] == 4
+    np.testing.assert_allclose(sp["singular_values_top"], s[:2], rtol=1e-12)
+    assert sp["condition"] == pytest.approx(s[0] / s[-1], rel=1e-12)
+    assert sp["participation_ratio"] == pytest.approx(np.sum(s**2) ** 2 / np.sum(s**4), rel=1e-12)
+    assert sp["top3_energy_share"] == pytest.approx(np.sum(s[:3] ** 2) / np.sum(s**2), rel=1e-12)
+    assert sp["noise_gain"] == pytest.approx(np.sum(W * W), rel=1e-12)
+    zero = linmem.assess(np.zeros((2, 2))).spectrum()
+    assert zero["participation_ratio"] == 0.0 and zero["condition"] == math.inf
+    with pytest.raises(ValueError, match="top"):
+        linmem.assess(W).spectrum(top=0)

@@ -244,3 +244,91 @@ def test_the_underpowered_reason_names_the_profile_that_can(sample_rows, monkeyp
                                                (-0.1, 0.1))
     with pytest.raises(ValueError, match="question must be one of"):
         real.design_figures(ctx, "cmn")
+
+
+# --------------------------------------------------------------------------
+# baselines and measurements around a critical size
+# --------------------------------------------------------------------------
+
+
+def test_gaussian_pairs_have_variance_one_over_d_or_unit_columns():
+    V, U = embeddings.gaussian_pairs(8, 4000, rng=np.random.default_rng(0))
+    assert V.shape == U.shape == (8, 4000)
+    assert np.mean(np.sum(V * V, axis=0)) == pytest.approx(1.0, abs=0.03)  # E ||v||^2 = d * (1/d)
+    assert abs(float(np.mean(V * U)) * 8) < 0.02  # keys and targets independent
+    Vu, Uu = embeddings.gaussian_pairs(8, 50, unit=True, rng=np.random.default_rng(0))
+    np.testing.assert_allclose(np.linalg.norm(Vu, axis=0), 1.0, rtol=1e-14)
+    np.testing.assert_allclose(np.linalg.norm(Uu, axis=0), 1.0, rtol=1e-14)
+    with pytest.raises(ValueError, match="d must be"):
+        embeddings.gaussian_pairs(0, 3, rng=np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("x, y, side", [
+    pytest.param([1, 2, 3, 4], [10, 11, 12, 13], -1, id="entirely-below"),
+    pytest.param([10, 11, 12, 13], [1, 2, 3, 4], 1, id="entirely-above"),
+    pytest.param([1, 5, 9], [4, 5, 6], 0, id="overlapping"),
+    pytest.param([0, 2, 4], [2, 4, 6], 0, id="touching-quartiles-count-as-overlap"),
+])
+def test_spread_side_compares_the_interquartile_ranges(x, y, side):
+    assert embeddings.spread_side(x, y) == side
+    assert embeddings.spread_side(y, x) == -side
+
+
+@pytest.mark.parametrize("x, kw, match", [
+    pytest.param([], {}, "x must be a non-empty 1-D", id="empty"),
+    pytest.param([1.0, np.nan], {}, "finite", id="nan"),
+    pytest.param([1.0, 2.0], {"percentiles": (75, 25)}, "percentiles must be", id="reversed-percentiles"),
+])
+def test_spread_side_names_bad_input(x, kw, match):
+    with pytest.raises(ValueError, match=match):
+        embeddings.spread_side(x, [1.0, 2.0], **kw)
+
+
+def test_retrieval_failures_count_winners_hubs_and_key_norms():
+    # query 0 and 2 are won by target 1 (a hub); query 1 retrieves itself
+    S = np.array([[1.0, 3.0, 0.0], [0.0, 2.0, 1.0], [0.0, 5.0, 4.0]])
+    keys = np.array([[1.0, 2.0, 4.0]])
+    targets = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]])
+    r = embeddings.retrieval_failures(S, keys, targets)
+    assert r["failures"] == 2 and r["n"] == 3
+    assert r["hub_share"] == 1.0 and r["hub_share_top"] == 1
+    # winner u_1 = (0, 1) against u_0 = (1, 0) (cos 0) and u_2 = (1, 1)/sqrt 2 (cos 1/sqrt 2)
+    assert r["winner_cosine_median"] == pytest.approx(np.sqrt(0.5) / 2)
+    assert r["failing_key_norm_over_median"] == pytest.approx(np.median([1.0, 4.0]) / 2.0)
+    assert embeddings.retrieval_failures(np.eye(3), keys, targets) == {"failures": 0, "n": 3}
+
+
+def test_retrieval_failures_treat_a_tie_as_a_failure_and_name_bad_shapes():
+    assert embeddings.retrieval_failures(np.ones((2, 2)), np.eye(2), np.eye(2))["failures"] == 2
+    with pytest.raises(ValueError, match="scores must be n x n"):
+        embeddings.retrieval_failures(np.ones((2, 3)), np.eye(2), np.eye(2))
+    with pytest.raises(ValueError, match="hub_fraction"):
+        embeddings.retrieval_failures(np.eye(2), np.eye(2), np.eye(2), hub_fraction=0.0)
+
+
+def test_critical_size_draws_fix_n_from_the_reference_and_read_fractions_there():
+    sizes = {"ref": [4, 6, 8], "other": [2, 3, 5]}
+    calls = []
+
+    def pools(k, conditions):
+        calls.append((k, conditions))
+        # a pool whose success criterion is "at most limit pairs", the limit carried in the keys
+        return {c: (np.full((1, 20), float(sizes[c][k])), np.random.default_rng(k).standard_normal((3, 20)))
+                for c in (conditions or ("ref", "other"))}
+
+    def success(V, U):
+        return V.shape[1] <= V[0, 0]
+
+    out = embeddings.critical_size_draws(success, pools, draws=3, reference="ref", n_max=5,
+                                         build=lambda V, U: U @ V.T, diagnose=True)
+    assert out["n"] == {"ref": [4, 6, 8], "other": [2, 3, 5]}
+    assert out["n_fixed"] == 5  # median 6 clipped to n_max
+    assert set(out["f"]) == {"ref", "other"} and all(len(f) == 3 for f in out["f"].values())
+    assert set(out["diagnosis"]) == {"ref", "other"} and out["diagnosis"]["ref"]["n"] == 5
+    assert calls[:3] == [(0, ("ref",)), (1, ("ref",)), (2, ("ref",))]
+    bare = embeddings.critical_size_draws(success, pools, draws=3, reference="ref", n_max=20)
+    assert bare["f"] == {} and bare["diagnosis"] == {} and bare["n_fixed"] == 6
+    with pytest.raises(TypeError, match="must be callable"):
+        embeddings.critical_size_draws(success, None, draws=1, reference="ref", n_max=5)
+    with pytest.raises(ValueError, match="draws"):
+        embeddings.critical_size_draws(success, pools, draws=0, reference="ref", n_max=5)

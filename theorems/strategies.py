@@ -44,6 +44,7 @@ __all__ = [
     "integer_matrices",
     "keys",
     "keys_and_values",
+    "lp_instances",
     "precise_keys",
     "precise_values",
     "unit_key_cases",
@@ -302,3 +303,22 @@ def keys_and_values(*, unit: bool = False) -> Inputs:
     return Inputs(("K", "V"), exact_keys_and_values(), ladder,
                   float_key_cases().map(lambda c: _key_case(c, True)),
                   "any keys and values: rank-deficient, duplicated, condition to 1e12 (float) and 1e20 (mpmath)")
+
+@st.composite
+def lp_instances(draw, *, max_d: int = 4, max_n: int = 14):
+    """Max-margin LP instances ``(recipe, V, U)``: Gaussian keys ``V`` (d_k x n)
+    and targets ``U`` (d_t x n), d_k != d_t allowed, both at most ``max_d``;
+    n from 2 to about ``2 d_k d_t`` (capped at ``max_n``: both sides of
+    separability); keys ``duplicated`` (columns repeated) or ``scaled`` over 4
+    decades in some draws. ``recipe`` (sizes, family, seed) replays the draw."""
+    dk, dt = draw(st.integers(1, max_d)), draw(st.integers(1, max_d))
+    n = draw(st.integers(2, max(3, min(max_n, 2 * dk * dt + 2))))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    V, U = rng.standard_normal((dk, n)), rng.standard_normal((dt, n))
+    family = draw(st.sampled_from(("gaussian", "duplicated", "scaled")))
+    if family == "duplicated":
+        V = V[:, rng.integers(0, max(1, n // 2), size=n)]
+    elif family == "scaled":
+        V = V * 10.0 ** rng.uniform(-2, 2, size=n)
+    return {"dk": dk, "dt": dt, "n": n, "family": family, "seed": seed}, V, U

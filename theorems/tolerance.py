@@ -27,7 +27,8 @@ import math
 import mpmath
 import numpy as np
 
-from linmem.tolerances import working_eps
+from linmem.recall import CONSISTENCY_ULPS
+from linmem.tolerances import rank_tolerance, working_eps
 
 __all__ = [
     "LADDER_MIN_DROP_DIGITS",
@@ -39,6 +40,7 @@ __all__ = [
     "THRESHOLD",
     "SIMULATION_WRONG_VERDICT_RATE",
     "ladder_fall",
+    "least_squares_tolerance",
     "margin_sd",
     "required_margin_sd",
     "mc_critical_z",
@@ -186,3 +188,23 @@ def ladder_fall(residuals, ladder) -> tuple[bool, float, float, int]:
             best = (margin, achieved, required, i)
     margin, achieved, required, i = best
     return margin >= 0, achieved, required, i
+
+
+def least_squares_tolerance(K, V) -> float:
+    """The documented tolerance of ``W = V K^+`` recomputed from numpy's
+    singular values, outside the assessment under test:
+    ``CONSISTENCY_ULPS * max(p, d, n) * eps * ||V||_F * ||K^+||_2 * cond(K)``
+    on K's numerical range (0 for a zero K).
+
+    >>> least_squares_tolerance(np.zeros((2, 2)), np.ones((1, 2)))
+    0.0
+    """
+    K, V = np.asarray(K, dtype=float), np.asarray(V, dtype=float)
+    if K.ndim != 2 or V.ndim != 2 or V.shape[1] != K.shape[1]:
+        raise ValueError(f"K and V must be 2-D with as many columns, got shapes {K.shape} and {V.shape}")
+    s = np.linalg.svd(K, compute_uv=False)
+    if not s.size or s[0] == 0:
+        return 0.0
+    s = s[s > rank_tolerance(float(s[0]), K.shape, "float")]
+    return (CONSISTENCY_ULPS * max(V.shape[0], *K.shape) * working_eps("float") * float(np.linalg.norm(V))
+            * float(s[0]) / float(s[-1]) ** 2)

@@ -12,6 +12,7 @@ tr(W^T W)``).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from fractions import Fraction
 
 import mpmath
@@ -21,13 +22,11 @@ from hypothesis import strategies as st
 
 import linmem
 from linmem.assess import MODEL_LABEL
-from linmem.recall import CONSISTENCY_ULPS
-from linmem.tolerances import rank_tolerance, working_eps
-from theorems.claims._cases import precise_key_cases, precise_values
+from theorems import kit
 from theorems.evidence import precise, property, symbolic
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
-from theorems.strategies import float_key_cases
-from theorems.tolerance import scaled_residual
+from theorems.strategies import float_key_cases, precise_keys, precise_values
+from theorems.tolerance import least_squares_tolerance, scaled_residual
 
 __all__ = ["CLAIMS"]
 
@@ -44,118 +43,70 @@ def _noise_identity(ctx):
     eta = sympy.Matrix(d, 1, lambda a, _: sympy.Symbol(f"e{a}", real=True))
     r = W * (k + eta) - v
     poly = sympy.Poly(sympy.expand((r.T * r)[0]), *eta)
-    # E over eta: monomials of degree 1 vanish, e_a e_b -> tau^2 delta_ab (zero mean, covariance tau^2 I)
-    expect = 0
-    for monom, coeff in poly.terms():
-        deg = sum(monom)
-        if deg == 0:
-            expect += coeff
-        elif deg == 2 and max(monom) == 2:
-            expect += coeff * tau**2
+    # E over eta: monomials of degree 1 and e_a e_b (a != b) vanish, e_a^2 -> tau^2 (zero mean, covariance tau^2 I)
+    expect = sum(c * (1 if sum(m) == 0 else tau**2 if max(m) == 2 else 0) for m, c in poly.terms())
     fixed = ((W * k - v).T * (W * k - v))[0] + tau**2 * sum(x**2 for x in W)
     return symbolic.check_scalar(ctx, [
         ("E ||W(k + eta) - v||^2 - (||W k - v||^2 + tau^2 ||W||_F^2), p x d = 2 x 3", expect - fixed),
     ])
 
 
-def _exact_cases(ctx):
-    """(label, K, V, W_ls = V K^+ exactly, W_off = W_ls + a rational perturbation)."""
-    out = []
+def _precise(ctx):
+    """Exact keys and values; W_ls = V K^+ exactly must be recognised, W_ls + a rational perturbation not."""
     rng = ctx.rng("assess-perturbation")
-    for label, K in precise_key_cases(ctx):
+    cases = []
+    for label, K in precise_keys(ctx):
         V = precise_values(K, ctx)
         W_ls = V @ linmem.pinv(K)
-        E = np.vectorize(Fraction, otypes=[object])(rng.integers(-2, 3, size=W_ls.shape), 7)
+        E = kit.exact(rng.integers(-2, 3, size=W_ls.shape)) / 7
         E[0, 0] = Fraction(1, 7)  # never the zero perturbation
-        out.append((label, (K, V, W_ls, W_ls + E)))
-    return out
+        cases.append((label, (K, V, W_ls, W_ls + E)))
 
-
-def _exact_sq(x: np.ndarray) -> Fraction:
-    return sum((Fraction(e) ** 2 for e in x.ravel()), Fraction(0))
-
-
-def _precise_residual(impl):
     def residual(case):
         K, V, W_ls, W_off = case
-        mK, mV = linmem.mp_array(K), linmem.mp_array(V)
-        errors, scale = [], mpmath.mpf(0)
+        errors, scale, svd = [], mpmath.mpf(0), linmem.compact_svd(kit.to_mp(K))
         for W, must_be_ls in ((W_ls, True), (W_off, False)):
-            a = impl.assess(linmem.mp_array(W), mK, mV)
+            a = ctx.impl.assess(kit.to_mp(W), kit.to_mp(K), kit.to_mp(V))
             if bool(a.is_least_squares) is not must_be_ls:
                 return mpmath.inf, 1
-            R = W @ K - V
-            exact_res = [_exact_sq(R[:, j]) for j in range(R.shape[1])]
-            errors += [abs(a.residuals[j] - mpmath.mpf(exact_res[j].numerator) / exact_res[j].denominator)
-                       for j in range(R.shape[1])]
-            gain = _exact_sq(W)
-            errors.append(abs(a.noise_gain - mpmath.mpf(gain.numerator) / gain.denominator))
-            if must_be_ls:
-                errors.append(a.least_squares_distance)
-            svd = linmem.compact_svd(mK)
-            cond = svd.s[0] / svd.s[-1]
-            scale = max(scale, max(W.shape + K.shape) * (1 + float(gain) + float(_exact_sq(V))
-                                                            + float(_exact_sq(K))) * cond)
+            R, gain = W @ K - V, np.sum(W * W)
+            errors += list(np.abs(a.residuals - kit.to_mp(np.sum(R * R, axis=0))))  # exact sums, rounded once
+            errors += [abs(a.noise_gain - kit.to_mp(gain))] + ([a.least_squares_distance] if must_be_ls else [])
+            scale = max(scale, max(W.shape + K.shape) * (1 + float(gain) + float(np.sum(V * V))
+                                                            + float(np.sum(K * K))) * svd.s[0] / svd.s[-1])
         return max(errors), scale
 
-    return residual
-
-
-def _precise(ctx):
-    return precise.check(ctx, _exact_cases(ctx), _precise_residual(ctx.impl))
-
-
-def _ls_tolerance(K, V) -> float:
-    """The documented bound for ``W = V K^+``, from numpy's singular values:
-    CONSISTENCY_ULPS * max(p, d, n) * eps * ||V||_F * ||K^+||_2 * cond(K)."""
-    s = np.linalg.svd(K, compute_uv=False)
-    if not s.size or s[0] == 0:
-        return 0.0
-    s = s[s > rank_tolerance(float(s[0]), K.shape, "float")]
-    return (CONSISTENCY_ULPS * max(V.shape[0], *K.shape) * working_eps("float") * float(np.linalg.norm(V))
-            * float(s[0]) / float(s[-1]) ** 2)
+    return precise.check(ctx, cases, residual)
 
 
 def _property(ctx):
-    impl = ctx.impl
-
-    @st.composite
-    def cases(draw):
-        case = draw(float_key_cases())
-        shift = draw(st.sampled_from((0.0, 1e-3, 1.0)))
-        return case, shift
+    cases = st.tuples(float_key_cases(), st.sampled_from((0.0, 1e-3, 1.0)))  # (keys and values, shift of W)
 
     def measure(example):
         case, shift = example
         K, V = case.K, case.V
-        W = V @ np.linalg.pinv(K)  # LAPACK reference for V K^+
-        W = W + shift * np.ones_like(W)
-        a = impl.assess(W, K, V)
+        W = V @ np.linalg.pinv(K) + shift  # LAPACK's V K^+, shifted
+        a = ctx.impl.assess(W, K, V)
         if shift == 0.0 and not a.is_least_squares:
             return math.inf  # V K^+ itself must be recognised
-        if shift == 1.0 and a.is_least_squares and shift * math.sqrt(W.size) > 2 * _ls_tolerance(K, V):
-            # a store far from V K^+ must not be: the shift's distance is more
-            # than twice the documented tolerance (LAPACK's V K^+ is within one
-            # of it). At cond(K) ~ 1e9 the tolerance ||V|| ||K^+|| cond(K) eps
-            # exceeds a unit shift, which float64 then cannot tell from V K^+.
+        if shift == 1.0 and a.is_least_squares and shift * math.sqrt(W.size) > 2 * least_squares_tolerance(K, V):
+            # refused where the shift exceeds twice the documented tolerance (LAPACK's V K^+ is within
+            # one); at cond(K) ~ 1e9 that tolerance exceeds a unit shift, invisible in float64
             return math.inf
         if a.model != MODEL_LABEL or not np.array_equal(a.expected_error, 1 - a.leverage):
             return math.inf  # 1 - h_j reported beside the residuals, labelled as the model
         R = W @ K - V
-        ref = np.sum(R * R, axis=0)
-        err = max(float(np.max(np.abs(a.residuals - ref))), abs(a.noise_gain - float(np.sum(W * W))))
+        err = max(float(np.max(np.abs(a.residuals - np.sum(R * R, axis=0)))), abs(a.noise_gain - float(np.sum(W * W))))
         scale = max(K.shape + V.shape) * (float(np.sum(W * W)) * float(np.sum(K * K)) + float(np.sum(V * V)) + 1)
         return scaled_residual(err, scale=scale)
 
-    return property.check(ctx, cases(), measure, describe=lambda e: {**e[0].describe(), "shift": e[1]})
+    return property.check(ctx, cases, measure, describe=lambda e: {**e[0].describe(), "shift": e[1]})
 
 
 def _gain_spectral(W, K=None, V=None, **kw):
     """Wrong variant: noise gain taken as the squared spectral norm ||W||_2^2."""
     a = linmem.assess(W, K, V, **kw)
     s = a.w_singular_values
-    from dataclasses import replace
-
     return replace(a, noise_gain=(s[0] * s[0] if len(s) else 0 * a.noise_gain))
 
 

@@ -13,8 +13,8 @@ LP's optimum re-solved exactly on the support linmem's solution names.
 
 from __future__ import annotations
 
-import functools
 import math
+from functools import partial
 
 import mpmath
 import numpy as np
@@ -24,8 +24,10 @@ from hypothesis import strategies as st
 import linmem
 from linmem import learn as _learn
 from linmem.learn import CERTIFICATE_RESIDUAL_FACTOR, FIT_GRADIENT_TOL, LP_FEASIBILITY_TOL, GordanCertificate
+from theorems import kit
 from theorems.evidence import precise, property, symbolic
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
+from theorems.strategies import lp_instances
 from theorems.tolerance import THRESHOLD, scaled_residual
 
 __all__ = ["CLAIMS"]
@@ -41,31 +43,9 @@ EXACT_SIZES = ((1, 2, 0), (2, 3, 1), (2, 4, 2), (2, 6, 3), (3, 5, 4))
 PROPERTY_DPS = 30
 
 
-def _mp(x):
-    """A float array as an object array of mpf (exact: every float is a rational)."""
-    return np.vectorize(mpmath.mpf, otypes=[object])(np.asarray(x, dtype=float))
-
-
 # --------------------------------------------------------------------------
 # instances
 # --------------------------------------------------------------------------
-
-
-@st.composite
-def _lp_instances(draw, max_d=4, max_n=14):
-    """Gaussian keys and targets (d_k != d_t allowed), some with duplicated keys
-    or keys scaled over 4 decades; n up to about 2 d_k d_t (both sides)."""
-    dk, dt = draw(st.integers(1, max_d)), draw(st.integers(1, max_d))
-    n = draw(st.integers(2, max(3, min(max_n, 2 * dk * dt + 2))))
-    seed = draw(st.integers(0, 2**32 - 1))
-    rng = np.random.default_rng(seed)
-    V, U = rng.standard_normal((dk, n)), rng.standard_normal((dt, n))
-    family = draw(st.sampled_from(("gaussian", "duplicated", "scaled")))
-    if family == "duplicated":
-        V = V[:, rng.integers(0, max(1, n // 2), size=n)]
-    elif family == "scaled":
-        V = V * 10.0 ** rng.uniform(-2, 2, size=n)
-    return {"dk": dk, "dt": dt, "n": n, "family": family, "seed": seed}, V, U
 
 
 @st.composite
@@ -204,7 +184,7 @@ def _lp_duality_algebra(ctx):
 
 
 def _kkt_property(ctx):
-    return property.check(ctx, _lp_instances(), lambda c: _kkt_ratio(ctx.impl.max_margin_memory(c[1], c[2]), c[1], c[2]),
+    return property.check(ctx, lp_instances(), lambda c: _kkt_ratio(ctx.impl.max_margin_memory(c[1], c[2]), c[1], c[2]),
                           describe=lambda c: c[0])
 
 
@@ -238,7 +218,7 @@ def _cp_property(ctx):
         allow = CERTIFICATE_RESIDUAL_FACTOR * LP_FEASIBILITY_TOL * (1 + A)
         return max(THRESHOLD * abs(cp.margin - dense.margin) / allow, _kkt_ratio(cp, V, U))
 
-    return property.check(ctx, _lp_instances(max_d=8, max_n=30), measure, describe=lambda c: c[0])
+    return property.check(ctx, lp_instances(max_d=8, max_n=30), measure, describe=lambda c: c[0])
 
 
 def _cp_stopped_early(keys, targets, *, method="auto"):
@@ -270,7 +250,7 @@ def _dense_dropping_a_row(keys, targets, *, method="auto"):
 
 
 def _scores_mp(W, V, U):
-    return (_mp(V).T @ W.T) @ _mp(U)
+    return (kit.to_mp(V).T @ W.T) @ kit.to_mp(U)
 
 
 def _ce_objective_mp(W, V, U, ridge):
@@ -280,7 +260,7 @@ def _ce_objective_mp(W, V, U, ridge):
     lse = [mpmath.log(mpmath.fsum(mpmath.exp(S[i, j]) for j in range(n))) for i in range(n)]
     val = mpmath.fsum(lse[i] - S[i, i] for i in range(n)) / n + ridge * mpmath.fsum(x * x for x in W.ravel())
     P = np.array([[mpmath.exp(S[i, j] - lse[i]) - int(i == j) for j in range(n)] for i in range(n)], dtype=object) / n
-    grad = _mp(U) @ P.T @ _mp(V).T + 2 * ridge * W
+    grad = kit.to_mp(U) @ P.T @ kit.to_mp(V).T + 2 * ridge * W
     return val, grad
 
 
@@ -312,7 +292,7 @@ def _tam_objective_mp(W, V, U, ridge, k, beta):
         M[i, i] = gi
         for j, pj in zip(others, p):
             M[i, j] = -gi * pj
-    grad = _mp(U) @ M.T @ _mp(V).T + 2 * ridge * W
+    grad = kit.to_mp(U) @ M.T @ kit.to_mp(V).T + 2 * ridge * W
     return val + ridge * mpmath.fsum(x * x for x in W.ravel()), grad
 
 
@@ -335,7 +315,7 @@ def _stationary_ratio(ctx, which, case) -> float:
     info, V, U = case
     fit = _fit(ctx, which, V, U, info)
     with mpmath.workdps(PROPERTY_DPS):
-        W = _mp(fit.W)
+        W = kit.to_mp(fit.W)
         val, grad = _objective(which, info)(W, V, U)
         g = float(max(abs(x) for x in grad.ravel()))
         loss_err = scaled_residual(abs(val - mpmath.mpf(float(fit.loss))), scale=V.shape[1] * (1 + abs(val)) * W.size)
@@ -418,10 +398,8 @@ def _tam_loss_e(keys, targets, *, k, beta, ridge=0.0, maxiter=_learn.DEFAULT_MAX
     fit = linmem.tam_erm(keys, targets, k=k, beta=beta, ridge=ridge, maxiter=maxiter, init=init)
     V, U = np.asarray(keys, float), np.asarray(targets, float)
     S = (V.T @ fit.W.T) @ U
-    n = V.shape[1]
     m = np.diag(S) - linmem.smoothed_topk_average(S, k, beta=beta)
     data = float(np.mean(np.logaddexp(1.0, -m)))
-    del n
     return _learn.ConvexFitResult(fit.W, data + ridge * float(np.sum(fit.W**2)), data, fit.norm, fit.n_iter,
                                   fit.converged, fit.message)
 
@@ -431,13 +409,22 @@ def _claim(cid, title, statement, checks, control, assumptions=()):
                  checks=tuple(checks), assumptions=tuple(assumptions), negative_control=control, tags=("learn",))
 
 
-_stationary = functools.partial
+def _stationary_claim(cid, which, title, statement, control, assumption):
+    """A learner's fit is a stationary point of its documented objective (the same three checks for each)."""
+    return _claim(cid, title, statement + r",\ \text{reported loss} = L(W)", [
+        Check("documented gradient", EvidenceKind.SYMBOLIC, partial(_gradient_symbolic, which=which)),
+        Check("Newton root near the fit", EvidenceKind.PRECISE, partial(_stationary_precise, which=which)),
+        Check("gradient and loss by an independent evaluation", EvidenceKind.PROPERTY,
+              lambda ctx: property.check(ctx, _fit_instances(), partial(_stationary_ratio, ctx, which),
+                                         describe=lambda c: c[0]))], control, [assumption])
+
 
 CLAIMS = [
     _claim(
         "learn.max-margin-kkt", "The max-margin LP's solution satisfies the LP's optimality conditions",
-        "max_margin_memory returns W, t and multipliers lambda with <W, A_ij> >= t for all i != j, |W_ab| <= 1, "
-        "lambda >= 0 summing to 1, t = ||sum lambda A||_1 and sum lambda_ij (<W, A_ij> - t) = 0",
+        r"\langle W, A_{ij}\rangle \ge t\ (i \ne j),\ |W_{ab}| \le 1,\ \lambda \ge 0,\ \textstyle\sum \lambda = 1,\ "
+        r"t = \|\textstyle\sum \lambda_{ij} A_{ij}\|_1,\ \sum \lambda_{ij} (\langle W, A_{ij}\rangle - t) = 0,\ "
+        r"A_{ij} = (u_i - u_j) v_i^\top",
         [Check("lp-duality algebra", EvidenceKind.SYMBOLIC, _lp_duality_algebra),
          Check("optimum re-solved exactly on its support", EvidenceKind.PRECISE, _kkt_precise),
          Check("KKT defects of the float solution", EvidenceKind.PROPERTY, _kkt_property)],
@@ -446,33 +433,24 @@ CLAIMS = [
         ["defects judged against CERTIFICATE_RESIDUAL_FACTOR x LP_FEASIBILITY_TOL x (1 + max |A|) x d_k d_t"]),
     _claim(
         "learn.cutting-plane-exact", "The cutting-plane max-margin LP reaches the dense LP's optimum",
-        "max_margin_memory(method='cutting-plane') returns the dense LP's optimal margin t*, the same "
-        "separability, and a W and multipliers that are optimal for the LP with all n (n - 1) comparisons",
+        r"t^*_{\text{cutting-plane}} = t^*_{\text{dense}},\ \text{same separability},\ (W, \lambda) "
+        r"\text{ optimal for the LP with all } n(n-1) \text{ comparisons}",
         [Check("scorer gap = LP row", EvidenceKind.SYMBOLIC, _lp_duality_algebra),
          Check("optimum re-solved exactly on its support",
-               EvidenceKind.PRECISE, _stationary(_kkt_precise, method="cutting-plane")),
+               EvidenceKind.PRECISE, partial(_kkt_precise, method="cutting-plane")),
          Check("agreement with the dense LP (d <= 8)", EvidenceKind.PROPERTY, _cp_property)],
         NegativeControl("the cutting plane stopped one LP solve early", {"max_margin_memory": _cp_stopped_early})),
-    _claim(
-        "learn.cross-entropy-stationary", "The ridged cross-entropy memory is a stationary point of its objective",
-        "cross_entropy_memory returns W with every entry of the gradient of (1/n) sum_i [logsumexp_j S_ij - S_ii] "
-        "+ ridge ||W||_F^2 at most FIT_GRADIENT_TOL, and reports that objective as its loss",
-        [Check("documented gradient", EvidenceKind.SYMBOLIC, _stationary(_gradient_symbolic, which="ce")),
-         Check("Newton root near the fit", EvidenceKind.PRECISE, _stationary(_stationary_precise, which="ce")),
-         Check("gradient and loss by an independent evaluation", EvidenceKind.PROPERTY,
-               lambda ctx: property.check(ctx, _fit_instances(), _stationary(_stationary_ratio, ctx, "ce"),
-                                          describe=lambda c: c[0]))],
+    _stationary_claim(
+        "learn.cross-entropy-stationary", "ce",
+        "The ridged cross-entropy memory is a stationary point of its objective",
+        r"\|\nabla L(W)\|_\infty \le \mathtt{FIT\_GRADIENT\_TOL},\ L(W) = \tfrac1n \textstyle\sum_i "
+        r"\big[\log \sum_j e^{S_{ij}} - S_{ii}\big] + \lambda \|W\|_F^2",
         NegativeControl("ridge term of the gradient 3 lambda W", {"cross_entropy_memory": _ce_ridge_three}),
-        [f"ridges {FIT_RIDGES} (strongly convex: the fit converges)"]),
-    _claim(
-        "learn.tam-erm-stationary", "TAM ERM's result is a stationary point of its smoothed objective",
-        "tam_erm returns W with every entry of the gradient of (1/n) sum_i log(1 + exp(-(S_ii - F_beta(S_i,-i)))) "
-        "+ ridge ||W||_F^2 at most FIT_GRADIENT_TOL, and reports that objective as its loss",
-        [Check("documented gradient", EvidenceKind.SYMBOLIC, _stationary(_gradient_symbolic, which="tam")),
-         Check("Newton root near the fit", EvidenceKind.PRECISE, _stationary(_stationary_precise, which="tam")),
-         Check("gradient and loss by an independent evaluation", EvidenceKind.PROPERTY,
-               lambda ctx: property.check(ctx, _fit_instances(), _stationary(_stationary_ratio, ctx, "tam"),
-                                          describe=lambda c: c[0]))],
+        f"ridges {FIT_RIDGES} (strongly convex: the fit converges)"),
+    _stationary_claim(
+        "learn.tam-erm-stationary", "tam", "TAM ERM's result is a stationary point of its smoothed objective",
+        r"\|\nabla L(W)\|_\infty \le \mathtt{FIT\_GRADIENT\_TOL},\ L(W) = \tfrac1n \textstyle\sum_i "
+        r"\log\big(1 + e^{-(S_{ii} - F_\beta(S_{i,-i}))}\big) + \lambda \|W\|_F^2",
         NegativeControl("loss log(e + e^-m) in place of log(1 + e^-m)", {"tam_erm": _tam_loss_e}),
-        [f"ridges {FIT_RIDGES}, k < n - 1 (the smoothed top-k's minimiser is attained)"]),
+        f"ridges {FIT_RIDGES}, k < n - 1 (the smoothed top-k's minimiser is attained)"),
 ]

