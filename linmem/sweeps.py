@@ -131,17 +131,21 @@ __all__ = [
     "LOGISTIC_MAXITER",
     "LOGISTIC_RIDGE",
     "NestedResult",
+    "PeakCurve",
     "SweepCacheLike",
     "bisect_crossing",
     "check_cache",
     "gaussian_pairs",
     "instance_rng",
     "jsonable",
+    "line_fit",
     "load_value",
     "logistic_crossing",
     "measure_grid",
     "nested_critical_sizes",
+    "nested_peak_curve",
     "pairs_at_load",
+    "peak_drift",
     "peak_location",
     "set_default_cache",
     "use_executor",
@@ -927,3 +931,157 @@ def peak_location(x: Any, y: Any) -> float:
     if A >= 0:
         return float(x1)
     return float(-B / (2 * A))
+
+
+# --------------------------------------------------------------------------
+# a figure's peak along nested pools, and how its location drifts with size
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PeakCurve:
+    """One pool's curve from :func:`nested_peak_curve`.
+
+    ``coarse_n``/``coarse_values``: the coarse grid and its values;
+    ``fitted``: every size fitted (coarse and refined) -> value; ``peak_n``:
+    the size of the largest fitted value; ``interior``: whether the coarse
+    maximum lies strictly inside the coarse grid (at an end there is no peak
+    in range).
+    """
+
+    coarse_n: tuple[int, ...]
+    coarse_values: tuple[float, ...]
+    fitted: dict
+    peak_n: int
+    interior: bool
+
+    def resolution(self, load: Callable[[float], float]) -> float:
+        """How finely the peak is located: the distance in ``load(n)`` from
+        the peak to its farther fitted neighbour.
+
+        >>> PeakCurve((2, 4), (1.0, 0.5), {2: 1.0, 3: 2.0, 4: 0.5}, 3, False).resolution(lambda n: n / 4)
+        0.25
+        """
+        ns = sorted(self.fitted)
+        i = ns.index(self.peak_n)
+        return max(abs(load(ns[j]) - load(self.peak_n)) for j in (i - 1, i + 1) if 0 <= j < len(ns))
+
+
+def nested_peak_curve(
+    fit: Callable[[np.ndarray, np.ndarray, Any], tuple[float, Any]],
+    d: int,
+    ns: Sequence[int],
+    *,
+    rng: np.random.Generator,
+    refine: int = 16,
+) -> PeakCurve:
+    """Where a figure fitted on nested pools peaks along ``n``.
+
+    One pool of ``max(ns)`` Gaussian pairs is drawn from ``rng``
+    (:func:`gaussian_pairs`; its first ``n`` pairs are the instance of size
+    ``n``). ``fit(keys, targets, init) -> (value, state)`` is called at every
+    size of the coarse grid ``ns`` (strictly increasing) in order, each warm-
+    started with the previous ``state`` (``init=None`` at the first); then at
+    the sizes strictly between the coarse neighbours of the largest value
+    (every integer when there are at most ``refine``, else ``refine`` evenly
+    spaced), warm-started upward from the lower neighbour. The peak is the
+    largest value over every fitted size. Warm starts along a nested pool
+    make a curve of an iterative fit (e.g. the norm of the cross-entropy
+    memory, which spikes at the pool's separability threshold) cheap and
+    smooth.
+
+    Source: 004 (the norm peak of the weakly ridged cross-entropy memory).
+
+    >>> def bump(V, U, init):  # a planted figure peaking at n = 13
+    ...     return -abs(V.shape[1] - 13.0), None
+    >>> curve = nested_peak_curve(bump, 3, [2, 6, 10, 20, 30], rng=np.random.default_rng(0))
+    >>> curve.peak_n, curve.interior, len(curve.fitted)  # refined: every n from 7 to 19
+    (13, True, 17)
+    """
+    fit = _check_callable(fit, "fit")
+    d = check_positive_int(d, "d")
+    if isinstance(ns, (str, bytes)) or not isinstance(ns, Iterable):
+        raise TypeError(f"ns must be a sequence of integers, got {ns!r}")
+    ns = [check_positive_int(n, "ns entries") for n in ns]
+    if not ns or any(b <= a for a, b in zip(ns, ns[1:])):
+        raise ValueError(f"ns must be non-empty and strictly increasing, got {ns}")
+    rng = check_generator(rng)
+    refine = check_positive_int(refine, "refine")
+    V, U = gaussian_pairs(d, ns[-1], rng=rng)
+
+    def value_at(n, init):
+        value, state = fit(V[:, :n], U[:, :n], init)
+        value = float(value)
+        if not math.isfinite(value):
+            raise ValueError(f"fit returned a non-finite value {value} at n = {n}")
+        return value, state
+
+    fitted, states, state = {}, {}, None
+    for n in ns:
+        fitted[n], state = value_at(n, state)
+        states[n] = state
+    values = [fitted[n] for n in ns]
+    i = int(np.argmax(values))
+    lo, hi = ns[max(i - 1, 0)], ns[min(i + 1, len(ns) - 1)]
+    inner = list(range(lo + 1, hi))
+    if len(inner) > refine:
+        inner = sorted({int(round(x)) for x in np.linspace(lo + 1, hi - 1, refine)})
+    state = states[lo]
+    for n in inner:
+        if n in fitted:
+            state = states[n]
+            continue
+        fitted[n], state = value_at(n, state)
+    peak = max(fitted, key=fitted.get)
+    return PeakCurve(tuple(ns), tuple(values), fitted, peak, 0 < i < len(ns) - 1)
+
+
+def peak_drift(sizes: Sequence[float], samples: Sequence[Sequence[float]]) -> tuple[float, float, int]:
+    """``(slope, standard error, degrees of freedom)`` of the least-squares
+    line of the mean of ``samples[i]`` against ``log sizes[i]``.
+
+    For locations whose scatter narrows like ``1/size`` (a finite-size
+    threshold window): the spread is pooled over every size in the model
+    ``sd(size) = s / size``, so a few samples per size still give a standard
+    error, with ``sum(len(samples[i])) - len(sizes)`` degrees of freedom.
+
+    Source: standard weighted least squares (used for 004's drifting peak).
+
+    >>> slope, se, dof = peak_drift([6, 12], [[1.2, 1.0], [0.9, 1.0]])
+    >>> round(slope, 4), dof
+    (-0.2164, 2)
+    """
+    x = np.log([_check_positive_real(s, "sizes entries") for s in sizes])
+    samples = [np.asarray(s, dtype=float).ravel() for s in samples]
+    if len(samples) != x.size or x.size < 2 or any(s.size == 0 for s in samples):
+        raise ValueError(f"sizes and samples must have the same length >= 2 and no empty sample, got {x.size} "
+                         f"sizes and {len(samples)} samples")
+    size = np.exp(x)
+    means = np.array([np.mean(s) for s in samples])
+    scaled = np.concatenate([n * (s - m) for n, s, m in zip(size, samples, means)])
+    dof = scaled.size - x.size
+    s = math.sqrt(float(np.sum(scaled**2)) / dof) if dof > 0 else math.inf
+    ses = np.array([s / (n * math.sqrt(p.size)) for n, p in zip(size, samples)])
+    w = (x - x.mean()) / np.sum((x - x.mean()) ** 2)
+    return float(w @ means), float(math.sqrt(np.sum(w * w * ses * ses))), dof
+
+
+def line_fit(x: Any, y: Any) -> tuple[float, float, float]:
+    """Least-squares line ``y = a x + b``: ``(a, b, standard error of a)``
+    (``nan`` with fewer than three points or no spread in ``x``).
+
+    >>> a, b, se = line_fit([0, 1, 2, 3], [1, 3, 5, 7.5])
+    >>> round(a, 3), round(b, 3), round(se, 3)
+    (2.15, 0.9, 0.087)
+    """
+    x = np.asarray(x, dtype=float).ravel()
+    y = np.asarray(y, dtype=float).ravel()
+    if x.size != y.size or x.size < 2:
+        raise ValueError(f"x and y must have the same length >= 2, got {x.size} and {y.size}")
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+        raise ValueError("x and y must be finite")
+    (a, b), res = np.polyfit(x, y, 1, full=True)[:2]
+    dof = x.size - 2
+    sxx = float(np.sum((x - x.mean()) ** 2))
+    se = math.sqrt(float(res[0]) / dof / sxx) if dof > 0 and res.size and sxx > 0 else math.nan
+    return float(a), float(b), se

@@ -478,3 +478,87 @@ def test_verify_on_a_dask_local_cluster_gives_the_figures_of_a_local_run(tmp_pat
         claim = json.loads((out / "report.json").read_text())["claims"][0]
         figures[label] = [(e["check"], e["figure"]) for e in claim["evidence"]]
     assert figures["dask"] == figures["local"]
+
+
+# --------------------------------------------------------------------------
+# a figure's peak along nested pools, and its drift with size
+# --------------------------------------------------------------------------
+
+
+def test_nested_peak_curve_finds_a_planted_peak_warm_started_along_the_pool():
+    seen = []
+
+    def bump(V, U, init):  # planted peak at n = 23; the state is the previous size
+        seen.append((V.shape[1], init))
+        return 10.0 - abs(V.shape[1] - 23), V.shape[1]
+
+    curve = sweeps.nested_peak_curve(bump, 4, [5, 10, 20, 40, 80], rng=sweeps.instance_rng(1), refine=8)
+    assert curve.peak_n == 23 and curve.interior and curve.coarse_values == (-8.0, -3.0, 7.0, -7.0, -47.0)
+    # coarse sizes in order, each started from the previous; then 8 sizes between 10 and 40 from n = 10 upward
+    assert seen[:5] == [(5, None), (10, 5), (20, 10), (40, 20), (80, 40)]
+    refined = [n for n, _ in seen[5:]]
+    assert refined == [11, 15, 19, 23, 27, 31, 35, 39]  # 8 evenly spaced between the neighbours 10 and 40
+    assert [init for _, init in seen[5:]] == [10] + refined[:-1]  # warm-started upward from n = 10
+    # the instance is the pool's prefix: the same pairs for the same generator
+    V1 = []
+    sweeps.nested_peak_curve(lambda V, U, i: (V1.append(V.copy()) or 0.0, None), 3, [2, 5],
+                             rng=sweeps.instance_rng(7))
+    V, _ = sweeps.gaussian_pairs(3, 5, rng=sweeps.instance_rng(7))
+    np.testing.assert_array_equal(V1[1], V)
+    np.testing.assert_array_equal(V1[0], V[:, :2])
+    # resolution: distance to the farther fitted neighbour of the peak, in the given load
+    ns = sorted(curve.fitted)
+    i = ns.index(23)
+    assert curve.resolution(float) == max(23 - ns[i - 1], ns[i + 1] - 23)
+
+
+def test_nested_peak_curve_at_an_end_of_the_grid_is_not_interior():
+    curve = sweeps.nested_peak_curve(lambda V, U, i: (float(V.shape[1]), None), 2, [3, 6, 9],
+                                     rng=sweeps.instance_rng(0))
+    assert curve.peak_n == 9 and not curve.interior and sorted(curve.fitted) == [3, 6, 7, 8, 9]
+
+
+def test_peak_drift_recovers_a_planted_slope_and_its_pooled_error():
+    rng = np.random.default_rng(4)
+    sizes = (8, 16, 32, 64)
+    slopes = []
+    for _ in range(400):
+        samples = [1.0 - 0.2 * math.log(d) + rng.normal(0, 2.0 / d, 6) for d in sizes]
+        slope, se, dof = sweeps.peak_drift(sizes, samples)
+        slopes.append(slope)
+    assert dof == 4 * 6 - 4
+    # the pooled standard error matches the spread of the slope across repetitions
+    assert np.mean(slopes) == pytest.approx(-0.2, abs=0.01)
+    assert np.std(slopes) == pytest.approx(se, rel=0.3)
+
+
+def test_line_fit_matches_a_planted_line():
+    x = np.arange(10.0)
+    a, b, se = sweeps.line_fit(x, 3 * x - 1)
+    assert (a, b) == pytest.approx((3.0, -1.0)) and se == pytest.approx(0.0, abs=1e-12)
+    assert math.isnan(sweeps.line_fit([0, 1], [0, 1])[2])  # two points: no residual degrees of freedom
+
+
+@pytest.mark.parametrize(
+    "call, exc, match",
+    [
+        pytest.param(lambda: sweeps.nested_peak_curve(lambda V, U, i: (0.0, None), 3, [4, 4],
+                                                      rng=sweeps.instance_rng(0)), ValueError, "strictly increasing",
+                     id="peak-ns-order"),
+        pytest.param(lambda: sweeps.nested_peak_curve(lambda V, U, i: (math.nan, None), 3, [4, 5],
+                                                      rng=sweeps.instance_rng(0)), ValueError, "non-finite",
+                     id="peak-nan"),
+        pytest.param(lambda: sweeps.nested_peak_curve(7, 3, [4, 5], rng=sweeps.instance_rng(0)), TypeError,
+                     "fit must be callable", id="peak-fit"),
+        pytest.param(lambda: sweeps.nested_peak_curve(lambda V, U, i: (0.0, None), 3, [4, 5], rng=0), TypeError,
+                     "Generator", id="peak-rng"),
+        pytest.param(lambda: sweeps.peak_drift([6], [[1.0]]), ValueError, "length >= 2", id="drift-short"),
+        pytest.param(lambda: sweeps.peak_drift([6, 8], [[1.0], []]), ValueError, "no empty", id="drift-empty"),
+        pytest.param(lambda: sweeps.peak_drift([6, -8], [[1.0], [2.0]]), ValueError, "sizes entries",
+                     id="drift-size"),
+        pytest.param(lambda: sweeps.line_fit([0, 1, 2], [0, math.inf, 1]), ValueError, "finite", id="line-inf"),
+    ],
+)
+def test_peak_and_drift_refuse_bad_input(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()

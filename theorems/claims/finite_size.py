@@ -29,12 +29,10 @@ disk: a negative control or an in-memory mutant of linmem must recompute.
 from __future__ import annotations
 
 import math
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.stats
-from threadpoolctl import threadpool_limits
 
 import linmem
 from linmem import sweeps
@@ -73,14 +71,14 @@ EFFECTIVE_RIDGE = 1e-8
 
 # --- fs.ce-norm-peak: sweep sizes and the criterion fixed before the run -------
 
-#: Dimensions of the norm sweep at sweep multiplier 1 (the profile scales them).
-CE_DIMS = (6, 8, 10, 12)
+#: Dimensions of the norm sweep, per profile.
+CE_DIMS = dict(quick=(6, 8, 10, 12), standard=(12, 16, 20, 24), thorough=(24, 32, 40, 48))
 
-#: Independent pools of pairs at the largest dimension, by sweep multiplier.
-#: A smaller d gets (d_max / d)^2 times as many (rounded up): single pools
+#: Independent pools of pairs at the largest dimension, per profile. A
+#: smaller d gets (d_max / d)^2 times as many (rounded up): single pools
 #: scatter about as 1/d in c and a fit costs about d^2, so every d then
 #: contributes a similar standard error for a similar time.
-CE_SEEDS = {1: 2, 2: 4, 4: 3}
+CE_SEEDS = dict(quick=2, standard=4, thorough=3)
 
 #: Coarse grid of loads c; every n it maps to is fitted, warm-started upward.
 CE_LOADS = tuple(round(0.5 + 0.1 * k, 2) for k in range(14))
@@ -128,12 +126,12 @@ CONTROL_RIDGE_FACTOR = 1e6
 
 # --- fs.second-order ------------------------------------------------------------
 
-#: Dimensions of the LP sweep by profile sweep multiplier (one LP at d = 12
-#: takes about a second; at d = 24 about a minute).
-LP_DIMS = {1: (4, 5, 6, 7), 2: (4, 5, 6, 7, 8, 9, 10), 4: (4, 5, 6, 7, 8, 9, 10, 11, 12)}
+#: Dimensions of the LP sweep per profile (one LP at d = 12 takes about a
+#: second; at d = 24 about a minute).
+LP_DIMS = dict(quick=(4, 5, 6, 7), standard=(4, 5, 6, 7, 8, 9, 10), thorough=(4, 5, 6, 7, 8, 9, 10, 11, 12))
 
-#: Independent pools per dimension, by sweep multiplier.
-LP_SEEDS = {1: 8, 2: 12, 4: 16}
+#: Independent pools per dimension, per profile.
+LP_SEEDS = dict(quick=8, standard=12, thorough=16)
 
 #: Each pool's critical size is searched from 2 pairs up to this load c.
 LP_MAX_LOAD = 2.5
@@ -153,19 +151,6 @@ SEED_DIM_RANGE = (300, 1200)
 # --- shared helpers ------------------------------------------------------------------
 
 
-@contextmanager
-def _one_blas_thread():
-    """Run the block with BLAS on one thread (threadpoolctl), restoring the
-    old counts after.
-
-    Why: scipy's L-BFGS-B and the tiny matrix products of these fits call
-    multithreaded OpenBLAS on vectors of a few hundred entries; on a busy
-    2-core machine its worker threads contend and a fit runs 10 to 30 times
-    slower than on one thread."""
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
-
-
 def _load(d: int, n: float) -> float:
     """c = n log n / d^2."""
     return n * math.log(n) / (d * d)
@@ -180,36 +165,7 @@ def _base_seed(rng: np.random.Generator) -> int:
     return int(rng.integers(2**32))
 
 
-def _ols(x, y) -> tuple[float, float, float]:
-    """Least-squares line y = a x + b: ``(a, b, standard error of a)``."""
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
-    (a, b), res = np.polyfit(x, y, 1, full=True)[:2]
-    dof = x.size - 2
-    sxx = float(np.sum((x - x.mean()) ** 2))
-    se = math.sqrt(float(res[0]) / dof / sxx) if dof > 0 and res.size and sxx > 0 else math.nan
-    return float(a), float(b), se
-
-
 # --- fs.ce-norm-peak -----------------------------------------------------------------
-
-
-@dataclass
-class _SeedCurve:
-    """One pool's norm sweep: the coarse grid, every fitted (n, norm), the peak."""
-
-    coarse_n: list
-    coarse_norm: list
-    fitted: dict
-    peak_n: int
-    interior: bool
-
-    def resolution(self, d: int) -> float:
-        """Distance in c from the peak to its farther fitted neighbour."""
-        ns = sorted(self.fitted)
-        i = ns.index(self.peak_n)
-        gaps = [abs(_load(d, ns[j]) - _load(d, self.peak_n)) for j in (i - 1, i + 1) if 0 <= j < len(ns)]
-        return max(gaps)
 
 
 def _coarse_sizes(d: int) -> list[int]:
@@ -221,45 +177,24 @@ def _coarse_sizes(d: int) -> list[int]:
     return out
 
 
-def _ce_norm(impl, V, U, n: int, d: int, init):
-    """Fit the ridged cross-entropy memory on the first n pairs (through the
-    implementation under test); return (||W||_F, W)."""
-    fit = impl.cross_entropy_memory(V[:, :n], U[:, :n], ridge=EFFECTIVE_RIDGE * d * d / n,
-                                    maxiter=CE_MAXITER, init=init)
-    W = np.asarray(fit.W, dtype=float)
-    return float(np.linalg.norm(W)), W
+def _ce_curve(impl, d: int, base: int, seed: int) -> sweeps.PeakCurve:
+    """One pool's norm curve: the ridged cross-entropy memory (through the
+    implementation under test) over CE_LOADS, warm-started upward, refined
+    between the coarse neighbours of the largest norm."""
+
+    def norm(V, U, init):
+        W = np.asarray(impl.cross_entropy_memory(V, U, ridge=EFFECTIVE_RIDGE * d * d / V.shape[1],
+                                                 maxiter=CE_MAXITER, init=init).W, dtype=float)
+        return float(np.linalg.norm(W)), W
+
+    return sweeps.nested_peak_curve(norm, d, _coarse_sizes(d), rng=sweeps.instance_rng(base, d, seed),
+                                    refine=CE_REFINE_POINTS)
 
 
-def _ce_seed_curve(impl, d: int, base: int, seed: int) -> _SeedCurve:
-    """Coarse sweep over CE_LOADS warm-started upward, then a refit of the
-    sizes between the coarse neighbours of the largest norm."""
-    ns = _coarse_sizes(d)
-    V, U = sweeps.gaussian_pairs(d, ns[-1], rng=sweeps.instance_rng(base, d, seed))
-    fitted, memories = {}, {}
-    W = None
-    for n in ns:
-        fitted[n], W = _ce_norm(impl, V, U, n, d, W)
-        memories[n] = W
-    norms = [fitted[n] for n in ns]
-    i = int(np.argmax(norms))
-    lo, hi = ns[max(i - 1, 0)], ns[min(i + 1, len(ns) - 1)]
-    inner = list(range(lo + 1, hi))
-    if len(inner) > CE_REFINE_POINTS:
-        inner = sorted({int(round(x)) for x in np.linspace(lo + 1, hi - 1, CE_REFINE_POINTS)})
-    W = memories[lo]
-    for n in inner:
-        if n in fitted:
-            W = memories[n]
-            continue
-        fitted[n], W = _ce_norm(impl, V, U, n, d, W)
-    peak = max(fitted, key=fitted.get)
-    return _SeedCurve(ns, norms, fitted, peak, 0 < i < len(ns) - 1)
-
-
-def _ce_summary(d: int, curves: list[_SeedCurve]) -> dict:
+def _ce_summary(d: int, curves: list) -> dict:
     peaks = np.array([_load(d, c.peak_n) for c in curves])
     # every pool shares the coarse sizes, so the curves average pointwise
-    log_mean = np.mean([np.log(c.coarse_norm) for c in curves], axis=0)
+    log_mean = np.mean([np.log(c.coarse_values) for c in curves], axis=0)
     curve = np.exp(log_mean)
     loads = [_load(d, n) for n in curves[0].coarse_n]
     return {
@@ -268,30 +203,13 @@ def _ce_summary(d: int, curves: list[_SeedCurve]) -> dict:
         "peak_median": float(np.median(peaks)),
         "seed_peaks": peaks.tolist(),
         "seed_peak_sizes": [c.peak_n for c in curves],
-        "resolution": max(c.resolution(d) for c in curves),
+        "resolution": max(c.resolution(lambda n: _load(d, n)) for c in curves),
         "interior_share": float(np.mean([c.interior for c in curves])),
         "prominence": float(min(curve.max() / curve[0], curve.max() / curve[-1])),
         "curve_peak": sweeps.peak_location(loads, log_mean),
         "loads": loads,
         "mean_norm": curve.tolist(),
     }
-
-
-def _drift(dims, record: dict) -> tuple[float, float, int]:
-    """Least-squares slope of the mean peak location against log d, its
-    standard error and degrees of freedom.
-
-    A single pool's peak scatters about as 1/d in c (the threshold window
-    narrows), so the spread is pooled over every d in that model, ``sd(d) =
-    s / d``, rather than estimated from the few pools at each d."""
-    x = np.log(np.asarray(dims, dtype=float))
-    means = np.array([record[d]["peak"] for d in dims])
-    scaled = np.concatenate([d * (np.asarray(record[d]["seed_peaks"]) - record[d]["peak"]) for d in dims])
-    dof = scaled.size - len(dims)
-    s = math.sqrt(float(np.sum(scaled**2)) / dof) if dof > 0 else math.inf
-    ses = np.array([s / (d * math.sqrt(len(record[d]["seed_peaks"]))) for d in dims])
-    w = (x - x.mean()) / np.sum((x - x.mean()) ** 2)
-    return float(w @ means), float(math.sqrt(np.sum(w * w * ses * ses))), dof
 
 
 def _norm_peak_criterion(record: dict, *, sweep: int, profile: str):
@@ -316,7 +234,7 @@ def _norm_peak_criterion(record: dict, *, sweep: int, profile: str):
         rows = [record[d] for d in dims]
         weak = [d for d, r in zip(dims, rows) if not r["prominence"] >= PEAK_PROMINENCE]
         low = [d for d, r in zip(dims, rows) if not r["peak"] - r["resolution"] > CRITICAL_LOAD]
-        slope, se, dof = _drift(dims, record)
+        slope, se, dof = sweeps.peak_drift(dims, [record[d]["seed_peaks"] for d in dims])
         t = float(scipy.stats.t.ppf(DRIFT_CONFIDENCE, dof)) if dof > 0 else math.inf
         bound, lower = slope + t * se, slope - t * se
         short = simulation.underpowered(effect=DRIFT_EFFECT, spread=_by_sweep(DRIFT_SLOPE_SD, sweep),
@@ -352,14 +270,12 @@ def _by_sweep(table: dict, sweep: int):
 
 def _norm_peak(ctx):
     record: dict = {}
-    dims = tuple(d * ctx.profile.sweep for d in CE_DIMS)
-    seeds = {d: math.ceil(_by_sweep(CE_SEEDS, ctx.profile.sweep) * (dims[-1] / d) ** 2) for d in dims}
+    dims = ctx.profile.pick(**CE_DIMS)
+    seeds = {d: math.ceil(ctx.profile.pick(**CE_SEEDS) * (dims[-1] / d) ** 2) for d in dims}
 
     def measure(d, rng):
         base = _base_seed(rng)
-        with _one_blas_thread():
-            curves = [_ce_seed_curve(ctx.impl, d, base, s) for s in range(seeds[d])]
-        record[d] = _ce_summary(d, curves)
+        record[d] = _ce_summary(d, [_ce_curve(ctx.impl, d, base, s) for s in range(seeds[d])])
         return record[d]["peak"]
 
     ev = simulation.check(
@@ -427,7 +343,7 @@ def _second_order_criterion(record: dict):
 
     def criterion(dims, n_c):
         x, y = zip(*(_second_order_terms(d, n) for d, n in zip(dims, n_c)))
-        a, b, se = _ols(x, y)
+        a, b, se = sweeps.line_fit(x, y)
         censored = [d for d in dims if record[d]["censored_share"] > MAX_CENSORED_SHARE]
         positive = [d for d, term in zip(dims, y) if not term < 0]
         ok = a < 0 and not censored and not positive
@@ -447,9 +363,7 @@ def _second_order_criterion(record: dict):
 
 
 def _second_order(ctx):
-    sweep = ctx.profile.sweep
-    dims = _by_sweep(LP_DIMS, sweep)
-    seeds = _by_sweep(LP_SEEDS, sweep)
+    dims, seeds = ctx.profile.pick(**LP_DIMS), ctx.profile.pick(**LP_SEEDS)
     record: dict = {}
 
     def separable(V, U) -> bool:
@@ -457,9 +371,8 @@ def _second_order(ctx):
 
     def measure(d, rng):
         lo, hi = _lp_size_range(d)
-        with _one_blas_thread():
-            res = sweeps.nested_critical_sizes(separable, d, n_range=(lo, hi), seeds=range(seeds),
-                                               base_seed=_base_seed(rng), name="fs.second-order", cache=None)
+        res = sweeps.nested_critical_sizes(separable, d, n_range=(lo, hi), seeds=range(seeds),
+                                           base_seed=_base_seed(rng), name="fs.second-order", cache=None)
         # the last separable size and the first inseparable one bracket the crossing
         n_c = float(np.median(res.n_star)) + 0.5
         record[d] = {"n_star": res.n_star.tolist(), "n_range": [lo, hi], "n_c": n_c,
