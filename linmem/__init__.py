@@ -118,6 +118,7 @@ from linmem.stores import (
     LinearMemory,
     least_squares_store,
     outer_product_store,
+    ridge_store,
     single_pair_store,
 )
 
@@ -193,6 +194,7 @@ __all__ = [
     "recall_decomposition",
     "retrieval",
     "retrieval_failures",
+    "ridge_store",
     "scores",
     "single_pair_store",
     "smoothed_topk_average",

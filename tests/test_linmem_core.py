@@ -149,3 +149,27 @@ class TestEnsemblesProduceWhatTheirNamesSay:
         W0 = ensembles.spherical_vectors(3, 5, rng=np.random.default_rng(0))
         V = ensembles.random_sign_values(W0, rng=np.random.default_rng(1))
         np.testing.assert_allclose(np.abs(V), np.abs(W0))
+
+
+def test_ridge_store_solves_the_regularised_normal_equations_in_every_number_system():
+    rng = np.random.default_rng(7)
+    K, V = rng.standard_normal((3, 5)), rng.standard_normal((2, 5))
+    W = linmem.ridge_store(K, V, ridge=0.5)
+    # gradient of ||WK - V||^2 + ridge ||W||^2 vanishes: (WK - V) K^T + ridge W = 0
+    assert np.allclose((W @ K - V) @ K.T + 0.5 * W, 0, atol=1e-12)
+    Kt, Vt = rng.standard_normal((5, 3)), rng.standard_normal((2, 3))  # independent keys: K^T K nonsingular
+    assert np.allclose(linmem.ridge_store(Kt, Vt, ridge=1e-12), linmem.least_squares_store(Kt, Vt), atol=1e-8)
+    Ke = linmem.exact_array([[1, 2, 0], [0, 1, 1]])
+    Ve = linmem.exact_array([[1, 0, 2]])
+    We = linmem.ridge_store(Ke, Ve, ridge=Fraction(1, 3))
+    assert all(isinstance(x, Fraction) for x in We.ravel())
+    assert all(x == 0 for x in ((We @ Ke - Ve) @ Ke.T + Fraction(1, 3) * We).ravel())
+    with mpmath.workdps(40):
+        Wm = linmem.ridge_store(linmem.mp_array(Ke), linmem.mp_array(Ve), ridge=mpmath.mpf(1) / 3)
+        assert all(abs(a - b) < mpmath.mpf(10) ** -35 for a, b in zip(Wm.ravel(), We.ravel()))
+
+
+@pytest.mark.parametrize("ridge", [0, -1.0, float("nan"), float("inf"), "1", True])
+def test_ridge_store_refuses_a_ridge_that_is_not_a_positive_number(ridge):
+    with pytest.raises(ValueError, match="ridge must be a finite number > 0"):
+        linmem.ridge_store(np.eye(2), np.ones((1, 2)), ridge=ridge)

@@ -89,35 +89,9 @@ def _off_span(impl, K, A, q):
     return [(A @ q - W @ q, A @ off), (K.T @ off, 0 * (K.T @ q))]
 
 
-def _in_number_system(K, q: Fraction):
-    """The rational ``q`` as a scalar of K's number system."""
-    if K.dtype != object:
-        return float(q)
-    return mpmath.mpf(q.numerator) / q.denominator if isinstance(K.flat[0], mpmath.mpf) else q
-
-
-def _solve(G, B):
-    """G^{-1} B for a nonsingular G, in any number system (Gauss-Jordan with
-    partial pivoting for object arrays)."""
-    if G.dtype != object:
-        return np.linalg.solve(G, B)
-    n = G.shape[0]
-    aug = np.concatenate([G, B], axis=1).astype(object)
-    for col in range(n):
-        pivot = max(range(col, n), key=lambda i: abs(aug[i, col]))
-        aug[[col, pivot]] = aug[[pivot, col]]
-        aug[col] = aug[col] / aug[col, col]
-        for i in range(n):
-            if i != col:
-                aug[i] = aug[i] - aug[i, col] * aug[col]
-    return aug[:, n:]
-
-
 def _ridge_store(K, V):
     """Wrong: a ridge fit V (K^T K + lambda I)^{-1} K^T in place of the pseudoinverse."""
-    ridge = np.sum(K * K) * _in_number_system(K, CONTROL_RIDGE)
-    G = K.T @ K + ridge * kit.eye(K.shape[1], K)
-    return V @ _solve(G, K.T)
+    return linmem.ridge_store(K, V, ridge=np.sum(K * K) * CONTROL_RIDGE.numerator / CONTROL_RIDGE.denominator)
 
 
 def _off_span_visible(impl, case) -> bool:
