@@ -25,6 +25,7 @@ for the counting function.
 
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 from fractions import Fraction
@@ -44,15 +45,23 @@ __all__ = [
     "OPTIMAL_TOP1_CONSTANT",
     "ROOT_RTOL_ULPS",
     "alpha_c",
+    "alpha_c_bounds",
     "alpha_c_mp",
+    "competitor_count",
     "cover_count",
     "cover_probability",
     "cover_probability_float",
     "critical_d",
     "critical_n",
+    "fm_separable",
+    "in_general_position",
     "kappa",
     "kappa_mp",
     "load_ratio",
+    "lp_separable",
+    "separable_fraction",
+    "smoothed_topk_average_mp",
+    "tied_smoothing_gap",
 ]
 
 #: CMM retrieves all n pairs top-1 when d^2 / (n ln n) > 8 (and fails below).
@@ -348,3 +357,233 @@ def cover_probability_float(n: int, D: int) -> float:
     0.5
     """
     return float(cover_probability(n, D))
+
+
+# --------------------------------------------------------------------------
+# TAM: the competitor count, the smoothing gap, bounds on alpha_c
+# --------------------------------------------------------------------------
+
+
+def competitor_count(n: int, r: float) -> int:
+    """The k of a TAM margin over ``n`` pairs at competitor fraction ``r``: ``round(r (n - 1))`` in ``1..n-1``.
+
+    Each query has ``n - 1`` competitors; the top-k average takes the
+    fraction ``r`` of them, rounded to the nearest integer (ties to even)
+    and kept at least 1 and at most ``n - 1``.
+
+    Source: 004 (k = r n competitors in the tail average).
+
+    >>> competitor_count(21, 0.15), competitor_count(3, 0.15), competitor_count(5, 0.99)
+    (3, 1, 4)
+    """
+    n = check_positive_int(n, "n", minimum=2)
+    r = float(check_probability(r, "r"))
+    return max(1, min(n - 1, int(round(r * (n - 1)))))
+
+
+def _smoothing_args(m: Any, k: Any, beta: Any) -> tuple[int, int]:
+    m = check_positive_int(m, "m")
+    k = check_positive_int(k, "k")
+    if k > m:
+        raise ValueError(f"k must be at most the number of scores m = {m}, got {k}")
+    if isinstance(beta, bool) or not isinstance(beta, (numbers.Real, mpmath.mpf)):
+        raise TypeError(f"beta must be a real number, got {type(beta).__name__} {beta!r}")
+    if not (mpmath.isfinite(beta) and beta > 0):
+        raise ValueError(f"beta must be a finite number > 0, got {beta}")
+    return m, k
+
+
+def tied_smoothing_gap(m: int, k: int, *, beta: Any) -> Any:
+    """Exact gap ``F_beta - T_k`` of the smoothed top-k average at ``m`` tied scores: ``c(k/m) / beta``.
+
+    ``c(p) = log((1 - p)/p) - log(1 - p)/p`` (0 at ``k = m``, where the
+    smoothed average is the plain mean): at tied scores the minimising
+    ``t`` solves ``sigmoid(beta (s - t)) = k/m``. ``c(1/2) = 2 log 2``, so
+    at ``k = m/2`` the gap equals the general bound ``(m/k) log 2 / beta``:
+    the ``1/beta`` rate is attained. A float for a float ``beta``; an
+    ``mpf`` at the working precision for an ``mpf`` ``beta``.
+
+    Source: ours (the tight case of 004's exponentially smoothed TAM).
+
+    >>> round(tied_smoothing_gap(4, 2, beta=1.0), 12) == round(2 * math.log(2), 12)
+    True
+    """
+    m, k = _smoothing_args(m, k, beta)
+    if k == m:
+        return 0 * beta
+    log = mpmath.log if isinstance(beta, mpmath.mpf) else math.log
+    p = mpmath.mpf(k) / m if isinstance(beta, mpmath.mpf) else k / m
+    return (log((1 - p) / p) - log(1 - p) / p) / beta
+
+
+def smoothed_topk_average_mp(scores: Any, k: int, *, beta: Any, dps: int = DEFAULT_DPS) -> mpmath.mpf:
+    """The smoothed top-k average ``min_t t + (1/k) sum_j log(1 + e^{beta (s_j - t)}) / beta`` in mpmath.
+
+    The minimiser solves ``(1/k) sum_j sigmoid(beta (s_j - t)) = 1``,
+    found by mpmath's Anderson root finder on a bracket of the scores
+    shifted by ``log(k / (m - k)) / beta``; at ``k = m`` the infimum is the
+    plain mean. ``scores`` (floats, ints, ``Fraction`` or ``mpf``) are
+    rounded at ``dps`` digits, at which the value is computed.
+
+    Source: 004 (exponentially smoothed TAM), the mpmath evaluation.
+
+    >>> mpmath.nstr(smoothed_topk_average_mp([1, 1], 1, beta=1, dps=30), 20)  # 1 + 2 log 2 - log 1
+    '2.3862943611198906188'
+    """
+    dps = _dps(dps)
+    s = as_matrix(scores, "scores", ndim=1)
+    if s.size == 0:
+        raise ValueError("scores must hold at least one score, got an empty array")
+    m, k = _smoothing_args(s.size, k, beta)
+    with mpmath.workdps(dps):
+        s = [mpmath.mpf(x.numerator) / x.denominator if isinstance(x, Fraction) else mpmath.mpf(x) for x in s]
+        b = mpmath.mpf(beta.numerator) / beta.denominator if isinstance(beta, Fraction) else mpmath.mpf(beta)
+        if k == m:
+            return sum(s) / m
+        g = lambda t: sum(1 / (1 + mpmath.exp(-b * (x - t))) for x in s) / k - 1  # noqa: E731
+        shift = mpmath.log(mpmath.mpf(k) / (m - k)) / b
+        t = mpmath.findroot(g, (min(s) - shift - 1, max(s) - shift + 1), solver="anderson")
+        return t + sum(mpmath.log1p(mpmath.exp(b * (x - t))) for x in s) / (k * b)
+
+
+def alpha_c_bounds(kappa_r: Any) -> tuple[Any, Any]:
+    """Sandwich bounds on ``alpha_c`` from ``kappa_r``: ``1/(1/2 + 2 phi(0) kappa + kappa^2)`` and ``min(2, 2/(1 + kappa^2))``.
+
+    With ``D(kappa) = 1/alpha_c = E[(kappa + Z)_+^2]``: ``D(0) = 1/2`` and
+    ``D' = 2 E[(kappa + Z)_+] <= 2 (kappa + phi(0))`` give the lower bound;
+    ``Phi(kappa) >= 1/2`` for ``kappa >= 0`` gives ``D >= (1 + kappa^2)/2``,
+    the upper one. Returns ``(lower, upper)``, mpf (working precision) for an
+    mpf ``kappa_r``, float otherwise.
+
+    Source: ours (limits of 004's alpha_c).
+
+    >>> lo, hi = alpha_c_bounds(kappa(0.15))
+    >>> lo <= alpha_c(0.15) <= hi
+    True
+    """
+    if isinstance(kappa_r, bool) or not isinstance(kappa_r, (numbers.Real, mpmath.mpf)):
+        raise TypeError(f"kappa_r must be a real number, got {type(kappa_r).__name__} {kappa_r!r}")
+    if not (mpmath.isfinite(kappa_r) and kappa_r >= 0):
+        raise ValueError(f"kappa_r must be a finite number >= 0 (kappa(r) of some r in (0, 1)), got {kappa_r}")
+    c = 2 / mpmath.sqrt(2 * mpmath.pi) if isinstance(kappa_r, mpmath.mpf) else 2 / _SQRT_2PI
+    k2 = kappa_r * kappa_r
+    return 1 / (0.5 + c * kappa_r + k2), min(2, 2 / (1 + k2))
+
+
+# --------------------------------------------------------------------------
+# Cover: exact and LP decisions of homogeneous strict separability
+# --------------------------------------------------------------------------
+
+
+def _rational_rows(Y: Any, name: str) -> list[list[Fraction]]:
+    arr = as_matrix(Y, name)  # refuses non-finite entries
+    return [[Fraction(x) for x in row] for row in arr.tolist()]
+
+
+def fm_separable(Y: Any) -> bool:
+    """Whether some ``w`` has ``y_i . w > 0`` for every row ``y_i`` of ``Y``, decided exactly.
+
+    Fourier-Motzkin elimination in rationals on ``y_i . w >= 1`` (the same
+    question, by scaling ``w``), one coordinate at a time, duplicates
+    dropped after normalisation; the system is feasible iff no constraint
+    ``0 >= b`` with ``b > 0`` remains. Entries: integers, ``Fraction`` or
+    floats (taken at their binary value).
+
+    Source: ours (the exact route to Cover's count).
+
+    >>> from fractions import Fraction as F
+    >>> fm_separable([[F(1), F(0)], [F(0), F(1)]]), fm_separable([[F(1)], [F(-1)]])
+    (True, False)
+    """
+    cons = [(y, Fraction(1)) for y in _rational_rows(Y, "Y")]
+    for v in range(len(cons[0][0])):
+        pos = [(a, b) for a, b in cons if a[v] > 0]
+        neg = [(a, b) for a, b in cons if a[v] < 0]
+        new = [(a, b) for a, b in cons if a[v] == 0]
+        for ap, bp in pos:
+            for aq, bq in neg:
+                cp, cq = -aq[v], ap[v]
+                new.append(([cp * x + cq * y for x, y in zip(ap, aq)], cp * bp + cq * bq))
+        seen, cons = set(), []
+        for a, b in new:
+            scale = max((abs(x) for x in a), default=0) or 1
+            key = (tuple(x / scale for x in a), b / scale)
+            if key not in seen:
+                seen.add(key)
+                cons.append((a, b))
+    return all(b <= 0 for _, b in cons)
+
+
+def separable_fraction(X: Any) -> Fraction:
+    """Fraction of the ``2^n`` sign patterns ``s`` for which the rows ``s_i x_i`` of ``X`` are strictly separable, exactly.
+
+    Each pattern is decided by :func:`fm_separable`; ``s`` and ``-s`` are
+    separable together, so half the patterns are decided. For rows in
+    general position this is Cover's ``C(n, D) / 2^n``
+    (:func:`cover_probability`).
+
+    Source: Cover (1965), by enumeration.
+
+    >>> separable_fraction([[1, 0], [0, 1], [1, 1]])
+    Fraction(3, 4)
+    """
+    rows = _rational_rows(X, "X")
+    n = len(rows)
+    check_memory(2 ** min(n, 62), 1, f"the 2^{n} sign patterns of {n} rows")
+    count = 0
+    for signs in itertools.product((1, -1), repeat=n - 1):
+        if fm_separable([[s * x for x in row] for s, row in zip((1,) + signs, rows)]):
+            count += 2
+    return Fraction(count, 2**n)
+
+
+def in_general_position(X: Any) -> bool:
+    """Whether every ``min(n, D)`` of the ``n`` rows of ``X`` (n x D) are linearly independent, exactly.
+
+    Ranks in rationals (:func:`linmem.numerical_rank` on exact input), so
+    the answer is exact for integer or rational rows.
+
+    Source: Cover (1965) (general position, the assumption of the count).
+
+    >>> in_general_position([[1, 0], [0, 1], [1, 1]]), in_general_position([[1, 2], [2, 4]])
+    (True, False)
+    """
+    from linmem.spectral import numerical_rank
+
+    rows = _rational_rows(X, "X")
+    m = min(len(rows), len(rows[0]))
+    return all(numerical_rank(np.array([rows[i] for i in pick], dtype=object)) == m
+               for pick in itertools.combinations(range(len(rows)), m))
+
+
+def lp_separable(A: Any) -> bool:
+    """Whether some ``w`` has ``a_i . w > 0`` for every row of ``A``, by a linear program (HiGHS).
+
+    Maximise ``t`` subject to ``a_i . w >= t``, ``|w|_inf <= 1``, ``t <= 1``;
+    separable when the optimum exceeds ``SEPARABILITY_LP_RTOL * max(1,
+    max |a_ij|)`` (:mod:`linmem.tolerances`). Raises
+    :class:`linmem.learn.LinearProgramError` when HiGHS returns neither an
+    optimum nor infeasibility.
+
+    Source: ours (the float route to Cover's count).
+
+    >>> lp_separable(np.array([[1.0, 0.0], [0.0, 1.0]])), lp_separable(np.array([[1.0], [-1.0]]))
+    (True, False)
+    """
+    from scipy.optimize import linprog
+
+    from linmem.learn import LinearProgramError
+    from linmem.tolerances import SEPARABILITY_LP_RTOL
+
+    A = as_matrix(A, "A")
+    if A.dtype == object:
+        raise TypeError("A must be a float matrix (the LP runs in float64), got an object array; use fm_separable "
+                        "for exact rows")
+    n, D = A.shape
+    c = np.zeros(D + 1)
+    c[-1] = -1.0
+    res = linprog(c, A_ub=np.hstack([-A, np.ones((n, 1))]), b_ub=np.zeros(n),
+                  bounds=[(-1, 1)] * D + [(None, 1)], method="highs")
+    if res.status != 0:
+        raise LinearProgramError(f"separability LP: HiGHS status {res.status}: {res.message}")
+    return bool(-res.fun > SEPARABILITY_LP_RTOL * max(1.0, float(np.max(np.abs(A)))))

@@ -10,7 +10,15 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
-__all__ = ["CONSTANT_SPREAD_TOL", "RANK_RULE", "UNIT_NORM_RTOL", "UNIT_NORM_ULPS", "rank_tolerance", "working_eps"]
+__all__ = [
+    "CONSTANT_SPREAD_TOL",
+    "RANK_RULE",
+    "SEPARABILITY_LP_RTOL",
+    "UNIT_NORM_RTOL",
+    "UNIT_NORM_ULPS",
+    "rank_tolerance",
+    "working_eps",
+]
 
 #: Unit keys are accepted when | ||k||^2 - 1 | <= UNIT_NORM_ULPS * d * eps.
 UNIT_NORM_ULPS = 64
@@ -61,6 +69,11 @@ def rank_tolerance(s_max, shape: tuple[int, int], kind: str):
     if not mpmath.isfinite(s_max) or s_max < 0:
         raise ValueError(f"s_max must be a finite number >= 0 (the largest singular value), got {s_max}")
     return max(shape) * eps * s_max
+
+#: linmem.capacity.lp_separable: rows count as strictly separable when the
+#: LP's optimal margin (|w|_inf <= 1) exceeds this times max(1, max |a_ij|).
+SEPARABILITY_LP_RTOL = 1e-9
+
 
 #: linmem.assess.Assessment.model_gap: a per-key figure whose standard
 #: deviation is at most this counts as constant (values in [0, 1], e.g. the

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 
@@ -202,6 +203,130 @@ def test_cover_probability_float_is_correctly_rounded_for_large_n():
 
 
 # --------------------------------------------------------------------------
+# TAM helpers: competitor count, smoothing gap, sandwich bounds
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n, r, k", [(2, 0.15, 1), (3, 0.15, 1), (21, 0.15, 3), (11, 0.25, 2), (11, 0.35, 4),
+                                     (5, 0.99, 4), (101, 0.5, 50)])
+def test_competitor_count_rounds_r_times_the_competitors_into_one_to_n_minus_one(n, r, k):
+    # round half to even: 0.25 * 10 = 2.5 -> 2, 0.35 * 10 = 3.5 -> 4
+    assert capacity.competitor_count(n, r) == k
+
+
+@pytest.mark.parametrize("m, k", [(2, 1), (4, 2), (6, 1), (5, 4), (8, 4), (7, 7)])
+@pytest.mark.parametrize("beta", [0.5, 3.0, 100.0])
+def test_tied_smoothing_gap_is_the_gap_of_the_smoothed_average_at_equal_scores(m, k, beta):
+    # independent route: the objective t + (m / (k beta)) log(1 + e^{beta (1 - t)}) evaluated in mpmath at
+    # its stationary point sigmoid(beta (1 - t)) = k/m, and checked to be a minimum against nearby t
+    with mpmath.workdps(40):
+        b = mpmath.mpf(beta)
+        objective = lambda t: t + m * mpmath.log1p(mpmath.exp(b * (1 - t))) / (k * b) - 1  # noqa: E731
+        if k == m:
+            expected = mpmath.mpf(0)
+        else:
+            t = 1 - mpmath.log(mpmath.mpf(k) / (m - k)) / b
+            expected = objective(t)
+            assert objective(t - mpmath.mpf(1) / 10**6) > expected < objective(t + mpmath.mpf(1) / 10**6)
+        got_mp = capacity.tied_smoothing_gap(m, k, beta=b)
+        assert abs(got_mp - expected) <= THRESHOLD * mpmath.eps * (1 + abs(expected))
+    assert abs(capacity.tied_smoothing_gap(m, k, beta=beta) - float(expected)) <= THRESHOLD * EPS * (1 + float(expected))
+
+
+def test_tied_smoothing_gap_attains_the_general_bound_at_half_the_scores():
+    assert capacity.tied_smoothing_gap(8, 4, beta=2.0) == pytest.approx(2 * math.log(2) / 2.0, rel=4 * EPS)
+
+
+@pytest.mark.parametrize("scores, k, beta", [([3, 1, 2, -1, 2], 2, 3), ([1, 1, 1, 1], 2, 1), ([0.5], 1, 7),
+                                             ([2, -1, 5], 3, 10)])
+def test_smoothed_topk_average_mp_matches_linmem_float_and_its_own_higher_precision(scores, k, beta):
+    from linmem import retrieval
+
+    low = capacity.smoothed_topk_average_mp(scores, k, beta=beta, dps=30)
+    high = capacity.smoothed_topk_average_mp(scores, k, beta=beta, dps=60)
+    with mpmath.workdps(30):
+        assert abs(low - high) <= THRESHOLD * mpmath.eps * (1 + abs(high))
+    flt = retrieval.smoothed_topk_average(np.array(scores, dtype=float), k, beta=float(beta))
+    assert abs(flt - float(high)) <= THRESHOLD * len(scores) * EPS * (1 + max(map(abs, scores)))
+
+
+def test_smoothed_topk_average_mp_leaves_the_global_precision_alone():
+    before = mpmath.mp.dps
+    capacity.smoothed_topk_average_mp([1, 2, 3], 1, beta=2, dps=80)
+    assert mpmath.mp.dps == before
+
+
+@pytest.mark.parametrize("r", [1e-300, 1e-20, 1e-3, 0.15, 0.5, 0.9, 1 - 1e-9])
+def test_alpha_c_lies_inside_its_sandwich_bounds_in_float_and_mpmath(r):
+    lo, hi = capacity.alpha_c_bounds(capacity.kappa(r))
+    assert lo <= capacity.alpha_c(r) <= hi * (1 + 4 * EPS)
+    with mpmath.workdps(50):
+        lo, hi = capacity.alpha_c_bounds(capacity.kappa_mp(r, dps=50))
+        a = capacity.alpha_c_mp(r, dps=50)
+        assert isinstance(lo, mpmath.mpf) and lo <= a <= hi
+
+
+def test_alpha_c_bounds_pinch_to_two_at_kappa_zero():
+    assert capacity.alpha_c_bounds(0.0) == (2.0, 2.0)
+
+
+# --------------------------------------------------------------------------
+# Cover: exact and LP separability
+# --------------------------------------------------------------------------
+
+
+def _separable_by_brute_force(Y):
+    """Some w in a small integer grid with y_i . w > 0 for all rows (enough for the tiny examples below)."""
+    D = len(Y[0])
+    grid = itertools.product(range(-6, 7), repeat=D)
+    return any(all(sum(a * b for a, b in zip(y, w)) > 0 for y in Y) for w in grid)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_fm_separable_agrees_with_a_grid_search_and_the_lp_on_small_integer_rows(seed):
+    rng = np.random.default_rng(seed)
+    Y = rng.integers(-3, 4, size=(int(rng.integers(1, 6)), int(rng.integers(1, 3)))).tolist()
+    exact = capacity.fm_separable(Y)
+    if _separable_by_brute_force(Y):
+        assert exact
+    assert exact == capacity.lp_separable(np.array(Y, dtype=float))
+
+
+def test_fm_separable_refuses_opposite_and_zero_rows():
+    assert not capacity.fm_separable([[1, 2], [-1, -2]])
+    assert not capacity.fm_separable([[0, 0]])
+    assert capacity.fm_separable([[Fraction(1, 3), -1], [2, Fraction(-1, 7)]])
+
+
+@pytest.mark.parametrize("D, n", [(1, 3), (2, 3), (2, 5), (3, 4), (3, 6)])
+def test_separable_fraction_of_points_in_general_position_is_covers_probability(D, n):
+    rng = np.random.default_rng(100 * D + n)
+    X = rng.integers(-5, 6, size=(n, D))
+    while not capacity.in_general_position(X):
+        X = rng.integers(-5, 6, size=(n, D))
+    assert capacity.separable_fraction(X) == capacity.cover_probability(n, D)
+
+
+def test_separable_fraction_sees_points_out_of_general_position():
+    # three collinear points in R^2 (two of them on one ray): fewer dichotomies than Cover's count
+    X = [[1, 0], [2, 0], [0, 1]]
+    assert not capacity.in_general_position(X)
+    assert capacity.separable_fraction(X) < capacity.cover_probability(3, 2)
+
+
+def test_in_general_position_checks_every_subset_exactly():
+    assert capacity.in_general_position([[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1]])
+    assert not capacity.in_general_position([[1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 1]])
+    assert capacity.in_general_position([[Fraction(1, 10**30), 1], [1, Fraction(1, 10**30)]])
+
+
+def test_lp_separable_decides_gaussian_rows_like_covers_threshold_at_the_extremes():
+    rng = np.random.default_rng(0)
+    assert all(capacity.lp_separable(rng.standard_normal((3, 6))) for _ in range(10))  # n <= D: always
+    assert not any(capacity.lp_separable(rng.standard_normal((40, 2))) for _ in range(10))  # P = 2 * 40 / 2^40
+
+
+# --------------------------------------------------------------------------
 # bad input
 # --------------------------------------------------------------------------
 
@@ -226,6 +351,26 @@ BAD_INPUT = [
     pytest.param(capacity.critical_n, dict(d="10", constant=2), TypeError, "d must be a real number", id="critical-n-string"),
     pytest.param(capacity.cover_probability, dict(n=0, D=1), ValueError, "n must be an integer >= 1", id="cover-n-zero"),
     pytest.param(capacity.cover_probability, dict(n=4, D=1.5), TypeError, "D must be an integer", id="cover-D-float"),
+    pytest.param(capacity.competitor_count, dict(n=1, r=0.15), ValueError, "n must be an integer >= 2", id="count-n-one"),
+    pytest.param(capacity.competitor_count, dict(n=10, r=1.0), ValueError, "r must lie strictly", id="count-r-one"),
+    pytest.param(capacity.tied_smoothing_gap, dict(m=3, k=4, beta=1.0), ValueError, "k must be at most", id="tied-k"),
+    pytest.param(capacity.tied_smoothing_gap, dict(m=3, k=1, beta=0.0), ValueError, "beta must be a finite number > 0",
+                 id="tied-beta-zero"),
+    pytest.param(capacity.tied_smoothing_gap, dict(m=3, k=1, beta="1"), TypeError, "beta must be a real", id="tied-beta-str"),
+    pytest.param(capacity.smoothed_topk_average_mp, dict(scores=[], k=1, beta=1.0), ValueError, "scores",
+                 id="smoothed-mp-empty"),
+    pytest.param(capacity.smoothed_topk_average_mp, dict(scores=[1, 2], k=3, beta=1.0), ValueError, "k must be at most",
+                 id="smoothed-mp-k"),
+    pytest.param(capacity.alpha_c_bounds, dict(kappa_r=-0.5), ValueError, "kappa_r must be a finite number >= 0",
+                 id="bounds-negative"),
+    pytest.param(capacity.alpha_c_bounds, dict(kappa_r=None), TypeError, "kappa_r must be a real", id="bounds-none"),
+    pytest.param(capacity.fm_separable, dict(Y=[1.0, 2.0]), ValueError, "Y", id="fm-1d"),
+    pytest.param(capacity.fm_separable, dict(Y=[[1.0, math.nan]]), ValueError, "Y must have finite entries", id="fm-nan"),
+    pytest.param(capacity.separable_fraction, dict(X=[[1.0, math.inf]]), ValueError, "X must have finite", id="sep-inf"),
+    pytest.param(capacity.in_general_position, dict(X=[1, 2]), ValueError, "X", id="general-1d"),
+    pytest.param(capacity.lp_separable, dict(A=[[1.0, math.nan]]), ValueError, "A must have finite entries", id="lp-nan"),
+    pytest.param(capacity.lp_separable, dict(A=np.array([[Fraction(1)]], dtype=object)), TypeError, "A must be a float",
+                 id="lp-exact"),
 ]
 
 
