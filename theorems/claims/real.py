@@ -259,12 +259,14 @@ def _ref_correct(W, V, U) -> np.ndarray:
     return diag > S.max(axis=1)
 
 
+def _ref_memory(memory: str, V, U):
+    """The CMM U V^T or LAPACK's least squares U V^+ (None for the LP, which has its own criterion)."""
+    return U @ V.T if memory == "cmm" else np.linalg.lstsq(V.T, U.T, rcond=None)[0].T if memory == "ls" else None
+
+
 def _ref_success(memory: str, V, U) -> bool:
-    if memory == "cmm":
-        return bool(np.all(_ref_correct(U @ V.T, V, U)))
-    if memory == "ls":
-        W = np.linalg.lstsq(V.T, U.T, rcond=None)[0].T  # LAPACK least squares: U V^+
-        return bool(np.all(_ref_correct(W, V, U)))
+    if memory != "lp":
+        return bool(np.all(_ref_correct(_ref_memory(memory, V, U), V, U)))
     # the max-margin LP in its own formulation: max t s.t. (u_i - u_j)^T W v_i >= t, |W_ab| <= 1
     d_u, d_v, n = U.shape[0], V.shape[0], V.shape[1]
     rows = [np.outer(U[:, i] - U[:, j], V[:, i]).ravel() for i in range(n) for j in range(n) if i != j]
@@ -330,16 +332,15 @@ def _rows_of(impl, memory: str, measured: dict) -> list[dict]:
     for d, entry in measured["table"].items():
         for c in ALL_CONDITIONS:
             ns, fs = entry["per"][c]["n"], entry["per"][c]["f"]
+            pool = entry["n_gauss"] if c.startswith("gaussian") else entry["n_pool"]
             row = {
                 "condition": c, "memory": memory, "d": d, "n_star": float(np.median(ns)),
                 "n_star_range": [int(min(ns)), int(max(ns))], "n_star_iqr": _spread(ns),
                 "ratio": float(np.median([_ratio(d, n) for n in ns])),
                 "ratio_iqr": sorted(_spread([_ratio(d, n) for n in ns])),
                 "fraction_at_n": float(np.median(fs)) if fs else None, "fraction_iqr": _spread(fs) if fs else None,
-                "n_fixed": entry["n_fix"],
-                "draws": len(ns), "pool": entry["n_gauss"] if c.startswith("gaussian") else entry["n_pool"],
-                "censored": int(sum(1 for n in ns if n < 2 or n >= (
-                    entry["n_gauss"] if c.startswith("gaussian") else entry["n_pool"]))),
+                "n_fixed": entry["n_fix"], "draws": len(ns), "pool": pool,
+                "censored": int(sum(1 for n in ns if n < 2 or n >= pool)),
             }
             if c in BASELINE:
                 b = entry["per"][BASELINE[c]]
@@ -353,14 +354,10 @@ def _rows_of(impl, memory: str, measured: dict) -> list[dict]:
 def _capacity_figures(memory: str, measured: dict) -> dict[str, float]:
     """The deciding figure per real condition at the largest d (see :data:`DECISION_RULE`)."""
     per = measured["table"][measured["dims"][-1]]["per"]
-    out = {}
-    for c in REAL_CONDITIONS:
-        r, b = per[c], per[BASELINE[c]]
-        if memory == "lp":
-            out[c] = float(np.mean(np.log(np.maximum(r["n"], 1))) - np.mean(np.log(np.maximum(b["n"], 1))))
-        else:
-            out[c] = float(np.mean(r["f"]) - np.mean(b["f"]))
-    return out
+    if memory == "lp":
+        return {c: float(np.mean(np.log(np.maximum(per[c]["n"], 1))) - np.mean(np.log(np.maximum(
+            per[BASELINE[c]]["n"], 1)))) for c in REAL_CONDITIONS}
+    return {c: float(np.mean(per[c]["f"]) - np.mean(per[BASELINE[c]]["f"])) for c in REAL_CONDITIONS}
 
 
 def _capacity_question(memory: str):
@@ -384,18 +381,14 @@ def _capacity_question(memory: str):
         figures = _capacity_figures(memory, measured)
         answers = {c: ("heavier" if figures[c] < 0 else "lighter") if c in resolved
                    else f"not resolvable at {level}" for c in REAL_CONDITIONS}
-        for r in rows:
-            if r["d"] == d_top and r["condition"] in answers:
-                r["answer"], r["figure"] = answers[r["condition"]], figures[r["condition"]]
         parts = []
-        for r in rows:
-            if r["d"] == d_top and "baseline" in r:
-                b = next(x for x in rows if x["d"] == d_top and x["condition"] == r["baseline"])
-                frac = (f"; fraction at n = {r['n_fixed']}: {r['fraction_at_n']:.2f} vs {b['fraction_at_n']:.2f}"
-                        if r["fraction_at_n"] is not None else "")
-                parts.append(f"{r['condition']}: {r['answer']} (figure {r['figure']:+.3f}; n* IQR {r['n_star_iqr']} "
-                             f"vs {r['baseline']} {b['n_star_iqr']}; d^2/(n* ln n*) {r['ratio']:.2f} vs "
-                             f"{b['ratio']:.2f}{frac})")
+        for r in (r for r in rows if r["d"] == d_top and r["condition"] in answers):
+            r["answer"], r["figure"] = answers[r["condition"]], figures[r["condition"]]
+            b = next(x for x in rows if x["d"] == d_top and x["condition"] == r["baseline"])
+            frac = (f"; fraction at n = {r['n_fixed']}: {r['fraction_at_n']:.2f} vs {b['fraction_at_n']:.2f}"
+                    if r["fraction_at_n"] is not None else "")
+            parts.append(f"{r['condition']}: {r['answer']} (figure {r['figure']:+.3f}; n* IQR {r['n_star_iqr']} "
+                         f"vs {r['baseline']} {b['n_star_iqr']}; d^2/(n* ln n*) {r['ratio']:.2f} vs {b['ratio']:.2f}{frac})")
         data = {"rows": rows, "answers": answers, "condition_figures": figures, "answer_d": d_top, "rule": DECISION_RULE,
                 "underpowered": short, "diagnosis": measured["diagnosis"], "embeddings": source,
                 "plot": _ratio_plot(memory, rows)}
@@ -434,25 +427,18 @@ def _capacity_reference(memory: str):
         with timed() as t, threadpool_limits(limits=1, user_api="blas"):
             for c, (V, U) in _pools(impl, ctx, f"ref-{memory}", d, n_pool, 0).items():
                 n = int(impl.critical_pairs(success, V, U))
-                checks = []
-                if n >= 2:
-                    checks.append((n, True))
-                if n < n_pool:
-                    checks.append((max(n + 1, 2), False))
-                for m, want in checks:
+                for m, want in [(n, True)] * (n >= 2) + [(max(n + 1, 2), False)] * (n < n_pool):
                     cases += 1
                     if _ref_success(memory, V[:, :m], U[:, :m]) is not want:
                         bad.append(f"{c}: reference says {'failure' if want else 'success'} at n = {m} (n* = {n})")
                 m = max(2, min(n_pool, n + 1))
                 Vf, Uf = V[:, :m], U[:, :m]
                 got = impl.top1_correct(build(Vf, Uf), Vf, Uf)
-                W_ref = Uf @ Vf.T if memory == "cmm" else (
-                    np.linalg.lstsq(Vf.T, Uf.T, rcond=None)[0].T if memory == "ls" else None)
-                if W_ref is not None:
+                if memory != "lp":
                     cases += 1
-                    want = _ref_correct(W_ref, Vf, Uf)
-                    if int(np.sum(got != want)) > 0:
-                        bad.append(f"{c}: top-1 of {int(np.sum(got != want))} of {m} pairs differ from the reference")
+                    wrong = int(np.sum(got != _ref_correct(_ref_memory(memory, Vf, Uf), Vf, Uf)))
+                    if wrong:
+                        bad.append(f"{c}: top-1 of {wrong} of {m} pairs differ from the reference")
         return make(ctx, EvidenceKind.PROPERTY, not bad, seconds=t["seconds"], figure=float(len(bad)),
                     threshold=0.0, cases=cases, counterexample=bad[0] if bad else None,
                     detail=f"{MEMORY_NAMES[memory]} at d = {d}: n* and n* + 1 against the numpy/scipy reference "
@@ -531,18 +517,17 @@ def _geometry_reference(ctx):
     sub = X[np.sort(rng.choice(len(X), min(len(X), 600), replace=False))]
     with timed() as t, threadpool_limits(limits=1, user_api="blas"):
         g = ctx.impl.embedding_geometry(sub, cosine_rows=len(sub))
-        norms = np.sqrt(np.einsum("ij,ij->i", sub, sub))
-        mu = sub.mean(axis=0)
+        norms, mu = np.sqrt(np.einsum("ij,ij->i", sub, sub)), sub.mean(axis=0)
         lam = np.linalg.eigvalsh((sub - mu).T @ (sub - mu))
-        Y = sub / norms[:, None]
-        C = Y @ Y.T
-        off = C[np.triu_indices(len(sub), 1)]
-        Yc = (sub - mu) / np.linalg.norm(sub - mu, axis=1)[:, None]
-        offc = (Yc @ Yc.T)[np.triu_indices(len(sub), 1)]
+
+        def rms_cosine(Y, norms):  # over all distinct pairs of a full Gram matrix, times sqrt(d)
+            Y = Y / norms[:, None]
+            return np.sqrt(np.mean((Y @ Y.T)[np.triu_indices(len(Y), 1)] ** 2) * sub.shape[1])
+
         ref = {"norm_cv": norms.std() / norms.mean(), "mean_share": mu @ mu / np.mean(norms**2),
                "top1_energy_share": lam.max() / lam.sum(), "participation_share": lam.sum()**2 / np.sum(lam**2) / sub.shape[1],
-               "cosine_rms_over_isotropic_raw": np.sqrt(np.mean(off**2) * sub.shape[1]),
-               "cosine_rms_over_isotropic_centered": np.sqrt(np.mean(offc**2) * sub.shape[1])}
+               "cosine_rms_over_isotropic_raw": rms_cosine(sub, norms),
+               "cosine_rms_over_isotropic_centered": rms_cosine(sub - mu, np.linalg.norm(sub - mu, axis=1))}
         got = {name: get(g) for name, get in GEOMETRY_FIGURES}
         ratios = {k: scaled_residual(abs(got[k] - ref[k]), scale=len(sub) * sub.shape[1] * max(1.0, abs(ref[k])))
                   for k in ref}
