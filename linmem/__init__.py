@@ -91,6 +91,7 @@ from linmem.recall import (
     query_noise_error,
     recall_decomposition,
     snr,
+    snr_jensen_gap,
 )
 from linmem.retrieval import (
     all_retrieved,
@@ -200,6 +201,7 @@ __all__ = [
     "smoothed_topk_average",
     "snr",
     "snr_capacity",
+    "snr_jensen_gap",
     "sparse_repair_memory",
     "spectral",
     "spherical_vectors",

@@ -51,6 +51,7 @@ __all__ = [
     "query_noise_error",
     "recall_decomposition",
     "snr",
+    "snr_jensen_gap",
 ]
 
 #: ``is_consistent`` accepts ``||V(I - P)||_F <= CONSISTENCY_ULPS * max(d, M) * eps * ||V||_F``.
@@ -160,6 +161,47 @@ def snr(h):
             "and an infinite SNR)"
         )
     return h / (1 - h)
+
+
+def snr_jensen_gap(h, weights=None):
+    """Jensen gap of the SNR over a finite law of leverage scores,
+    ``E[h/(1-h)] - m/(1-m) = E[(h - m)^2 / ((1 - h)(1 - m)^2)]`` with ``m = E h``.
+
+    The right side is the exact tangent-line remainder of the convex
+    ``h/(1-h)`` at ``m``, so the gap is formed without the cancellation of the
+    difference: it is >= 0, and 0 only for a degenerate law. ``h``: a 1-D
+    array of leverage scores in [0, 1) (at h = 1 the mean SNR is infinite);
+    ``weights``: as many nonnegative numbers, not all zero, normalised to sum
+    1 (default: uniform). Exact for ``Fraction`` input, mpmath for ``mpf``.
+    Source: 000, App. E (the convexity of the SNR behind the dimension-only
+    estimate; ours).
+
+    >>> from fractions import Fraction as F
+    >>> snr_jensen_gap([F(0), F(1, 2)])
+    Fraction(1, 6)
+    >>> float(snr_jensen_gap([0.25, 0.25]))
+    0.0
+    """
+    h = _leverage_value(as_vector(h, "h"), "h")
+    hs = list(h)
+    at_one = [i for i, x in enumerate(hs) if not x < 1]
+    if at_one:
+        raise ValueError(f"h must lie in [0, 1) (at h = 1 the mean SNR is infinite), got 1 at index {at_one[0]}")
+    if weights is None:
+        ws = [1] * len(hs)
+    elif number_kind(h) == EXACT and np.asarray(weights).dtype.kind in "iuO":
+        ws = list(as_vector(np.asarray(weights, dtype=object), "weights"))  # integers and fractions stay exact
+    else:
+        ws = list(as_vector(weights, "weights"))
+    if len(ws) != len(hs):
+        raise ValueError(f"weights must give one weight per leverage score ({len(hs)}), got {len(ws)}")
+    if any(not w >= 0 for w in ws) or not sum(ws) > 0:
+        raise ValueError(f"weights must be nonnegative and not all zero, got {ws}")
+    one = hs[0] * 0 + 1  # 1 in the number system of h
+    total = one * sum(ws)
+    ws = [one * w / total for w in ws]
+    m = sum(w * x for w, x in zip(ws, hs))
+    return sum(w * (x - m) ** 2 / ((1 - x) * (1 - m) ** 2) for w, x in zip(ws, hs))
 
 
 def crosstalk_power(h):

@@ -15,22 +15,22 @@ import itertools
 import math
 from fractions import Fraction
 
-import mpmath
 import numpy as np
+import scipy.linalg
 import sympy
 from hypothesis import strategies as st
 
 import linmem
 from linmem import ensembles
-from linmem.precise import mp_array
-from theorems.claims._cases import precise_key_cases, precise_values
-from theorems.evidence import expectation, montecarlo, precise, simulation, symbolic
-from theorems.evidence import property as prop
-from theorems.evidence.expectation import sign_average
+from theorems import kit
+from theorems.evidence import expectation as expect
+from theorems.evidence import montecarlo, simulation, symbolic
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
-from theorems.residuals import diff_norm, exact_sq
-from theorems.strategies import KeyCase, exact_key_matrices, exact_keys_and_values, float_key_cases
-from theorems.tolerance import norm, scaled_residual
+from theorems.residuals import at_most, exact_sq
+from theorems.strategies import (Case, Inputs, exact_key_matrices, float_key_cases, keys_and_values, precise_keys,
+                                 precise_values)
+from theorems.templates import expectation, identity, inequality, wrong
+from theorems.tolerance import norm
 
 __all__ = [
     "CLAIMS",
@@ -44,7 +44,6 @@ __all__ = [
     "SWEEP_DIMS",
 ]
 
-#: Fixed load M/d of the sweeps (the boxed operating point M = 2d).
 LOAD_RATIO = 2
 
 #: Key dimensions of the sweeps at sweep multiplier 1 (the profile scales them).
@@ -91,59 +90,51 @@ EXCHANGEABLE_MC_SHARE = Fraction(1, 16)
 EXCHANGEABLE_MC_MIN = 2000
 
 
-def _dims(ctx):
-    return tuple(d * ctx.profile.sweep for d in SWEEP_DIMS)
+
+def _holds(fact: bool) -> tuple:
+    """A yes/no fact as a term of the residual contract: no residual when it
+    holds, an infinite one (in every number system) when it does not."""
+    return (0, 0) if fact else (math.inf, 0)
 
 
-def _leverage_pool(impl, d, rng, load=LOAD_RATIO):
+# --- sweeps of spherical keys: cap.uniform-leverage-accuracy, cap.uniform-leverage-snr --------
+
+
+def _leverage_pool(impl, d, rng, load):
     M = int(load * d)
     reps = max(1, POOLED_KEYS // M)
     return np.concatenate([impl.leverage_scores(ensembles.spherical_vectors(d, M, rng=rng)) for _ in range(reps)]), M
 
 
-def _exact_eye(n: int) -> np.ndarray:
-    return np.array([[Fraction(int(i == j)) for j in range(n)] for i in range(n)], dtype=object)
+def _pooled_sweep(statistic, what: str, load=LOAD_RATIO, criterion=RATE_CRITERION):
+    """A sweep over d (SWEEP_DIMS times the profile's multiplier) of
+    ``statistic(impl, h, d, M)`` over POOLED_KEYS spherical leverage scores at M = load d."""
+
+    def run(ctx):
+        def measure(d, rng):
+            h, M = _leverage_pool(ctx.impl, d, rng, load)
+            return float(statistic(ctx.impl, h, d, M))
+
+        return simulation.check(ctx, tuple(d * ctx.profile.sweep for d in SWEEP_DIMS), measure, criterion,
+                                size_name="d", label=f"{what} for spherical keys at M = {load}d",
+                                domain={"M/d": [load if isinstance(load, int) else float(load)],
+                                        "keys pooled per d": POOLED_KEYS})
+
+    return run
 
 
-def _fractions(a) -> np.ndarray:
-    return np.vectorize(Fraction, otypes=[object])(np.asarray(a, dtype=object))
-
-
-def _mpf(x: Fraction) -> mpmath.mpf:
-    x = Fraction(x)
-    return mpmath.mpf(x.numerator) / x.denominator
-
-
-def _sympy_rank(K) -> int:
-    """Exact rank by sympy (a reference, not the formula under test)."""
-    return int(sympy.Matrix(K.tolist()).rank())
-
-
-# --- cap.uniform-leverage-accuracy ----------------------------------------------
-
-
-def _spread(ctx):
-    def measure(d, rng):
-        h, M = _leverage_pool(ctx.impl, d, rng)
-        return float(np.sqrt(np.mean((h - d / M) ** 2)))
-
-    return simulation.check(ctx, _dims(ctx), measure, RATE_CRITERION, size_name="d",
-                            domain={"M/d": [LOAD_RATIO], "keys pooled per d": POOLED_KEYS},
-                            label=f"RMS of h_j - d/M for spherical keys at M = {LOAD_RATIO}d")
-
-
-def _snr_gap(ctx):
-    def measure(d, rng):
-        h, M = _leverage_pool(ctx.impl, d, rng)
-        return float(np.mean(np.abs(ctx.impl.snr(h) - ctx.impl.uniform_leverage_snr(d, M))))
-
-    return simulation.check(ctx, _dims(ctx), measure, RATE_CRITERION, size_name="d",
-                            domain={"M/d": [LOAD_RATIO], "keys pooled per d": POOLED_KEYS},
-                            label=f"mean |SNR_j - d/(M-d)| for spherical keys at M = {LOAD_RATIO}d")
-
-
+# named, not lambdas: a sweep may pickle the implementation with its overrides
 def _snr_d_over_m(d, M):
     return d / M
+
+
+def _snr_plus_at_uniform(d, M):
+    return d / (M + d)
+
+
+def _relative_snr_gap(impl, h, d, M):
+    target = impl.uniform_leverage_snr(d, M)
+    return np.sqrt(np.mean((impl.snr(h) - target) ** 2)) / target
 
 
 # --- cap.exact-needs-independence --------------------------------------------------
@@ -157,101 +148,47 @@ def _snr_d_over_m(d, M):
 def _kernel_row(K) -> np.ndarray:
     """A nonzero exact row vector n with K n^T = 0 (sympy's nullspace, a reference)."""
     n = sympy.Matrix(K.tolist()).nullspace()[0]
-    return np.array([[Fraction(int(sympy.Rational(x).p), int(sympy.Rational(x).q)) for x in n]], dtype=object)
+    return kit.exact([[Fraction(int(sympy.Rational(x).p), int(sympy.Rational(x).q)) for x in n]])
 
 
-def _independence_exact(ctx):
-    def residual(case):
-        K, V = case
-        impl = ctx.impl
-        d, M = K.shape
-        r = _sympy_rank(K)
-        I = _exact_eye(M)
-        R = impl.least_squares_store(K, I) @ K - I
-        total = (np.sum(R * R) - (M - r)) ** 2
-        consistent = bool(impl.is_consistent(K, I))
-        # exact fitting of I_M iff independent, never for more than d keys
-        total += int(consistent != (r == M)) + int(M > d and consistent)
-        total += int(impl.numerical_rank(K) != r)
-        if r == M:
-            total += exact_sq(impl.least_squares_store(K, V) @ K, V)
-        else:
-            # dependent keys: the values n (a kernel vector) are fitted by no W,
-            # since W K n^T = 0 while n n^T > 0; the best fit leaves all of n
-            n = _kernel_row(K)
-            Rn = impl.least_squares_store(K, n) @ K - n
-            total += int(bool(impl.is_consistent(K, n))) + (np.sum(Rn * Rn) - np.sum(n * n)) ** 2
-        return total
-
-    return symbolic.check_exact(ctx, exact_keys_and_values(), residual, describe=lambda c: {"K": c[0], "V": c[1]})
+def _independence(impl, K, V):
+    """||W_LS K - I||^2 = M - r_K, the consistency verdict on I (iff r_K = M,
+    never for M > d), the rank; any V fitted when independent; in exact
+    arithmetic, for dependent keys, values n (a kernel vector) that no W fits
+    (W K n^T = 0 while n n^T > 0: the best fit leaves all of n)."""
+    d, M = K.shape
+    r, I = kit.rank(K), kit.eye(M, K)
+    R = impl.least_squares_store(K, I) @ K - I
+    consistent = bool(impl.is_consistent(K, I))
+    terms = [(np.sum(R * R), M - r), _holds(consistent == (r == M)), _holds(not (M > d and consistent)),
+             _holds(impl.numerical_rank(K) == r)]
+    if r == M:
+        c = 1 if kit.is_exact(K) else 1 + norm(V)
+        terms.append((impl.least_squares_store(K, V) @ K / c, V / c))
+    elif kit.is_exact(K):
+        n = _kernel_row(K)
+        Rn = impl.least_squares_store(K, n) @ K - n
+        terms += [_holds(not impl.is_consistent(K, n)), (np.sum(Rn * Rn), np.sum(n * n))]
+    return terms
 
 
-def _independence_precise(ctx):
+def _independence_ladder(ctx):
     rng = ctx.rng("independence-precise")
-    keys = precise_key_cases(ctx) + [
+    keys = precise_keys(ctx) + [
         ("cond 1e20, independent, 5x3", ensembles.rational_controlled_spectrum(5, 3, cond=10**20, rng=rng)),
         ("cond 1e20, independent, 4x4 (M = d)", ensembles.rational_controlled_spectrum(4, 4, cond=10**20, rng=rng)),
         ("exactly unit keys, 4x3", ensembles.rational_unit_vectors(4, 3, rng=rng, scale=3)),
         ("exactly unit keys, 2x4 (M > d)", ensembles.rational_unit_vectors(2, 4, rng=rng, scale=3)),
     ]
-    cases = [(label, (K, precise_values(K, ctx), _sympy_rank(K))) for label, K in keys]
-
-    def residual(case):
-        K, V = mp_array(case[0]), mp_array(case[1])
-        r = case[2]
-        impl = ctx.impl
-        M = K.shape[1]
-        I = mp_array(_exact_eye(M))
-        R = impl.least_squares_store(K, I) @ K - I
-        err = abs(np.sum(R * R) - (M - r))
-        consistent = bool(impl.is_consistent(K, I))
-        if consistent != (r == M) or (M > K.shape[0] and consistent) or impl.numerical_rank(K) != r:
-            return mpmath.inf, 1
-        if r == M:
-            err += diff_norm(impl.least_squares_store(K, V) @ K, V)
-        return err, max(K.shape) * linmem.condition_number(K) * (1 + norm(V))
-
-    return precise.check(ctx, cases, residual)
+    return [(label, (K, precise_values(K, ctx))) for label, K in keys]
 
 
-def _independence_property(ctx):
-    def measure(case: KeyCase):
-        impl = ctx.impl
-        K, V = case.K, case.V
-        d, M = K.shape
-        r = int(np.linalg.matrix_rank(K))  # LAPACK's rank, the same max(d, M) eps rule
-        I = np.eye(M)
-        R = impl.least_squares_store(K, I) @ K - I
-        err = abs(float(np.sum(R * R)) - (M - r))
-        consistent = bool(impl.is_consistent(K, I))
-        if consistent != (r == M) or (M > d and consistent) or impl.numerical_rank(K) != r:
-            return math.inf
-        if r == M:
-            err = max(err, diff_norm(impl.least_squares_store(K, V) @ K, V) / (1 + norm(V)))
-        return scaled_residual(err, scale=max(d, M) * float(linmem.condition_number(K)))
+INDEPENDENCE_INPUTS = Inputs(
+    ("K", "V"), keys_and_values().exact, _independence_ladder, keys_and_values().floats,
+    "any keys and values: rank-deficient, duplicated, M <, =, > d; condition 1e20 and exactly unit keys "
+    "(mpmath); rank from the kit's reference (LAPACK in float64)")
 
-    return prop.check(ctx, float_key_cases(), measure, describe=KeyCase.describe)
-
-
-def _ls_as_outer_product(K, V):
-    return linmem.outer_product_store(K, V)
-
-
-# --- cap.uniform-leverage-snr -------------------------------------------------------
-
-
-def _uniform_snr_algebra(ctx):
-    d, M = sympy.symbols("d M", positive=True)
-    return symbolic.check_scalar(ctx, [
-        ("SNR at h = d/M equals d/(M - d)", ctx.impl.snr(d / M) - ctx.impl.uniform_leverage_snr(d, M)),
-    ])
-
-
-def _sylvester(M: int) -> np.ndarray:
-    H = np.ones((1, 1), dtype=int)
-    while H.shape[0] < M:
-        H = np.block([[H, H], [H, -H]])
-    return H
+# --- cap.uniform-leverage-snr: exact keys of uniform leverage ------------------------------
 
 
 @st.composite
@@ -272,8 +209,7 @@ def _uniform_leverage_keys(draw):
             A[i, j] = draw(st.integers(-2, 2))
     signs = np.array(draw(st.lists(st.sampled_from((1, -1)), min_size=M, max_size=M)))
     perm = draw(st.permutations(range(M)))
-    K = (A @ _sylvester(M)[rows]) * signs
-    return _fractions(K[:, list(perm)])
+    return kit.exact(((A @ scipy.linalg.hadamard(M)[rows]) * signs)[:, list(perm)])
 
 
 def _uniform_snr_exact(ctx):
@@ -292,23 +228,11 @@ def _uniform_snr_exact(ctx):
     return symbolic.check_exact(ctx, _uniform_leverage_keys(), residual, describe=lambda K: {"K": K})
 
 
-def _uniform_snr_sweep(load):
-    def run(ctx):
-        def measure(d, rng):
-            h, M = _leverage_pool(ctx.impl, d, rng, load)
-            target = ctx.impl.uniform_leverage_snr(d, M)
-            return float(np.sqrt(np.mean((ctx.impl.snr(h) - target) ** 2)) / target)
-
-        criterion = RATE_CRITERION if load == SNR_LOADS[1] else CRITERION
-        return simulation.check(ctx, _dims(ctx), measure, criterion, size_name="d",
-                                domain={"M/d": [float(load)], "keys pooled per d": POOLED_KEYS},
-                                label=f"relative RMS of SNR_j - d/(M-d) for spherical keys at M = {load}d")
-
-    return run
-
-
-def _snr_plus_at_uniform(d, M):
-    return d / (M + d)
+def _uniform_snr_algebra(ctx):
+    d, M = sympy.symbols("d M", positive=True)
+    return symbolic.check_scalar(ctx, [
+        ("SNR at h = d/M equals d/(M - d)", ctx.impl.snr(d / M) - ctx.impl.uniform_leverage_snr(d, M)),
+    ])
 
 
 # --- cap.snr-threshold ---------------------------------------------------------------
@@ -319,14 +243,17 @@ def _snr_plus_at_uniform(d, M):
 # M is at most the capacity.
 
 
-def _threshold_algebra(ctx):
-    d, M, g = sympy.symbols("d M gamma", positive=True)
-    impl = ctx.impl
-    return symbolic.check_scalar(ctx, [
-        ("d/(M-d) - gamma = gamma (M_cap - M)/(M - d)",
-         impl.uniform_leverage_snr(d, M) - g - g * (impl.snr_capacity(d, g) - M) / (M - d)),
-        ("the SNR at M_cap is gamma", impl.uniform_leverage_snr(d, impl.snr_capacity(d, g)) - g),
-    ])
+def _threshold(impl, d, gamma, M):
+    """The equivalence at M, and gamma recovered at the capacity (relative;
+    d/(M_cap - d) subtracts nearly equal numbers for large gamma, condition
+    1 + gamma, the scale). In float64 the two sides may differ only where M
+    sits within rounding of the boundary: the miss is |M - M_cap| / M_cap."""
+    cap = impl.snr_capacity(d, gamma)
+    agree = (impl.uniform_leverage_snr(d, M) >= gamma) == (M <= cap)
+    boundary = (impl.uniform_leverage_snr(d, cap) / gamma, gamma / gamma)
+    if not isinstance(d, float):  # exact and the ladder: M sits far outside the boundary's rounding
+        return [_holds(agree), boundary]
+    return [boundary, (0.0 if agree else abs(M - cap) / cap, 0.0)]
 
 
 @st.composite
@@ -341,26 +268,8 @@ def _threshold_exact_inputs(draw):
         gamma = Fraction(d, draw(st.integers(1, 10**6)))
     boundary = d + d / gamma  # the true capacity, to place M near it
     offset = draw(st.integers(-3, 3))
-    if draw(st.booleans()):
-        M = Fraction(math.floor(boundary) + offset)
-    else:
-        M = boundary + Fraction(offset, 10**9)
-    if not M > d:
-        M = d + (boundary - d) / 2
-    return d, gamma, M
-
-
-def _threshold_exact(ctx):
-    def residual(case):
-        d, gamma, M = case
-        impl = ctx.impl
-        d = Fraction(d)
-        cap = impl.snr_capacity(d, gamma)
-        mismatch = int((impl.uniform_leverage_snr(d, M) >= gamma) != (M <= cap))
-        return mismatch + (impl.uniform_leverage_snr(d, cap) - gamma) ** 2
-
-    return symbolic.check_exact(ctx, _threshold_exact_inputs(), residual,
-                                describe=lambda c: {"d": c[0], "gamma": c[1], "M": c[2]})
+    M = Fraction(math.floor(boundary) + offset) if draw(st.booleans()) else boundary + Fraction(offset, 10**9)
+    return Fraction(d), gamma, M if M > d else d + (boundary - d) / 2
 
 
 #: Extreme (d, gamma) for the ladder: gamma from 1e-30 to 1e30, d from 1 to 1e20.
@@ -369,145 +278,66 @@ _THRESHOLD_GAMMAS = (Fraction(1, 10**30), Fraction(1, 10**6), Fraction(1, 3), Fr
 _THRESHOLD_DIMS = (1, 3, 10**9, 10**20)
 
 
-def _threshold_precise(ctx):
-    cases = []
-    for d in _THRESHOLD_DIMS:
-        for g in _THRESHOLD_GAMMAS:
-            gap = Fraction(d) / g  # M_cap - d, exactly
-            below, above = d + gap * (1 - Fraction(1, 10**12)), d + gap * (1 + Fraction(1, 10**12))
-            cases.append((f"d = {d}, gamma = {g}", (d, g, below, above)))
-
-    def residual(case):
-        d, g, below, above = (_mpf(x) for x in case)
-        impl = ctx.impl
-        cap = impl.snr_capacity(d, g)
-        # the decision just inside and just outside the boundary (relative
-        # offset 1e-12 of M - d, far above every rung's rounding)
-        for M, inside in ((below, True), (above, False)):
-            if (impl.uniform_leverage_snr(d, M) >= g) != inside or (M <= cap) != inside:
-                return mpmath.inf, 1
-        # d/(M_cap - d) subtracts nearly equal numbers when gamma is large:
-        # its condition number is 1 + gamma
-        return abs(impl.uniform_leverage_snr(d, cap) - g) / g, 1 + g
-
-    return precise.check(ctx, cases, residual)
+def _threshold_ladder(ctx):
+    """M at relative 1e-12 of M_cap - d either side of the boundary (far
+    above every rung's rounding): the decision must be right on both."""
+    return [(f"d = {d}, gamma = {g}, M {side}", (Fraction(d), g, d + Fraction(d) / g * (1 + sign * Fraction(1, 10**12))))
+            for d in _THRESHOLD_DIMS for g in _THRESHOLD_GAMMAS for side, sign in (("below", -1), ("above", 1))]
 
 
 _THRESHOLD_OFFSETS = (-1.0, -1e-3, -1e-9, -1e-14, 0.0, 1e-14, 1e-9, 1e-3, 1.0, 10.0)
 
 
-def _threshold_property(ctx):
-    @st.composite
-    def cases(draw):
-        d = draw(st.one_of(st.integers(1, 2**40).map(float), st.floats(1.0, 1e12)))
-        gamma = 10.0 ** draw(st.floats(-8.0, 8.0))
-        gap = d / gamma
-        if draw(st.booleans()):
-            M = d + gap * (1 + draw(st.sampled_from(_THRESHOLD_OFFSETS)))
-        else:
-            M = float(round(d + gap) + draw(st.integers(-2, 2)))
-        if not M > d:
-            M = d + gap / 2 if d + gap / 2 > d else np.nextafter(d, np.inf)
-        return d, gamma, M
-
-    def measure(c):
-        d, gamma, M = c
-        impl = ctx.impl
-        cap = float(impl.snr_capacity(d, gamma))
-        # relative error of gamma recovered at the boundary, over the
-        # condition number 1 + gamma of M_cap - d
-        boundary = abs(impl.uniform_leverage_snr(d, cap) - gamma) / (gamma * (1 + gamma))
-        # the two sides of the equivalence may differ only where M sits
-        # within rounding of the boundary
-        miss = 0.0
-        if (impl.uniform_leverage_snr(d, M) >= gamma) != (M <= cap):
-            miss = abs(M - cap) / (cap * (1 + gamma))
-        return scaled_residual(max(boundary, miss), scale=4)
-
-    return prop.check(ctx, cases(), measure, describe=lambda c: {"d": c[0], "gamma": c[1], "M": c[2]})
+@st.composite
+def _threshold_floats(draw):
+    d = draw(st.one_of(st.integers(1, 2**40).map(float), st.floats(1.0, 1e12)))
+    gamma = 10.0 ** draw(st.floats(-8.0, 8.0))
+    gap = d / gamma
+    if draw(st.booleans()):
+        M = d + gap * (1 + draw(st.sampled_from(_THRESHOLD_OFFSETS)))
+    else:
+        M = float(round(d + gap) + draw(st.integers(-2, 2)))
+    if not M > d:
+        M = d + gap / 2 if d + gap / 2 > d else float(np.nextafter(d, np.inf))
+    return Case((d, gamma, M), {"d": d, "gamma": gamma, "M": M})
 
 
-def _capacity_one_plus_gamma(d, gamma):
-    return d * (1 + gamma)
-
+THRESHOLD_INPUTS = Inputs(("d", "gamma", "M"), _threshold_exact_inputs(), _threshold_ladder, _threshold_floats(),
+                          "d up to 1e20, gamma from 1e-30 to 1e30, M on, next to and steered to the boundary")
 
 # --- cap.two-d -------------------------------------------------------------------------
 
 
-def _two_d_algebra(ctx):
-    d = sympy.Symbol("d", positive=True)
-    impl = ctx.impl
-    one = sympy.Integer(1)
-    return symbolic.check_scalar(ctx, [
-        ("capacity at gamma = 1 is 2d", impl.snr_capacity(d, one) - 2 * d),
-        ("SNR d/(M-d) at M = 2d is 1", impl.uniform_leverage_snr(d, 2 * d) - 1),
-        ("uniform leverage at M = 2d is 1/2, whose SNR is 1", impl.snr(sympy.Rational(1, 2)) - 1),
-    ])
-
-
-def _two_d_terms_exact(impl, d: Fraction):
-    one = Fraction(1)
-    terms = (impl.snr_capacity(d, one) - 2 * d) ** 2 + (impl.uniform_leverage_snr(d, 2 * d) - 1) ** 2
-    terms += (impl.snr(Fraction(1, 2)) - 1) ** 2
-    # the threshold decision at gamma = 1 flips exactly at M = 2d
-    for M in (2 * d - 1, 2 * d, 2 * d + 1):
-        if M > d:
-            terms += int((impl.uniform_leverage_snr(d, M) >= 1) != (M <= impl.snr_capacity(d, one)))
+def _two_d(impl, d):
+    """Capacity 2d at gamma = 1 (relative), SNR 1 at M = 2d and at h = 1/2;
+    exactly, the decision at gamma = 1 flips at M = 2d."""
+    one = d / d  # 1 in the number system of d
+    terms = [(np.array([impl.snr_capacity(d, one) / d, impl.uniform_leverage_snr(d, 2 * d), impl.snr(one / 2)]),
+              np.array([2, 1, 1]) * one)]
+    if kit.is_exact(d):
+        terms += [_holds((impl.uniform_leverage_snr(d, M) >= 1) == (M <= impl.snr_capacity(d, one)))
+                  for M in (2 * d - 1, 2 * d, 2 * d + 1) if M > d]
     return terms
 
 
-def _two_d_exact(ctx):
-    dims = st.one_of(st.integers(1, 10**6), st.integers(1, 10**30)).map(Fraction)
-    return symbolic.check_exact(ctx, dims, lambda d: _two_d_terms_exact(ctx.impl, d),
-                                describe=lambda d: {"d": d})
-
-
-_TWO_D_DIMS = (1, 2, 7, 10**15 + 1, 10**40 + 3)
-
-
-def _two_d_precise(ctx):
-    cases = [(f"d = {d}", d) for d in _TWO_D_DIMS]
-
-    def residual(d):
-        d = _mpf(d)
-        impl = ctx.impl
-        one = mpmath.mpf(1)
-        err = abs(impl.snr_capacity(d, one) - 2 * d) / d + abs(impl.uniform_leverage_snr(d, 2 * d) - 1)
-        err += abs(impl.snr(one / 2) - 1)
-        return err, 4
-
-    return precise.check(ctx, cases, residual)
-
-
-def _two_d_property(ctx):
-    dims = st.one_of(st.integers(1, 2**52).map(float), st.floats(1.0, 1e15))
-
-    def measure(d):
-        impl = ctx.impl
-        err = max(abs(impl.snr_capacity(d, 1.0) - 2 * d) / (2 * d),
-                  abs(impl.uniform_leverage_snr(d, 2 * d) - 1),
-                  abs(float(impl.snr(0.5)) - 1))
-        return scaled_residual(err, scale=4)
-
-    return prop.check(ctx, dims, measure, describe=lambda d: {"d": d})
-
-
-def _capacity_d_over_gamma(d, gamma):
-    return d / gamma
-
+TWO_D_INPUTS = Inputs(
+    ("d",), st.one_of(st.integers(1, 10**6), st.integers(1, 10**30)).map(lambda d: (Fraction(d),)),
+    lambda ctx: [(f"d = {d}", (Fraction(d),)) for d in (1, 2, 7, 10**15 + 1, 10**40 + 3)],
+    st.one_of(st.integers(1, 2**52).map(float), st.floats(1.0, 1e15)).map(lambda d: Case((d,), {"d": d})),
+    "d up to 1e30 (exact), 1e40 (mpmath), 2^52 and beyond (float64)")
 
 # --- cap.mean-error-at-two-d -----------------------------------------------------------
 
-_PAPER_KEYS = _fractions([[1, 1, 1, 0], [0, 0, 0, 1]])  # [e1, e1, e1, e2], 000 App. F
+_PAPER_KEYS = kit.exact([[1, 1, 1, 0], [0, 0, 0, 1]])  # [e1, e1, e1, e2], 000 App. F
 
 
 @st.composite
-def _rank_d_keys_at_two_d(draw):
+def rank_d_keys_at_two_d(draw, *, max_dim: int = 3):
     """d x 2d exact keys of rank exactly d: L [I_d | X] with its columns
     permuted, L invertible lower-triangular, every column of X a copy of a
     basis key (a duplicate) or a nonzero integer combination of them, so the
     leverage is spread unevenly."""
-    d = draw(st.integers(1, 3))
+    d = draw(st.integers(1, max_dim))
     L = np.zeros((d, d), dtype=int)
     for i in range(d):
         L[i, i] = draw(st.sampled_from((1, -1, 2, 3)))
@@ -521,113 +351,61 @@ def _rank_d_keys_at_two_d(draw):
             col = draw(st.lists(st.integers(-2, 2), min_size=d, max_size=d))
             X[:, j] = col if any(col) else [1] * d
     perm = draw(st.permutations(range(2 * d)))
-    return _fractions((L @ np.hstack([np.eye(d, dtype=int), X]))[:, list(perm)])
+    return kit.exact((L @ np.hstack([np.eye(d, dtype=int), X]))[:, list(perm)])
 
 
-@st.composite
-def _two_d_inputs(draw):
-    """(K, W0): rank-d keys at M = 2d (000's [e1, e1, e1, e2] first) and fixed
-    exactly-unit rational value directions; values v_i = s_i w_i."""
-    K = draw(st.one_of(st.just(_PAPER_KEYS), _rank_d_keys_at_two_d()))
-    p = draw(st.integers(1, 3))
-    seed = draw(st.integers(0, 2**32 - 1))
-    return K, ensembles.rational_unit_vectors(p, K.shape[1], rng=np.random.default_rng(seed), scale=3)
-
-
-def _mean_error_two_d_algebra(ctx):
+def _mean_error_two_d_algebra(impl):
     # d = 3, M = 6: five free leverage scores, the sixth fixed by sum h_j = r_K = d
-    d = 3
     hs = list(sympy.symbols("h1:6", positive=True))
-    hs.append(d - sum(hs))
-    expr = sum(ctx.impl.expected_error(h) for h in hs) / (2 * d) - sympy.Rational(1, 2)
-    return symbolic.check_scalar(ctx, [("mean of 1 - h_j over 2d keys with sum h_j = d is 1/2", expr)])
+    expr = sum(impl.expected_error(h) for h in hs + [3 - sum(hs)]) / 6 - sympy.Rational(1, 2)
+    return [("mean of 1 - h_j over 2d keys with sum h_j = d is 1/2", expr)]
 
 
-def _mean_error_two_d_exact(ctx):
-    half = Fraction(1, 2)
+def _two_d_mean_error(impl, K, V):
+    """(1/M) ||W_LS K - V||_F^2, twice: against the per-key formula and the reference 1 - r_K/M."""
+    R = kit.store(impl.least_squares_store, K, V) @ K - V
+    q = np.sum(R * R, axis=(-2, -1)) / K.shape[1]
+    return np.stack([q, q], axis=-1)
 
-    def residual(case):
-        K, W0 = case
-        impl = ctx.impl
-        d, M = K.shape
-        wrong_input = int(_sympy_rank(K) != d or M != 2 * d)
-        by_formulas = ((sum(impl.expected_error(impl.leverage_scores(K))) / M - half) ** 2
-                       + (impl.mean_expected_error(K) - half) ** 2)
-        if wrong_input or by_formulas != 0:
-            # the 2^M-term enumeration is skipped once the claim already
-            # fails, which keeps the shrinking of a failing case cheap
-            return wrong_input + by_formulas
-        E = sign_average(
-            lambda s: Fraction(1, M) * np.sum((impl.least_squares_store(K, W0 * s) @ K - W0 * s) ** 2), M)
-        return (E - half) ** 2
 
-    return expectation.check(ctx, _two_d_inputs(), residual, describe=lambda c: {"K": c[0], "W0": c[1]})
+def _two_d_claimed(impl, K):
+    """(1/M) sum_j (1 - h_j) by the formulas, and 1 - r_K/M by the kit's
+    reference rank: 1/2 on every key set at M = 2d, r_K = d."""
+    M = Fraction(K.shape[1]) if kit.is_exact(K) else K.shape[1]
+    return np.array([np.sum(impl.expected_error(impl.leverage_scores(K))) / M, 1 - kit.rank(K) / M])
 
 
 def _two_d_keysets(rng):
-    """Float keys at M = 2d of rank d with different leverage spreads."""
+    """Float keys at M = 2d of rank d with different leverage spreads, then
+    spherical keys in R^6 at the other loads."""
     heavy = np.zeros((3, 6))
     heavy[:2, :5] = ensembles.spherical_vectors(2, 5, rng=rng)
     heavy[2, 5] = 1.0  # one key alone in its direction: h = 1, the rest share 2
-    return [
-        ("spherical 8x16", ensembles.spherical_vectors(8, 16, rng=rng)),
-        ("cond 1e6, 6x12", ensembles.controlled_spectrum(6, 12, cond=1e6, rng=rng)),
-        ("[e1, e1, e1, e2]", linmem.to_float(_PAPER_KEYS)),
-        ("duplicated, 5 distinct in R^4, 4x8", ensembles.duplicated_keys(4, 8, n_distinct=5, rng=rng)),
-        ("one isolated key, 3x6", heavy),
-        ("non-unit [1, 3], 1x2", np.array([[1.0, 3.0]])),
-    ]
+    return [ensembles.spherical_vectors(8, 16, rng=rng), ensembles.controlled_spectrum(6, 12, cond=1e6, rng=rng),
+            linmem.to_float(_PAPER_KEYS), ensembles.duplicated_keys(4, 8, n_distinct=5, rng=rng), heavy,
+            np.array([[1.0, 3.0]])] + [ensembles.spherical_vectors(6, int(6 * load), rng=rng) for load in OTHER_LOADS]
 
 
-def _mean_error_two_d_montecarlo(ctx):
-    impl = ctx.impl
-    rng = ctx.rng("two-d-keys")
-    p = 3
-    two_d = _two_d_keysets(rng)
-    others = [(f"spherical, M/d = {load}", ensembles.spherical_vectors(6, int(6 * load), rng=rng))
-              for load in OTHER_LOADS]
-    keys = [K for _, K in two_d + others]
-    # W_LS(V) K - V = V D with D = G K - I, G = W_LS(I_M): linear in V
-    Ds = [impl.least_squares_store(K, np.eye(K.shape[1])) @ K - np.eye(K.shape[1]) for K in keys]
-    ranks = [int(np.linalg.matrix_rank(K)) for K in keys]  # LAPACK's rank, a reference
-    claimed = [0.5] * len(two_d) + [1 - r / K.shape[1] for r, K in zip(ranks[len(two_d):], keys[len(two_d):])]
+#: Key sets at M = 2d at the head of :func:`_two_d_keysets`.
+TWO_D_KEYSETS = 6
 
-    def sample(rng, size):
-        out = []
-        for D in Ds:
-            V = rng.standard_normal((size, p, D.shape[0]))
-            V /= np.linalg.norm(V, axis=1, keepdims=True)
-            R = V @ D
-            out.append(np.sum(R * R, axis=(1, 2)) / D.shape[0])
-        return np.stack(out, axis=1)
 
-    ev = montecarlo.check(ctx, sample, claimed,
-                          label="(1/M)||W_LS K - V||_F^2, spherical values in R^3, rank-d keys at M = 2d "
-                                "and spherical keys at other loads;")
-    x = [1 - r / K.shape[1] for r, K in zip(ranks, keys)]
-    mean, se = ev.data["mean"], ev.data["standard_error"]
-    k = len(two_d)
+def _two_d_plot(ev, impl, Ks):
+    x = [1 - kit.rank(K) / K.shape[1] for K in Ks]
+    mean, se, k = ev.data["mean"][0::2], ev.data["standard_error"][0::2], TWO_D_KEYSETS
     ev.data["plot"] = {
-        "title": "Mean recall error of the least-squares store against 1 - r_K/M",
-        "x_label": "1 - r_K/M",
-        "y_label": "(1/M) ||W_LS K - V||_F^2 (Monte Carlo)",
-        "xscale": "linear",
-        "yscale": "linear",
+        "title": "Mean recall error of the least-squares store against 1 - r_K/M", "x_label": "1 - r_K/M",
+        "y_label": "(1/M) ||W_LS K - V||_F^2 (Monte Carlo)", "xscale": "linear", "yscale": "linear",
         "series": [
-            {"label": f"M = 2d, r_K = d ({len(two_d)} key sets, leverage spread from none to h = 1)",
+            {"label": f"M = 2d, r_K = d ({k} key sets, leverage spread from none to h = 1)",
              "x": x[:k], "y": mean[:k], "yerr": se[:k], "style": "points"},
             {"label": "spherical keys in R^6, M/d = " + ", ".join(str(load) for load in OTHER_LOADS),
              "x": x[k:], "y": mean[k:], "yerr": se[k:], "style": "points"},
             {"label": "1 - r_K/M", "x": [0.0, 1.0], "y": [0.0, 1.0], "style": "line"},
         ],
-        "hlines": [{"y": 0.5, "label": "1/2"}],
-        "vlines": [{"x": 0.5, "label": "M = 2d"}],
+        "hlines": [{"y": 0.5, "label": "1/2"}], "vlines": [{"x": 0.5, "label": "M = 2d"}],
     }
     return ev
-
-
-def _error_one_minus_h_squared(h):
-    return 1 - h * h
 
 
 # --- cap.exchangeable-mean-leverage ---------------------------------------------------------
@@ -639,15 +417,13 @@ def _exchangeable_permutations(ctx):
     rank-deficient and duplicated keys, M < d, M = d, M > d)."""
 
     def residual(K):
-        d, M = K.shape
-        r = _sympy_rank(K)
+        M = K.shape[1]
         perms = list(itertools.permutations(range(M)))
         total = sum((ctx.impl.leverage_scores(K[:, list(s)]) for s in perms[1:]),
                     start=ctx.impl.leverage_scores(K[:, list(perms[0])]))
-        return exact_sq(total / len(perms), [Fraction(r, M)] * M)
+        return exact_sq(total / len(perms), [Fraction(kit.rank(K), M)] * M)
 
-    return expectation.check(ctx, exact_key_matrices(max_dim=3, max_count=3), residual,
-                             describe=lambda K: {"K": K})
+    return expect.check(ctx, exact_key_matrices(max_dim=3, max_count=3), residual, describe=lambda K: {"K": K})
 
 
 def _exchangeable_design(ctx):
@@ -658,7 +434,7 @@ def _exchangeable_design(ctx):
 
     def residual(design):
         d, M = design
-        basis = _exact_eye(d)
+        basis = kit.exact(np.eye(d, dtype=int))
         sums: dict[int, tuple[int, np.ndarray]] = {}
         for idx in itertools.product(range(d), repeat=M):
             h = ctx.impl.leverage_scores(basis[:, list(idx)])
@@ -667,8 +443,7 @@ def _exchangeable_design(ctx):
             sums[r] = (count + 1, acc + h)
         return sum(exact_sq(acc / count, [Fraction(r, M)] * M) for r, (count, acc) in sums.items())
 
-    return expectation.check(ctx, st.sampled_from(EXCHANGEABLE_DESIGNS), residual,
-                             describe=lambda c: {"d": c[0], "M": c[1]})
+    return expect.check(ctx, st.sampled_from(EXCHANGEABLE_DESIGNS), residual, describe=lambda c: {"d": c[0], "M": c[1]})
 
 
 def _exchangeable_montecarlo(ctx):
@@ -688,8 +463,7 @@ def _exchangeable_montecarlo(ctx):
                          for _ in range(size)])
 
     n = max(EXCHANGEABLE_MC_MIN, int(ctx.profile.mc_samples * EXCHANGEABLE_MC_SHARE))
-    return montecarlo.check(ctx, sample, claimed, n=n,
-                            label="every h_j of " + "; ".join(s[0] for s in setups) + ":")
+    return montecarlo.check(ctx, sample, claimed, n=n, label="every h_j of " + "; ".join(s[0] for s in setups) + ":")
 
 
 def _leverage_from_energy_share(K):
@@ -701,43 +475,48 @@ def _leverage_from_energy_share(K):
 #
 # With f(h) = h/(1-h) and m < 1, the tangent-line remainder is exact:
 #   f(h) - f(m) - f'(m)(h - m) = (h - m)^2 / ((1 - h)(1 - m)^2) >= 0,
-# so at m = E h, E f(h) - f(E h) = E[(h - m)^2 / ((1 - h)(1 - m)^2)] >= 0,
-# with equality only for a degenerate h.
+# so at m = E h, E f(h) - f(E h) = E[(h - m)^2 / ((1 - h)(1 - m)^2)] >= 0
+# (linmem.snr_jensen_gap), with equality only for a degenerate h.
 
 
-def _jensen_algebra(ctx):
+def _jensen_algebra(impl):
     h, m = sympy.symbols("h m", positive=True)
-    f = ctx.impl.snr
-    return symbolic.check_scalar(ctx, [
-        ("(h/(1-h))'' = 2/(1-h)^3", sympy.diff(f(h), h, 2) - 2 / (1 - h) ** 3),
-        ("tangent remainder of h/(1-h) at m is (h-m)^2/((1-h)(1-m)^2)",
-         f(h) - f(m) - sympy.diff(f(m), m) * (h - m) - (h - m) ** 2 / ((1 - h) * (1 - m) ** 2)),
-    ])
+    f = impl.snr
+    return [("(h/(1-h))'' = 2/(1-h)^3", sympy.diff(f(h), h, 2) - 2 / (1 - h) ** 3),
+            ("tangent remainder of h/(1-h) at m is (h-m)^2/((1-h)(1-m)^2)",
+             f(h) - f(m) - sympy.diff(f(m), m) * (h - m) - (h - m) ** 2 / ((1 - h) * (1 - m) ** 2))]
+
+
+def _jensen(impl, h, w):
+    """E f(h) >= f(E h) with f = impl.snr; exactly, the gap is the remainder
+    impl.snr_jensen_gap and positive unless the law is degenerate."""
+    s = np.array([impl.snr(x) for x in h]) if h.dtype == object else np.asarray(impl.snr(h), dtype=float)
+    if h.dtype != object and not np.all(np.isfinite(s)):
+        return []  # some h = 1: E[SNR] is +inf and the bound holds
+    mean_snr, m = w @ s, w @ h
+    if isinstance(m, float):
+        m = min(m, float(np.nextafter(1.0, 0.0)))
+    terms = [at_most(impl.snr(m), mean_snr)]
+    if kit.is_exact(h):
+        gap = mean_snr - impl.snr(m)
+        terms += [(gap, impl.snr_jensen_gap(h, w)), _holds(len(set(h)) == 1 or gap > 0)]
+    return terms
+
+
+def _jensen_scale(h, w):
+    """The law's size times the mean SNR and the rounding of m amplified by f'(m) = 1/(1-m)^2."""
+    m = w @ h
+    m = min(m, float(np.nextafter(1.0, 0.0))) if isinstance(m, float) else m
+    return len(h) * (abs(sum(wi * x / (1 - x) for wi, x in zip(w, h) if x < 1)) + m / (1 - m) ** 2)
 
 
 @st.composite
 def _exact_leverage_laws(draw):
     """A finite law of h in [0, 1): values k/q and positive integer weights."""
-    n = draw(st.integers(1, 6))
-    q = draw(st.integers(2, 60))
+    n, q = draw(st.integers(1, 6)), draw(st.integers(2, 60))
     hs = [Fraction(draw(st.integers(0, q - 1)), q) for _ in range(n)]
     ws = [draw(st.integers(1, 9)) for _ in range(n)]
-    total = sum(ws)
-    return hs, [Fraction(w, total) for w in ws]
-
-
-def _jensen_exact(ctx):
-    def residual(law):
-        hs, ws = law
-        f = ctx.impl.snr
-        m = sum(w * h for h, w in zip(hs, ws))
-        gap = sum(w * f(h) for h, w in zip(hs, ws)) - f(m)
-        remainder = sum(w * (h - m) ** 2 / ((1 - h) * (1 - m) ** 2) for h, w in zip(hs, ws))
-        degenerate = len(set(hs)) == 1
-        return (gap - remainder) ** 2 + int(gap < 0) + int(not degenerate and not gap > 0)
-
-    return symbolic.check_exact(ctx, _exact_leverage_laws(), residual,
-                                describe=lambda law: {"h": law[0], "weights": law[1]})
+    return kit.exact(hs), kit.exact([Fraction(w, sum(ws)) for w in ws])
 
 
 def _jensen_laws(ctx):
@@ -753,73 +532,42 @@ def _jensen_laws(ctx):
         ("degenerate at 1/3 (equality)", [third] * 3, [third] * 3),
         ("degenerate at 1 - 1e-40 (equality)", [1 - Fraction(1, 10**40)], [Fraction(1)]),
     ]
-    key_cases = [("[e1, e1, e1, e2, e2]", _fractions([[1, 1, 1, 0, 0], [0, 0, 0, 1, 1]]))]
-    key_cases += [(label, K) for label, K in precise_key_cases(ctx) if label.startswith("cond 1e20")]
+    key_cases = [("[e1, e1, e1, e2, e2]", kit.exact([[1, 1, 1, 0, 0], [0, 0, 0, 1, 1]]))]
+    key_cases += [(label, K) for label, K in precise_keys(ctx) if label.startswith("cond 1e20")]
     for label, K in key_cases:
         h = list(linmem.leverage_scores(K))  # reference: the law under test is that of h, not h itself
         if all(x < 1 for x in h):
             laws.append((f"leverage of {label}", h, [Fraction(1, len(h))] * len(h)))
-    return laws
-
-
-def _jensen_precise(ctx):
-    cases = [(label, (hs, ws)) for label, hs, ws in _jensen_laws(ctx)]
-
-    def residual(law):
-        hs, ws = ([_mpf(x) for x in xs] for xs in law)
-        f = ctx.impl.snr
-        mean_snr = sum(w * f(h) for h, w in zip(hs, ws))
-        m = sum(w * h for h, w in zip(hs, ws))
-        violation = max(mpmath.mpf(0), f(m) - mean_snr)
-        # rounding of m is amplified by f'(m) = 1/(1-m)^2
-        return violation, len(hs) * (abs(mean_snr) + m / (1 - m) ** 2)
-
-    return precise.check(ctx, cases, residual, falls=False)
+    return [(label, (kit.exact(hs), kit.exact(ws))) for label, hs, ws in laws]
 
 
 #: Leverage values at the edges of [0, 1) for the float laws.
 _EDGE_LEVERAGE = (0.0, 5e-324, 1e-300, 0.5, 1 - 1e-8, float(np.nextafter(1.0, 0.0)))
 
 
-def _jensen_property(ctx):
-    below_one = float(np.nextafter(1.0, 0.0))
-
-    @st.composite
-    def laws(draw):
-        how = draw(st.sampled_from(("explicit", "near-degenerate", "keys")))
-        if how == "keys":
-            case = draw(float_key_cases())
-            h = np.clip(ctx.impl.leverage_scores(case.K), 0.0, 1.0)
-            return case.describe(), h, np.full(len(h), 1 / len(h))
-        n = draw(st.integers(1, 8))
-        if how == "explicit":
-            value = st.one_of(st.floats(0.0, 1.0, exclude_max=True), st.sampled_from(_EDGE_LEVERAGE))
-            h = np.array([draw(value) for _ in range(n)])
-        else:
-            h0 = draw(st.one_of(st.floats(0.0, 1.0, exclude_max=True), st.sampled_from(_EDGE_LEVERAGE)))
-            step = draw(st.sampled_from((1e-15, 1e-12, 1e-8, 1e-4)))
-            h = np.clip(h0 + step * np.array([draw(st.integers(-3, 3)) for _ in range(n)]), 0.0, below_one)
-        w = np.array([draw(st.floats(1e-6, 1.0)) for _ in range(n)])
-        return how, h, w / np.sum(w)
-
-    def measure(law):
-        _, h, w = law
-        f = ctx.impl.snr
-        s = np.asarray(f(h), dtype=float)
-        if not np.all(np.isfinite(s)):
-            return 0.0  # some h = 1: E[SNR] is +inf and the bound holds
-        mean_snr = float(w @ s)
-        m = min(float(w @ h), below_one)
-        violation = max(0.0, float(f(m)) - mean_snr)
-        return scaled_residual(violation, scale=len(h) * (mean_snr + m / (1 - m) ** 2))
-
-    return prop.check(ctx, laws(), measure, describe=lambda law: {
-        "law": law[0], "h": law[1], "weights": law[2]})
+@st.composite
+def _float_laws(draw):
+    """Explicit laws (edge values included), near-degenerate laws (spread
+    1e-15 to 1e-4) and the leverage of float keys of every family."""
+    how = draw(st.sampled_from(("explicit", "near-degenerate", "keys")))
+    if how == "keys":
+        case = draw(float_key_cases())
+        h = np.clip(linmem.leverage_scores(case.K), 0.0, 1.0)  # the law's producer, not under test
+        return Case((h, np.full(len(h), 1 / len(h))), {"law": case.describe()})
+    n = draw(st.integers(1, 8))
+    value = st.one_of(st.floats(0.0, 1.0, exclude_max=True), st.sampled_from(_EDGE_LEVERAGE))
+    if how == "explicit":
+        h = np.array([draw(value) for _ in range(n)])
+    else:
+        step = draw(st.sampled_from((1e-15, 1e-12, 1e-8, 1e-4)))
+        h = np.clip(draw(value) + step * np.array([draw(st.integers(-3, 3)) for _ in range(n)]), 0.0,
+                    float(np.nextafter(1.0, 0.0)))
+    w = np.array([draw(st.floats(1e-6, 1.0)) for _ in range(n)])
+    return Case((h, w / np.sum(w)), {"law": how, "h": h.tolist(), "weights": (w / np.sum(w)).tolist()})
 
 
-def _snr_concave(h):
-    return h / (1 + h)
-
+JENSEN_INPUTS = Inputs(("h", "weights"), _exact_leverage_laws(), _jensen_laws, _float_laws(),
+                       "laws of h on [0, 1): both ends, rare leverage near 1, (near-)degenerate, leverage of keys")
 
 CLAIMS = [
     Claim(
@@ -832,38 +580,32 @@ CLAIMS = [
         assumptions=("independent uniform spherical keys", "M/d fixed (here 2), M > d, full row rank"),
         depends_on=("lev.range",),
         checks=(
-            Check("leverage-spread", EvidenceKind.SIMULATION, _spread,
+            Check("leverage-spread", EvidenceKind.SIMULATION,
+                  _pooled_sweep(lambda impl, h, d, M: np.sqrt(np.mean((h - d / M) ** 2)), "RMS of h_j - d/M"),
                   "RMS deviation of h_j from d/M falls like d^(-1/2) (fitted exponent within 0.1)"),
-            Check("snr-gap", EvidenceKind.SIMULATION, _snr_gap,
+            Check("snr-gap", EvidenceKind.SIMULATION,
+                  _pooled_sweep(lambda impl, h, d, M: np.mean(np.abs(impl.snr(h) - impl.uniform_leverage_snr(d, M))),
+                                "mean |SNR_j - d/(M-d)|"),
                   "mean gap between per-key SNR and d/(M-d) falls like d^(-1/2) (fitted exponent within 0.1)"),
         ),
         domain={"d": "d -> infinity", "M/d": [LOAD_RATIO, LOAD_RATIO]},
         negative_control=NegativeControl("uniform-leverage SNR d/M in place of d/(M-d)",
                                           {"uniform_leverage_snr": _snr_d_over_m}),
     ),
-    Claim(
-        id="cap.exact-needs-independence",
+    identity(
+        "cap.exact-needs-independence",
         title="Every choice of values is fitted exactly iff the keys are independent, so at most d keys",
         statement=(r"\big(\forall V\ \exists W:\ WK = V\big) \iff r_K = M,\qquad "
                    r"\min_W \|WK - I_M\|_F^2 = \|W_{\mathrm{LS}}K - I_M\|_F^2 = M - r_K,\qquad "
                    r"r_K = M \implies M \le d"),
-        kind=ClaimKind.IDENTITY,
         source="000, 'Recover Wang's capacity estimate'",
         assumptions=("K any real d x M matrix (any rank, duplicated keys allowed)", "values V any real p x M",
                      "V = I_M is the universal test: it fits iff every V does (W = V G)",
                      "for dependent keys a kernel vector n of K gives values n^T that no W fits"),
         depends_on=("proj.coefficient-projector", "ls.pseudoinverse-minimizer", "ls.independent-keys-exact"),
-        checks=(
-            Check("exact", EvidenceKind.SYMBOLIC, _independence_exact,
-                  "exact rationals: ||W_LS K - I||^2 = M - r_K, the consistency verdict, fit of any V "
-                  "when independent, an unfittable kernel vector when not, r_K <= d"),
-            Check("ladder", EvidenceKind.PRECISE, _independence_precise,
-                  "mpmath ladder: condition 1e20, rank-deficient, duplicated, exactly unit keys, M <, =, > d"),
-            Check("float", EvidenceKind.PROPERTY, _independence_property,
-                  "float64 over every key family, rank from LAPACK"),
-        ),
-        negative_control=NegativeControl("least-squares store built as V K^T (outer product)",
-                                          {"least_squares_store": _ls_as_outer_product}),
+        inputs=INDEPENDENCE_INPUTS, terms=_independence, scale=lambda K, V: kit.scale(K),
+        control=wrong("least-squares store built as V K^T (outer product)",
+                      least_squares_store=linmem.outer_product_store),
     ),
     Claim(
         id="cap.uniform-leverage-snr",
@@ -879,83 +621,67 @@ CLAIMS = [
                      "2 is swept by cap.uniform-leverage-accuracy)"),
         depends_on=("lev.range", "recall.snr"),
         checks=(
-            Check("algebra", EvidenceKind.SYMBOLIC, _uniform_snr_algebra,
-                  "sympy: snr(d/M) - d/(M-d) = 0"),
+            Check("algebra", EvidenceKind.SYMBOLIC, _uniform_snr_algebra, "sympy: snr(d/M) - d/(M-d) = 0"),
             Check("hadamard", EvidenceKind.SYMBOLIC, _uniform_snr_exact,
                   "exact keys with uniform leverage (Hadamard rows, mixed, signed, permuted): "
                   "h_j = d/M and SNR_j = d/(M-d)"),
-            Check("relative-gap-3/2", EvidenceKind.SIMULATION, _uniform_snr_sweep(SNR_LOADS[0]),
+            Check("relative-gap-3/2", EvidenceKind.SIMULATION,
+                  _pooled_sweep(_relative_snr_gap, "relative RMS of SNR_j - d/(M-d)", SNR_LOADS[0], CRITERION),
                   "relative RMS gap of SNR_j to d/(M-d) at M = 3d/2 falls with d"),
-            Check("relative-gap-4", EvidenceKind.SIMULATION, _uniform_snr_sweep(SNR_LOADS[1]),
+            Check("relative-gap-4", EvidenceKind.SIMULATION,
+                  _pooled_sweep(_relative_snr_gap, "relative RMS of SNR_j - d/(M-d)", SNR_LOADS[1]),
                   "relative RMS gap of SNR_j to d/(M-d) at M = 4d falls like d^(-1/2) (exponent within 0.1)"),
         ),
         negative_control=NegativeControl("uniform-leverage SNR d/(M+d), i.e. h/(1+h) at h = d/M",
                                           {"uniform_leverage_snr": _snr_plus_at_uniform}),
     ),
-    Claim(
-        id="cap.snr-threshold",
+    identity(
+        "cap.snr-threshold",
         title="The uniform-leverage SNR reaches gamma exactly when M <= d(1 + 1/gamma)",
         statement=(r"\gamma > 0,\ M > d:\quad \frac{d}{M-d} \ge \gamma \iff M \le d\Big(1 + \frac{1}{\gamma}\Big),"
                    r"\qquad \frac{d}{M-d} - \gamma = \frac{\gamma\,\big(d(1+1/\gamma) - M\big)}{M-d}"),
-        kind=ClaimKind.IDENTITY,
         source="000, 'Recover Wang's capacity estimate'",
         assumptions=("gamma > 0", "M > d > 0 (the domain of d/(M-d)); M and d may be any reals, "
                      "integer counts included"),
         depends_on=("cap.uniform-leverage-snr",),
-        checks=(
-            Check("algebra", EvidenceKind.SYMBOLIC, _threshold_algebra,
-                  "sympy: the factorisation through M_cap - M, and SNR = gamma at M_cap"),
-            Check("exact", EvidenceKind.SYMBOLIC, _threshold_exact,
-                  "exact rationals: the equivalence at integer and rational M next to and on the boundary"),
-            Check("ladder", EvidenceKind.PRECISE, _threshold_precise,
-                  "mpmath: gamma from 1e-30 to 1e30, d up to 1e20, M at relative 1e-12 either side"),
-            Check("float", EvidenceKind.PROPERTY, _threshold_property,
-                  "float64: boundary recovery and the equivalence, M steered to the boundary"),
-        ),
-        negative_control=NegativeControl("capacity d(1 + gamma) in place of d(1 + 1/gamma) (equal at gamma = 1)",
-                                          {"snr_capacity": _capacity_one_plus_gamma}),
+        inputs=THRESHOLD_INPUTS, terms=_threshold, scale=lambda d, gamma, M: 1 + gamma,
+        algebra=lambda impl: (lambda d, M, g: [
+            ("d/(M-d) - gamma = gamma (M_cap - M)/(M - d)",
+             impl.uniform_leverage_snr(d, M) - g - g * (impl.snr_capacity(d, g) - M) / (M - d)),
+            ("the SNR at M_cap is gamma", impl.uniform_leverage_snr(d, impl.snr_capacity(d, g)) - g),
+        ])(*sympy.symbols("d M gamma", positive=True)),
+        control=wrong("capacity d(1 + gamma) in place of d(1 + 1/gamma) (equal at gamma = 1)",
+                      snr_capacity=lambda d, gamma: d * (1 + gamma)),
     ),
-    Claim(
-        id="cap.two-d",
+    identity(
+        "cap.two-d",
         title="Unit SNR threshold gives the capacity M = 2d",
         statement=(r"\gamma = 1:\quad d\Big(1 + \frac{1}{\gamma}\Big) = 2d,\qquad "
                    r"\frac{d}{2d - d} = \frac{1/2}{1 - 1/2} = 1"),
-        kind=ClaimKind.IDENTITY,
         source="000, 'Recover Wang's capacity estimate' (boxed M = 2d)",
         assumptions=("d > 0", "uniform leverage d/M, so h_j = 1/2 at M = 2d"),
         depends_on=("cap.snr-threshold",),
-        checks=(
-            Check("algebra", EvidenceKind.SYMBOLIC, _two_d_algebra,
-                  "sympy: capacity 2d at gamma = 1, SNR 1 at M = 2d and at h = 1/2"),
-            Check("exact", EvidenceKind.SYMBOLIC, _two_d_exact,
-                  "exact rationals, d up to 1e30: the same, and the decision flips at M = 2d"),
-            Check("ladder", EvidenceKind.PRECISE, _two_d_precise, "mpmath, d from 1 to 1e40"),
-            Check("float", EvidenceKind.PROPERTY, _two_d_property, "float64, d from 1 to 2^52 and beyond"),
-        ),
-        negative_control=NegativeControl("capacity d/gamma (the d term dropped)",
-                                          {"snr_capacity": _capacity_d_over_gamma}),
+        inputs=TWO_D_INPUTS, terms=_two_d, scale=lambda d: 4,
+        algebra=lambda impl: (lambda d: [
+            ("capacity at gamma = 1 is 2d", impl.snr_capacity(d, sympy.Integer(1)) - 2 * d),
+            ("SNR d/(M-d) at M = 2d is 1", impl.uniform_leverage_snr(d, 2 * d) - 1),
+            ("uniform leverage at M = 2d is 1/2, whose SNR is 1", impl.snr(sympy.Rational(1, 2)) - 1),
+        ])(sympy.Symbol("d", positive=True)),
+        control=wrong("capacity d/gamma (the d term dropped)", snr_capacity=lambda d, gamma: d / gamma),
     ),
-    Claim(
-        id="cap.mean-error-at-two-d",
+    expectation(
+        "cap.mean-error-at-two-d",
         title="At M = 2d with r_K = d the mean expected error is exactly 1/2, whatever the leverage spread",
         statement=(r"M = 2d,\ r_K = d:\quad \frac{1}{M}\,\mathbb{E}_V \|W_{\mathrm{LS}}K - V\|_F^2 "
                    r"= \frac{1}{M}\sum_j (1 - h_j) = 1 - \frac{d}{2d} = \frac12"),
-        kind=ClaimKind.EXPECTATION,
         source="000, App. E; App. F",
         assumptions=("values independent of each other and of K, zero-mean, unit-norm (E[V^T V] = I_M)",
                      "K fixed, d x 2d, rank d; keys need not be unit and leverage need not be uniform"),
         depends_on=("recall.mean-error",),
-        checks=(
-            Check("algebra", EvidenceKind.SYMBOLIC, _mean_error_two_d_algebra,
-                  "sympy, d = 3: the mean of 1 - h_j is 1/2 for every spread with sum h_j = d"),
-            Check("enumeration", EvidenceKind.EXPECTATION, _mean_error_two_d_exact,
-                  "exact expectation over random signs, rank-d keys with uneven leverage at M = 2d"),
-            Check("montecarlo", EvidenceKind.MONTECARLO, _mean_error_two_d_montecarlo,
-                  "spherical values; six key sets at M = 2d with different leverage spreads, "
-                  "and 1 - r_K/M at other loads"),
-        ),
-        negative_control=NegativeControl("per-key error 1 - h_j^2 (not linear in h, so the spread would matter)",
-                                          {"expected_error": _error_one_minus_h_squared}),
+        keys=st.one_of(st.just(_PAPER_KEYS), rank_d_keys_at_two_d()), mc_keys=_two_d_keysets,
+        quantity=_two_d_mean_error, claimed=_two_d_claimed, algebra=_mean_error_two_d_algebra, finish=_two_d_plot,
+        control=wrong("per-key error 1 - h_j^2 (not linear in h, so the spread would matter)",
+                      expected_error=lambda h: 1 - h * h),
     ),
     Claim(
         id="cap.exchangeable-mean-leverage",
@@ -980,28 +706,20 @@ CLAIMS = [
             "leverage as the key's share of ||K||_F^2 times min(d, M) (blind to rank deficiency)",
             {"leverage_scores": _leverage_from_energy_share}),
     ),
-    Claim(
-        id="cap.jensen-gap",
+    inequality(
+        "cap.jensen-gap",
         title="The mean SNR is at least the SNR of the mean leverage (h/(1-h) is convex)",
         statement=(r"h \in [0,1):\quad \frac{d^2}{dh^2}\frac{h}{1-h} = \frac{2}{(1-h)^3} > 0,\qquad "
                    r"\mathbb{E}\Big[\frac{h}{1-h}\Big] - \frac{\mathbb{E}h}{1 - \mathbb{E}h} "
                    r"= \mathbb{E}\Big[\frac{(h - \mathbb{E}h)^2}{(1-h)(1-\mathbb{E}h)^2}\Big] \ge 0"),
-        kind=ClaimKind.INEQUALITY,
         source="000, App. E (ours: the convexity bound)",
         assumptions=("any law of h on [0, 1) (h = 1 makes E[SNR] infinite and the bound trivial)",
                      "equality iff h is almost surely constant"),
         depends_on=("lev.range", "recall.snr"),
-        checks=(
-            Check("convexity", EvidenceKind.SYMBOLIC, _jensen_algebra,
-                  "sympy: second derivative 2/(1-h)^3 and the exact tangent-line remainder"),
-            Check("exact", EvidenceKind.SYMBOLIC, _jensen_exact,
-                  "exact rationals: gap = E[(h-m)^2/((1-h)(1-m)^2)], >= 0, > 0 unless degenerate"),
-            Check("ladder", EvidenceKind.PRECISE, _jensen_precise,
-                  "mpmath: laws at the ends of [0, 1), rare leverage near 1, degenerate and "
-                  "near-degenerate laws, leverage of exact keys"),
-            Check("float", EvidenceKind.PROPERTY, _jensen_property,
-                  "float64: explicit, near-degenerate and key-derived laws, steered to the worst violation"),
-        ),
-        negative_control=NegativeControl("SNR h/(1+h) (concave) in place of h/(1-h)", {"snr": _snr_concave}),
+        inputs=JENSEN_INPUTS, terms=_jensen, scale=_jensen_scale, falls=False,
+        extra_checks=(Check("convexity", EvidenceKind.SYMBOLIC,
+                            lambda ctx: symbolic.check_scalar(ctx, _jensen_algebra(ctx.impl)),
+                            "sympy: second derivative 2/(1-h)^3 and the exact tangent-line remainder"),),
+        control=wrong("SNR h/(1+h) (concave) in place of h/(1-h)", snr=lambda h: h / (1 + h)),
     ),
 ]
