@@ -437,6 +437,68 @@ def test_cutting_plane_agrees_with_the_dense_lp_on_every_small_instance(case):
         learn.gordan_certificate(V, U, method="dense").separable)
 
 
+@settings(max_examples=30, deadline=None)
+@given(lp_instances())
+def test_cutting_plane_from_the_soft_min_start_agrees_with_the_dense_lp(case):
+    # the size rule keeps these small instances on the correlation start; force the other one
+    V, U = case
+    dense = learn.max_margin_memory(V, U, method="dense")
+    cp = learn._cutting_plane_max_margin(V, U, start="soft-min")[0]
+    scale = 1.0 + float(np.max(np.abs(learn._comparison_rows(V, U)[0])))
+    assert abs(cp.margin - dense.margin) <= 10 * learn.LP_FEASIBILITY_TOL * scale
+    assert_optimal(cp, V, U)
+
+
+@pytest.mark.parametrize("d, n, seed", [(12, 40, 1), (16, 60, 0)])
+def test_both_cutting_plane_starts_reach_one_optimum(d, n, seed):
+    V, U = gaussian_pairs(d, n, seed)
+    assert n * (n - 1) * d * d > learn.CUTTING_PLANE_START_ENTRIES  # auto takes the soft-min start
+    soft = learn._cutting_plane_max_margin(V, U)[0]
+    corr = learn._cutting_plane_max_margin(V, U, start="correlation")[0]
+    assert abs(soft.margin - corr.margin) <= 10 * learn.LP_FEASIBILITY_TOL
+    assert soft.rounds < corr.rounds
+    assert_optimal(soft, V, U)
+
+
+def test_soft_min_gradient_matches_finite_differences_across_row_blocks(monkeypatch):
+    from scipy.optimize import approx_fprime
+
+    monkeypatch.setattr(learn, "DEFAULT_CHUNK_ROWS", 3)  # several blocks, combined by their log-sum-exps
+    rng = np.random.default_rng(SEED)
+    V, U = rng.standard_normal((3, 10)), rng.standard_normal((2, 10))
+    fun = learn._soft_min_value_grad(V, U, 4.0)
+    x = rng.uniform(-1, 1, size=6)
+    W = x.reshape(2, 3)
+    S = V.T @ W.T @ U
+    gaps = (np.diag(S)[:, None] - S)[~np.eye(10, dtype=bool)]
+    value, grad = fun(x)
+    assert value == pytest.approx(np.log(np.exp(-4.0 * gaps).sum()) / 4.0, rel=1e-12)
+    np.testing.assert_allclose(grad, approx_fprime(x, lambda y: fun(y)[0], 1e-7), atol=1e-5)
+
+
+def test_soft_min_memory_stays_in_the_box_and_beats_the_correlation_memory():
+    V, U = gaussian_pairs(8, 30, 3)
+    W = learn._soft_min_memory(V, U)
+    assert np.abs(W).max() <= learn.MAX_MARGIN_BOX
+    C = U @ V.T
+    C = C / np.abs(C).max()
+    assert direct_comparisons(W, V, U).min() > direct_comparisons(C, V, U).min()
+    assert not learn._soft_min_memory(np.zeros((3, 5)), U[:, :5]).any()
+
+
+@pytest.mark.parametrize("chunk", [1, 4, 256])
+def test_smallest_gaps_are_the_k_smallest_over_all_blocks(monkeypatch, chunk):
+    monkeypatch.setattr(learn, "DEFAULT_CHUNK_ROWS", chunk)
+    rng = np.random.default_rng(SEED)
+    V, U, W = rng.standard_normal((4, 12)), rng.standard_normal((3, 12)), rng.standard_normal((3, 4))
+    gaps = np.array([[(U[:, i] - U[:, j]) @ W @ V[:, i] for j in range(12)] for i in range(12)])
+    np.fill_diagonal(gaps, np.inf)
+    for k in (1, 17, 12 * 11, 500):
+        I, J = learn._smallest_gaps(W, V, U, k)
+        assert I.size == min(k, 132) and len(set(zip(I, J))) == I.size and np.all(I != J)
+        assert np.sort(gaps[I, J]) == pytest.approx(np.sort(gaps, axis=None)[:I.size])
+
+
 def test_cutting_plane_never_forms_the_dense_rows(monkeypatch):
     def refuse(V, U):
         raise AssertionError("the dense comparison rows were formed")
