@@ -37,13 +37,14 @@ from scipy.special import betainc
 
 from linmem import ensembles
 from theorems import kit
-from theorems.evidence import counterexample, montecarlo, precise, simulation, symbolic
+from theorems.evidence import montecarlo, precise, simulation, symbolic
 from theorems.evidence import expectation as enumeration
 from theorems.evidence import property as prop
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
 from theorems.residuals import exact_sq
 from theorems.strategies import exact_unit_key_matrices, unit_keys
-from theorems.templates import MC_VALUE_DIM, expectation, identity, sweep_check, wrong
+from theorems.templates import (MC_VALUE_DIM, counterexample, expectation, identity, sweep_check, witness_check,
+                                wrong)
 from theorems.tolerance import scaled_residual
 
 __all__ = [
@@ -224,15 +225,21 @@ def _pair_second_moment(impl, d):
 # --- sph.second-moment -------------------------------------------------------
 
 
+def _moment_defect(design: _Design, scatter=None):
+    """||E k||^2 + ||E k k^T - I/d||^2 of a design, exactly; ``scatter`` is
+    its second moment when computed elsewhere (default (D w) D^T)."""
+    D = _matrix(design.points)
+    w = np.array(design.weights, dtype=object)
+    scatter = (D * w) @ D.T if scatter is None else scatter
+    return exact_sq(D @ w, np.zeros(design.d, dtype=int)) + exact_sq(scatter, _inverse_identity(design.d))
+
+
 def _second_moment_exact(ctx):
     def residual(design: _Design):
-        D = _matrix(design.points)
-        w = np.array(design.weights, dtype=object)
-        mean = D @ w
         # sum_n w_n k_n k_n^T is the outer-product store of the design's
         # points, each stored with itself as value (scaled by its weight)
-        scatter = ctx.impl.outer_product_store(D, D * w)
-        return exact_sq(mean, np.zeros(design.d, dtype=int)) + exact_sq(scatter, _inverse_identity(design.d))
+        D = _matrix(design.points)
+        return _moment_defect(design, ctx.impl.outer_product_store(D, D * np.array(design.weights, dtype=object)))
 
     return enumeration.check(ctx, _designs(), residual, describe=_Design.describe)
 
@@ -579,7 +586,7 @@ def _op_spherical_montecarlo(ctx):
         for d, M in _OP_MC_SHAPES:
             K, V = kit.spherical_batch(rng, size, d, M), kit.spherical_batch(rng, size, MC_VALUE_DIM, M)
             # the store W_OP = V K^T of every sample, batched, then its recall at every key
-            R = V @ (K.transpose(0, 2, 1) @ K) - V
+            R = (V @ K.transpose(0, 2, 1)) @ K - V
             err = np.mean(np.sum(R * R, axis=1), axis=1)
             out += [err, err]
         return np.stack(out, axis=1)
@@ -620,67 +627,40 @@ def _ratio_moments(impl, design: _Design, M: int):
 _RATIO_SPECS = (("plane", 2), ("plane", 3))
 
 
-def _not_mean_witness(ctx):
-    impl = ctx.impl
+def _ratio_differs(impl, spec) -> bool:
+    """The search's condition: E[1/X_j] is not d/(M-1) for some j (or is infinite)."""
+    _, Einv, _ = _ratio_moments(impl, _build((spec[0], None)), spec[1])
+    snr = impl.op_spherical_snr(Fraction(_build((spec[0], None)).d), Fraction(spec[1]))
+    return Einv is None or any(e != snr for e in Einv)
 
-    def moments(spec):
-        return _ratio_moments(impl, _build((spec[0], None)), spec[1])
 
-    def find(ctx):
-        def differs(spec):
-            _, Einv, _ = moments(spec)
-            snr = impl.op_spherical_snr(Fraction(_build((spec[0], None)).d), Fraction(spec[1]))
-            return Einv is None or any(e != snr for e in Einv)
-
-        return counterexample.search(ctx, st.sampled_from(_RATIO_SPECS), differs)
-
-    def verify(spec):
-        design, M = _build((spec[0], None)), spec[1]
-        D = _matrix(design.points)
-        w = np.array(design.weights, dtype=object)
-        same_moments = exact_sq(D @ w, np.zeros(design.d, dtype=int)) + exact_sq(
-            (D * w) @ D.T, _inverse_identity(design.d)) == 0
-        EX, Einv, values = moments(spec)
-        snr = impl.op_spherical_snr(Fraction(design.d), Fraction(M))
-        holds = (
-            same_moments  # the sphere's first two moments
-            and all(x * snr == 1 for x in EX)  # d/(M-1) is unit power over the averaged power
-            and Einv is not None  # X_j > 0 always, so E[1/X_j] is a finite rational
-            and len(values) > 1  # X_j not constant: Jensen is strict
-            and all(e > snr for e in Einv)
-        )
-        gap = min(e - snr for e in Einv) if Einv is not None else math.inf
-        return holds, gap
-
-    return counterexample.check(
-        ctx, find, verify,
-        describe=lambda s: {"design": s[0], "M": s[1]},
-        how=("found by a Hypothesis search over finite designs with the sphere's first two moments and "
-             "no orthogonal pair, shrunk; E[X_j] and E[1/X_j] enumerated exactly"),
+def _ratio_witness_holds(impl, spec):
+    design, M = _build((spec[0], None)), spec[1]
+    EX, Einv, values = _ratio_moments(impl, design, M)
+    snr = impl.op_spherical_snr(Fraction(design.d), Fraction(M))
+    holds = (
+        _moment_defect(design) == 0  # the sphere's first two moments
+        and all(x * snr == 1 for x in EX)  # d/(M-1) is unit power over the averaged power
+        and Einv is not None  # X_j > 0 always, so E[1/X_j] is a finite rational
+        and len(values) > 1  # X_j not constant: Jensen is strict
+        and all(e > snr for e in Einv)
     )
+    return holds, (min(e - snr for e in Einv) if Einv is not None else math.inf)
 
 
-def _sphere_witness(ctx):
+def _sphere_witness_holds(impl, witness):
     """Truly spherical keys, M = 2, d = 3: c = k_1^T k_2 has density
     proportional to (1 - c^2)^((d-3)/2), uniform on [-1, 1] for d = 3
     (Archimedes). Then E[c^2] = 1/3 = 1/SNR_OP while E[1/c^2] diverges."""
-    impl = ctx.impl
+    d, M = witness
     c = sympy.Symbol("c", positive=True)
-
-    def verify(witness):
-        d, M = witness
-        shape = (1 - c**2) ** sympy.Rational(d - 3, 2)
-        density = shape / (2 * sympy.integrate(shape, (c, 0, 1)))  # even in c: integrate over [0, 1] twice
-        mean_power = 2 * sympy.integrate(c**2 * density, (c, 0, 1))
-        mean_ratio = 2 * sympy.integrate(density / c**2, (c, 0, 1))
-        snr = impl.op_spherical_snr(sympy.Integer(d), sympy.Integer(M))
-        holds = sympy.simplify(mean_power * snr - 1) == 0 and mean_ratio == sympy.oo
-        return holds, (math.inf if mean_ratio == sympy.oo else float(mean_ratio - snr))
-
-    return counterexample.check(
-        ctx, lambda ctx: (3, 2), verify, describe=lambda w: {"d": w[0], "M": w[1]},
-        how="constructed: spherical keys in R^3, M = 2; sympy integrates the exact inner-product law",
-    )
+    shape = (1 - c**2) ** sympy.Rational(d - 3, 2)
+    density = shape / (2 * sympy.integrate(shape, (c, 0, 1)))  # even in c: integrate over [0, 1] twice
+    mean_power = 2 * sympy.integrate(c**2 * density, (c, 0, 1))
+    mean_ratio = 2 * sympy.integrate(density / c**2, (c, 0, 1))
+    snr = impl.op_spherical_snr(sympy.Integer(d), sympy.Integer(M))
+    holds = sympy.simplify(mean_power * snr - 1) == 0 and mean_ratio == sympy.oo
+    return holds, (math.inf if mean_ratio == sympy.oo else float(mean_ratio - snr))
 
 
 def _snr_counting_self(d, M):
@@ -807,12 +787,11 @@ CLAIMS = [
         negative_control=NegativeControl("OP error M/d (the key counted among its own interferers)",
                                           {"op_spherical_error": _error_counting_self}),
     ),
-    Claim(
-        id="op.snr-not-mean-of-ratio",
+    counterexample(
+        "op.snr-not-mean-of-ratio",
         title="d/(M-1) is a ratio of averaged powers, not the key-average of the conditional SNR (d >= 2)",
         statement=(r"X_j = \sum_{i \ne j}(k_i^{\top}k_j)^2:\quad \frac{1}{\mathbb{E}X_j} = \frac{d}{M-1}"
                    r" \ne \mathbb{E}\Bigl[\frac{1}{X_j}\Bigr]"),
-        kind=ClaimKind.COUNTEREXAMPLE,
         source="000, App. E",
         assumptions=(
             "d >= 2 and M >= 2: at d = 1 the keys are ±1, X_j = M - 1 is constant and the two coincide",
@@ -823,13 +802,15 @@ CLAIMS = [
             "E[1/X_j] is infinite",
         ),
         depends_on=("op.spherical-error",),
-        checks=(
-            Check("witness", EvidenceKind.COUNTEREXAMPLE, _not_mean_witness,
-                  "minimal design and M; moments, E[X_j] and E[1/X_j] exact"),
-            Check("sphere", EvidenceKind.COUNTEREXAMPLE, _sphere_witness,
-                  "spherical keys, d = 3, M = 2: E[X_j] = 1/3 exactly, E[1/X_j] infinite"),
-        ),
-        negative_control=NegativeControl("SNR_OP = d/M (the key counted among its own interferers)",
-                                          {"op_spherical_snr": _snr_counting_self}),
+        about="minimal design and M; moments, E[X_j] and E[1/X_j] exact",
+        how=("found by a Hypothesis search over finite designs with the sphere's first two moments and "
+             "no orthogonal pair, shrunk; E[X_j] and E[1/X_j] enumerated exactly"),
+        search=st.sampled_from(_RATIO_SPECS), found=_ratio_differs, verify=_ratio_witness_holds,
+        describe=lambda s: {"design": s[0], "M": s[1]},
+        extra_checks=(witness_check(
+            name="sphere", about="spherical keys, d = 3, M = 2: E[X_j] = 1/3 exactly, E[1/X_j] infinite",
+            how="constructed: spherical keys in R^3, M = 2; sympy integrates the exact inner-product law",
+            witness=lambda ctx: (3, 2), verify=_sphere_witness_holds, describe=lambda w: {"d": w[0], "M": w[1]}),),
+        control=wrong("SNR_OP = d/M (the key counted among its own interferers)", op_spherical_snr=_snr_counting_self),
     ),
 ]
