@@ -79,7 +79,7 @@ def _precise_pairs(ctx, *, unit: bool) -> list[tuple[str, tuple]]:
         p = 1 + i % 3
         v = kit.exact(rng.integers(-3, 4, p)) * kit.exact([10**15, 1, Fraction(1, 10**15)][:p])
         v[0] += 1  # never the zero value
-        cases.append((f"{label}, p = {p}", (k, v, kit.exact(rng.integers(-3, 4, (p, len(k)))))))
+        cases.append((f"{label}, p = {p}", (k, v, kit.integer_array(rng, (p, len(k))))))
     return cases
 
 
@@ -129,20 +129,17 @@ def _pair(impl, k, v, C, *, unit: bool):
 # --- sums of outer products and their recall -----------------------------------------
 
 
-def _outer_sum(K, V):
-    """``sum_i v_i k_i^T``, one outer product at a time (the reference)."""
-    return sum((np.outer(V[:, i], K[:, i]) for i in range(1, K.shape[1])), start=np.outer(V[:, 0], K[:, 0]))
-
-
-def _single_pair_sum(impl, K, V):
-    return sum((impl.single_pair_store(K[:, i], V[:, i]) for i in range(1, K.shape[1])),
-               start=impl.single_pair_store(K[:, 0], V[:, 0]))
+def _pair_sum(store, K, V):
+    """``sum_i store(k_i, v_i)``, one pair at a time."""
+    return sum((store(K[:, i], V[:, i]) for i in range(1, K.shape[1])), start=store(K[:, 0], V[:, 0]))
 
 
 def _sum_of_outer(impl, K, V, unit):
     W = impl.outer_product_store(K, V)
-    # for unit keys adding the single-pair minimum-norm solutions gives the same matrix
-    return [(W, _outer_sum(K, V))] + ([(W, _single_pair_sum(impl, K, V))] if unit else [])
+    # the reference sum of v_i k_i^T; for unit keys adding the single-pair
+    # minimum-norm solutions gives the same matrix
+    reference = [(W, _pair_sum(lambda k, v: np.outer(v, k), K, V))]
+    return reference + ([(W, _pair_sum(impl.single_pair_store, K, V))] if unit else [])
 
 
 def _with_unit_flag(unit: bool):
