@@ -9,6 +9,7 @@ from fractions import Fraction
 import numpy as np
 
 from linmem import ensembles
+from theorems import kit
 from theorems.model import Context
 
 __all__ = ["precise_key_cases", "precise_values"]
@@ -35,8 +36,7 @@ def precise_key_cases(ctx: Context, *, unit: bool = False) -> list[tuple[str, np
         else:
             base = rng.integers(-3, 4, size=(d, max(top - 1, 1)))
             base[0, np.all(base == 0, axis=0)] = 1
-            K = np.array(base[:, rng.integers(0, base.shape[1], M)], dtype=object)
-            K = np.vectorize(Fraction, otypes=[object])(K)
+            K = kit.exact(base[:, rng.integers(0, base.shape[1], M)])
             label = f"duplicated integer keys, {d}x{M}"
         if unit:
             K = _rational_unit_columns(K, rng)
@@ -76,4 +76,4 @@ def _rational_unit_columns(K: np.ndarray, rng) -> np.ndarray:
 def precise_values(K: np.ndarray, ctx: Context, p: int = 3) -> np.ndarray:
     """Integer values p x M (exact) for a key matrix."""
     rng = ctx.rng("precise-values")
-    return np.vectorize(Fraction, otypes=[object])(rng.integers(-3, 4, size=(p, K.shape[1])))
+    return kit.exact(rng.integers(-3, 4, size=(p, K.shape[1])))
