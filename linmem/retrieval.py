@@ -23,20 +23,30 @@ the construction and the gap bound).
 In the examples ``W`` and ``keys`` are identities, so ``S`` is the
 ``targets`` matrix itself.
 
+The scales of the top-1 problem close the module: the exact variances of
+the CMM scores, the mean of a Gaussian maximum (the extreme-value cost),
+the second-order threshold and where CMM's bound meets a loose one. These
+scalar formulas take integers (exact results), floats, mpmath numbers or
+sympy expressions.
+
 Source: seed 004 (top-1 retrieval, correlation matrix memory, TAM and its
-exponential smoothing). Everything here works in float64; mpmath and exact
-object arrays are refused.
+exponential smoothing). The score functions work in float64; mpmath and
+exact object arrays are refused.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from collections.abc import Callable, Iterator
+from fractions import Fraction
 from typing import Any
 
+import mpmath
 import numpy as np
-from scipy.special import expit
+from scipy import integrate
+from scipy.special import expit, log_ndtr
 
 from linmem._validation import (
     as_matrix,
@@ -44,7 +54,7 @@ from linmem._validation import (
     check_positive_int,
     check_same_count,
 )
-from linmem.tolerances import working_eps
+from linmem.tolerances import QUADRATURE_RTOL, QUADRATURE_SUBDIVISIONS, working_eps
 
 __all__ = [
     "DEFAULT_CHUNK_ROWS",
@@ -52,9 +62,14 @@ __all__ = [
     "SMOOTHING_TOL_ULPS",
     "all_retrieved",
     "cmm",
+    "competitor_variance",
+    "expected_gaussian_maximum",
+    "loose_bound_crossover",
     "margins",
+    "matched_variance",
     "percentile_rank",
     "scores",
+    "second_order_crossing",
     "smoothed_topk_average",
     "smoothed_topk_gap_bound",
     "tam_margins",
@@ -509,3 +524,146 @@ def tam_margins(
         top = np.partition(block, n - k, axis=1)[:, n - k :]
         out[start : start + block.shape[0]] = matched - top.sum(axis=1) / k
     return out
+
+
+# --------------------------------------------------------------------------
+# scales of the CMM scores and of the top-1 thresholds (004)
+# --------------------------------------------------------------------------
+
+
+def _is_symbolic(x: Any) -> bool:
+    return type(x).__module__.split(".")[0] == "sympy"
+
+
+def _size_argument(x: Any, name: str, minimum: int) -> Any:
+    """``n`` or ``d`` of a moment formula: an integer >= ``minimum``, a real
+    >= ``minimum`` (finite), or a sympy expression (left to sympy)."""
+    if _is_symbolic(x):
+        return x
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise TypeError(f"{name} must be a number or a sympy expression, got {type(x).__name__} {x!r}")
+    if isinstance(x, numbers.Integral):
+        if x < minimum:
+            raise ValueError(f"{name} must be an integer >= {minimum}, got {x}")
+        return int(x)
+    if not (math.isfinite(x) and x >= minimum):
+        raise ValueError(f"{name} must be a finite number >= {minimum}, got {x}")
+    return x
+
+
+def _score_moment(n: Any, d: Any, n_min: int, d_coef: int, const: int) -> Any:
+    n, d = _size_argument(n, "n", n_min), _size_argument(d, "d", 1)
+    if isinstance(n, int) and isinstance(d, int):
+        return Fraction(n + d_coef * d + const, d * d)
+    return (n + d_coef * d + const) / (d * d)
+
+
+def competitor_variance(n: Any, d: Any) -> Any:
+    """Exact variance of a CMM competitor score, ``Var S_ij = (n + 2d + 2) / d^2``.
+
+    ``S_ij = u_j^T W v_i`` (``j != i``) for ``W = sum_l u_l v_l^T`` and ``n``
+    pairs of keys and targets i.i.d. ``N(0, I_d / d)``; its mean is 0. Of
+    the three kinds of term of ``S_ij``, ``(u_j.u_i)|v_i|^2``,
+    ``|u_j|^2 (v_j.v_i)`` and ``(u_j.u_l)(v_l.v_i)`` (``l != i, j``),
+    uncorrelated, the first two give ``2 (1/d)(1 + 2/d)`` and the others
+    ``(n - 2) / d^2``. The standard deviation is about ``sqrt(n) / d`` only
+    when ``n >> d``. Integers give an exact ``Fraction``, other reals a float
+    (or an mpmath number), sympy expressions an expression.
+
+    Source: 004 (the competitor scale of the extreme-value heuristic).
+
+    >>> competitor_variance(2, 1)
+    Fraction(6, 1)
+    >>> competitor_variance(1000, 10.0)
+    10.22
+    """
+    return _score_moment(n, d, 2, 2, 2)
+
+
+def matched_variance(n: Any, d: Any) -> Any:
+    """Exact variance of a CMM matched score, ``Var S_ii = (n + 4d + 3) / d^2``.
+
+    Same setting as :func:`competitor_variance`; ``E S_ii = 1``. The own
+    term ``|u_i|^2 |v_i|^2`` has variance ``(1 + 2/d)^2 - 1`` and each of the
+    ``n - 1`` others ``1 / d^2``.
+
+    Source: 004 (the matched score of order one).
+
+    >>> matched_variance(2, 1)
+    Fraction(9, 1)
+    """
+    return _score_moment(n, d, 1, 4, 3)
+
+
+def loose_bound_crossover(C: Any) -> Any:
+    """Where ``8 n ln n`` meets ``C n (ln n)^4`` (``n > 1``): ``n* = exp(2 C^(-1/3))``.
+
+    ``8 n ln n - C n ln^4 n = n ln n (8 - C ln^3 n)`` changes sign once, at
+    ``ln n = 2 C^(-1/3)``: below ``n*`` the CMM bound ``8 n ln n`` is the
+    larger, above it the smaller. Floats and integers give a float, mpmath
+    numbers an mpmath number at the working precision, sympy expressions an
+    expression.
+
+    Source: 004 (table: d^2 >= C n (log n)^4 against CMM's 8 n log n).
+
+    >>> round(loose_bound_crossover(1), 6)  # e^2
+    7.389056
+    """
+    if _is_symbolic(C):
+        import sympy
+
+        return sympy.exp(2 * C ** sympy.Rational(-1, 3))
+    if isinstance(C, mpmath.mpf):
+        if not (mpmath.isfinite(C) and C > 0):
+            raise ValueError(f"C must be a finite number > 0, got {C}")
+        return mpmath.exp(2 * C ** (-mpmath.mpf(1) / 3))
+    return math.exp(2 * _check_positive_real(C, "C") ** (-1.0 / 3.0))
+
+
+def expected_gaussian_maximum(m: int) -> float:
+    """``E max`` of ``m`` i.i.d. standard normals, by quadrature.
+
+    ``E max = int_0^inf (1 - Phi(x)^m) dx - int_-inf^0 Phi(x)^m dx``, with
+    ``Phi^m = exp(m log Phi)`` evaluated through ``log_ndtr`` (no underflow)
+    and the upper integral split at ``sqrt(2 ln m)``, where the integrand
+    falls from 1 to 0. Relative accuracy
+    :data:`linmem.tolerances.QUADRATURE_RTOL`. It grows like
+    ``sqrt(2 ln m)`` with a relative deficit of order ``ln ln m / ln m``.
+
+    Source: 004 (the log n factor as an extreme-value cost).
+
+    >>> expected_gaussian_maximum(1)
+    0.0
+    >>> round(expected_gaussian_maximum(2), 12) == round(1 / math.sqrt(math.pi), 12)
+    True
+    """
+    m = check_positive_int(m, "m")
+    tail = lambda x: -np.expm1(m * log_ndtr(x))  # noqa: E731
+    body = lambda x: np.exp(m * log_ndtr(x))  # noqa: E731
+    split = math.sqrt(2 * math.log(max(m, 2)))
+    opts = dict(limit=QUADRATURE_SUBDIVISIONS, epsabs=0.0, epsrel=QUADRATURE_RTOL)
+    with warnings.catch_warnings():
+        # a roundoff notice from quad would only restate its error estimate
+        warnings.simplefilter("ignore", integrate.IntegrationWarning)
+        upper = integrate.quad(tail, 0, split, **opts)[0] + integrate.quad(tail, split, np.inf, **opts)[0]
+        lower = integrate.quad(body, -np.inf, 0, **opts)[0]
+    return 0.0 if m == 1 else upper - lower
+
+
+def second_order_crossing(n: float) -> float:
+    """The conjectured finite-size top-1 threshold ``2 - 3 ln ln n / ln n``.
+
+    The load ratio ``d^2 / (n ln n)`` at which some linear memory retrieves
+    all ``n`` pairs with probability 1/2, to second order; it tends to
+    :data:`linmem.capacity.OPTIMAL_TOP1_CONSTANT` = 2 only as ``n -> inf``
+    and is about 0.9 for ``n`` = 5..40. Needs ``n > 1``.
+
+    Source: 004 (the second-order correction to the threshold 2, conjectured).
+
+    >>> round(second_order_crossing(math.e ** math.e), 6)
+    0.896362
+    """
+    n = _check_positive_real(n, "n")
+    if not n > 1:
+        raise ValueError(f"n must be > 1 (ln ln n is undefined otherwise), got {n}")
+    return 2 - 3 * math.log(math.log(n)) / math.log(n)

@@ -12,6 +12,8 @@ import numpy as np
 
 __all__ = [
     "CONSTANT_SPREAD_TOL",
+    "QUADRATURE_RTOL",
+    "QUADRATURE_SUBDIVISIONS",
     "RANK_RULE",
     "SEPARABILITY_LP_RTOL",
     "UNIT_NORM_RTOL",
@@ -79,3 +81,10 @@ SEPARABILITY_LP_RTOL = 1e-9
 #: deviation is at most this counts as constant (values in [0, 1], e.g. the
 #: leverage h_j), and its correlation with another is undefined.
 CONSTANT_SPREAD_TOL = 1e-12
+
+
+#: Relative accuracy asked of scipy's adaptive quadrature where linmem
+#: integrates a smooth density (e.g. the mean of a Gaussian maximum), with at
+#: most QUADRATURE_SUBDIVISIONS subintervals per integral.
+QUADRATURE_RTOL = 1e-12
+QUADRATURE_SUBDIVISIONS = 200

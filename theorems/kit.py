@@ -27,6 +27,7 @@ rational ``w_i``) and :func:`sign_expectation` averages over it exactly.
 from __future__ import annotations
 
 import itertools
+import zlib
 from fractions import Fraction
 from typing import Any, Callable
 
@@ -49,6 +50,7 @@ __all__ = [
     "rational_spectrum",
     "scale",
     "seed",
+    "shared_seed",
     "sign_expectation",
     "sign_values",
     "spherical_batch",
@@ -192,6 +194,19 @@ def seed(parent: int, *labels: str) -> int:
     True
     """
     return derive_seed(parent, *labels)
+
+
+def shared_seed(run_seed: int, label: str) -> int:
+    """The base seed of a sweep that several checks of a run share (so one
+    per-instance cache entry serves them all): ``CRC32("run_seed:label")``,
+    the same for every claim and check, unlike :func:`seed`. Its form is
+    kept so that the sweeps' instances (and figures) stay those of earlier
+    runs; a new sweep may use ``seed(run_seed, label)`` instead.
+
+    >>> shared_seed(20261130, "lp") == shared_seed(20261130, "lp") != shared_seed(20261130, "cmm")
+    True
+    """
+    return zlib.crc32(f"{run_seed}:{label}".encode())
 
 
 def generator(parent: int, *labels: str) -> np.random.Generator:

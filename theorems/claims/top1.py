@@ -6,6 +6,9 @@ sparse repair.
 Setting: keys ``v_i`` and targets ``u_i`` i.i.d. ``N(0, I_d / d)``, a memory
 ``W`` (d x d), scores ``S_ij = u_j^T W v_i``; pair ``i`` is retrieved top-1
 when ``S_ii > max_{j != i} S_ij``. The load is the ratio ``d^2 / (n ln n)``.
+The scales (exact score variances, the Gaussian maximum, the second-order
+threshold, the loose-bound crossover) are formulas of :mod:`linmem.retrieval`
+and are called through ``ctx.impl``.
 
 The finite-size sweeps use :mod:`linmem.sweeps`: the max-margin LP (whether
 *some* memory retrieves all pairs) is monotone on nested instances and gets
@@ -13,56 +16,35 @@ an exact per-seed bisection; CMM and the least-squares memory are not, and
 get a bisection on the load with fresh instances and a logistic fit. Results
 are cached per instance (``$THEOREMS_CACHE``); a negative control that
 overrides a formula a sweep calls disables the cache for that sweep.
-
-Exact finite-n moments of the CMM scores (derived here, checked by sympy, by
-exact enumeration and by Monte Carlo)::
-
-    E S_ii = 1,             Var S_ii = (n + 4d + 3) / d^2
-    E S_ij = 0 (j != i),    Var S_ij = (n + 2d + 2) / d^2
-
-Derivation of the competitor variance: ``S_ij = (u_j.u_i)|v_i|^2 +
-|u_j|^2 (v_j.v_i) + sum_{l != i,j} (u_j.u_l)(v_l.v_i)``; the three kinds of
-term are uncorrelated (each cross product has a factor of odd degree in an
-independent vector), ``E (a.b)^2 = 1/d`` and ``E |v|^4 = 1 + 2/d``, so
-``Var = 2 (1/d)(1 + 2/d) + (n - 2)/d^2``. The terms ``l = i`` and ``l = j``
-add ``2/d + 4/d^2`` to the leading ``n/d^2``: the standard deviation is
-``sqrt(n)/d`` only when ``n >> d``.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-import warnings
-import zlib
 from fractions import Fraction
 
 import mpmath
 import numpy as np
 import sympy
 from hypothesis import strategies as st
-from scipy import integrate, special
 
 import linmem
 from linmem import ensembles, sweeps
 from linmem.capacity import CMM_TOP1_CONSTANT, OPTIMAL_TOP1_CONSTANT
-from linmem.learn import (
-    GordanCertificate,
-    LinearProgramError,
-    MaxMarginResult,
-    SparseRepairResult,
-)
-from linmem.precise import mp_array
+from linmem.learn import GordanCertificate, LinearProgramError, MaxMarginResult, SparseRepairResult
+from theorems import kit
 from theorems.evidence import expectation, montecarlo, precise, property, simulation, symbolic
-from theorems.model import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
+from theorems.model import Check, Claim, ClaimKind, EvidenceKind
+from theorems.templates import wrong
 from theorems.tolerance import THRESHOLD, scaled_residual
 
-__all__ = [
-    "CLAIMS",
-    "competitor_variance",
-    "loose_bound_crossover",
-    "matched_variance",
-]
+__all__ = ["CLAIMS"]
+
+#: Source hash of this module: part of every cache key made here.
+_CODE = sweeps.source_fingerprint(__file__)
+
+_GAUSS = "keys v_i and targets u_i i.i.d. N(0, I_d/d), n pairs, scores S_ij = u_j^T W v_i"
 
 
 def _shrinks(*, max_slope: float, max_last_over_first: float):
@@ -78,37 +60,158 @@ def _shrinks(*, max_slope: float, max_last_over_first: float):
     return criterion
 
 
-# --------------------------------------------------------------------------
-# sizes, seeds, criteria (fixed before any run)
-# --------------------------------------------------------------------------
+def _cache(ctx, *formulas: str):
+    """The default sweep cache, unless the run overrides a formula the cached
+    computation calls (a negative control): then no cache."""
+    return None if set(formulas) & set(getattr(ctx.impl, "overridden", ())) else True
 
-#: Source hash of this module: part of every cache key made here.
-_CODE = sweeps.source_fingerprint(__file__)
 
-#: (n, d) of the exact enumeration (3^(2nd) outcomes of the design).
+def _cmm_transposed(keys, targets):
+    return linmem.cmm(targets, keys)
+
+
+def _critical_d_log_outside(n, constant):
+    return math.sqrt(constant * n) * math.log(n)
+
+
+#: Wrong variants shared by two claims each (module-level functions: picklable).
+_CMM_TRANSPOSED = wrong("CMM built as sum_l v_l u_l^T (transposed)", cmm=_cmm_transposed)
+_LOG_OUTSIDE = wrong("critical_d = sqrt(c n) ln n (log outside the root)", critical_d=_critical_d_log_outside)
+
+
+# --- t1.score-scales -----------------------------------------------------------------
+
+#: (n, d) of the exact enumeration (3^(2nd) outcomes of the design), of the
+#: symbolic (Wick) expansion and of the Monte Carlo (n < d, n ~ d, n >> d).
 SCORE_CONFIGS_EXACT = ((2, 1), (3, 1), (2, 2))
-
-#: (n, d) of the symbolic (Wick) expansion check.
 SCORE_CONFIGS_WICK = ((3, 2), (4, 2), (2, 3))
-
-#: (n, d) of the Monte Carlo check: n < d, n ~ d and n >> d.
 SCORE_CONFIGS_MC = ((2, 3), (4, 16), (40, 8), (120, 6))
 
 #: Monte Carlo instances per configuration at sweep multiplier 1.
 SCORE_MC_INSTANCES = 1000
 
-#: Sizes n of the exact i.i.d. Gaussian-maximum figure.
-EV_NS_IID = (10, 100, 1000, 10**4, 10**5, 10**6)
 
-#: Sizes n of the CMM competitor-maximum sweep (d at load ratio 8), per level.
+def _scales_algebra(ctx):
+    """The variances from Gaussian moments (E x^2 = 1/d, E x^4 = 3/d^2 per
+    coordinate; the three kinds of term of S_ij are uncorrelated), their
+    n >> d limit, and a Wick expansion at small n, d."""
+    n, d = sympy.symbols("n d", positive=True)
+    comp, match = ctx.impl.competitor_variance, ctx.impl.matched_variance
+    m2, m4 = 1 / d, 3 / d**2  # moments of one coordinate of N(0, 1/d)
+    dot2, norm2, norm4 = d * m2 * m2, d * m2, d * m4 + d * (d - 1) * m2 * m2  # E (a.b)^2, E |v|^2, E |v|^4
+    residuals = [
+        ("E S_ii = E|u|^2 E|v|^2 = 1", norm2 * norm2 - 1),
+        ("Var S_ij = 2 E(a.b)^2 E|v|^4 + (n-2) E(a.b)^2 E(a.b)^2", 2 * dot2 * norm4 + (n - 2) * dot2**2 - comp(n, d)),
+        ("Var S_ii = Var(|u|^2|v|^2) + (n-1)/d^2", norm4 * norm4 - norm2**4 + (n - 1) * dot2**2 - match(n, d)),
+        ("n >> d: Var S_ij / (n/d^2) -> 1", sympy.limit(comp(n, d) / (n / d**2), n, sympy.oo) - 1),
+    ]
+    for n_, d_ in SCORE_CONFIGS_WICK:
+        c, m = _wick_moments(n_, d_)
+        residuals += [(f"Wick: E S_01^2 at n={n_}, d={d_}", c - comp(n_, d_)),
+                      (f"Wick: E (S_00 - 1)^2 at n={n_}, d={d_}", m - match(n_, d_))]
+    return symbolic.check_scalar(ctx, residuals)
+
+
+def _wick_moments(n: int, d: int):
+    """Exact ``E S_01^2`` and ``E (S_00 - 1)^2`` for Gaussian N(0, I/d) pairs,
+    by expanding the polynomials and applying Isserlis' rule coordinatewise
+    (``E x^(2k) = (2k-1)!! / d^k``, odd moments 0)."""
+    U = sympy.Matrix(n, d, lambda l, a: sympy.Symbol(f"u{l}_{a}"))
+    V = sympy.Matrix(n, d, lambda l, a: sympy.Symbol(f"v{l}_{a}"))
+    score = lambda i, j: sum(U.row(j).dot(U.row(l)) * V.row(l).dot(V.row(i)) for l in range(n))  # noqa: E731
+
+    def expect(expr):
+        total = sympy.Rational(0)
+        for exps, coeff in sympy.Poly(sympy.expand(expr), *U, *V).terms():
+            if not any(e % 2 for e in exps):
+                total += coeff * sympy.prod(sympy.factorial2(e - 1) * sympy.Rational(1, d) ** (e // 2) for e in exps)
+        return total
+
+    return expect(score(0, 1) ** 2), expect((score(0, 0) - 1) ** 2)
+
+
+def _design_expectations(impl, n: int, d: int):
+    """Exact (E S_ii, E S_ij, E S_ij^2, E S_ii^2) when every coordinate is
+    ``c e``, ``e`` in {-1, 0, 1} with probabilities 1/6, 2/3, 1/6 and
+    ``c^2 = 3/d`` (moments of N(0, 1/d) up to order 5), coordinates
+    independent; every outcome's scores come from impl.cmm and impl.scores on
+    integer-valued float arrays (exact in float64)."""
+    N = 2 * n * d
+    off = ~np.eye(n, dtype=bool)
+    sums = {}  # number of zero coordinates -> sums of the four figures
+    for row in itertools.product((-1, 0, 1), repeat=N):
+        X = np.array(row, dtype=float).reshape(n, 2, d)
+        keys, targets = X[:, 0, :].T, X[:, 1, :].T
+        S = impl.scores(impl.cmm(keys, targets), keys, targets)
+        diag, comp = np.diag(S), S[off]
+        acc = sums.setdefault(row.count(0), [0] * 4)
+        for q, v in enumerate((diag.sum(), comp.sum(), comp @ comp, diag @ diag)):
+            acc[q] += Fraction(float(v))  # integer-valued or dyadic: exact either way
+    totals = [sum(Fraction(2, 3) ** nz * Fraction(1, 6) ** (N - nz) * acc[q] for nz, acc in sums.items())
+              for q in range(4)]
+    c4 = Fraction(9, d * d)  # scores are homogeneous of degree 4 in the coordinates
+    pairs = n * (n - 1)
+    return c4 * totals[0] / n, c4 * totals[1] / pairs, c4 * c4 * totals[2] / pairs, c4 * c4 * totals[3] / n
+
+
+def _scales_enumeration(ctx):
+    memo = {}
+
+    def residual(config):
+        n, d = config
+        if config not in memo:
+            memo[config] = _design_expectations(ctx.impl, n, d)
+        m1, c1, c2, m2 = memo[config]
+        return ((m1 - 1) ** 2 + c1**2 + (c2 - ctx.impl.competitor_variance(n, d)) ** 2
+                + (m2 - 1 - ctx.impl.matched_variance(n, d)) ** 2)
+
+    return expectation.check(ctx, st.sampled_from(SCORE_CONFIGS_EXACT), residual,
+                             describe=lambda c: {"n": c[0], "d": c[1]})
+
+
+def _score_figures(impl, keys, targets):
+    """(mean S_ii, mean S_ij, mean S_ij^2, mean (S_ii - 1)^2) of one instance."""
+    S = impl.scores(impl.cmm(keys, targets), keys, targets)
+    n, diag = S.shape[0], np.diag(S)
+    pairs = n * (n - 1)
+    comp_sq = np.einsum("ij,ij->", S, S) - diag @ diag
+    return diag.mean(), (S.sum() - diag.sum()) / pairs, comp_sq / pairs, ((diag - 1) ** 2).mean()
+
+
+def _scales_montecarlo(ctx):
+    impl = ctx.impl
+    expected = [x for n, d in SCORE_CONFIGS_MC
+                for x in (1.0, 0.0, float(impl.competitor_variance(n, d)), float(impl.matched_variance(n, d)))]
+
+    def sample(rng, size):
+        out = np.empty((size, 4 * len(SCORE_CONFIGS_MC)))
+        for c, (n, d) in enumerate(SCORE_CONFIGS_MC):
+            X = rng.standard_normal((size, 2, d, n)) / math.sqrt(d)
+            for s in range(size):
+                out[s, 4 * c : 4 * c + 4] = _score_figures(impl, X[s, 0], X[s, 1])
+        return out
+
+    names = [f"{q} (n={n}, d={d})" for n, d in SCORE_CONFIGS_MC
+             for q in ("mean S_ii", "mean S_ij", "mean S_ij^2", "mean (S_ii - 1)^2")]
+    ev = montecarlo.check(ctx, sample, expected, n=SCORE_MC_INSTANCES * ctx.profile.sweep,
+                          label="CMM scores, Gaussian N(0, I/d) pairs: mean S_ii, mean S_ij, "
+                                "mean S_ij^2, mean (S_ii - 1)^2 per instance", names=names)
+    ev.data["configs"] = [{"n": n, "d": d, "competitor_sd": math.sqrt(float(impl.competitor_variance(n, d))),
+                           "sqrt_n_over_d": math.sqrt(n) / d} for n, d in SCORE_CONFIGS_MC]
+    return ev
+
+
+# --- t1.extreme-value ------------------------------------------------------------------
+
+#: Sizes n of the exact i.i.d. figure, of the CMM competitor-maximum sweep
+#: (d at load ratio 8; per level) and of the matched-scale figure.
+EV_NS_IID = (10, 100, 1000, 10**4, 10**5, 10**6)
 EV_NS_CMM = (50, 100, 200, 400, 800)
-EV_NS_CMM_EXTRA = (1600, 3200)
+EV_NS_CMM_BY_LEVEL = dict(quick=EV_NS_CMM, standard=EV_NS_CMM + (1600,), thorough=EV_NS_CMM + (1600, 3200))
+EV_NS_SCALE = (10**2, 10**3, 10**4, 10**5, 10**6, 10**7)
 
 #: Competitor rows pooled per size in the CMM sweep.
 EV_ROWS = 4000
-
-#: Sizes n of the matched-scale figure.
-EV_NS_SCALE = (10**2, 10**3, 10**4, 10**5, 10**6, 10**7)
 
 #: The relative error of s sqrt(2 ln n) for the maximum of n-1 Gaussians
 #: decays like (ln ln n)/(ln n): slowly. Over n = 10..1e6 it must fall with a
@@ -126,13 +229,75 @@ EV_NEAR_INDEPENDENT = 0.05
 #: sqrt(ln n / n): slope <= -0.3 and a twentyfold drop over n = 1e2..1e7.
 EV_CRITERION_SCALE = _shrinks(max_slope=-0.3, max_last_over_first=0.05)
 
-#: Dimensions of the CMM crossing sweep (quick) and those added per level.
-CMM_DIMS = (32, 64, 128)
-CMM_DIMS_EXTRA = (256, 512)
 
-#: Load-ratio bracket, fresh instances per bisection step, and steps.
+def _iid_relative_error(impl, n: int) -> float:
+    return 1 - impl.expected_gaussian_maximum(n - 1) / math.sqrt(2 * math.log(n))
+
+
+def _ev_iid(ctx):
+    return simulation.check(ctx, EV_NS_IID, lambda n, rng: _iid_relative_error(ctx.impl, n), EV_CRITERION_IID,
+                            label="1 - E[max of n-1 iid N(0,1)] / sqrt(2 ln n) (exact quadrature)")
+
+
+def _ev_cmm(ctx):
+    impl, ns, table = ctx.impl, ctx.profile.pick(**EV_NS_CMM_BY_LEVEL), {}
+
+    def measure(n, rng):
+        d = max(1, int(round(impl.critical_d(n, CMM_TOP1_CONSTANT))))
+        s = math.sqrt(float(impl.competitor_variance(n, d)))
+        maxima = []
+        for _ in range(max(1, math.ceil(EV_ROWS / n))):
+            V, U = sweeps.gaussian_pairs(d, n, rng=rng)
+            S = impl.scores(impl.cmm(V, U), V, U)
+            np.fill_diagonal(S, -np.inf)
+            maxima.append(S.max(axis=1))
+        err = 1 - float(np.mean(np.concatenate(maxima))) / (s * math.sqrt(2 * math.log(n)))
+        table[n] = {"d": d, "relative_error": err, "iid": _iid_relative_error(impl, n)}
+        return err
+
+    def criterion(sizes, figures):
+        ok, fig, thr, why = EV_CRITERION_CMM(sizes, figures)
+        gap = max(abs(table[n]["relative_error"] - table[n]["iid"]) for n in sizes)
+        return ok and gap <= EV_NEAR_INDEPENDENT, fig, thr, (
+            f"{why}; largest gap to the iid figure {gap:.3f} (need <= {EV_NEAR_INDEPENDENT})")
+
+    ev = simulation.check(ctx, ns, measure, criterion,
+                          label="CMM: 1 - E[max_j S_ij] / (s sqrt(2 ln n)), s^2 = (n+2d+2)/d^2, d^2 = 8 n ln n")
+    ev.data["table"] = {str(k): v for k, v in table.items()}
+    ev.data["plot"] = {
+        "title": "Relative error of the extreme-value scale s sqrt(2 ln n)",
+        "x_label": "n", "y_label": "1 - E max / (s sqrt(2 ln n))", "xscale": "log", "yscale": "log",
+        "series": [{"label": label, "x": list(ns), "y": [table[n][key] for n in ns], "style": style}
+                   for label, key, style in (("CMM competitors (d^2 = 8 n ln n)", "relative_error", "points"),
+                                             ("n-1 independent N(0, s^2) (exact)", "iid", "line"))],
+    }
+    return ev
+
+
+def _ev_scale(ctx):
+    def measure(n, rng):
+        s = math.sqrt(ctx.impl.competitor_variance(n, ctx.impl.critical_d(n, OPTIMAL_TOP1_CONSTANT)))
+        return abs(s * math.sqrt(2 * math.log(n)) - 1)
+
+    return simulation.check(ctx, EV_NS_SCALE, measure, EV_CRITERION_SCALE,
+                            label="|s sqrt(2 ln n) - 1| at d = critical_d(n, 2) = sqrt(2 n ln n), exact finite-n s")
+
+
+def _ev_symbolic(ctx):
+    n, d = sympy.symbols("n d", positive=True)
+    roots = sympy.solve(sympy.Eq(sympy.sqrt(n) / d * sympy.sqrt(2 * sympy.log(n)), 1), d)
+    return symbolic.check_scalar(ctx, [("s sqrt(2 log n) = 1 has one positive root", len(roots) - 1)]
+                                 + [("that root squared is 2 n log n", r**2 - 2 * n * sympy.log(n)) for r in roots])
+
+
+# --- t1.cmm-threshold-8 and t1.sharp-threshold-2 (finite-size crossings) ----------------
+
+#: Dimensions of the CMM crossing sweep per level; load-ratio bracket, fresh
+#: instances per bisection step (per level) and steps.
+CMM_DIMS = (32, 64, 128)
+CMM_DIMS_BY_LEVEL = dict(quick=CMM_DIMS, standard=CMM_DIMS + (256,), thorough=CMM_DIMS + (256, 512))
 CMM_BRACKET = (4.0, 64.0)
-CROSSING_TRIALS = 12
+CROSSING_TRIALS = dict(quick=12, standard=16, thorough=16)
 CROSSING_STEPS = 6
 
 #: CMM criterion: every crossing lies in [2, 32] (between the optimal constant
@@ -156,13 +321,13 @@ CMM_MAX_LAST_OVER_FIRST = 0.6
 #: pools no resampled run exceeded it (the 0.999 quantile of the gap is
 #: 0.256; a gap above 0.3 needs half of 40 pools at n* >= 7, each with
 #: probability 0.12: about 1e-9). Pools at d = 3 cost about 20 ms each.
+#: From d = 8 on the LP is solved by the cutting plane (linmem's
+#: method="auto"); one solve near the boundary takes about 2 s at d = 16 and
+#: 100-125 s at d = 32 (busy 2-core host), so the thorough level is hours on
+#: one machine (see README: on a cluster).
 LP_DIMS = (3, 4, 5, 6)
-#: Dimensions added per level (quick, standard, thorough). From d = 8 on the LP
-#: is solved by the cutting plane (linmem's method="auto"); one solve near the
-#: boundary takes about 2 s at d = 16 and 100-125 s at d = 32 (busy 2-core host),
-#: so the thorough level is hours on one machine (see README: on a cluster).
-LP_DIMS_BY_LEVEL = ((), (8, 12, 16), (8, 12, 16, 24, 32))
-LP_SEEDS = (10, 16, 16)
+LP_DIMS_BY_LEVEL = dict(quick=LP_DIMS, standard=LP_DIMS + (8, 12, 16), thorough=LP_DIMS + (8, 12, 16, 24, 32))
+LP_SEEDS = dict(quick=10, standard=16, thorough=16)
 
 #: The LP sweep searches n up to the size at load ratio LP_MIN_RATIO.
 LP_MIN_RATIO = 0.4
@@ -181,364 +346,18 @@ LP_BAND = 0.3
 #: -0.1 and 0.75 were met at seed 20 with 0.742. The negative control (the
 #: outer-product store) has its crossings above 8, outside the band.
 LS_DIMS = (16, 32, 64)
-LS_DIMS_EXTRA = (128, 256)
+LS_DIMS_BY_LEVEL = dict(quick=LS_DIMS, standard=LS_DIMS + (128,), thorough=LS_DIMS + (128, 256))
 LS_BRACKET = (2.0, 16.0)
 LS_BAND = (OPTIMAL_TOP1_CONSTANT, CMM_TOP1_CONSTANT)
 LS_MAX_SLOPE = 0.0
 LS_MAX_LAST_OVER_FIRST = 1.0
 
-#: Keys of the "scaled" float family have norms 10^e, e in -SCALED_DECADES..SCALED_DECADES.
-SCALED_DECADES = 6
 
-#: Constants C of the loose bound C n (log n)^4 in the precise check.
-LOOSE_CS = ("1", "2", "8", "24", "1000", "1 + 1e-30")
+def _retrieves_all(impl, store: str):
+    """Success of one instance: ``impl.<store>`` retrieves every pair top-1."""
 
-#: Sparse repair: margin threshold gamma (in units of the matched score 1),
-#: load ratios (between 2 and 8, where CMM fails some pairs), dimensions and
-#: seeds. Criterion: at the two largest d, at every load, the repair
-#: retrieves more pairs than CMM on average with a paired t statistic >=
-#: REPAIR_MIN_T over the seeds (at d = 32 the gain at load 3 is within the
-#: noise); the mean gain over every (d, load) is positive; and the fraction
-#: of CMM's failures left unrepaired at the lowest load falls with d
-#: (slope <= -0.3, last/first <= 0.6).
-REPAIR_GAMMA = 0.3
-REPAIR_LOADS = (3.0, 5.0)
-REPAIR_DIMS = (32, 64, 128)
-REPAIR_DIMS_EXTRA = (256,)
-REPAIR_SEEDS = 6
-REPAIR_MIN_T = 2.0
-REPAIR_CRITERION = _shrinks(max_slope=-0.3, max_last_over_first=0.6)
-
-
-# --------------------------------------------------------------------------
-# helpers
-# --------------------------------------------------------------------------
-
-
-def _level(ctx) -> int:
-    """0, 1, 2 for the quick, standard, thorough profiles (sweep 1, 2, 4)."""
-    return max(0, int(round(math.log2(max(1, ctx.profile.sweep)))))
-
-
-def _dims(ctx, base, extra):
-    return tuple(base) + tuple(extra[: _level(ctx)])
-
-
-def _shared_seed(ctx, label: str) -> int:
-    """A base seed shared by every check of a run that sweeps the same thing,
-    so that the per-instance cache serves all of them."""
-    return zlib.crc32(f"{ctx.run_seed}:{label}".encode())
-
-
-def _cache(ctx, *formulas: str):
-    """The default sweep cache, unless the run overrides a formula the cached
-    computation calls (a negative control): then no cache."""
-    return None if set(formulas) & set(getattr(ctx.impl, "overridden", ())) else True
-
-
-def _fraction(x) -> Fraction:
-    return x if isinstance(x, Fraction) else Fraction(x)
-
-
-def competitor_variance(n, d):
-    """Exact variance of a CMM competitor score: ``(n + 2d + 2) / d^2``.
-
-    Works for sympy symbols, ints (returned as an exact Fraction) and floats.
-
-    >>> competitor_variance(2, 1)
-    Fraction(6, 1)
-    """
-    if isinstance(n, int) and isinstance(d, int):
-        return Fraction(n + 2 * d + 2, d * d)
-    return (n + 2 * d + 2) / (d * d)
-
-
-def matched_variance(n, d):
-    """Exact variance of a CMM matched score: ``(n + 4d + 3) / d^2``.
-
-    >>> matched_variance(2, 1)
-    Fraction(9, 1)
-    """
-    if isinstance(n, int) and isinstance(d, int):
-        return Fraction(n + 4 * d + 3, d * d)
-    return (n + 4 * d + 3) / (d * d)
-
-
-def loose_bound_crossover(C):
-    """Where 8 n ln n meets C n (ln n)^4: ``n* = exp(2 C^(-1/3))`` (for n > 1).
-
-    Below ``n*`` the CMM bound is the larger, above it the smaller.
-
-    >>> round(float(loose_bound_crossover(1)), 6)  # e^2
-    7.389056
-    """
-    if isinstance(C, (sympy.Basic,)):
-        return sympy.exp(2 * C ** sympy.Rational(-1, 3))
-    if isinstance(C, mpmath.mpf):
-        return mpmath.exp(2 * C ** (-mpmath.mpf(1) / 3))
-    return math.exp(2 * float(C) ** (-1.0 / 3.0))
-
-
-# --------------------------------------------------------------------------
-# t1.score-scales
-# --------------------------------------------------------------------------
-
-
-def _scales_algebra(ctx):
-    n, d = sympy.symbols("n d", positive=True)
-    m2, m4 = 1 / d, 3 / d**2  # moments of one coordinate of N(0, 1/d)
-    dot2 = d * m2 * m2  # E (a.b)^2 for independent a, b
-    norm2 = d * m2  # E |v|^2
-    norm4 = d * m4 + d * (d - 1) * m2 * m2  # E |v|^4
-    competitor = 2 * dot2 * norm4 + (n - 2) * dot2**2
-    matched = norm4 * norm4 - norm2**4 + (n - 1) * dot2**2
-    residuals = [
-        ("E S_ii = E|u|^2 E|v|^2 = 1", norm2 * norm2 - 1),
-        ("Var S_ij = 2 E(a.b)^2 E|v|^4 + (n-2) E(a.b)^2 E(a.b)^2", competitor - competitor_variance(n, d)),
-        ("Var S_ii = Var(|u|^2|v|^2) + (n-1)/d^2", matched - matched_variance(n, d)),
-        ("n >> d: Var S_ij / (n/d^2) -> 1",
-         sympy.limit(competitor_variance(n, d) / (n / d**2), n, sympy.oo) - 1),
-    ]
-    for n_, d_ in SCORE_CONFIGS_WICK:
-        comp, match = _wick_moments(n_, d_)
-        residuals.append((f"Wick: E S_01^2 at n={n_}, d={d_}", comp - competitor_variance(n_, d_)))
-        residuals.append((f"Wick: E (S_00 - 1)^2 at n={n_}, d={d_}", match - matched_variance(n_, d_)))
-    return symbolic.check_scalar(ctx, residuals)
-
-
-def _wick_moments(n: int, d: int):
-    """Exact ``E S_01^2`` and ``E (S_00 - 1)^2`` for Gaussian N(0, I/d) pairs,
-    by expanding the polynomials and applying Isserlis' rule coordinatewise
-    (``E x^(2k) = (2k-1)!! / d^k``, odd moments 0)."""
-    U = [[sympy.Symbol(f"u{l}_{a}") for a in range(d)] for l in range(n)]
-    V = [[sympy.Symbol(f"v{l}_{a}") for a in range(d)] for l in range(n)]
-
-    def score(i, j):
-        return sum(
-            sum(U[j][a] * U[l][a] for a in range(d)) * sum(V[l][b] * V[i][b] for b in range(d))
-            for l in range(n)
-        )
-
-    vars_ = [x for row in U + V for x in row]
-    var = sympy.Rational(1, d)
-
-    def expect(expr):
-        poly = sympy.Poly(sympy.expand(expr), *vars_)
-        total = sympy.Rational(0)
-        for exps, coeff in poly.terms():
-            term = coeff
-            for e in exps:
-                if e % 2:
-                    term = 0
-                    break
-                term *= sympy.factorial2(e - 1) * var ** (e // 2)
-            total += term
-        return total
-
-    return expect(score(0, 1) ** 2), expect((score(0, 0) - 1) ** 2)
-
-
-#: The three-point Gauss-Hermite design: coordinate = c * e, e in {-1, 0, 1}
-#: with probabilities 1/6, 2/3, 1/6 and c^2 = 3/d. Its moments match N(0, 1/d)
-#: up to order 5 (E x^2 = 1/d, E x^4 = 3/d^2, odd moments 0).
-_DESIGN_LEVELS = (-1, 0, 1)
-
-
-def _design_expectations(impl, n: int, d: int):
-    """Exact (E S_ii, E S_ij, E S_ij^2, E S_ii^2) over the three-point design,
-    coordinates independent; every outcome's scores come from impl.cmm and
-    impl.scores on integer-valued float arrays (exact in float64)."""
-    N = 2 * n * d
-    outcomes = np.array(list(itertools.product(_DESIGN_LEVELS, repeat=N)), dtype=float)
-    zeros = np.sum(outcomes == 0, axis=1)
-    sums = {}  # number of zero coordinates -> integer sums of the four figures
-    off = ~np.eye(n, dtype=bool)
-    for row, nz in zip(outcomes, zeros):
-        X = row.reshape(n, 2, d)
-        keys, targets = X[:, 0, :].T, X[:, 1, :].T
-        S = impl.scores(impl.cmm(keys, targets), keys, targets)
-        diag, comp = np.diag(S), S[off]
-        acc = sums.setdefault(int(nz), [0] * 4)
-        for q, v in enumerate((diag.sum(), comp.sum(), comp @ comp, diag @ diag)):
-            v = float(v)
-            acc[q] += int(v) if v.is_integer() else Fraction(v)  # exact either way
-    totals = [Fraction(0)] * 4
-    for nz, acc in sums.items():
-        w = Fraction(2, 3) ** nz * Fraction(1, 6) ** (N - nz)
-        for q in range(4):
-            totals[q] += w * acc[q]
-    c4 = Fraction(9, d * d)  # scores are homogeneous of degree 4 in the coordinates
-    c8 = c4 * c4
-    pairs = n * (n - 1)
-    return (c4 * totals[0] / n, c4 * totals[1] / pairs, c8 * totals[2] / pairs, c8 * totals[3] / n)
-
-
-def _scales_enumeration(ctx):
-    memo = {}
-
-    def residual(config):
-        n, d = config
-        if config not in memo:
-            memo[config] = _design_expectations(ctx.impl, n, d)
-        m1, c1, c2, m2 = memo[config]
-        return ((m1 - 1) ** 2 + c1**2 + (c2 - competitor_variance(n, d)) ** 2
-                + (m2 - 1 - matched_variance(n, d)) ** 2)
-
-    return expectation.check(ctx, st.sampled_from(SCORE_CONFIGS_EXACT), residual,
-                             describe=lambda c: {"n": c[0], "d": c[1]})
-
-
-def _score_figures(impl, keys, targets):
-    """(mean S_ii, mean S_ij, mean S_ij^2, mean (S_ii - 1)^2) of one instance."""
-    S = impl.scores(impl.cmm(keys, targets), keys, targets)
-    n = S.shape[0]
-    diag = np.diag(S)
-    pairs = n * (n - 1)
-    comp_sum = S.sum() - diag.sum()
-    comp_sq = np.einsum("ij,ij->", S, S) - diag @ diag
-    return diag.mean(), comp_sum / pairs, comp_sq / pairs, ((diag - 1) ** 2).mean()
-
-
-def _scales_montecarlo(ctx):
-    impl = ctx.impl
-    expected = []
-    for n, d in SCORE_CONFIGS_MC:
-        expected += [1.0, 0.0, float(competitor_variance(n, d)), float(matched_variance(n, d))]
-
-    def sample(rng, size):
-        out = np.empty((size, 4 * len(SCORE_CONFIGS_MC)))
-        for c, (n, d) in enumerate(SCORE_CONFIGS_MC):
-            X = rng.standard_normal((size, 2, d, n)) / math.sqrt(d)
-            for s in range(size):
-                out[s, 4 * c : 4 * c + 4] = _score_figures(impl, X[s, 0], X[s, 1])
-        return out
-
-    names = [f"{q} (n={n}, d={d})" for n, d in SCORE_CONFIGS_MC
-             for q in ("mean S_ii", "mean S_ij", "mean S_ij^2", "mean (S_ii - 1)^2")]
-    ev = montecarlo.check(ctx, sample, expected, n=SCORE_MC_INSTANCES * ctx.profile.sweep,
-                          label="CMM scores, Gaussian N(0, I/d) pairs: mean S_ii, mean S_ij, "
-                                "mean S_ij^2, mean (S_ii - 1)^2 per instance", names=names)
-    ev.data["configs"] = [{"n": n, "d": d, "competitor_sd": math.sqrt(float(competitor_variance(n, d))),
-                           "sqrt_n_over_d": math.sqrt(n) / d} for n, d in SCORE_CONFIGS_MC]
-    return ev
-
-
-def _cmm_transposed(keys, targets):
-    return linmem.cmm(targets, keys)
-
-
-# --------------------------------------------------------------------------
-# t1.extreme-value
-# --------------------------------------------------------------------------
-
-
-def _gaussian_max_mean(m: int) -> float:
-    """E max of m i.i.d. N(0, 1) by quadrature:
-    int_0^inf (1 - Phi^m) - int_-inf^0 Phi^m."""
-    tail = lambda x: -np.expm1(m * special.log_ndtr(x))  # noqa: E731
-    body = lambda x: np.exp(m * special.log_ndtr(x))  # noqa: E731
-    loc = math.sqrt(2 * math.log(max(m, 2)))
-    opts = dict(limit=200, epsabs=0.0, epsrel=1e-12)
-    with warnings.catch_warnings():
-        # a roundoff notice from quad would only restate its error estimate
-        warnings.simplefilter("ignore", integrate.IntegrationWarning)
-        upper = integrate.quad(tail, 0, loc, **opts)[0] + integrate.quad(tail, loc, np.inf, **opts)[0]
-        lower = integrate.quad(body, -np.inf, 0, **opts)[0]
-    return upper - lower
-
-
-def _iid_relative_error(n: int) -> float:
-    return 1 - _gaussian_max_mean(n - 1) / math.sqrt(2 * math.log(n))
-
-
-def _ev_iid(ctx):
-    return simulation.check(
-        ctx, EV_NS_IID, lambda n, rng: _iid_relative_error(n), EV_CRITERION_IID,
-        label="1 - E[max of n-1 iid N(0,1)] / sqrt(2 ln n) (exact quadrature)")
-
-
-def _ev_cmm(ctx):
-    impl = ctx.impl
-    ns = _dims(ctx, EV_NS_CMM, EV_NS_CMM_EXTRA)
-    table = {}
-
-    def measure(n, rng):
-        d = max(1, int(round(impl.critical_d(n, CMM_TOP1_CONSTANT))))
-        s = math.sqrt(float(competitor_variance(n, d)))
-        maxima = []
-        for _ in range(max(1, math.ceil(EV_ROWS / n))):
-            V, U = sweeps.gaussian_pairs(d, n, rng=rng)
-            S = impl.scores(impl.cmm(V, U), V, U)
-            np.fill_diagonal(S, -np.inf)
-            maxima.append(S.max(axis=1))
-        err = 1 - float(np.mean(np.concatenate(maxima))) / (s * math.sqrt(2 * math.log(n)))
-        table[n] = {"d": d, "relative_error": err, "iid": _iid_relative_error(n)}
-        return err
-
-    def criterion(sizes, figures):
-        ok, fig, thr, why = EV_CRITERION_CMM(sizes, figures)
-        gap = max(abs(table[n]["relative_error"] - table[n]["iid"]) for n in sizes)
-        near = gap <= EV_NEAR_INDEPENDENT
-        return ok and near, fig, thr, (
-            f"{why}; largest gap to the iid figure {gap:.3f} (need <= {EV_NEAR_INDEPENDENT})")
-
-    ev = simulation.check(ctx, ns, measure, criterion,
-                          label="CMM: 1 - E[max_j S_ij] / (s sqrt(2 ln n)), s^2 = (n+2d+2)/d^2, d^2 = 8 n ln n")
-    ev.data["table"] = {str(k): v for k, v in table.items()}
-    ev.data["plot"] = {
-        "title": "Relative error of the extreme-value scale s sqrt(2 ln n)",
-        "x_label": "n", "y_label": "1 - E max / (s sqrt(2 ln n))", "xscale": "log", "yscale": "log",
-        "series": [
-            {"label": "CMM competitors (d^2 = 8 n ln n)", "x": list(ns),
-             "y": [table[n]["relative_error"] for n in ns], "style": "points"},
-            {"label": "n-1 independent N(0, s^2) (exact)", "x": list(ns),
-             "y": [table[n]["iid"] for n in ns], "style": "line"},
-        ],
-    }
-    return ev
-
-
-def _ev_scale(ctx):
-    impl = ctx.impl
-
-    def measure(n, rng):
-        d = impl.critical_d(n, OPTIMAL_TOP1_CONSTANT)
-        s = math.sqrt((n + 2 * d + 2) / (d * d))
-        return abs(s * math.sqrt(2 * math.log(n)) - 1)
-
-    return simulation.check(
-        ctx, EV_NS_SCALE, measure, EV_CRITERION_SCALE,
-        label="|s sqrt(2 ln n) - 1| at d = critical_d(n, 2) = sqrt(2 n ln n), exact finite-n s")
-
-
-def _ev_symbolic(ctx):
-    n, d = sympy.symbols("n d", positive=True)
-    s = sympy.sqrt(n) / d
-    roots = sympy.solve(sympy.Eq(s * sympy.sqrt(2 * sympy.log(n)), 1), d)
-    residuals = [("s sqrt(2 log n) = 1 has one positive root", len(roots) - 1)]
-    residuals += [("that root squared is 2 n log n", r**2 - 2 * n * sympy.log(n)) for r in roots]
-    return symbolic.check_scalar(ctx, residuals)
-
-
-def _critical_d_log_outside(n, constant):
-    return math.sqrt(constant * n) * math.log(n)
-
-
-# --------------------------------------------------------------------------
-# t1.cmm-threshold-8 and t1.sharp-threshold-2 (finite-size crossings)
-# --------------------------------------------------------------------------
-
-
-def _cmm_retrieves_all(impl):
     def success(keys, targets):
-        return bool(impl.all_retrieved(impl.cmm(keys, targets), keys, targets))
-
-    return success
-
-
-def _ls_retrieves_all(impl):
-    def success(keys, targets):
-        return bool(impl.all_retrieved(impl.least_squares_store(keys, targets), keys, targets))
+        return bool(impl.all_retrieved(getattr(impl, store)(keys, targets), keys, targets))
 
     return success
 
@@ -555,92 +374,67 @@ def _optimal_retrieves_all(impl):
     return success
 
 
-def _crossings(ctx, label, success, dims, bracket, formulas):
+def _crossings(ctx, label, store, dims, bracket):
     """Logistic crossings (bisection on the load with fresh instances) per d."""
-    out = {}
-    trials = CROSSING_TRIALS + 4 * min(_level(ctx), 1)
-    for d in dims:
-        out[d] = sweeps.bisect_crossing(
-            success, d, load_kind="ratio", bracket=bracket, trials=trials, steps=CROSSING_STEPS,
-            base_seed=_shared_seed(ctx, label), name=f"top1.{label}",
-            params={"code": _CODE}, cache=_cache(ctx, *formulas))
-    return out
-
-
-def _crossing_data(res_by_d):
-    return {str(d): {"crossing": r.crossing, "n50": r.n50, "slope": r.slope, "censored": r.censored,
-                     "evaluations": r.evaluations, "cache_hits": r.cache_hits}
-            for d, r in res_by_d.items()}
-
-
-def _success_plot(title: str, name: str, table) -> dict:
-    """Plot spec: all-pairs top-1 success rate against d^2/(n ln n), 2 and 8 marked."""
-    return {
-        "title": title,
-        "x_label": "d^2 / (n ln n)", "y_label": "success rate", "xscale": "log", "yscale": "linear",
-        "series": _curve_series(name, table),
-        "vlines": [{"x": OPTIMAL_TOP1_CONSTANT, "label": "2"}, {"x": CMM_TOP1_CONSTANT, "label": "8"}],
-        "hlines": [{"y": 0.5, "label": "1/2"}],
-    }
+    success = _retrieves_all(ctx.impl, store)
+    return {d: sweeps.bisect_crossing(
+        success, d, load_kind="ratio", bracket=bracket, trials=ctx.profile.pick(**CROSSING_TRIALS),
+        steps=CROSSING_STEPS, base_seed=kit.shared_seed(ctx.run_seed, label), name=f"top1.{label}",
+        params={"code": _CODE}, cache=_cache(ctx, store, "all_retrieved")) for d in dims}
 
 
 def _curve_series(label, res_by_d):
-    series = []
-    for d, r in res_by_d.items():
-        x, y, _ = r.success_curve()
-        series.append({"label": f"{label}, d = {d}", "x": x, "y": y, "style": "points"})
-    return series
+    return [{"label": f"{label}, d = {d}", "x": x, "y": y, "style": "points"}
+            for d, r in res_by_d.items() for x, y, _ in [r.success_curve()]]
 
 
-def _toward(target, band, max_slope, max_last_over_first, table):
-    """Criterion: every crossing finite, uncensored and inside ``band``, and
-    the distance |c_d - target| shrinks with d."""
+def _success_plot(title: str, series, y_label="success rate", marks=("2", "8")) -> dict:
+    """Plot spec: all-pairs top-1 success rate against d^2/(n ln n), 2 and 8 marked."""
+    return {"title": title, "x_label": "d^2 / (n ln n)", "y_label": y_label, "xscale": "log", "yscale": "linear",
+            "series": series, "hlines": [{"y": 0.5, "label": "1/2"}],
+            "vlines": [{"x": OPTIMAL_TOP1_CONSTANT, "label": marks[0]}, {"x": CMM_TOP1_CONSTANT, "label": marks[1]}]}
+
+
+def _crossing_trend(label, store, *, dims, bracket, band, max_slope, max_last_over_first, distance, figure,
+                    title, name):
+    """A check: per-d crossings of ``impl.<store>``, each finite, uncensored
+    and inside ``band``, whose ``distance(c_d)`` to 8 shrinks with d."""
     shrink = _shrinks(max_slope=max_slope, max_last_over_first=max_last_over_first)
 
-    def criterion(sizes, figures):
-        crossings = [table[d].crossing for d in sizes]
-        figures = [f if math.isfinite(f) else math.inf for f in figures]
-        bad = [d for d in sizes if table[d].censored or not math.isfinite(table[d].crossing)
-               or not (band[0] <= table[d].crossing <= band[1])]
-        ok, fig, thr, why = shrink(sizes, figures)
-        return ok and not bad, fig, thr, (
-            f"crossings {[round(c, 3) for c in crossings]} (band {band}); distance to {target}: {why}"
-            + (f"; outside the band or censored at d = {bad}" if bad else ""))
+    def run(ctx):
+        sizes = ctx.profile.pick(**dims)
+        table = _crossings(ctx, label, store, sizes, bracket)
 
-    return criterion
+        def criterion(sizes, figures):
+            crossings = [table[d].crossing for d in sizes]
+            bad = [d for d in sizes if table[d].censored or not math.isfinite(table[d].crossing)
+                   or not (band[0] <= table[d].crossing <= band[1])]
+            ok, fig, thr, why = shrink(sizes, [f if math.isfinite(f) else math.inf for f in figures])
+            return ok and not bad, fig, thr, (
+                f"crossings {[round(c, 3) for c in crossings]} (band {band}); distance to {CMM_TOP1_CONSTANT}: "
+                f"{why}" + (f"; outside the band or censored at d = {bad}" if bad else ""))
 
+        ev = simulation.check(ctx, sizes, lambda d, rng: distance(table[d].crossing), criterion, label=figure)
+        ev.data["crossings"] = {str(d): {"crossing": r.crossing, "n50": r.n50, "slope": r.slope,
+                                         "censored": r.censored, "evaluations": r.evaluations,
+                                         "cache_hits": r.cache_hits} for d, r in table.items()}
+        ev.data["plot"] = _success_plot(f"{title}: probability that all n pairs are retrieved top-1",
+                                        _curve_series(name, table))
+        return ev
 
-def _cmm_crossing(ctx):
-    dims = _dims(ctx, CMM_DIMS, CMM_DIMS_EXTRA)
-    table = _crossings(ctx, "cmm", _cmm_retrieves_all(ctx.impl), dims, CMM_BRACKET, ("cmm", "all_retrieved"))
-    ev = simulation.check(
-        ctx, dims, lambda d, rng: abs(table[d].crossing - CMM_TOP1_CONSTANT),
-        _toward(CMM_TOP1_CONSTANT, CMM_BAND, CMM_MAX_SLOPE, CMM_MAX_LAST_OVER_FIRST, table),
-        label="CMM all-pairs top-1: |finite-size crossing of d^2/(n ln n) - 8|")
-    ev.data["crossings"] = _crossing_data(table)
-    ev.data["plot"] = _success_plot("CMM: probability that all n pairs are retrieved top-1", "CMM", table)
-    return ev
-
-
-def _second_order_prediction(n: float) -> float:
-    """004's conjectured finite-size crossing: 2 - 3 ln ln n / ln n."""
-    return OPTIMAL_TOP1_CONSTANT - 3 * math.log(math.log(n)) / math.log(n)
+    return run
 
 
 def _optimal_crossing(ctx):
-    dims = LP_DIMS + LP_DIMS_BY_LEVEL[min(_level(ctx), len(LP_DIMS_BY_LEVEL) - 1)]
-    top = LP_SEEDS[min(_level(ctx), len(LP_SEEDS) - 1)]
+    dims = ctx.profile.pick(**LP_DIMS_BY_LEVEL)
+    top = ctx.profile.pick(**LP_SEEDS)
     # scaled from the quick top dimension: beyond it the gap is far inside the band
     pools = {d: math.ceil(top * max(1.0, (LP_DIMS[-1] / d) ** 2)) for d in dims}
-    success = _optimal_retrieves_all(ctx.impl)
-    cache = _cache(ctx, "max_margin_memory", "GordanCertificate")
-    table = {}
-    for d in dims:
-        hi = max(4, math.ceil(linmem.critical_n(d, LP_MIN_RATIO)))
-        table[d] = sweeps.nested_critical_sizes(
-            success, d, n_range=(3, hi), seeds=range(pools[d]), base_seed=_shared_seed(ctx, "lp"),
-            name="top1.lp", params={"code": _CODE}, cache=cache)
-
+    success, cache = _optimal_retrieves_all(ctx.impl), _cache(ctx, "max_margin_memory", "GordanCertificate")
+    table = {d: sweeps.nested_critical_sizes(
+        success, d, n_range=(3, max(4, math.ceil(linmem.critical_n(d, LP_MIN_RATIO)))), seeds=range(pools[d]),
+        base_seed=kit.shared_seed(ctx.run_seed, "lp"), name="top1.lp", params={"code": _CODE}, cache=cache)
+        for d in dims}
     info = {}
 
     def measure(d, rng):
@@ -650,7 +444,7 @@ def _optimal_crossing(ctx):
             info[d] = {"crossing": c, "prediction": math.nan, "censored": True}
             return math.inf
         n = sweeps.pairs_at_load("ratio", d, c)
-        pred = _second_order_prediction(n)
+        pred = ctx.impl.second_order_crossing(n)
         info[d] = {"crossing": c, "n": n, "prediction": pred, "window": res.window("ratio"),
                    "censored": res.censored, "n_star": res.n_star.tolist(),
                    "evaluations": res.evaluations, "cache_hits": res.cache_hits}
@@ -660,8 +454,7 @@ def _optimal_crossing(ctx):
         above = [d for d in sizes if not info[d]["crossing"] < OPTIMAL_TOP1_CONSTANT]
         censored = [d for d in sizes if info[d]["censored"]]
         worst = max(figures)
-        ok = worst <= LP_BAND and not above and not censored
-        return ok, worst, LP_BAND, (
+        return worst <= LP_BAND and not above and not censored, worst, LP_BAND, (
             f"crossings {[round(info[d]['crossing'], 3) for d in sizes]} vs 2 - 3 lnln n/ln n = "
             f"{[round(info[d]['prediction'], 3) for d in sizes]}; largest gap {worst:.3f} "
             f"(need <= {LP_BAND}); at or above 2 at d = {above}; censored at d = {censored}")
@@ -670,34 +463,12 @@ def _optimal_crossing(ctx):
                           domain={"pools per d": [pools[d] for d in dims]},
                           label="max-margin LP (best linear memory): per-seed critical sizes, median crossing")
     ev.data["lp"] = {str(d): v for d, v in info.items()}
-    series = []
-    for d, res in table.items():
-        x, y = res.success_curve("ratio")
-        series.append({"label": f"optimal (LP), d = {d}", "x": x, "y": y, "style": "line"})
-    cmm = _crossings(ctx, "cmm", _cmm_retrieves_all(ctx.impl), CMM_DIMS, CMM_BRACKET, ("cmm", "all_retrieved"))
-    series += _curve_series("CMM", cmm)
-    ev.data["plot"] = {
-        "title": "Probability that all n pairs are retrieved top-1: best linear memory (LP) and CMM",
-        "x_label": "d^2 / (n ln n)", "y_label": "success probability", "xscale": "log", "yscale": "linear",
-        "series": series,
-        "vlines": [{"x": OPTIMAL_TOP1_CONSTANT, "label": "2 (any linear memory)"},
-                   {"x": CMM_TOP1_CONSTANT, "label": "8 (CMM)"}],
-        "hlines": [{"y": 0.5, "label": "1/2"}],
-    }
-    return ev
-
-
-def _ls_crossing(ctx):
-    dims = _dims(ctx, LS_DIMS, LS_DIMS_EXTRA)
-    table = _crossings(ctx, "ls", _ls_retrieves_all(ctx.impl), dims, LS_BRACKET,
-                       ("least_squares_store", "all_retrieved"))
-    ev = simulation.check(
-        ctx, dims, lambda d, rng: CMM_TOP1_CONSTANT - table[d].crossing,
-        _toward(CMM_TOP1_CONSTANT, LS_BAND, LS_MAX_SLOPE, LS_MAX_LAST_OVER_FIRST, table),
-        label="least-squares memory U V^+: 8 - finite-size crossing of d^2/(n ln n)")
-    ev.data["crossings"] = _crossing_data(table)
+    series = [{"label": f"optimal (LP), d = {d}", "x": x, "y": y, "style": "line"}
+              for d, res in table.items() for x, y in [res.success_curve("ratio")]]
+    series += _curve_series("CMM", _crossings(ctx, "cmm", "cmm", CMM_DIMS, CMM_BRACKET))
     ev.data["plot"] = _success_plot(
-        "Least-squares memory: probability that all n pairs are retrieved top-1", "least squares", table)
+        "Probability that all n pairs are retrieved top-1: best linear memory (LP) and CMM", series,
+        y_label="success probability", marks=("2 (any linear memory)", "8 (CMM)"))
     return ev
 
 
@@ -706,37 +477,23 @@ def _max_margin_transposed(keys, targets):
     return MaxMarginResult(W=res.W.T.copy(), margin=res.margin, status=res.status, message=res.message)
 
 
-def _ls_as_outer_product(keys, targets):
-    return linmem.outer_product_store(keys, targets)
+# --- t1.cmm-beats-loose-bound ------------------------------------------------------------
 
-
-# --------------------------------------------------------------------------
-# t1.cmm-beats-loose-bound
-# --------------------------------------------------------------------------
+#: Constants C of the loose bound C n (log n)^4 in the precise check.
+LOOSE_CS = ("1", "2", "8", "24", "1000", "1 + 1e-30")
 
 
 def _loose_symbolic(ctx):
     n, C = sympy.symbols("n C", positive=True)
-    L = sympy.log(n)
-    f = CMM_TOP1_CONSTANT * n * L - C * n * L**4
-    star = loose_bound_crossover(C)
+    L, star = sympy.log(n), ctx.impl.loose_bound_crossover
     return symbolic.check_scalar(ctx, [
-        ("8 n log n - C n log^4 n = n log n (8 - C log^3 n)", f - n * L * (8 - C * L**3)),
-        ("the bracket vanishes at n* = exp(2 C^(-1/3))", sympy.expand_log(8 - C * sympy.log(star) ** 3, force=True)),
-        ("C = 1: n* = e^2", loose_bound_crossover(sympy.Integer(1)) - sympy.exp(2)),
+        ("8 n log n - C n log^4 n = n log n (8 - C log^3 n)",
+         CMM_TOP1_CONSTANT * n * L - C * n * L**4 - n * L * (8 - C * L**3)),
+        ("the bracket vanishes at n* = exp(2 C^(-1/3))", sympy.expand_log(8 - C * sympy.log(star(C)) ** 3, force=True)),
+        ("C = 1: n* = e^2", star(sympy.Integer(1)) - sympy.exp(2)),
         ("d(8 - C log^3 n)/dn = -3 C log^2 n / n < 0: one sign change",
          sympy.diff(8 - C * L**3, n) + 3 * C * L**2 / n),
     ])
-
-
-def _loose_violations(impl, n: float, C: float) -> tuple[float, float]:
-    """(violation, scale): above the crossover the CMM bound d^2 = 8 n ln n
-    must not exceed C n (ln n)^4; below it, it must."""
-    d2 = impl.critical_d(n, CMM_TOP1_CONSTANT) ** 2
-    loose = C * n * math.log(n) ** 4
-    star = loose_bound_crossover(C)
-    viol = max(0.0, d2 - loose) if n > star else max(0.0, loose - d2)
-    return viol, max(d2, loose)
 
 
 @st.composite
@@ -744,151 +501,166 @@ def _loose_cases(draw):
     """(n, C): C >= 1 log-uniform up to 1e6 (exactly 1 often), n on either
     side of the crossover at relative distances from 1e-9 up."""
     C = draw(st.one_of(st.just(1.0), st.floats(0.0, 6.0).map(lambda e: 10.0**e)))
-    star = loose_bound_crossover(C)
+    star = linmem.loose_bound_crossover(C)
     if draw(st.booleans()):  # above the crossover: the CMM bound is the smaller
-        n = star * (1 + 10.0 ** draw(st.floats(-9.0, 6.0)))
-    else:  # between 1 and the crossover: the CMM bound is the larger
-        n = 1 + (star - 1) * (1 - 10.0 ** draw(st.floats(-9.0, -1e-6)))
-    return float(n), float(C)
+        return float(star * (1 + 10.0 ** draw(st.floats(-9.0, 6.0)))), float(C)
+    # between 1 and the crossover: the CMM bound is the larger
+    return float(1 + (star - 1) * (1 - 10.0 ** draw(st.floats(-9.0, -1e-6)))), float(C)
 
 
 def _loose_property(ctx):
+    """Float64 through critical_d(n, 8)^2 = 8 n ln n: above the crossover it
+    must not exceed C n (ln n)^4; below it, it must."""
+
     def measure(case):
         n, C = case
-        viol, scale = _loose_violations(ctx.impl, n, C)
-        return scaled_residual(viol, scale=4 * scale)
+        d2, loose = ctx.impl.critical_d(n, CMM_TOP1_CONSTANT) ** 2, C * n * math.log(n) ** 4
+        viol = max(0.0, d2 - loose) if n > ctx.impl.loose_bound_crossover(C) else max(0.0, loose - d2)
+        return scaled_residual(viol, scale=4 * max(d2, loose))
 
     return property.check(ctx, _loose_cases(), measure, describe=lambda c: {"n": c[0], "C": c[1]})
 
 
-def _loose_precise(ctx):
-    cases = [(f"C = {c}", c) for c in LOOSE_CS]
+def _loose_C(label: str):
+    return mpmath.mpf(1) + mpmath.mpf("1e-30") if label == "1 + 1e-30" else mpmath.mpf(label)
 
-    def residual(label_C):
-        C = mpmath.mpf(1) + mpmath.mpf("1e-30") if label_C == "1 + 1e-30" else mpmath.mpf(label_C)
-        star = loose_bound_crossover(C)
+
+def _loose_precise(ctx):
+    def residual(label):
+        C = _loose_C(label)
+        star = ctx.impl.loose_bound_crossover(C)
         f = lambda x: 8 * mpmath.log(x) - C * mpmath.log(x) ** 4  # noqa: E731  f = (8 n ln n - C n ln^4 n)/n
         root = mpmath.findroot(f, (mpmath.mpf(1) + (star - 1) / 2, star * 2), solver="anderson")
         delta = mpmath.mpf(10) ** (-mpmath.mp.dps // 3)
         above = max(0, f(star * (1 + delta)))  # the bound holds just above n*
         below = max(0, -f(1 + (star - 1) * (1 - delta)))  # and fails just below
-        err = abs(root - star) / star + above + below
-        return err, 1 + abs(C)
+        return abs(root - star) / star + above + below, 1 + abs(C)
 
-    ev = precise.check(ctx, cases, residual, falls=True)
-    ev.data["crossovers"] = {c: float(loose_bound_crossover(mpmath.mpf(1) if c.startswith("1 +") else mpmath.mpf(c)))
-                             for c in LOOSE_CS}
+    ev = precise.check(ctx, [(f"C = {c}", c) for c in LOOSE_CS], residual, falls=True)
+    ev.data["crossovers"] = {c: float(linmem.loose_bound_crossover(_loose_C(c))) for c in LOOSE_CS}
     return ev
 
 
-# --------------------------------------------------------------------------
-# t1.dual-certificate
-# --------------------------------------------------------------------------
+# --- t1.dual-certificate -------------------------------------------------------------------
+
+#: Denominator bound of the rational Gaussian entries of the ladder's instances.
+DUAL_DENOMINATOR = 10**6
+
+#: Keys of the "scaled" float family have norms 10^e, e in -SCALED_DECADES..SCALED_DECADES.
+SCALED_DECADES = 6
 
 
-def _comparisons_exact(V, U):
-    """A_ij = (u_i - u_j) v_i^T for i != j, exactly (object arrays of ints or
-    Fractions), keyed by (i, j); independent of linmem."""
+def _returned(impl, V, U):
+    """The certificate ``impl.gordan_certificate`` returns on float (V, U),
+    rebuilt as linmem's :class:`GordanCertificate` so that linmem's own
+    :meth:`~GordanCertificate.verify` judges it (a wrong variant cannot vouch
+    for itself); None when there is none, or not exactly one side of the
+    right shape."""
+    try:
+        cert = impl.gordan_certificate(V, U)
+    except LinearProgramError:
+        return None  # no certificate (linmem already retried with unit keys)
+    W = None if cert.W is None else np.asarray(cert.W, dtype=float)
+    lam = None if cert.lam is None else np.asarray(cert.lam, dtype=float)
+    if (W is None) == (lam is None) or (W is not None and W.shape != (U.shape[0], V.shape[0])) or (
+            lam is not None and lam.shape != (V.shape[1], V.shape[1])):
+        return None
+    return GordanCertificate(W=W, lam=lam, keys=V, targets=U)
+
+
+def _comparisons(V, U):
+    """A_ij = (u_i - u_j) v_i^T for i != j, keyed by (i, j), in the number
+    system of V and U; independent of linmem."""
     n = V.shape[1]
-    return {(i, j): np.outer(U[:, i] - U[:, j], V[:, i])
-            for i in range(n) for j in range(n) if i != j}
+    return {(i, j): np.outer(U[:, i] - U[:, j], V[:, i]) for i in range(n) for j in range(n) if i != j}
 
 
-def _exact_lambda(A, lam, V, U):
-    """Recompute a dependence exactly on the support of ``lam``: solve
-    [vec A_S; 1] x = (0, 1) in rationals (free parameters set to the float
-    values), and return x (a dict) or None if no solution exists."""
-    support = [(i, j) for (i, j) in A if lam[i, j] > 0]
+def _exact_lambda(A, lam):
+    """A dependence recomputed exactly on the support of ``lam``: the solution
+    of [vec A_S; 1] x = (0, 1) in rationals (free parameters set to the float
+    values), as a dict, or None if there is none."""
+    support = [p for p in A if lam[p] > 0]
     if not support:
         return None
-    rows = [[A[p].ravel()[r] for p in support] for r in range(A[support[0]].size)]
-    M = sympy.Matrix(rows + [[1] * len(support)])
-    b = sympy.Matrix([0] * (M.rows - 1) + [1])
+    M = sympy.Matrix([[A[p].ravel()[r] for p in support] for r in range(A[support[0]].size)] + [[1] * len(support)])
     try:
-        sol, params = M.gauss_jordan_solve(b)
+        sol, params = M.gauss_jordan_solve(sympy.Matrix([0] * (M.rows - 1) + [1]))
     except ValueError:
         return None
-    if params.shape[0]:
-        # each free parameter is its own column's entry; set it to the float value there
-        free = {}
-        for t in params:
-            col = next(k for k in range(len(sol)) if sol[k] == t)
-            free[t] = sympy.Rational(Fraction(float(lam[support[col]])))
-        sol = sol.subs(free)
+    # each free parameter is its own column's entry; set it to the float value there
+    sol = sol.subs({t: sympy.Rational(Fraction(float(lam[support[next(k for k in range(len(sol)) if sol[k] == t)]])))
+                    for t in params})
     return {p: Fraction(int(sympy.fraction(x)[0]), int(sympy.fraction(x)[1])) for p, x in zip(support, sol)}
 
 
-def _certificate_defect_exact(impl, V, U):
-    """0 when the certificate impl.gordan_certificate returns verifies exactly:
-    a W with every exact margin <W, A_ij> > 0, or a lambda >= 0 with
-    sum lambda = 1 and sum lambda A = 0 exactly (re-solved on its support)."""
-    try:
-        cert = impl.gordan_certificate(V, U)
-    except LinearProgramError as exc:
-        return f"no certificate: {exc}"
-    Ve = np.vectorize(Fraction, otypes=[object])(V)
-    Ue = np.vectorize(Fraction, otypes=[object])(U)
-    A = _comparisons_exact(Ve, Ue)
-    defect = Fraction(0)
-    # linmem's comparison matrices agree with the definition exactly
-    Al = impl.comparison_matrices(V, U)
-    for (i, j), Aij in A.items():
-        defect += sum((Fraction(float(x)) - y) ** 2 for x, y in zip(Al[i, j].ravel(), Aij.ravel()))
-    if (cert.W is None) == (cert.lam is None):
-        return Fraction(1) + defect
+def _exact_side(impl, V, U):
+    """(side, solution, A): the returned side in exact rationals on the float
+    problem the solver saw (V, U at their binary values): ``"W"`` and W,
+    ``"lam"`` and the exact dependence re-solved on its support (None if
+    none), or ``"none"`` when linmem's verification refuses it."""
+    cert = _returned(impl, V, U)
+    A = _comparisons(kit.exact(V), kit.exact(U))
+    if cert is None or not cert.verify():
+        return "none", None, A
     if cert.W is not None:
-        W = np.vectorize(lambda x: Fraction(float(x)), otypes=[object])(cert.W)
-        if W.shape != (U.shape[0], V.shape[0]):
-            return Fraction(1) + defect
-        bad = [p for p, Aij in A.items() if not np.sum(W * Aij) > 0]
-        return defect + len(bad)
-    lam = np.asarray(cert.lam, dtype=float)
-    if lam.shape != (V.shape[1], V.shape[1]) or np.any(lam < 0):
-        return Fraction(1) + defect
-    x = _exact_lambda(A, lam, Ve, Ue)
-    if x is None or any(v < 0 for v in x.values()):
-        return Fraction(1) + defect
-    total = sum((v * A[p] for p, v in x.items()), start=np.zeros_like(next(iter(A.values()))))
-    return defect + sum(e * e for e in total.ravel()) + (sum(x.values()) - 1) ** 2
+        return "W", kit.exact(cert.W), A
+    return "lam", _exact_lambda(A, cert.lam), A
+
+
+def _side_residual(side, sol, A):
+    """(residual, scale) of an exact side, in the number system of ``sol``
+    (exact: the residual is 0 exactly when the side is a certificate): the
+    worst margin's shortfall for W; ||sum lam A|| + negative mass + |sum lam
+    - 1| for lam."""
+    if side == "none" or sol is None:
+        return math.inf, 1
+    if side == "W":
+        worst = min(np.sum(sol * Aij) for Aij in A.values())
+        return (0 if worst > 0 else abs(worst) + 1), 1
+    exact = kit.is_exact(next(iter(sol.values())))
+    total = sum((v * A[p] for p, v in sol.items()), start=0 * next(iter(A.values())))
+    sq = sum(e * e for e in total.ravel())
+    resid = (sq if exact else mpmath.sqrt(sq)) + sum(max(0, -x) for x in sol.values()) + abs(sum(sol.values()) - 1)
+    scale = 1 if exact else sum(v * mpmath.sqrt(sum(e * e for e in A[p].ravel())) for p, v in sol.items())
+    return resid, max(scale, 1) * len(sol)
 
 
 @st.composite
 def _integer_instances(draw):
     """Small integer keys and targets (as floats, so linmem works in float64
     and every product is exact): duplicated, zero and collinear columns arise."""
-    n = draw(st.integers(2, 5))
-    dk = draw(st.integers(1, 3))
-    dt = draw(st.integers(1, 3))
-    vals = st.integers(-3, 3)
-    V = np.array(draw(st.lists(vals, min_size=dk * n, max_size=dk * n)), dtype=float).reshape(dk, n)
-    U = np.array(draw(st.lists(vals, min_size=dt * n, max_size=dt * n)), dtype=float).reshape(dt, n)
-    return V, U
+    n, dk, dt = draw(st.integers(2, 5)), draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    entries = lambda rows: st.lists(st.integers(-3, 3), min_size=rows * n, max_size=rows * n)  # noqa: E731
+    return (np.array(draw(entries(dk)), dtype=float).reshape(dk, n),
+            np.array(draw(entries(dt)), dtype=float).reshape(dt, n))
 
 
 def _dual_exact(ctx):
-    return symbolic.check_exact(ctx, _integer_instances(), lambda c: _certificate_defect_exact(ctx.impl, *c),
-                                describe=lambda c: {"keys": c[0], "targets": c[1]})
+    def defect(case):
+        V, U = case
+        side, sol, A = _exact_side(ctx.impl, V, U)
+        # linmem's comparison matrices agree with the definition exactly
+        Al = ctx.impl.comparison_matrices(V, U)
+        agree = sum(np.sum((kit.exact(Al[i, j]) - Aij) ** 2) for (i, j), Aij in A.items())
+        resid, _ = _side_residual(side, sol, A)
+        return agree + (1 if resid == math.inf else resid)
+
+    return symbolic.check_exact(ctx, _integer_instances(), defect, describe=lambda c: {"keys": c[0], "targets": c[1]})
 
 
 def _dual_algebra(ctx):
     """Both sides cannot hold: <W, sum lambda A> = sum lambda <W, A>, and
     <W, A_ij> = S_ii - S_ij, symbolically on a 3-pair, 2 x 2 instance."""
-    n, d = 3, 2
-    W = sympy.Matrix(d, d, sympy.symbols("w0:4"))
-    us = [sympy.Matrix(sympy.symbols(f"u{i}_0:2")) for i in range(n)]
-    vs = [sympy.Matrix(sympy.symbols(f"v{i}_0:2")) for i in range(n)]
-    pairs = [(i, j) for i in range(n) for j in range(n) if i != j]
-    lam = {p: sympy.Symbol(f"l{p[0]}{p[1]}") for p in pairs}
-    A = {p: (us[p[0]] - us[p[1]]) * vs[p[0]].T for p in pairs}
-
-    def inner(X, Y):
-        return sum(X[a, b] * Y[a, b] for a in range(d) for b in range(d))
-
-    S = lambda i, j: (us[j].T * W * vs[i])[0, 0]  # noqa: E731
-    combo = sum((lam[p] * A[p] for p in pairs), start=sympy.zeros(d, d))
+    W = sympy.Matrix(2, 2, sympy.symbols("w0:4"))
+    U, V = sympy.Matrix(2, 3, sympy.symbols("u0:6")), sympy.Matrix(2, 3, sympy.symbols("v0:6"))
+    A = _comparisons(np.array(V.tolist(), dtype=object), np.array(U.tolist(), dtype=object))
+    lam = {p: sympy.Symbol(f"l{p[0]}{p[1]}") for p in A}
+    inner = lambda X: sum(W[a, b] * X[a, b] for a in range(2) for b in range(2))  # noqa: E731
+    S = lambda i, j: (U[:, j].T * W * V[:, i])[0, 0]  # noqa: E731
     return symbolic.check_scalar(ctx, [
-        ("<W, sum lam A> = sum lam <W, A>", inner(W, combo) - sum(lam[p] * inner(W, A[p]) for p in pairs)),
-        *[(f"<W, A_{i}{j}> = S_{i}{i} - S_{i}{j}", inner(W, A[(i, j)]) - (S(i, i) - S(i, j))) for i, j in pairs],
+        ("<W, sum lam A> = sum lam <W, A>", inner(sum((lam[p] * A[p] for p in A), start=np.zeros((2, 2), dtype=object)))
+         - sum(lam[p] * inner(A[p]) for p in A)),
+        *[(f"<W, A_{i}{j}> = S_{i}{i} - S_{i}{j}", inner(A[i, j]) - (S(i, i) - S(i, j))) for i, j in A],
     ])
 
 
@@ -896,80 +668,44 @@ def _precise_instances(ctx):
     """Exact instances for the ladder: Gaussian rationals on both sides of the
     threshold, duplicated keys with different targets, ill-conditioned keys."""
     rng = ctx.rng("dual-precise")
-    frac = np.vectorize(lambda x: Fraction(x).limit_denominator(10**6), otypes=[object])
+    rational = lambda X: np.array([Fraction(x).limit_denominator(DUAL_DENOMINATOR) for x in X.ravel()],  # noqa: E731
+                                  dtype=object).reshape(X.shape)
     cases = []
     for i, (d, n) in enumerate([(2, 3), (2, 6), (3, 4), (3, 9), (2, 5), (3, 3)]):
-        V = frac(rng.standard_normal((d, n)))
-        U = frac(rng.standard_normal((d, n)))
+        V, U = rational(rng.standard_normal((d, n))), rational(rng.standard_normal((d, n)))
         if i == 4:
             V[:, 1] = V[:, 0]  # duplicated key, different targets: no memory separates
         if i == 5:
             V = ensembles.rational_controlled_spectrum(d, n, cond=10**6, rng=rng)
-        cases.append((f"d={d}, n={n}" + (", duplicated key" if i == 4 else "")
-                      + (", keys cond 1e6" if i == 5 else ""), (V, U)))
+        cases.append((f"d={d}, n={n}" + {4: ", duplicated key", 5: ", keys cond 1e6"}.get(i, ""),
+                      (V.astype(float), U.astype(float))))
     return cases
 
 
 def _dual_precise(ctx):
-    certs = {}
-
-    def certificate(label, V, U):
-        if label not in certs:
-            Vf = V.astype(float)
-            Uf = U.astype(float)
-            # the float problem the solver sees; the exact data are its binary values
-            Ve = np.vectorize(lambda x: Fraction(float(x)), otypes=[object])(Vf)
-            Ue = np.vectorize(lambda x: Fraction(float(x)), otypes=[object])(Uf)
-            A = _comparisons_exact(Ve, Ue)
-            try:
-                cert = ctx.impl.gordan_certificate(Vf, Uf)
-            except LinearProgramError:
-                certs[label] = ("none", None, A)
-                return certs[label]
-            if cert.W is not None:
-                certs[label] = ("W", np.vectorize(lambda x: Fraction(float(x)), otypes=[object])(cert.W), A)
-            else:
-                certs[label] = ("lam", _exact_lambda(A, np.asarray(cert.lam, dtype=float), Ve, Ue), A)
-        return certs[label]
-
-    cases = [(label, (label, V, U)) for label, (V, U) in _precise_instances(ctx)]
+    sides = {}
 
     def residual(case):
         label, V, U = case
-        side, sol, A = certificate(label, V, U)
-        if side == "none":
-            return mpmath.inf, 1
-        if side == "W":
-            if sol.shape != (U.shape[0], V.shape[0]):
-                return mpmath.inf, 1
-            W = mp_array(sol)
-            margins = [np.sum(W * mp_array(Aij)) for Aij in A.values()]
-            worst = min(margins)
-            return (0 if worst > 0 else abs(worst) + 1), 1
-        if sol is None:
-            return mpmath.inf, 1
-        lam = {p: mp_array(np.array([v], dtype=object))[0] for p, v in sol.items()}
-        total = sum((lam[p] * mp_array(A[p]) for p in lam), start=mp_array(np.zeros_like(next(iter(A.values())))))
-        resid = mpmath.sqrt(sum(e * e for e in total.ravel()))
-        neg = sum(max(0, -x) for x in lam.values())
-        scale = sum(lam[p] * mpmath.sqrt(sum(e * e for e in mp_array(A[p]).ravel())) for p in lam)
-        return resid + neg + abs(sum(lam.values()) - 1), max(scale, 1) * len(lam)
+        if label not in sides:
+            sides[label] = _exact_side(ctx.impl, V, U)
+        side, sol, A = sides[label]
+        if sol is not None:
+            sol = {p: kit.to_mp(v) for p, v in sol.items()} if side == "lam" else kit.to_mp(sol)
+        return _side_residual(side, sol, {p: kit.to_mp(Aij) for p, Aij in A.items()})
 
-    return precise.check(ctx, cases, residual, falls=True)
+    return precise.check(ctx, [(label, (label, *c)) for label, c in _precise_instances(ctx)], residual, falls=True)
 
 
 @st.composite
 def _float_instances(draw):
     """Float instances: Gaussian at every load, keys scaled over 12 decades,
     duplicated keys, rank-deficient keys; d_k != d_t allowed."""
-    n = draw(st.integers(2, 12))
-    dk = draw(st.integers(1, 4))
-    dt = draw(st.integers(1, 4))
+    n, dk, dt = draw(st.integers(2, 12)), draw(st.integers(1, 4)), draw(st.integers(1, 4))
     family = draw(st.sampled_from(("gaussian", "scaled", "duplicated", "rank_deficient")))
     seed = draw(st.integers(0, 2**32 - 1))
     rng = np.random.default_rng(seed)
-    V = rng.standard_normal((dk, n))
-    U = rng.standard_normal((dt, n))
+    V, U = rng.standard_normal((dk, n)), rng.standard_normal((dt, n))
     if family == "scaled":
         V = V * 10.0 ** rng.integers(-SCALED_DECADES, SCALED_DECADES + 1, size=n)
     elif family == "duplicated":
@@ -979,43 +715,42 @@ def _float_instances(draw):
     return {"n": n, "dk": dk, "dt": dt, "family": family, "seed": seed}, V, U
 
 
-def _certificate_ratio_float(impl, V, U) -> float:
-    """THRESHOLD times the scaled ratio of the side impl.gordan_certificate
-    returns, rechecked on the instance by linmem's own GordanCertificate
-    verification (not the impl's: a wrong variant cannot vouch for itself);
-    a side that fails verify's structural checks scores inf."""
-    try:
-        cert = impl.gordan_certificate(V, U)
-    except LinearProgramError:
-        return math.inf  # no certificate (linmem already retried with unit keys)
-    if (cert.W is None) == (cert.lam is None):
-        return math.inf
-    W = None if cert.W is None else np.asarray(cert.W, dtype=float)
-    lam = None if cert.lam is None else np.asarray(cert.lam, dtype=float)
-    if (W is not None and W.shape != (U.shape[0], V.shape[0])) or (
-            lam is not None and lam.shape != (V.shape[1], V.shape[1])):
-        return math.inf
-    check = GordanCertificate(W=W, lam=lam, keys=V, targets=U)
-    ratio = check.scaled_ratio()
-    return THRESHOLD * ratio if check.verify() or ratio >= 1 else math.inf
-
-
 def _dual_property(ctx):
-    return property.check(ctx, _float_instances(), lambda c: _certificate_ratio_float(ctx.impl, c[1], c[2]),
-                          describe=lambda c: c[0])
+    """THRESHOLD times linmem's scaled ratio of the returned side; a side
+    that fails verify's structural checks scores inf."""
+
+    def measure(case):
+        cert = _returned(ctx.impl, case[1], case[2])
+        ratio = math.inf if cert is None else cert.scaled_ratio()
+        return THRESHOLD * ratio if cert is not None and (cert.verify() or ratio >= 1) else math.inf
+
+    return property.check(ctx, _float_instances(), measure, describe=lambda c: c[0])
 
 
 def _gordan_swapped(keys, targets):
     """Wrong variant: decides the transposed comparisons (v_i - v_j) u_i^T."""
     cert = linmem.gordan_certificate(targets, keys)
-    W = None if cert.W is None else cert.W.T.copy()
-    return GordanCertificate(W=W, lam=cert.lam, keys=np.asarray(keys, dtype=float),
-                             targets=np.asarray(targets, dtype=float))
+    return GordanCertificate(W=None if cert.W is None else cert.W.T.copy(), lam=cert.lam,
+                             keys=np.asarray(keys, dtype=float), targets=np.asarray(targets, dtype=float))
 
 
-# --------------------------------------------------------------------------
-# t1.sparse-repair
-# --------------------------------------------------------------------------
+# --- t1.sparse-repair ---------------------------------------------------------------------
+
+#: Sparse repair: margin threshold gamma (in units of the matched score 1),
+#: load ratios (between 2 and 8, where CMM fails some pairs), dimensions per
+#: level and seeds. Criterion: at the two largest d, at every load, the
+#: repair retrieves more pairs than CMM on average with a paired t statistic
+#: >= REPAIR_MIN_T over the seeds (at d = 32 the gain at load 3 is within the
+#: noise); the mean gain over every (d, load) is positive; and the fraction
+#: of CMM's failures left unrepaired at the lowest load falls with d
+#: (slope <= -0.3, last/first <= 0.6).
+REPAIR_GAMMA = 0.3
+REPAIR_LOADS = (3.0, 5.0)
+REPAIR_DIMS = dict(quick=(32, 64, 128), standard=(32, 64, 128, 256), thorough=(32, 64, 128, 256))
+REPAIR_SEEDS = 6
+REPAIR_MIN_T = 2.0
+REPAIR_CRITERION = _shrinks(max_slope=-0.3, max_last_over_first=0.6)
+_REPAIR_SERIES = (("cmm", "CMM"), ("overlay", "repair, overlay"), ("split", "repair, split (stated width)"))
 
 
 def _repair_counts(ctx, d, load, seeds, base_seed):
@@ -1026,62 +761,38 @@ def _repair_counts(ctx, d, load, seeds, base_seed):
     impl = ctx.impl
     n = max(3, int(round(sweeps.pairs_at_load("ratio", d, load))))
     key = {"code": _CODE, "d": d, "n": n, "gamma": REPAIR_GAMMA}
-    split_too = "sparse_repair_memory" not in getattr(impl, "overridden", ())
 
-    def pairs(s):
-        return sweeps.gaussian_pairs(d, n, rng=sweeps.instance_rng(base_seed, d, n, s))
+    def count(s, layout):
+        V, U = sweeps.gaussian_pairs(d, n, rng=sweeps.instance_rng(base_seed, d, n, s))
+        W = impl.cmm(V, U) if layout == "cmm" else impl.sparse_repair_memory(V, U, gamma=REPAIR_GAMMA,
+                                                                             layout=layout).W
+        return int(np.sum(impl.top1_correct(W, V, U)))
 
-    def cmm_count(s):
-        V, U = pairs(s)
-        return int(np.sum(impl.top1_correct(impl.cmm(V, U), V, U)))
-
-    def repair_count(s, layout):
-        V, U = pairs(s)
-        rep = impl.sparse_repair_memory(V, U, gamma=REPAIR_GAMMA, layout=layout)
-        return int(np.sum(impl.top1_correct(rep.W, V, U)))
-
-    rows = []
-    for s in seeds:
-        c, _ = sweeps.cached_call(lambda s=s: cmm_count(s), name="top1.repair.cmm", params=key,
-                                  seed=[base_seed, s], cache=_cache(ctx, "cmm", "top1_correct"))
-        cache = _cache(ctx, "sparse_repair_memory", "top1_correct")
-        o, _ = sweeps.cached_call(lambda s=s: repair_count(s, "overlay"), name="top1.repair.overlay",
-                                  params=key, seed=[base_seed, s], cache=cache)
-        sp = math.nan
-        if split_too:
-            sp, _ = sweeps.cached_call(lambda s=s: repair_count(s, "split"), name="top1.repair.split",
-                                       params=key, seed=[base_seed, s], cache=cache)
-        rows.append([c, o, sp])
+    layouts = ("cmm", "overlay") + (() if "sparse_repair_memory" in getattr(impl, "overridden", ()) else ("split",))
+    rows = [[sweeps.cached_call(lambda s=s, lay=lay: count(s, lay), name=f"top1.repair.{lay}", params=key,
+                                seed=[base_seed, s],
+                                cache=_cache(ctx, "cmm" if lay == "cmm" else "sparse_repair_memory", "top1_correct"))[0]
+             for lay in layouts] + [math.nan] * (3 - len(layouts)) for s in seeds]
     return n, np.array(rows, dtype=float)
 
 
 def _repair(ctx):
-    dims = _dims(ctx, REPAIR_DIMS, REPAIR_DIMS_EXTRA)
-    seeds = range(REPAIR_SEEDS)
-    base = _shared_seed(ctx, "repair")
-    table = {}
-    for d in dims:
-        for load in REPAIR_LOADS:
-            n, counts = _repair_counts(ctx, d, load, seeds, base)
-            gain = (counts[:, 1] - counts[:, 0]) / n
-            se = gain.std(ddof=1) / math.sqrt(len(gain)) if len(gain) > 1 else math.inf
-            t = gain.mean() / se if se > 0 else (math.inf if gain.mean() > 0 else -math.inf)
-            fail_cmm = float(np.sum(n - counts[:, 0]))
-            unfixed = float(np.sum(n - counts[:, 1])) / fail_cmm if fail_cmm > 0 else 0.0
-            table[(d, load)] = {
-                "n": n, "cmm": float(counts[:, 0].mean() / n), "overlay": float(counts[:, 1].mean() / n),
-                "split": float(counts[:, 2].mean() / n),
-                "split_width": linmem.learn.default_small_block_width(d, n),
-                "gain": float(gain.mean()), "t": float(t), "unfixed": unfixed}
-
-    def measure(d, rng):
-        return table[(d, REPAIR_LOADS[0])]["unfixed"]
+    dims, base, table = ctx.profile.pick(**REPAIR_DIMS), kit.shared_seed(ctx.run_seed, "repair"), {}
+    for d, load in itertools.product(dims, REPAIR_LOADS):
+        n, counts = _repair_counts(ctx, d, load, range(REPAIR_SEEDS), base)
+        gain = (counts[:, 1] - counts[:, 0]) / n
+        se = gain.std(ddof=1) / math.sqrt(len(gain)) if len(gain) > 1 else math.inf
+        t = gain.mean() / se if se > 0 else (math.inf if gain.mean() > 0 else -math.inf)
+        fail_cmm = float(np.sum(n - counts[:, 0]))
+        table[(d, load)] = {
+            "n": n, **{key: float(counts[:, q].mean() / n) for q, (key, _) in enumerate(_REPAIR_SERIES)},
+            "split_width": linmem.learn.default_small_block_width(d, n), "gain": float(gain.mean()), "t": float(t),
+            "unfixed": float(np.sum(n - counts[:, 1])) / fail_cmm if fail_cmm > 0 else 0.0}
 
     def criterion(sizes, figures):
-        judged = [(d, load) for (d, load) in table if d in sizes[-2:]]
-        weak = [key for key in judged if not (table[key]["gain"] > 0 and table[key]["t"] >= REPAIR_MIN_T)]
-        pooled = np.mean([row["gain"] for row in table.values()])
-        if pooled <= 0:
+        weak = [key for key in table if key[0] in sizes[-2:]
+                and not (table[key]["gain"] > 0 and table[key]["t"] >= REPAIR_MIN_T)]
+        if np.mean([row["gain"] for row in table.values()]) <= 0:
             weak.append("pooled")
         ok, fig, thr, why = REPAIR_CRITERION(sizes, figures)
         return ok and not weak, fig, thr, (
@@ -1091,18 +802,15 @@ def _repair(ctx):
             f"CMM failures left unrepaired at load "
             f"{REPAIR_LOADS[0]}: {why}" + (f"; not better at {weak}" if weak else ""))
 
-    ev = simulation.check(ctx, dims, measure, criterion,
+    ev = simulation.check(ctx, dims, lambda d, rng: table[(d, REPAIR_LOADS[0])]["unfixed"], criterion,
                           label="sparse repair (overlay layout) vs CMM, retrieved pairs")
     ev.data["table"] = {f"d={d}, load={load}": row for (d, load), row in table.items()}
-    series = []
-    for load in REPAIR_LOADS:
-        for key, label in (("cmm", "CMM"), ("overlay", "repair, overlay"), ("split", "repair, split (stated width)")):
-            series.append({"label": f"{label}, d^2/(n ln n) = {load:g}", "x": list(dims),
-                           "y": [table[(d, load)][key] for d in dims],
-                           "style": "line" if key == "overlay" else "points"})
     ev.data["plot"] = {"title": "Fraction of pairs retrieved top-1: CMM and its sparse repair",
                        "x_label": "d", "y_label": "retrieved fraction", "xscale": "log", "yscale": "linear",
-                       "series": series}
+                       "series": [{"label": f"{label}, d^2/(n ln n) = {load:g}", "x": list(dims),
+                                   "y": [table[(d, load)][key] for d in dims],
+                                   "style": "line" if key == "overlay" else "points"}
+                                  for load in REPAIR_LOADS for key, label in _REPAIR_SERIES]}
     return ev
 
 
@@ -1110,21 +818,13 @@ def _repair_sign_flipped(keys, targets, *, gamma, small_block_width=None, layout
     """Wrong variant: the correction is subtracted (deficit m_i - gamma)."""
     res = linmem.sparse_repair_memory(keys, targets, gamma=gamma, small_block_width=small_block_width,
                                       layout=layout, rng=rng)
-    base = np.asarray(res.W, dtype=float).copy()
-    small = res.small
-    V = np.asarray(keys, dtype=float)
-    U = np.asarray(targets, dtype=float)
-    us, vs = U[small][:, res.deficient], V[small][:, res.deficient]
-    correction = (us * res.weights) @ vs.T
-    base[np.ix_(small, small)] -= 2 * correction
-    return SparseRepairResult(base, res.large, small, res.deficient, -res.weights, res.cmm_margins)
+    W, small = np.asarray(res.W, dtype=float).copy(), res.small
+    us, vs = np.asarray(targets, float)[small][:, res.deficient], np.asarray(keys, float)[small][:, res.deficient]
+    W[np.ix_(small, small)] -= 2 * (us * res.weights) @ vs.T
+    return SparseRepairResult(W, res.large, small, res.deficient, -res.weights, res.cmm_margins)
 
 
-# --------------------------------------------------------------------------
-# the claims
-# --------------------------------------------------------------------------
-
-_GAUSS = "keys v_i and targets u_i i.i.d. N(0, I_d/d), n pairs, scores S_ij = u_j^T W v_i"
+# --- the claims ----------------------------------------------------------------------------
 
 CLAIMS = [
     Claim(
@@ -1144,7 +844,6 @@ CLAIMS = [
             "coordinate enters S_ij^2 and S_ii^2 with degree at most 4 and coordinates are independent, "
             "so these expectations are exactly the Gaussian ones",
         ),
-        depends_on=(),
         checks=(
             Check("algebra", EvidenceKind.SYMBOLIC, _scales_algebra,
                   "sympy: the variance from Gaussian moments, its n >> d limit, Wick expansion at small n, d"),
@@ -1153,7 +852,7 @@ CLAIMS = [
             Check("montecarlo", EvidenceKind.MONTECARLO, _scales_montecarlo,
                   "Gaussian pairs, n < d, n ~ d and n >> d"),
         ),
-        negative_control=NegativeControl("CMM built as sum_l v_l u_l^T (transposed)", {"cmm": _cmm_transposed}),
+        negative_control=_CMM_TRANSPOSED,
     ),
     Claim(
         id="t1.extreme-value",
@@ -1179,8 +878,7 @@ CLAIMS = [
             Check("equating", EvidenceKind.SYMBOLIC, _ev_symbolic,
                   "sympy: sqrt(n)/d sqrt(2 log n) = 1 solves to d^2 = 2 n log n"),
         ),
-        negative_control=NegativeControl("critical_d = sqrt(c n) ln n (log outside the root)",
-                                          {"critical_d": _critical_d_log_outside}),
+        negative_control=_LOG_OUTSIDE,
     ),
     Claim(
         id="t1.cmm-threshold-8",
@@ -1199,10 +897,14 @@ CLAIMS = [
         ),
         depends_on=("t1.score-scales",),
         checks=(
-            Check("crossing-trend", EvidenceKind.SIMULATION, _cmm_crossing,
+            Check("crossing-trend", EvidenceKind.SIMULATION,
+                  _crossing_trend("cmm", "cmm", dims=CMM_DIMS_BY_LEVEL, bracket=CMM_BRACKET, band=CMM_BAND,
+                                  max_slope=CMM_MAX_SLOPE, max_last_over_first=CMM_MAX_LAST_OVER_FIRST,
+                                  distance=lambda c: abs(c - CMM_TOP1_CONSTANT), title="CMM", name="CMM",
+                                  figure="CMM all-pairs top-1: |finite-size crossing of d^2/(n ln n) - 8|"),
                   "|crossing - 8| shrinks with d; every crossing in [2, 32]"),
         ),
-        negative_control=NegativeControl("CMM built as sum_l v_l u_l^T (transposed)", {"cmm": _cmm_transposed}),
+        negative_control=_CMM_TRANSPOSED,
     ),
     Claim(
         id="t1.sharp-threshold-2",
@@ -1228,12 +930,17 @@ CLAIMS = [
         checks=(
             Check("optimal-crossing", EvidenceKind.SIMULATION, _optimal_crossing,
                   "LP crossings below 2 and within a band of the second-order prediction"),
-            Check("least-squares-crossing", EvidenceKind.SIMULATION, _ls_crossing,
+            Check("least-squares-crossing", EvidenceKind.SIMULATION,
+                  _crossing_trend("ls", "least_squares_store", dims=LS_DIMS_BY_LEVEL, bracket=LS_BRACKET,
+                                  band=LS_BAND, max_slope=LS_MAX_SLOPE, max_last_over_first=LS_MAX_LAST_OVER_FIRST,
+                                  distance=lambda c: CMM_TOP1_CONSTANT - c, title="Least-squares memory",
+                                  name="least squares",
+                                  figure="least-squares memory U V^+: 8 - finite-size crossing of d^2/(n ln n)"),
                   "least-squares crossings in [2, 8], approaching 8"),
         ),
-        negative_control=NegativeControl(
-            "max-margin memory returned transposed, least-squares memory built as V K^T",
-            {"max_margin_memory": _max_margin_transposed, "least_squares_store": _ls_as_outer_product}),
+        negative_control=wrong("max-margin memory returned transposed, least-squares memory built as V K^T",
+                               max_margin_memory=_max_margin_transposed,
+                               least_squares_store=linmem.outer_product_store),
     ),
     Claim(
         id="t1.cmm-beats-loose-bound",
@@ -1243,7 +950,6 @@ CLAIMS = [
         kind=ClaimKind.INEQUALITY,
         source="004 (table: Nichani et al. 2024, d^2 >= C n (log n)^4 against CMM's 8 n log n)",
         assumptions=("natural logarithm", "n > 1 real; for integers and C = 1 the CMM bound is the smaller from n = 8 on"),
-        depends_on=(),
         checks=(
             Check("algebra", EvidenceKind.SYMBOLIC, _loose_symbolic,
                   "sympy: factorisation, the crossover exp(2 C^(-1/3)), one sign change"),
@@ -1252,8 +958,7 @@ CLAIMS = [
             Check("float", EvidenceKind.PROPERTY, _loose_property,
                   "float64 through critical_d(n, 8)^2 = 8 n ln n on both sides of the crossover"),
         ),
-        negative_control=NegativeControl("critical_d = sqrt(c n) ln n (log outside the root)",
-                                          {"critical_d": _critical_d_log_outside}),
+        negative_control=_LOG_OUTSIDE,
     ),
     Claim(
         id="t1.dual-certificate",
@@ -1264,9 +969,9 @@ CLAIMS = [
         kind=ClaimKind.IDENTITY,
         source="004 (impossibility via a dual certificate)",
         assumptions=("any real keys and targets (any dimensions, duplicated or zero columns allowed)",
-                     "each returned side is rechecked without the solver: W by exact margins, lambda by an exact "
-                     "re-solve on its support (rationals), then mpmath and float64 residuals"),
-        depends_on=(),
+                     "each returned side must pass linmem's GordanCertificate.verify (rounding-aware) and is then "
+                     "rechecked without the solver: W by exact margins, lambda by an exact re-solve on its support "
+                     "(rationals), then mpmath and float64 residuals"),
         checks=(
             Check("exclusive", EvidenceKind.SYMBOLIC, _dual_algebra,
                   "sympy: <W, sum lam A> = sum lam <W, A> and <W, A_ij> = S_ii - S_ij, so both sides cannot hold"),
@@ -1277,8 +982,8 @@ CLAIMS = [
             Check("float", EvidenceKind.PROPERTY, _dual_property,
                   "float64: margins beyond rounding, or dependence residual at rounding level"),
         ),
-        negative_control=NegativeControl("certificate of the transposed comparisons (v_i - v_j) u_i^T",
-                                          {"gordan_certificate": _gordan_swapped}),
+        negative_control=wrong("certificate of the transposed comparisons (v_i - v_j) u_i^T",
+                               gordan_certificate=_gordan_swapped),
     ),
     Claim(
         id="t1.sparse-repair",
@@ -1303,7 +1008,7 @@ CLAIMS = [
             Check("repair-vs-cmm", EvidenceKind.SIMULATION, _repair,
                   "paired over seeds: repaired minus CMM retrieved pairs; CMM failures left unrepaired shrink with d"),
         ),
-        negative_control=NegativeControl("correction subtracted (deficit m_i - gamma)",
-                                          {"sparse_repair_memory": _repair_sign_flipped}),
+        negative_control=wrong("correction subtracted (deficit m_i - gamma)",
+                               sparse_repair_memory=_repair_sign_flipped),
     ),
 ]

@@ -1,0 +1,130 @@
+"""Tests of the top-1 scales in linmem.retrieval (004): the exact CMM score
+variances, the crossover of CMM's bound with a loose one, the mean of a
+Gaussian maximum and the second-order threshold."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+import sympy
+
+from linmem import retrieval
+from linmem.tolerances import QUADRATURE_RTOL
+
+SEED = 20261201
+
+
+def test_score_variances_are_exact_fractions_for_integers():
+    assert retrieval.competitor_variance(2, 1) == Fraction(6)
+    assert retrieval.competitor_variance(10, 4) == Fraction(10 + 8 + 2, 16)
+    assert retrieval.matched_variance(10, 4) == Fraction(10 + 16 + 3, 16)
+    assert isinstance(retrieval.matched_variance(np.int64(3), 2), Fraction)
+
+
+def test_score_variances_of_floats_and_mpmath_are_the_same_formula():
+    assert retrieval.competitor_variance(1000.0, 10) == pytest.approx(10.22, rel=1e-15)
+    with mpmath.workdps(40):
+        v = retrieval.matched_variance(mpmath.mpf(7), mpmath.mpf(3))
+        assert isinstance(v, mpmath.mpf) and abs(v - mpmath.mpf(22) / 9) < mpmath.mpf(10) ** -38
+
+
+def test_score_variances_are_polynomials_in_sympy_with_the_stated_limit():
+    n, d = sympy.symbols("n d", positive=True)
+    assert sympy.simplify(retrieval.competitor_variance(n, d) - (n + 2 * d + 2) / d**2) == 0
+    assert sympy.simplify(retrieval.matched_variance(n, d) - retrieval.competitor_variance(n, d)
+                          - (2 * d + 1) / d**2) == 0
+    assert sympy.limit(retrieval.competitor_variance(n, d) * d**2 / n, n, sympy.oo) == 1
+
+
+def test_competitor_variance_matches_a_gaussian_sample():
+    """A crude independent witness (the claim t1.score-scales does it properly):
+    2000 draws of S_01 at n = 5, d = 3 agree within 5 standard errors."""
+    rng = np.random.default_rng(SEED)
+    n, d, draws = 5, 3, 2000
+    X = rng.standard_normal((draws, 2, d, n)) / math.sqrt(d)
+    s01 = np.array([(x[1][:, 1] @ retrieval.cmm(x[0], x[1])) @ x[0][:, 0] for x in X])
+    var = float(retrieval.competitor_variance(n, d))
+    se = np.std(s01**2) / math.sqrt(draws)
+    assert abs(np.mean(s01**2) - var) < 5 * se
+
+
+@pytest.mark.parametrize("C", [1, 2.0, 24, 1000.0, Fraction(3, 2)])
+def test_loose_bound_crossover_is_the_one_sign_change(C):
+    star = retrieval.loose_bound_crossover(C)
+    gap = lambda x: 8 * math.log(x) - float(C) * math.log(x) ** 4  # noqa: E731
+    assert abs(gap(star)) < 64 * np.finfo(float).eps * 8 * math.log(star)
+    assert gap(star * 1.001) < 0 < gap(1 + (star - 1) * 0.999)
+
+
+def test_loose_bound_crossover_in_mpmath_and_sympy():
+    assert retrieval.loose_bound_crossover(1) == pytest.approx(math.e**2, rel=1e-15)
+    with mpmath.workdps(60):
+        star = retrieval.loose_bound_crossover(mpmath.mpf(8))
+        assert abs(star - mpmath.e) < mpmath.mpf(10) ** -58
+    C = sympy.Symbol("C", positive=True)
+    assert sympy.simplify(sympy.log(retrieval.loose_bound_crossover(C)) ** 3 * C - 8) == 0
+
+
+@pytest.mark.parametrize("m, exact", [
+    (1, 0.0),
+    (2, 1 / math.sqrt(math.pi)),
+    (3, 3 / (2 * math.sqrt(math.pi))),
+])
+def test_expected_gaussian_maximum_closed_forms(m, exact):
+    assert retrieval.expected_gaussian_maximum(m) == pytest.approx(exact, rel=100 * QUADRATURE_RTOL, abs=1e-15)
+
+
+@pytest.mark.parametrize("m", [10, 999, 10**5])
+def test_expected_gaussian_maximum_against_mpmath_quadrature(m):
+    with mpmath.workdps(30):
+        pdf = lambda x: m * mpmath.npdf(x) * mpmath.ncdf(x) ** (m - 1)  # noqa: E731
+        loc = mpmath.sqrt(2 * mpmath.log(m))
+        ref = mpmath.quad(lambda x: x * pdf(x), [-mpmath.inf, 0, loc, 2 * loc, mpmath.inf])
+    assert retrieval.expected_gaussian_maximum(m) == pytest.approx(float(ref), rel=1e-9)
+
+
+def test_expected_gaussian_maximum_falls_short_of_sqrt_2_ln_m_ever_less():
+    errs = [1 - retrieval.expected_gaussian_maximum(m) / math.sqrt(2 * math.log(m)) for m in (10, 10**3, 10**6)]
+    assert 0 < errs[2] < errs[1] < errs[0] < 0.5
+
+
+def test_second_order_crossing_values_and_limit():
+    assert retrieval.second_order_crossing(math.e**math.e) == pytest.approx(2 - 3 / math.e, rel=1e-14)
+    vals = [retrieval.second_order_crossing(n) for n in (20.0, 1e3, 1e6, 1e300)]
+    assert vals == sorted(vals) and 1.9 < vals[-1] < 2
+
+
+@pytest.mark.parametrize("func, args, exc, fragment", [
+    pytest.param(retrieval.competitor_variance, (1, 3), ValueError, "n must be an integer >= 2", id="competitor-n-1"),
+    pytest.param(retrieval.competitor_variance, (4, 0), ValueError, "d must be an integer >= 1", id="competitor-d-0"),
+    pytest.param(retrieval.competitor_variance, (4.0, -2.0), ValueError, "d must be a finite number >= 1",
+                 id="competitor-d-negative"),
+    pytest.param(retrieval.competitor_variance, (math.nan, 2), ValueError, "n must be a finite number >= 2",
+                 id="competitor-n-nan"),
+    pytest.param(retrieval.competitor_variance, ("5", 2), TypeError,
+                 "n must be a number or a sympy expression, got str", id="competitor-n-str"),
+    pytest.param(retrieval.matched_variance, (0, 2), ValueError, "n must be an integer >= 1", id="matched-n-0"),
+    pytest.param(retrieval.matched_variance, (3, True), TypeError, "d must be a number", id="matched-d-bool"),
+    pytest.param(retrieval.matched_variance, (3, None), TypeError, "got NoneType", id="matched-d-none"),
+    pytest.param(retrieval.loose_bound_crossover, (0,), ValueError, "C must be a finite number > 0", id="loose-0"),
+    pytest.param(retrieval.loose_bound_crossover, (-1.0,), ValueError, "C must be a finite number > 0", id="loose-neg"),
+    pytest.param(retrieval.loose_bound_crossover, (mpmath.mpf(-2),), ValueError, "C must be a finite number > 0",
+                 id="loose-mpf-neg"),
+    pytest.param(retrieval.loose_bound_crossover, ("1",), TypeError, "C must be a real number, got str",
+                 id="loose-str"),
+    pytest.param(retrieval.expected_gaussian_maximum, (0,), ValueError, "m must be", id="gmax-0"),
+    pytest.param(retrieval.expected_gaussian_maximum, (2.5,), TypeError, "m must be", id="gmax-float"),
+    pytest.param(retrieval.second_order_crossing, (1.0,), ValueError, "n must be > 1", id="second-order-1"),
+    pytest.param(retrieval.second_order_crossing, (math.inf,), ValueError, "n must be a finite number > 0",
+                 id="second-order-inf"),
+    pytest.param(retrieval.second_order_crossing, ([10.0],), TypeError, "n must be a real number, got list",
+                 id="second-order-list"),
+])
+def test_bad_input_is_refused_naming_the_argument(func, args, exc, fragment):
+    with pytest.raises(exc) as info:
+        func(*args)
+    assert fragment in str(info.value)
