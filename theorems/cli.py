@@ -288,7 +288,7 @@ def _sweep_executor(args):
 
 
 def _cmd_verify(args) -> int:
-    from theorems.progress import Progress
+    from theorems.progress import Progress, estimate_line, record_durations, recorded_durations
     from theorems.registry import select
     from theorems.report import build_report, write_reports
     from theorems.runner import run
@@ -302,7 +302,10 @@ def _cmd_verify(args) -> int:
     _partial_notice(args, claims, registry, out)
     sweep_executor = _sweep_executor(args)
     print(f"theorems verify: {len(claims)} claims, profile {profile.name}, seed {args.seed}", flush=True)
-    progress = Progress(sys.stdout)
+    estimates = recorded_durations(profile.name, controls=args.controls)
+    ids = [c.id for c in claims]
+    print(f"theorems verify: {estimate_line(ids, estimates, profile.name, controls=args.controls)}", flush=True)
+    progress = Progress(sys.stdout, estimates=estimates, ids=ids)
     progress, claims, run_context = _run_context(args, profile, progress, claims)
     try:
         result = run(claims, profile=profile, seed=args.seed, controls=args.controls,
@@ -311,6 +314,8 @@ def _cmd_verify(args) -> int:
         progress.close()
         run_context.close()
         sweep_executor.__exit__(None, None, None)
+    if args.executor == "local":  # on dask a claim's seconds are the cluster's wall time, not CPU time
+        record_durations(profile.name, {r.claim.id: r.seconds for r in result.results}, controls=args.controls)
     report = build_report(result, selection={"only": args.only or [], "kind": args.kind or [],
                                              "claims_modules": args.claims or []})
     paths = write_reports(report, out)
