@@ -147,6 +147,7 @@ __all__ = [
     "pairs_at_load",
     "peak_drift",
     "peak_location",
+    "pooled_peaks",
     "set_default_cache",
     "use_executor",
 ]
@@ -1034,6 +1035,49 @@ def nested_peak_curve(
         fitted[n], state = value_at(n, state)
     peak = max(fitted, key=fitted.get)
     return PeakCurve(tuple(ns), tuple(values), fitted, peak, 0 < i < len(ns) - 1)
+
+
+def pooled_peaks(curves: Sequence[PeakCurve], load: Callable[[float], float]) -> dict:
+    """What the peaks of several pools' curves (one :func:`nested_peak_curve`
+    each, on the same coarse grid) say, in the load ``load(n)``.
+
+    ``peak``, ``peak_sd``, ``peak_median``, ``seed_peaks``: the pools' peak
+    locations (their mean, spread, median and values); ``seed_peak_sizes``;
+    ``resolution``: the coarsest :meth:`PeakCurve.resolution`;
+    ``interior_share``: the share of pools whose coarse maximum is interior;
+    ``loads``/``mean_curve``: the geometric mean curve over pools on the coarse
+    grid; ``prominence``: its maximum over the larger of its two ends (1 when
+    the maximum sits at an end: no peak); ``curve_peak``:
+    :func:`peak_location` of the log of that curve.
+
+    >>> c = PeakCurve((2, 3, 4), (1.0, 4.0, 2.0), {2: 1.0, 3: 4.0, 4: 2.0}, 3, True)
+    >>> s = pooled_peaks([c, c], float)
+    >>> s["peak"], s["prominence"], s["resolution"]
+    (3.0, 2.0, 1.0)
+    """
+    curves = list(curves)
+    if not curves or not all(isinstance(c, PeakCurve) for c in curves):
+        raise TypeError("curves must be a non-empty sequence of PeakCurve")
+    if len({c.coarse_n for c in curves}) != 1:
+        raise ValueError("curves must share one coarse grid (they are averaged pointwise)")
+    load = _check_callable(load, "load")
+    peaks = np.array([load(c.peak_n) for c in curves], dtype=float)
+    log_mean = np.mean([np.log(c.coarse_values) for c in curves], axis=0)
+    curve = np.exp(log_mean)
+    loads = [float(load(n)) for n in curves[0].coarse_n]
+    return {
+        "peak": float(np.mean(peaks)),
+        "peak_sd": float(np.std(peaks, ddof=1)) if peaks.size > 1 else math.nan,
+        "peak_median": float(np.median(peaks)),
+        "seed_peaks": peaks.tolist(),
+        "seed_peak_sizes": [c.peak_n for c in curves],
+        "resolution": max(c.resolution(load) for c in curves),
+        "interior_share": float(np.mean([c.interior for c in curves])),
+        "prominence": float(min(curve.max() / curve[0], curve.max() / curve[-1])),
+        "curve_peak": peak_location(loads, log_mean),
+        "loads": loads,
+        "mean_curve": curve.tolist(),
+    }
 
 
 def peak_drift(sizes: Sequence[float], samples: Sequence[Sequence[float]]) -> tuple[float, float, int]:

@@ -562,3 +562,25 @@ def test_line_fit_matches_a_planted_line():
 def test_peak_and_drift_refuse_bad_input(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+def test_pooled_peaks_summarises_the_pools_on_their_common_grid():
+    def bump(at):
+        return lambda V, U, init: (1.0 + 9.0 * (V.shape[1] == at) + 1.0 / V.shape[1], None)
+
+    curves = [sweeps.nested_peak_curve(bump(at), 3, [4, 8, 16, 32], rng=sweeps.instance_rng(at)) for at in (8, 16)]
+    s = sweeps.pooled_peaks(curves, lambda n: n / 10)
+    assert s["seed_peaks"] == [0.8, 1.6] and s["peak"] == pytest.approx(1.2) and s["seed_peak_sizes"] == [8, 16]
+    assert s["interior_share"] == 1.0 and s["loads"] == [0.4, 0.8, 1.6, 3.2]
+    # geometric mean over pools at the coarse sizes; the peak stands above both ends
+    expected = np.sqrt([c1 * c2 for c1, c2 in zip(curves[0].coarse_values, curves[1].coarse_values)])
+    np.testing.assert_allclose(s["mean_curve"], expected)
+    assert s["prominence"] == pytest.approx(expected.max() / max(expected[0], expected[-1]))
+    assert s["resolution"] == max(c.resolution(lambda n: n / 10) for c in curves)
+    flat = [sweeps.nested_peak_curve(lambda V, U, i: (1.0, None), 3, [4, 8], rng=sweeps.instance_rng(0))]
+    assert sweeps.pooled_peaks(flat, float)["prominence"] == 1.0  # no peak: prominence exactly 1
+    with pytest.raises(ValueError, match="one coarse grid"):
+        sweeps.pooled_peaks(curves + [sweeps.nested_peak_curve(bump(5), 3, [4, 6], rng=sweeps.instance_rng(0))],
+                            float)
+    with pytest.raises(TypeError, match="PeakCurve"):
+        sweeps.pooled_peaks([], float)

@@ -191,27 +191,6 @@ def _ce_curve(impl, d: int, base: int, seed: int) -> sweeps.PeakCurve:
                                     refine=CE_REFINE_POINTS)
 
 
-def _ce_summary(d: int, curves: list) -> dict:
-    peaks = np.array([_load(d, c.peak_n) for c in curves])
-    # every pool shares the coarse sizes, so the curves average pointwise
-    log_mean = np.mean([np.log(c.coarse_values) for c in curves], axis=0)
-    curve = np.exp(log_mean)
-    loads = [_load(d, n) for n in curves[0].coarse_n]
-    return {
-        "peak": float(np.mean(peaks)),
-        "peak_sd": float(np.std(peaks, ddof=1)) if peaks.size > 1 else math.nan,
-        "peak_median": float(np.median(peaks)),
-        "seed_peaks": peaks.tolist(),
-        "seed_peak_sizes": [c.peak_n for c in curves],
-        "resolution": max(c.resolution(lambda n: _load(d, n)) for c in curves),
-        "interior_share": float(np.mean([c.interior for c in curves])),
-        "prominence": float(min(curve.max() / curve[0], curve.max() / curve[-1])),
-        "curve_peak": sweeps.peak_location(loads, log_mean),
-        "loads": loads,
-        "mean_norm": curve.tolist(),
-    }
-
-
 def _norm_peak_criterion(record: dict, *, sweep: int, profile: str):
     """The criterion fixed before the run.
 
@@ -275,7 +254,8 @@ def _norm_peak(ctx):
 
     def measure(d, rng):
         base = _base_seed(rng)
-        record[d] = _ce_summary(d, [_ce_curve(ctx.impl, d, base, s) for s in range(seeds[d])])
+        record[d] = sweeps.pooled_peaks([_ce_curve(ctx.impl, d, base, s) for s in range(seeds[d])],
+                                        lambda n: _load(d, n))
         return record[d]["peak"]
 
     ev = simulation.check(
@@ -298,7 +278,7 @@ def _norm_peak(ctx):
             "y_label": "||W||_F",
             "xscale": "linear",
             "yscale": "log",
-            "series": [{"label": f"d = {d}", "x": record[d]["loads"], "y": record[d]["mean_norm"],
+            "series": [{"label": f"d = {d}", "x": record[d]["loads"], "y": record[d]["mean_curve"],
                         "style": "line"} for d in dims if d in record],
             "vlines": [{"x": CRITICAL_LOAD, "label": "asymptotic threshold c = 1/2"}],
         },
