@@ -39,6 +39,7 @@ __all__ = [
     "SUITE_FALSE_FAILURE_RATE",
     "THRESHOLD",
     "SIMULATION_WRONG_VERDICT_RATE",
+    "CERTIFIED_MARGIN_ULPS",
     "ladder_fall",
     "least_squares_tolerance",
     "margin_sd",
@@ -77,6 +78,11 @@ assert SUITE_FALSE_FAILURE_RATE < 1e-6
 #: crossing, a drift, a fitted slope) gives a wrong verdict on one claim at
 #: the profile's sizes, by design (see :mod:`theorems.evidence.simulation`).
 SIMULATION_WRONG_VERDICT_RATE = 1e-3
+
+#: A float64 score margin (matched score minus a competitor average, sums of
+#: n terms) certifies a strict inequality only above its rounding:
+#: CERTIFIED_MARGIN_ULPS * n * eps * (|S_ii| + max_j |S_ij|).
+CERTIFIED_MARGIN_ULPS = 4
 
 
 def margin_sd(rate: float = SIMULATION_WRONG_VERDICT_RATE) -> float:

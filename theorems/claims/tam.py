@@ -45,7 +45,7 @@ from theorems.evidence import expectation, montecarlo, precise, property, simula
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind
 from theorems.sweepcache import cached_call, source_fingerprint
 from theorems.templates import wrong
-from theorems.tolerance import scaled_residual
+from theorems.tolerance import CERTIFIED_MARGIN_ULPS, margin_sd, scaled_residual
 
 __all__ = ["CLAIMS"]
 
@@ -104,7 +104,7 @@ PB_ALPHA = 0.25
 PB_DIMS = dict(quick=(6, 8, 10), standard=(6, 8, 10, 12), thorough=(6, 8, 10, 12, 16))
 PB_SEEDS = 6
 PB_BETA = 30.0
-PB_MIN_T = 3.09
+PB_MIN_T = margin_sd()  # 3.09
 
 #: Cover's function: exact enumeration sizes (D, n) and Monte Carlo configs.
 COVER_MAX_D = 3
@@ -123,6 +123,8 @@ RATE_SLOPE = (-1.05, -0.95)
 #: by 50 of them; mpmath.quad at 150 digits costs over a second per integral).
 QUAD_EPSREL = 1e-13
 QUAD_LADDER = (50, 120)
+
+EPS = np.finfo(float).eps
 
 _TAM_SETTING = ("keys and targets i.i.d. N(0, I_d/d); k = round(r (n - 1)) of the n - 1 competitors; "
                 "load alpha = n / d^2")
@@ -213,14 +215,19 @@ def _precise_score_cases():
     return [(f"{label}, k={k}", (vec, k)) for label, vec in vectors for k in (1, 3, len(vec))]
 
 
-def _score_claim(id, *, algebra, ladder, floats, about, extra=(), **fields) -> Claim:
-    """An inequality about top-k averages: sympy algebra (optional), the mpmath
-    ladder on the exact boundary cases (a bound's rounding need not fall),
-    the float64 property search, and any further checks."""
-    checks = ((Check("algebra", EvidenceKind.SYMBOLIC, algebra, about[0]),) if algebra else ()) + (
-        Check("ladder", EvidenceKind.PRECISE, ladder, about[-2]),
-        Check("float", EvidenceKind.PROPERTY, floats, about[-1])) + tuple(extra)
-    return Claim(id=id, kind=ClaimKind.INEQUALITY, checks=checks, **fields)
+#: The evidence kind of a check, by the first word of its name.
+_EVIDENCE = {"algebra": EvidenceKind.SYMBOLIC, "recursion": EvidenceKind.SYMBOLIC, "ladder": EvidenceKind.PRECISE,
+             "float": EvidenceKind.PROPERTY, "rate": EvidenceKind.PROPERTY, "enumeration": EvidenceKind.EXPECTATION,
+             "montecarlo": EvidenceKind.MONTECARLO, "feasibility": EvidenceKind.SIMULATION,
+             "crossings": EvidenceKind.SIMULATION, "percentile": EvidenceKind.SIMULATION}
+
+
+def _claim(id, *, checks=None, **fields) -> Claim:
+    """A claim whose ``checks`` are ``{name: (run, description)}``, each of
+    the evidence kind its name starts with (:data:`_EVIDENCE`); none for an
+    underspecified claim."""
+    return Claim(id=id, checks=tuple(Check(name, _EVIDENCE[name.split("-")[0]], run, about)
+                                     for name, (run, about) in (checks or {}).items()), **fields)
 
 
 # --- tam.upper-bound -----------------------------------------------------------------
@@ -253,7 +260,7 @@ def _upper_float(ctx):
         _, W, V, U, k = case[1]
         margins, S = ctx.impl.tam_margins(W, V, U, k=k), (V.T @ W.T) @ U
         for i in range(S.shape[0]):  # a margin above its rounding certifies the match is in the top k
-            tau = 4 * S.shape[0] * np.finfo(float).eps * (abs(S[i, i]) + np.max(np.abs(S[i])))
+            tau = CERTIFIED_MARGIN_ULPS * S.shape[0] * EPS * (abs(S[i, i]) + np.max(np.abs(S[i])))
             if margins[i] > tau and int(np.sum(np.delete(S[i], i) >= S[i, i])) > k - 1:
                 return math.inf
         return 0.0
@@ -714,7 +721,8 @@ def _threshold(ctx):
             + (f"; outside the band or censored at d = {bad}" if bad else ""))
 
     ev = simulation.check(ctx, dims, lambda d, rng: table[d].crossing / ac - 1 if math.isfinite(table[d].crossing)
-                          else math.inf, criterion, label=f"TAM feasibility (LP) at r = {TAM_R}: alpha_50 / alpha_c - 1")
+                          else math.inf, criterion, label=f"TAM feasibility (LP) at r = {TAM_R}: alpha_50 / alpha_c - 1",
+                          size_name="d", domain={"r": [TAM_R]})
     ev.data["crossings"] = {str(d): {"alpha_50": r.crossing, "n50": r.n50, "censored": r.censored,
                                      "evaluations": r.evaluations, "cache_hits": r.cache_hits} for d, r in table.items()}
     ev.data["lp_reposed"] = counter
@@ -779,7 +787,8 @@ def _beta_independent(ctx):
             f"{worst:.2f} pairs (need <= {BETA_RESOLUTION_PAIRS})")
 
     ev = simulation.check(ctx, dims, spread, criterion,
-                          label="ridgeless smoothed-TAM ERM at several beta against the TAM feasibility LP")
+                          label="ridgeless smoothed-TAM ERM at several beta against the TAM feasibility LP",
+                          size_name="d", domain={"beta": list(betas), "r": [TAM_R]})
     ev.data["crossings"] = {str(d): {str(k): v for k, v in row.items()} for d, row in info.items()}
     ev.data["lp_reposed"] = counter
     return ev
@@ -833,13 +842,14 @@ def _percentile_behind(ctx):
             f"the gain pooled over {gains.size} (d, seed) pairs {pooled:.1f} (need >= {PB_MIN_T})")
 
     ev = simulation.check(ctx, dims, lambda d, rng: table[d]["t"], criterion,
-                          label=f"signal percentile at alpha = n/d^2 = {PB_ALPHA}, r = {TAM_R}")
+                          label=f"signal percentile at alpha = n/d^2 = {PB_ALPHA}, r = {TAM_R}", size_name="d",
+                          domain={"alpha": [PB_ALPHA], "r": [TAM_R], "seeds per d": [PB_SEEDS]})
     ev.comparison = ">="
     ev.data["table"] = {str(d): v for d, v in table.items()}
     ev.data["plot"] = {
         "title": f"Mean percentile rank of the matched target at alpha = {PB_ALPHA}", "x_label": "d",
-        "y_label": "mean percentile rank", "xscale": "linear", "yscale": "linear", "hlines": [{"y": 1 - TAM_R,
-                                                                                              "label": "1 - r"}],
+        "y_label": "mean percentile rank", "xscale": "linear", "yscale": "linear",
+        "hlines": [{"y": 1 - TAM_R, "label": "1 - r"}],
         "series": [{"label": "CMM", "x": list(dims), "y": [table[d]["cmm"] for d in dims], "style": "line"},
                    {"label": f"TAM-learned (beta = {PB_BETA:g})", "x": list(dims),
                     "y": [table[d]["tam"] for d in dims], "style": "line"}]}
@@ -860,21 +870,25 @@ def _erm_transposed(keys, targets, *, k, beta, ridge=0.0, maxiter=500, init=None
 # --- the claims ----------------------------------------------------------------------
 
 CLAIMS = [
-    _score_claim(
+    _claim(
         "tam.upper-bound",
         title="The top-k average is at least the k-th largest score; a positive TAM margin puts the match in the top k",
         statement=(r"T_k(s) = \tfrac1k\sum_{l\le k} s_{[l]} \ \ge\ s_{[k]};\quad "
                    r"S_{ii} - T_k(S_{i,-i}) > 0 \Rightarrow \#\{j \ne i: S_{ij} \ge S_{ii}\} \le k - 1"),
         source="004 (the tail-average margin certifies top-k membership)",
         assumptions=("any real scores, ties allowed; 1 <= k <= number of competitors",),
-        algebra=_upper_algebra, ladder=_upper_ladder, floats=_upper_float,
-        about=("sympy: T_k - s_[k] is the mean of nonnegative gaps",
-               "mpmath: ties, near-ties 1e-40 apart, 16 decades; sorting and variational forms agree",
-               "float64 scores with ties and wide ranges; certified queries of random memories are in the top k"),
+        kind=ClaimKind.INEQUALITY,
+        checks={
+            "algebra": (_upper_algebra, "sympy: T_k - s_[k] is the mean of nonnegative gaps"),
+            "ladder": (_upper_ladder, "mpmath: ties, near-ties 1e-40 apart, 16 decades; sorting and variational "
+                       "forms agree"),
+            "float": (_upper_float, "float64 scores with ties and wide ranges; certified queries of random memories "
+                      "are in the top k"),
+        },
         negative_control=wrong("top-k sum divided by k + 1",
                                topk_average=lambda s, k: linmem.topk_average(np.asarray(s, float), k) * k / (k + 1)),
     ),
-    _score_claim(
+    _claim(
         "tam.convex",
         title="The top-k average is convex (a maximum of subset means), so the TAM margin is concave in W",
         statement=(r"T_k(s) = \max_{|J| = k} \tfrac1k \sum_{j \in J} s_j,\quad "
@@ -882,14 +896,17 @@ CLAIMS = [
         source="004 (the TAM program is convex)",
         assumptions=("any real scores; theta in [0, 1]",
                      "the TAM margin S_ii - T_k(S_i,-i) is linear minus convex in W, hence concave"),
-        algebra=_convex_algebra, ladder=_convex_ladder, floats=_convex_float,
-        about=("sympy: the variational form t + (1/k) sum (s_j - t)_+ at t = s_[k] is T_k",
-               "mpmath: convexity along segments through ties and near-ties",
-               "float64: convex combinations, subset-maximum form, concavity of tam_margins in W"),
+        kind=ClaimKind.INEQUALITY,
+        checks={
+            "algebra": (_convex_algebra, "sympy: the variational form t + (1/k) sum (s_j - t)_+ at t = s_[k] is T_k"),
+            "ladder": (_convex_ladder, "mpmath: convexity along segments through ties and near-ties"),
+            "float": (_convex_float, "float64: convex combinations, subset-maximum form, concavity of tam_margins "
+                      "in W"),
+        },
         negative_control=wrong("the k-th largest score in place of the top-k average",
                                topk_average=_topk_order_statistic),
     ),
-    _score_claim(
+    _claim(
         "tam.smoothed",
         title="The smoothed top-k average is convex, bounds T_k from above, and is within (m/k) log 2 / beta of it",
         statement=(r"F_\beta(s) = \min_t\, t + \tfrac1k \sum_j \tfrac1\beta \log(1 + e^{\beta(s_j - t)}):\ "
@@ -899,16 +916,18 @@ CLAIMS = [
                      "the 1/beta rate is attained by tied scores (gap c(k/m)/beta, c(p) = log((1-p)/p) - "
                      "log(1-p)/p, equal to the bound at k = m/2); without a tie at the k-th place the gap decays "
                      "exponentially"),
-        algebra=None, ladder=_smoothed_ladder, floats=_smoothed_float,
-        about=("mpmath: the smoothed value by root finding, the exact tied gap, the bound",
-               "float64: lower bound, gap bound, exact tied gap, midpoint convexity"),
-        extra=(Check("rate", EvidenceKind.PROPERTY, _smoothed_rate,
-                     "gap against beta = 1..1e4: exactly (m/k) log 2 / beta when tied (slope -1), under the bound"),),
+        kind=ClaimKind.INEQUALITY,
+        checks={
+            "ladder": (_smoothed_ladder, "mpmath: the smoothed value by root finding, the exact tied gap, the bound"),
+            "float": (_smoothed_float, "float64: lower bound, gap bound, exact tied gap, midpoint convexity"),
+            "rate": (_smoothed_rate, "gap against beta = 1..1e4: exactly (m/k) log 2 / beta when tied (slope -1), "
+                     "under the bound"),
+        },
         negative_control=wrong("gap bound log 2 / beta (the m/k factor dropped)",
                                smoothed_topk_gap_bound=lambda m, k, *, beta: 0.0 if k == m else math.log(2.0) / beta),
     ),
-    Claim(
-        id="tam.alpha-c-closed-form",
+    _claim(
+        "tam.alpha-c-closed-form",
         title="alpha_c(r) = 1/[(1 + kappa^2) Phi(kappa) + kappa phi(kappa)], kappa = phi(Phi^{-1}(1-r))/r; "
               "alpha_c(0.15) = 0.2944",
         statement=(r"\alpha_c(r) = \frac{1}{(1+\kappa_r^2)\Phi(\kappa_r) + \kappa_r\varphi(\kappa_r)},\ "
@@ -916,19 +935,17 @@ CLAIMS = [
         kind=ClaimKind.IDENTITY,
         source="004 (closed-form ridgeless TAM threshold)",
         assumptions=("0 < r < 1", "linmem evaluates kappa as sqrt(2/pi)/erfcx(z/sqrt 2), z = -Phi^{-1}(r)"),
-        checks=(
-            Check("algebra", EvidenceKind.SYMBOLIC, _closed_algebra,
-                  "sympy: the erfcx rewrite, kappa(1/2) = sqrt(2/pi), alpha_c(3/20) = 0.294"),
-            Check("ladder", EvidenceKind.PRECISE, _closed_ladder,
-                  "mpmath: alpha_c_mp and kappa_mp against an independent quantile-by-root-finding evaluation"),
-            Check("float", EvidenceKind.PROPERTY, _closed_float,
-                  "float64 alpha_c against a 30-digit reference, r from 1e-300 to 1 - 2^-40"),
-        ),
+        checks={
+            "algebra": (_closed_algebra, "sympy: the erfcx rewrite, kappa(1/2) = sqrt(2/pi), alpha_c(3/20) = 0.294"),
+            "ladder": (_closed_ladder, "mpmath: alpha_c_mp and kappa_mp against an independent "
+                       "quantile-by-root-finding evaluation"),
+            "float": (_closed_float, "float64 alpha_c against a 30-digit reference, r from 1e-300 to 1 - 2^-40"),
+        },
         negative_control=wrong("alpha_c without the kappa phi(kappa) term",
                                **_wrong_alpha(lambda k, Phi, phi: (1 + k * k) * Phi)),
     ),
-    Claim(
-        id="tam.alpha-c-as-integral",
+    _claim(
+        "tam.alpha-c-as-integral",
         title="(1 + kappa^2) Phi(kappa) + kappa phi(kappa) = E[(kappa + Z)_+^2] and kappa_r = E[Z | Z > Phi^{-1}(1-r)]",
         statement=(r"(1+\kappa^2)\Phi(\kappa) + \kappa\varphi(\kappa) = \mathbb{E}\,(\kappa + Z)_+^2,\quad "
                    r"\kappa_r = \mathbb{E}[Z \mid Z > \Phi^{-1}(1-r)],\ Z \sim N(0,1)"),
@@ -936,20 +953,17 @@ CLAIMS = [
         source="ours (anchors 004's alpha_c)",
         assumptions=("kappa > 0 for the first identity (it holds for every real kappa); 0 < r < 1",),
         depends_on=("tam.alpha-c-closed-form",),
-        checks=(
-            Check("algebra", EvidenceKind.SYMBOLIC, _integral_algebra, "sympy: both integrals in closed form"),
-            Check("ladder-quad", EvidenceKind.PRECISE, _integral_quad,
-                  "mpmath.quad at 50 and 100 digits against alpha_c_mp and kappa_mp"),
-            Check("ladder-gamma", EvidenceKind.PRECISE, _integral_gamma,
-                  "incomplete-gamma evaluation of the same integrals, 50-150 digits"),
-            Check("float", EvidenceKind.PROPERTY, _integral_float,
-                  "scipy quad against alpha_c and kappa in float64"),
-        ),
+        checks={
+            "algebra": (_integral_algebra, "sympy: both integrals in closed form"),
+            "ladder-quad": (_integral_quad, "mpmath.quad at 50 and 100 digits against alpha_c_mp and kappa_mp"),
+            "ladder-gamma": (_integral_gamma, "incomplete-gamma evaluation of the same integrals, 50-150 digits"),
+            "float": (_integral_float, "scipy quad against alpha_c and kappa in float64"),
+        },
         negative_control=wrong("kappa = Phi^{-1}(1 - r) (the threshold, not the mean beyond it)",
                                kappa=_kappa_as_quantile, kappa_mp=_kappa_mp_as_quantile),
     ),
-    Claim(
-        id="tam.alpha-c-limits",
+    _claim(
+        "tam.alpha-c-limits",
         title="alpha_c(r) increases in r, tends to 0 as r -> 0 and to 2 (Cover's capacity) as r -> 1",
         statement=(r"\alpha_c \uparrow \text{ in } r,\quad \frac{1}{\tfrac12 + 2\varphi(0)\kappa_r + \kappa_r^2} "
                    r"\le \alpha_c(r) \le \min\!\Big(2, \frac{2}{1 + \kappa_r^2}\Big),\quad "
@@ -960,19 +974,16 @@ CLAIMS = [
                      "the sandwich bounds follow from D(kappa) >= (1 + kappa^2)/2 and D' <= 2(kappa + phi(0)), "
                      "D(0) = 1/2"),
         depends_on=("tam.alpha-c-closed-form",),
-        checks=(
-            Check("algebra", EvidenceKind.SYMBOLIC, _limits_algebra,
-                  "sympy: D' = 2 E[(kappa + Z)_+] > 0 and the four limits"),
-            Check("ladder", EvidenceKind.PRECISE, _limits_ladder,
-                  "mpmath: monotone from r = 1e-100 to 1 - 1e-30, inside the sandwich bounds"),
-            Check("float", EvidenceKind.PROPERTY, _limits_float,
-                  "float64: monotone on close pairs, sandwich bounds"),
-        ),
+        checks={
+            "algebra": (_limits_algebra, "sympy: D' = 2 E[(kappa + Z)_+] > 0 and the four limits"),
+            "ladder": (_limits_ladder, "mpmath: monotone from r = 1e-100 to 1 - 1e-30, inside the sandwich bounds"),
+            "float": (_limits_float, "float64: monotone on close pairs, sandwich bounds"),
+        },
         negative_control=wrong("alpha_c with the '1 +' dropped: 1/[kappa^2 Phi + kappa phi]",
                                **_wrong_alpha(lambda k, Phi, phi: k * k * Phi + k * phi)),
     ),
-    Claim(
-        id="tam.cover-counting",
+    _claim(
+        "tam.cover-counting",
         title="n sign-symmetric homogeneous constraints in general position in R^D are jointly satisfiable "
               "with probability C(n, D)/2^n",
         statement=(r"\Pr[\exists W:\ \langle W, A_i\rangle > 0\ \forall i \le n] = \frac{C(n, D)}{2^n},\ "
@@ -987,18 +998,16 @@ CLAIMS = [
             "Monte Carlo: Gaussian a_i in R^D (reference LP, HiGHS) and A_i = (u_i - mean of the other u_j) "
             "v_i^T, the TAM constraints at k = n - 1 (linmem's tam_feasible)",
         ),
-        checks=(
-            Check("recursion", EvidenceKind.SYMBOLIC, _cover_recursion,
-                  "exact integers: C(n+1, D) = C(n, D) + C(n, D-1), boundary values, 1/2 at n = 2D"),
-            Check("enumeration", EvidenceKind.EXPECTATION, _cover_enumeration,
-                  "every sign pattern of small point sets decided exactly"),
-            Check("montecarlo", EvidenceKind.MONTECARLO, _cover_montecarlo,
-                  "LP satisfiability frequencies against C(n, D)/2^n"),
-        ),
+        checks={
+            "recursion": (_cover_recursion, "exact integers: C(n+1, D) = C(n, D) + C(n, D-1), boundary values, "
+                          "1/2 at n = 2D"),
+            "enumeration": (_cover_enumeration, "every sign pattern of small point sets decided exactly"),
+            "montecarlo": (_cover_montecarlo, "LP satisfiability frequencies against C(n, D)/2^n"),
+        },
         negative_control=wrong("binom(n, k) in place of binom(n - 1, k)", cover_probability=_cover_wrong_binomial),
     ),
-    Claim(
-        id="tam.threshold",
+    _claim(
+        "tam.threshold",
         title="Ridgeless TAM retrieves all keys below alpha_c(r): finite-size feasibility crossings fall toward alpha_c",
         statement=(r"\alpha = n/d^2 < \alpha_c(r):\ \text{TAM loss} \to 0,\ \text{almost all keys TAM-retrieved};"
                    r"\quad \alpha > \alpha_c(r):\ \text{limiting loss} > 0"),
@@ -1013,14 +1022,14 @@ CLAIMS = [
             "(about 0.51 at d = 4, 0.42 at d = 6, against 0.294) and falls toward it",
         ),
         depends_on=("tam.alpha-c-closed-form", "tam.convex"),
-        checks=(
-            Check("feasibility-crossing", EvidenceKind.SIMULATION, _threshold,
-                  "alpha_50 in [alpha_c, 2.5 alpha_c] and alpha_50/alpha_c - 1 shrinking with d"),
-        ),
+        checks={
+            "feasibility-crossing": (_threshold, "alpha_50 in [alpha_c, 2.5 alpha_c] and alpha_50/alpha_c - 1 "
+                                     "shrinking with d"),
+        },
         negative_control=wrong("alpha_c(1 - r) (the complement fraction)", alpha_c=lambda r: linmem.alpha_c(1 - r)),
     ),
-    Claim(
-        id="tam.beta-independent",
+    _claim(
+        "tam.beta-independent",
         title="The TAM transition does not depend on the smoothing beta: ERM crossings agree within one pair",
         statement=(r"\alpha_{50}^{\mathrm{ERM}}(\beta_1) = \alpha_{50}^{\mathrm{ERM}}(\beta_2) "
                    r"= \alpha_{50}^{\mathrm{LP}} \ \text{(within the sweep's resolution } 1/d^2)"),
@@ -1033,14 +1042,14 @@ CLAIMS = [
             "cannot succeed where the LP is infeasible",
         ),
         depends_on=("tam.smoothed", "tam.threshold"),
-        checks=(
-            Check("crossings-agree", EvidenceKind.SIMULATION, _beta_independent,
-                  "spread of the LP and ERM crossings, in pairs"),
-        ),
-        negative_control=wrong("ERM with a ridge growing with beta (ridge + beta/1000)", tam_erm=_erm_ridge_grows_with_beta),
+        checks={
+            "crossings-agree": (_beta_independent, "spread of the LP and ERM crossings, in pairs"),
+        },
+        negative_control=wrong("ERM with a ridge growing with beta (ridge + beta/1000)",
+                               tam_erm=_erm_ridge_grows_with_beta),
     ),
-    Claim(
-        id="tam.percentile-edge",
+    _claim(
+        "tam.percentile-edge",
         title="In the SAT phase the signal percentile has a hard lower edge p_alpha = Phi(rho_alpha)",
         statement=r"p_\alpha = \Phi(\rho_\alpha)",
         kind=ClaimKind.UNDERSPECIFIED,
@@ -1049,8 +1058,8 @@ CLAIMS = [
                 "problem that defines it (only that the high-dimensional limit is a two-parameter scalar "
                 "problem), so there is no value to compare a simulated percentile with."),
     ),
-    Claim(
-        id="tam.cmm-percentile-behind",
+    _claim(
+        "tam.cmm-percentile-behind",
         title="At the same load the CMM signal percentile sits below the TAM-learned one",
         statement=(r"\overline{\mathrm{pct}}(W_{\mathrm{CMM}}) < \overline{\mathrm{pct}}(W_{\mathrm{TAM}}),\quad "
                    r"\mathrm{pct}_i = \tfrac{\#\{j \ne i:\ S_{ij} < S_{ii}\}}{n - 1}"),
@@ -1059,10 +1068,9 @@ CLAIMS = [
         assumptions=(_TAM_SETTING, f"alpha = {PB_ALPHA} (SAT side at these sizes), r = {TAM_R}, beta = {PB_BETA:g}, "
                      "ridgeless, at most 300 L-BFGS-B iterations; paired over seeds"),
         depends_on=("tam.threshold",),
-        checks=(
-            Check("percentile-gap", EvidenceKind.SIMULATION, _percentile_behind,
-                  "paired gain of the TAM-learned mean percentile over CMM's at every d"),
-        ),
+        checks={
+            "percentile-gap": (_percentile_behind, "paired gain of the TAM-learned mean percentile over CMM's at every d"),
+        },
         negative_control=wrong("TAM-learned memory returned transposed", tam_erm=_erm_transposed),
     ),
 ]
