@@ -128,14 +128,11 @@ def test_the_precise_checker_lets_a_check_crash_through_and_fails_a_raising_form
 
 
 @pytest.mark.parametrize("seed", range(1, 21))
-def test_the_rms_ladder_duplicates_a_nonzero_column_so_every_case_has_an_interior_key(seed, monkeypatch):
+def test_the_rms_ladder_duplicates_a_nonzero_column_so_every_case_has_an_interior_key(seed):
     # seed 4 once duplicated a zero column of a rank-deficient case: no 0 < h < 1, max() of nothing
-    prepared = []
-    real = precise.check
-    monkeypatch.setattr(precise, "check",
-                        lambda ctx, cases, residual, **kw: prepared.extend(cases) or real(ctx, [], residual))
-    recall._rms_precise(_ctx(seed=seed, check="ladder"))
-    assert prepared and all(interior for _, (K, interior, half) in prepared)
+    prepared = recall._rms_ladder(_ctx(seed=seed, check="ladder"))
+    assert prepared and all(interior for _, (K, W0, interior, half) in prepared)
+    assert any(half for _, (K, W0, interior, half) in prepared)  # the unit threshold h = 1/2 is on the ladder
 
 
 # --- the precision ladder ------------------------------------------------------------------

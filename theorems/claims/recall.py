@@ -8,6 +8,7 @@ enumeration (one value matrix) and the Monte Carlo (a batch)."""
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import mpmath
@@ -18,13 +19,10 @@ from hypothesis import strategies as st
 import linmem
 from linmem import ensembles
 from theorems import kit
-from theorems.evidence import precise, symbolic
-from theorems.evidence import property as prop
-from theorems.model import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
-from theorems.strategies import (Case, Inputs, KeyCase, exact_key_matrices, float_key_cases, keys_and_values,
+from theorems.strategies import (Case, Inputs, exact_key_matrices, float_key_cases, keys_and_values,
                                  precise_keys)
 from theorems.templates import MC_VALUE_DIM, expectation, identity, montecarlo_values, wrong
-from theorems.tolerance import THRESHOLD, norm, scaled_residual
+from theorems.tolerance import THRESHOLD, norm
 
 __all__ = ["CLAIMS"]
 
@@ -52,9 +50,17 @@ def _residuals(impl, K, V):
     return kit.store(impl.least_squares_store, K, V) @ K - V
 
 
+_LAST_CROSSTALK: list = [None, None, None, None]
+
+
 def _crosstalk(impl, K, V):
-    """``n_j = W_LS k_j - h_j v_j``, measured from the store, as the columns."""
-    return kit.store(impl.least_squares_store, K, V) @ K - V * impl.leverage_scores(K)
+    """``n_j = W_LS k_j - h_j v_j``, measured from the store, as the columns.
+    The last result is kept (with its inputs, so no id is reused) because the
+    mean and the power of one batch ask for the same cross-talk."""
+    last = _LAST_CROSSTALK
+    if not (last[0] is impl and last[1] is K and last[2] is V):
+        last[:] = [impl, K, V, kit.store(impl.least_squares_store, K, V) @ K - V * impl.leverage_scores(K)]
+    return last[3]
 
 
 def _off_diagonal(P):
@@ -257,61 +263,55 @@ def _snr_plus(h):
 # by the small 1 - h near h = 1).
 
 
-def _rms_symbolic(ctx):
-    h, gamma = _H, sympy.Symbol("gamma", positive=True)
-    impl = ctx.impl
-    ratio = sympy.sqrt(impl.crosstalk_power(h)) / h  # RMS interference / signal amplitude
-    snr_one, ratio_one = sympy.solve(sympy.Eq(impl.snr(h), 1), h), sympy.solve(sympy.Eq(ratio, 1), h)
+def _rms_algebra(impl):
+    gamma = sympy.Symbol("gamma", positive=True)
+    ratio = sympy.sqrt(impl.crosstalk_power(_H)) / _H  # RMS interference / signal amplitude
+    snr_one, ratio_one = sympy.solve(sympy.Eq(impl.snr(_H), 1), _H), sympy.solve(sympy.Eq(ratio, 1), _H)
     same_unit_threshold = (snr_one[0] - ratio_one[0]) if len(snr_one) == len(ratio_one) == 1 else sympy.Integer(1)
     # every power threshold gamma corresponds to the amplitude threshold gamma^(-1/2)
-    h_gamma = sympy.solve(sympy.Eq(impl.snr(h), gamma), h)
-    at_gamma = (ratio.subs(h, h_gamma[0]) - 1 / sympy.sqrt(gamma)) if len(h_gamma) == 1 else sympy.Integer(1)
-    return symbolic.check_scalar(ctx, [
-        ("(RMS / amplitude)^(-2) = SNR", ratio ** -2 - impl.snr(h)),
-        ("SNR = 1 and RMS = amplitude at the same h", same_unit_threshold),
-        ("SNR = gamma where RMS / amplitude = gamma^(-1/2)", at_gamma),
-    ])
+    h_gamma = sympy.solve(sympy.Eq(impl.snr(_H), gamma), _H)
+    at_gamma = (ratio.subs(_H, h_gamma[0]) - 1 / sympy.sqrt(gamma)) if len(h_gamma) == 1 else sympy.Integer(1)
+    return [("(RMS / amplitude)^(-2) = SNR", ratio ** -2 - impl.snr(_H)),
+            ("SNR = 1 and RMS = amplitude at the same h", same_unit_threshold),
+            ("SNR = gamma where RMS / amplitude = gamma^(-1/2)", at_gamma)]
 
 
-def _rms_exact(ctx):
-    # a_n^2 = E||n_j||^2 by exact enumeration of the store; a_s^2 = h_j^2; interior keys only
-    def residual(case):
-        K, W0 = case
-        impl = ctx.impl
-        En2 = kit.sign_expectation(lambda V: np.sum(_crosstalk(impl, K, V) ** 2, axis=0), W0)
-        h = impl.leverage_scores(K)
-        out = 0
-        for j in _interior(impl, K):
-            snr = impl.snr(h[j])
-            out += (h[j] ** 2 / snr - En2[j]) ** 2
-            # the unit threshold: SNR >= 1 exactly when a_n <= a_s (and = with =)
-            out += int((snr >= 1) != (En2[j] <= h[j] ** 2)) + int((snr == 1) != (En2[j] == h[j] ** 2))
-        return out
-
-    cases = st.tuples(_interior_keys(), st.integers(1, 2), st.integers(0, 2**32 - 1)).map(
-        lambda c: (c[0], ensembles.rational_unit_vectors(c[1], c[0].shape[1], rng=np.random.default_rng(c[2]),
-                                                         scale=1)))
-    return symbolic.check_exact(ctx, cases, residual, describe=lambda c: {"K": c[0], "W0": c[1]})
-
-
-def _rms_terms(impl, K, interior, half):
-    """(identity, threshold) residuals: |a_s^2 / SNR - a_n^2| over the interior
-    keys, with a_n^2 = sum_{i != j} P_ij^2 (the cross-talk power under
-    E[V^T V] = I) and a_s = h_j; and at the keys in ``half`` (h = 1/2 exactly)
-    |SNR - 1| and |a_n - a_s|, both zero when the unit thresholds coincide."""
-    P, _ = impl.projectors(K)
+def _rms(impl, K, W0, interior, half):
+    """a_s^2 / SNR_j = a_n^2 at the keys with 0 < h_j < 1 (``interior``, or
+    found by :func:`_interior`): a_n^2 measured by exact enumeration of the
+    store over ``v_i = s_i w_i`` when ``W0`` is given, else
+    sum_{i != j} P_ij^2 (the cross-talk power under E[V^T V] = I). Exactly,
+    SNR >= 1 iff a_n <= a_s (and = with =). At the keys in ``half`` (h = 1/2
+    exactly) SNR = 1 and a_n = a_s, divided by cond(K): the computed h is off
+    the exact 1/2 by rounding times the condition, while the identity compares
+    two figures of one computed P (a size-only scale)."""
     h = impl.leverage_scores(K)
-    noise = np.sum(_off_diagonal(P) ** 2, axis=0)
-    identity = max(abs(h[j] ** 2 / impl.snr(h[j]) - noise[j]) for j in interior)
-    threshold = max([abs(impl.snr(h[j]) - 1) for j in half]
-                    + [abs(mpmath.sqrt(noise[j]) - h[j]) for j in half], default=0)
-    return identity, threshold
+    if W0 is not None:
+        noise = kit.sign_expectation(lambda V: np.sum(_crosstalk(impl, K, V) ** 2, axis=0), W0)
+    else:
+        P, _ = impl.projectors(K)
+        noise = np.sum(_off_diagonal(P) ** 2, axis=0)
+    interior = list(_interior(impl, K) if interior is None else interior)
+    snr = {j: impl.snr(h[j]) for j in interior}
+    terms = [(np.array([h[j] ** 2 / snr[j] for j in interior]), noise[interior])]
+    if kit.is_exact(K):
+        terms += [_holds((snr[j] >= 1) == (noise[j] <= h[j] ** 2)) for j in interior]
+        terms += [_holds((snr[j] == 1) == (noise[j] == h[j] ** 2)) for j in interior]
+    c = linmem.condition_number(K) if half else 1
+    return terms + [pair for j in half for pair in ((impl.snr(h[j]) / c, 1 / c), (mpmath.sqrt(noise[j]) / c, h[j] / c))]
 
 
-def _rms_precise(ctx):
-    # Every ladder key matrix with one nonzero column duplicated (two equal
-    # nonzero keys share h = P_jj in (0, 1/2]: some key inside (0, 1)), and a
-    # pair at h = 1/2 exactly (the unit threshold) beside a free key.
+def _holds(fact: bool) -> tuple:
+    """A yes/no fact as a term of the residual contract: no residual when it
+    holds, an infinite one (in every number system) when it does not."""
+    return (0, 0) if fact else (math.inf, 0)
+
+
+def _rms_ladder(ctx):
+    """Every ladder key matrix with one nonzero column duplicated (two equal
+    nonzero keys share h = P_jj in (0, 1/2]: some key inside (0, 1)), and a
+    pair at h = 1/2 exactly (the unit threshold) beside a free key; the
+    interior and h = 1/2 keys from the exact reference leverage."""
     rng = ctx.rng("rms-precise")
     cases = []
     for label, K in precise_keys(ctx) + precise_keys(ctx, unit=True):
@@ -319,43 +319,24 @@ def _rms_precise(ctx):
         j = int(nonzero[rng.integers(0, len(nonzero))])
         cases.append((label + f", column {j} duplicated", np.concatenate([K, K[:, j:j + 1]], axis=1)))
     cases.append(("a pair at h = 1/2 beside a free key", ensembles.rational_orthogonal(3, rng=rng)[:, [0, 0, 1]]))
-    prepared = [(label, (K, [j for j, x in enumerate(_exact_leverage(K)) if 0 < x < 1],
-                         [j for j, x in enumerate(_exact_leverage(K)) if x == sympy.Rational(1, 2)]))
-                for label, K in cases]
-
-    # The identity compares two figures of the same computed P, symmetric and
-    # idempotent to the working precision whatever the condition of K: a
-    # size-only bound. The threshold compares the computed h with the exact
-    # 1/2, off by rounding times the condition of K: it is divided by it.
-    def residual(case):
-        K, interior, half = case
-        K = kit.to_mp(K)
-        identity, threshold = _rms_terms(ctx.impl, K, interior, half)
-        return max(identity, threshold / linmem.condition_number(K)), max(K.shape)
-
-    return precise.check(ctx, prepared, residual)
+    return [(label, (K, None, [j for j, x in enumerate(_exact_leverage(K)) if 0 < x < 1],
+                     [j for j, x in enumerate(_exact_leverage(K)) if x == sympy.Rational(1, 2)]))
+            for label, K in cases]
 
 
-def _rms_property(ctx):
-    def measure(case: KeyCase):
-        K = case.K
-        h = ctx.impl.leverage_scores(K)
-        P, _ = ctx.impl.projectors(K)
-        noise = np.sum(_off_diagonal(P) ** 2, axis=0)
-        errs = [abs(h[j] ** 2 / ctx.impl.snr(h[j]) - noise[j]) for j in _interior(ctx.impl, K)]
-        return scaled_residual(max(errs, default=0.0), scale=max(K.shape))
-
-    return prop.check(ctx, float_key_cases(), measure, describe=KeyCase.describe)
+RMS_INPUTS = Inputs(
+    ("K", "W0", "interior", "half"),
+    st.tuples(_interior_keys(), st.integers(1, 2), st.integers(0, 2**32 - 1)).map(lambda c: (
+        c[0], ensembles.rational_unit_vectors(c[1], c[0].shape[1], rng=np.random.default_rng(c[2]), scale=1), None, [])),
+    _rms_ladder, float_key_cases().map(lambda c: Case((c.K, None, None, []), c.describe())),
+    "exact: keys with a duplicate, powers by enumeration over random signs; mpmath: ill-conditioned, rank-deficient "
+    "and unit keys with a duplicate, h = 1/2 exactly; float64: every key family, interior keys")
 
 
 def _snr_amplitude(h):
     """Wrong variant: the amplitude ratio sqrt(h/(1-h)) reported as the power SNR."""
     x = linmem.snr(h)
-    if type(x).__module__.startswith("sympy"):
-        return sympy.sqrt(x)
-    if isinstance(x, mpmath.mpf):
-        return mpmath.sqrt(x)
-    return np.sqrt(np.asarray(x, dtype=float)) if isinstance(x, np.ndarray) else float(x) ** 0.5
+    return x ** (sympy.Rational(1, 2) if isinstance(x, sympy.Basic) else 0.5)
 
 
 def _mean_error_algebra(impl):
@@ -484,14 +465,13 @@ CLAIMS = [
             about="anisotropic unit values, same key families"),),
         control=wrong("SNR = h/(1+h) in place of h/(1-h)", snr=_snr_plus),
     ),
-    Claim(
-        id="recall.rms-convention",
+    identity(
+        "recall.rms-convention",
         title="Power SNR is the inverse square of the RMS interference-to-signal amplitude ratio",
         statement=(r"\mathrm{SNR}_j = \left(\frac{\sqrt{\mathbb{E}_V\|n_j\|^2}}{\|h_j v_j\|}\right)^{-2} "
                    r"= \left(\frac{\sqrt{h_j - h_j^2}}{h_j}\right)^{-2};\quad "
                    r"\mathrm{SNR}_j \ge 1 \iff \sqrt{\mathbb{E}_V\|n_j\|^2} \le \|h_j v_j\| "
                    r"\iff h_j \ge \tfrac12"),
-        kind=ClaimKind.IDENTITY,
         source="000, 'Measure the strength of recall'",
         assumptions=VALUE_ASSUMPTIONS + (
             "0 < h_j < 1 (keys at h = 0 or 1 excluded, as for the SNR)",
@@ -499,18 +479,7 @@ CLAIMS = [
             "signal amplitude ||h_j v_j|| = h_j",
         ),
         depends_on=("recall.snr", "recall.crosstalk-power"),
-        checks=(
-            Check("exact", EvidenceKind.SYMBOLIC, _rms_exact,
-                  "exact: powers measured by enumeration; a_s^2/SNR = a_n^2 and the unit thresholds agree"),
-            Check("algebra", EvidenceKind.SYMBOLIC, _rms_symbolic,
-                  "sympy: (RMS/amplitude)^(-2) = SNR; unit threshold at h = 1/2 for both; SNR = gamma "
-                  "exactly where the ratio is gamma^(-1/2)"),
-            Check("ladder", EvidenceKind.PRECISE, _rms_precise,
-                  "mpmath ladder: ill-conditioned, rank-deficient and unit keys with a duplicate; h = 1/2 exactly"),
-            Check("float", EvidenceKind.PROPERTY, _rms_property,
-                  "float64 over every key family, interior keys"),
-        ),
-        negative_control=NegativeControl("amplitude ratio sqrt(h/(1-h)) reported as the power SNR",
-                                         {"snr": _snr_amplitude}),
+        inputs=RMS_INPUTS, terms=_rms, scale=lambda K, *rest: max(K.shape), algebra=_rms_algebra,
+        control=wrong("amplitude ratio sqrt(h/(1-h)) reported as the power SNR", snr=_snr_amplitude),
     ),
 ]
