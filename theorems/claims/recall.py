@@ -8,6 +8,7 @@ enumeration (one value matrix) and the Monte Carlo (a batch)."""
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 
@@ -50,17 +51,20 @@ def _residuals(impl, K, V):
     return kit.store(impl.least_squares_store, K, V) @ K - V
 
 
-_LAST_CROSSTALK: list = [None, None, None, None]
+_LAST_CROSSTALK: list = [None]
 
 
 def _crosstalk(impl, K, V):
     """``n_j = W_LS k_j - h_j v_j``, measured from the store, as the columns.
-    The last result is kept (with its inputs, so no id is reused) because the
-    mean and the power of one batch ask for the same cross-talk."""
-    last = _LAST_CROSSTALK
-    if not (last[0] is impl and last[1] is K and last[2] is V):
-        last[:] = [impl, K, V, kit.store(impl.least_squares_store, K, V) @ K - V * impl.leverage_scores(K)]
-    return last[3]
+    The last result is kept with its inputs (held, so no id is reused; one
+    tuple, read once, so threads cannot mix two) because the mean and the
+    power of one batch ask for the same cross-talk."""
+    last = _LAST_CROSSTALK[0]
+    if last is not None and last[0] is impl and last[1] is K and last[2] is V:
+        return last[3]
+    N = kit.store(impl.least_squares_store, K, V) @ K - V * impl.leverage_scores(K)
+    _LAST_CROSSTALK[0] = (impl, K, V, N)
+    return N
 
 
 def _off_diagonal(P):
@@ -68,19 +72,18 @@ def _off_diagonal(P):
     return P * (1 - kit.eye(P.shape[0], P))
 
 
-_LEVERAGE: dict = {}
-
-
 def _exact_leverage(K) -> list:
     """Reference leverage of exact keys (sympy's pseudoinverse, not the
-    implementation under test, cached: the enumeration asks per sign pattern);
-    it sorts keys into h = 0, 0 < h < 1, h = 1."""
-    key = (K.shape, tuple(K.ravel()))
-    if key not in _LEVERAGE:
-        S = sympy.Matrix(K.shape[0], K.shape[1], [sympy.Rational(e.numerator, e.denominator) for e in K.ravel()])
-        P = S.pinv() * S
-        _LEVERAGE[key] = [sympy.Rational(P[j, j]) for j in range(K.shape[1])]
-    return _LEVERAGE[key]
+    implementation under test; cached, the enumeration asks per sign
+    pattern); it sorts keys into h = 0, 0 < h < 1, h = 1."""
+    return _sympy_leverage(K.shape, tuple(K.ravel()))
+
+
+@functools.lru_cache(maxsize=4096)
+def _sympy_leverage(shape, entries) -> list:
+    S = sympy.Matrix(shape[0], shape[1], [sympy.Rational(e.numerator, e.denominator) for e in entries])
+    P = S.pinv() * S
+    return [sympy.Rational(P[j, j]) for j in range(shape[1])]
 
 
 def _interior_mask(h, M: int) -> np.ndarray:
