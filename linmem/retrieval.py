@@ -27,7 +27,8 @@ The scales of the top-1 problem close the module: the exact variances of
 the CMM scores, the mean of a Gaussian maximum (the extreme-value cost),
 the second-order threshold and where CMM's bound meets a loose one. These
 scalar formulas take integers (exact results), floats, mpmath numbers or
-sympy expressions.
+sympy expressions. :func:`exact_dependence` turns a float certificate of
+non-retrievability into an exact one.
 
 Source: seed 004 (top-1 retrieval, correlation matrix memory, TAM and its
 exponential smoothing). The score functions work in float64; mpmath and
@@ -63,6 +64,7 @@ __all__ = [
     "all_retrieved",
     "cmm",
     "competitor_variance",
+    "exact_dependence",
     "expected_gaussian_maximum",
     "loose_bound_crossover",
     "margins",
@@ -667,3 +669,51 @@ def second_order_crossing(n: float) -> float:
     if not n > 1:
         raise ValueError(f"n must be > 1 (ln ln n is undefined otherwise), got {n}")
     return 2 - 3 * math.log(math.log(n)) / math.log(n)
+
+
+def exact_dependence(keys: Any, targets: Any, lam: Any) -> np.ndarray | None:
+    """An exact dependence among the top-1 comparisons, re-solved on the support of a float one.
+
+    Gordan's second alternative (see :func:`linmem.gordan_certificate`) is a
+    ``lam >= 0`` with ``sum_ij lam_ij A_ij = 0`` and ``sum lam = 1``,
+    ``A_ij = (u_i - u_j) v_i^T``. A solver's float ``lam`` satisfies it to
+    rounding; this solves ``sum_{(i,j) in S} x_ij A_ij = 0, sum x = 1`` in
+    rationals on its support ``S = {(i, j): lam_ij > 0}``, with ``keys`` and
+    ``targets`` at their binary values, free parameters of the solution set
+    to ``lam``'s own values. Returns ``x`` (an ``n x n`` object array of
+    ``Fraction``, zero off ``S``), or ``None`` when ``S`` is empty or carries
+    no exact solution. ``x`` is not checked for ``x >= 0``: that, and the
+    zero sum, are the caller's to verify. Meant for small instances (sympy's
+    Gauss-Jordan on ``d_t d_k + 1`` equations in ``|S|`` unknowns).
+
+    Source: 004 (impossibility via a nonnegative linear dependence).
+
+    >>> keys, targets = np.array([[1.0, 1.0]]), np.array([[1.0, -1.0]])  # one key, two targets
+    >>> exact_dependence(keys, targets, np.array([[0.0, 0.5], [0.5, 0.0]])).tolist()
+    [[Fraction(0, 1), Fraction(1, 2)], [Fraction(1, 2), Fraction(0, 1)]]
+    """
+    import sympy
+
+    V, U = _float_matrix(keys, "keys"), _float_matrix(targets, "targets")
+    check_same_count(V, U, "keys", "targets")
+    n = V.shape[1]
+    lam = _float_matrix(lam, "lam")
+    if lam.shape != (n, n):
+        raise ValueError(f"lam must be an n x n array with n = {n} (columns of keys), got shape {lam.shape}")
+    support = [(i, j) for i in range(n) for j in range(n) if i != j and lam[i, j] > 0]
+    if not support:
+        return None
+    R = lambda x: sympy.Rational(Fraction(float(x)))  # noqa: E731  the binary value, exactly
+    A = [sympy.Matrix(U.shape[0], 1, [R(a) - R(b) for a, b in zip(U[:, i], U[:, j])])
+         * sympy.Matrix(1, V.shape[0], [R(x) for x in V[:, i]]) for i, j in support]
+    M = sympy.Matrix([[Ap[r] for Ap in A] for r in range(U.shape[0] * V.shape[0])] + [[1] * len(support)])
+    try:
+        sol, params = M.gauss_jordan_solve(sympy.Matrix([0] * (M.rows - 1) + [1]))
+    except ValueError:  # no solution on this support
+        return None
+    # each free parameter is its own column's entry; set it to lam's value there
+    sol = sol.subs({t: R(lam[support[next(k for k in range(len(sol)) if sol[k] == t)]]) for t in params})
+    x = np.full((n, n), Fraction(0), dtype=object)
+    for p, v in zip(support, sol):
+        x[p] = Fraction(int(sympy.fraction(v)[0]), int(sympy.fraction(v)[1]))
+    return x

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import sympy
 
+import linmem
 from linmem import retrieval
 from linmem.tolerances import QUADRATURE_RTOL
 
@@ -98,6 +99,36 @@ def test_second_order_crossing_values_and_limit():
     assert vals == sorted(vals) and 1.9 < vals[-1] < 2
 
 
+def _exact_combination(keys, targets, x):
+    """sum_ij x_ij (u_i - u_j) v_i^T in Fractions, by the definition."""
+    V = [[Fraction(float(a)) for a in row] for row in keys]
+    U = [[Fraction(float(a)) for a in row] for row in targets]
+    n = len(V[0])
+    return [[sum(x[i, j] * (U[a][i] - U[a][j]) * V[b][i] for i in range(n) for j in range(n) if i != j)
+             for b in range(len(V))] for a in range(len(U))]
+
+
+@pytest.mark.parametrize("d, n", [(1, 4), (2, 9), (3, 12)])
+def test_exact_dependence_of_a_solver_certificate_is_an_exact_certificate(d, n):
+    rng = np.random.default_rng([SEED, d, n])
+    for _ in range(20):  # find a non-separable instance (above the threshold load)
+        keys, targets = rng.standard_normal((2, d, n))
+        cert = linmem.gordan_certificate(keys, targets)
+        if cert.lam is not None:
+            break
+    assert cert.lam is not None
+    x = retrieval.exact_dependence(keys, targets, cert.lam)
+    assert x is not None and all(v >= 0 for v in x.ravel()) and sum(x.ravel()) == 1
+    assert all(v == 0 for row in _exact_combination(keys, targets, x) for v in row)
+    assert all(x[i, j] == 0 for i in range(n) for j in range(n) if not cert.lam[i, j] > 0)
+
+
+def test_exact_dependence_is_none_without_support_or_solution():
+    keys, targets = np.eye(2), np.eye(2)  # separable: no dependence exists
+    assert retrieval.exact_dependence(keys, targets, np.zeros((2, 2))) is None
+    assert retrieval.exact_dependence(keys, targets, np.array([[0.0, 1.0], [0.0, 0.0]])) is None
+
+
 @pytest.mark.parametrize("func, args, exc, fragment", [
     pytest.param(retrieval.competitor_variance, (1, 3), ValueError, "n must be an integer >= 2", id="competitor-n-1"),
     pytest.param(retrieval.competitor_variance, (4, 0), ValueError, "d must be an integer >= 1", id="competitor-d-0"),
@@ -123,6 +154,15 @@ def test_second_order_crossing_values_and_limit():
                  id="second-order-inf"),
     pytest.param(retrieval.second_order_crossing, ([10.0],), TypeError, "n must be a real number, got list",
                  id="second-order-list"),
+    pytest.param(retrieval.exact_dependence, (np.eye(2), np.eye(2), np.zeros((3, 3))), ValueError,
+                 "lam must be an n x n array with n = 2 (columns of keys), got shape (3, 3)",
+                 id="dependence-lam-shape"),
+    pytest.param(retrieval.exact_dependence, (np.eye(2), np.eye(3), np.zeros((2, 2))), ValueError,
+                 "keys and targets must have the same number of columns", id="dependence-count"),
+    pytest.param(retrieval.exact_dependence, (np.eye(2), np.eye(2), np.full((2, 2), np.nan)), ValueError,
+                 "lam must have finite entries", id="dependence-lam-nan"),
+    pytest.param(retrieval.exact_dependence, (linmem.exact_array([[1, 0]]), np.eye(2), np.zeros((2, 2))),
+                 TypeError, "keys must be a float array", id="dependence-exact-keys"),
 ])
 def test_bad_input_is_refused_naming_the_argument(func, args, exc, fragment):
     with pytest.raises(exc) as info:

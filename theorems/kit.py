@@ -15,6 +15,8 @@ computations that are *not* under test:
 Randomness. :func:`seed` and :func:`generator` derive every stream from a
 parent seed and labels through :class:`numpy.random.SeedSequence` (the same
 scheme as :meth:`theorems.model.Context.rng`): no arithmetic offsets.
+:func:`shared_seed` is the base seed of a sweep that several checks of a
+run share (one cache entry serves them all).
 
 Distributions. :func:`spherical_batch` draws batches of unit columns;
 :func:`store` evaluates a store that is linear in the values on a batch of

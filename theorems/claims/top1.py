@@ -575,36 +575,20 @@ def _comparisons(V, U):
     return {(i, j): np.outer(U[:, i] - U[:, j], V[:, i]) for i in range(n) for j in range(n) if i != j}
 
 
-def _exact_lambda(A, lam):
-    """A dependence recomputed exactly on the support of ``lam``: the solution
-    of [vec A_S; 1] x = (0, 1) in rationals (free parameters set to the float
-    values), as a dict, or None if there is none."""
-    support = [p for p in A if lam[p] > 0]
-    if not support:
-        return None
-    M = sympy.Matrix([[A[p].ravel()[r] for p in support] for r in range(A[support[0]].size)] + [[1] * len(support)])
-    try:
-        sol, params = M.gauss_jordan_solve(sympy.Matrix([0] * (M.rows - 1) + [1]))
-    except ValueError:
-        return None
-    # each free parameter is its own column's entry; set it to the float value there
-    sol = sol.subs({t: sympy.Rational(Fraction(float(lam[support[next(k for k in range(len(sol)) if sol[k] == t)]])))
-                    for t in params})
-    return {p: Fraction(int(sympy.fraction(x)[0]), int(sympy.fraction(x)[1])) for p, x in zip(support, sol)}
-
-
 def _exact_side(impl, V, U):
     """(side, solution, A): the returned side in exact rationals on the float
     problem the solver saw (V, U at their binary values): ``"W"`` and W,
-    ``"lam"`` and the exact dependence re-solved on its support (None if
-    none), or ``"none"`` when linmem's verification refuses it."""
+    ``"lam"`` and the exact dependence re-solved on its support by
+    ``impl.exact_dependence`` (None if none; its residual is checked here), or
+    ``"none"`` when linmem's verification refuses it."""
     cert = _returned(impl, V, U)
     A = _comparisons(kit.exact(V), kit.exact(U))
     if cert is None or not cert.verify():
         return "none", None, A
     if cert.W is not None:
         return "W", kit.exact(cert.W), A
-    return "lam", _exact_lambda(A, cert.lam), A
+    x = impl.exact_dependence(V, U, cert.lam)
+    return "lam", None if x is None else {p: x[p] for p in A if cert.lam[p] > 0}, A
 
 
 def _side_residual(side, sol, A):
