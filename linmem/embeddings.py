@@ -42,7 +42,6 @@ sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0).
 
 from __future__ import annotations
 
-import io
 import json
 import math
 import os
