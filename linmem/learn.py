@@ -51,12 +51,13 @@ from linmem.tolerances import working_eps
 __all__ = [
     "CERTIFICATE_RESIDUAL_FACTOR",
     "CUTTING_PLANE_AUTO_ENTRIES",
+    "CUTTING_PLANE_BOUND_GAP",
     "CUTTING_PLANE_MAX_ROUNDS",
     "CUTTING_PLANE_PER_KEY",
     "CUTTING_PLANE_START_BETAS",
-    "CUTTING_PLANE_START_ENTRIES",
     "CUTTING_PLANE_START_FACTOR",
     "CUTTING_PLANE_START_MAXITER",
+    "CUTTING_PLANE_START_MIN_ENTRIES",
     "ConvexFitResult",
     "DEFAULT_MAXITER",
     "DEFAULT_RIDGE",
@@ -111,12 +112,15 @@ CUTTING_PLANE_PER_KEY = 2
 #: the 1.5 (d^2 + 1) smallest held every one of the 363 binding comparisons.
 CUTTING_PLANE_START_FACTOR = 1.5
 
-#: The cutting plane takes that soft-minimum start when the dense comparison
-#: rows would hold more than this many numbers (n (n - 1) d_k d_t); below it
-#: the start costs more than it saves (d = 8, n = 25: 0.17 s dense, 0.35 s
-#: cutting plane from it) and each key's CUTTING_PLANE_PER_KEY strongest
-#: correlation-memory competitors are the first working set.
-CUTTING_PLANE_START_ENTRIES = 100_000
+#: The cutting plane takes that soft-minimum start when the memory has at
+#: least this many entries d_k d_t; below, each key's CUTTING_PLANE_PER_KEY
+#: strongest correlation-memory competitors are the first working set. On a
+#: busy host the soft-min start won from d = 16 on, separable or not
+#: (d = 16, n = 100, t* = 0: 4.0 s against 4.3 s; d = 20, n = 120: 16 s
+#: against 23 s), and was mixed at d = 12 (n = 40: 0.9 s against 1.8 s;
+#: n = 80, t* = 0: 1.03 s against 0.72 s) and slower at d = 8, where its
+#: L-BFGS-B fits cost more than the LP (n = 80: 0.31 s against 0.17 s).
+CUTTING_PLANE_START_MIN_ENTRIES = 200
 
 #: Sharpness schedule of the soft-minimum start, in units of 1 / (mean |S_ij|)
 #: under the box-normalised correlation memory; each stage is an L-BFGS-B fit
@@ -125,6 +129,12 @@ CUTTING_PLANE_START_BETAS = (3.0, 30.0, 300.0)
 
 #: Iteration cap of each stage of the soft-minimum start.
 CUTTING_PLANE_START_MAXITER = 100
+
+#: The first LP of the soft-minimum start begins from a guessed basis in which
+#: entries of that memory within this distance of the box sit at the bound
+#: (d = 20, n = 80: 346 simplex iterations at 1e-2, 426 at 1e-3, 362 at 3e-2,
+#: 1545 from the slack basis).
+CUTTING_PLANE_BOUND_GAP = 1e-2
 
 #: The cutting plane gives up (LinearProgramError) after this many LP solves.
 CUTTING_PLANE_MAX_ROUNDS = 500
@@ -269,11 +279,12 @@ def max_margin_memory(keys: Any, targets: Any, *, method: str = "auto") -> MaxMa
     * ``"dense"``: one LP with all ``n (n - 1)`` comparisons (``d^2``
       columns, memory ``n^2 d^2``);
     * ``"cutting-plane"``: constraint generation on one warm-started HiGHS
-      model. On large instances (``CUTTING_PLANE_START_ENTRIES``) it starts
+      model. From ``CUTTING_PLANE_START_MIN_ENTRIES`` memory entries on it starts
       from the ``CUTTING_PLANE_START_FACTOR * (d_k d_t + 1)`` comparisons
       with the smallest gaps under the maximiser of a soft minimum of the
       gaps (L-BFGS-B in the box), which at d = 20 already holds every
-      binding one; on small ones from the ``CUTTING_PLANE_PER_KEY``
+      binding one, and a basis guessed from that memory; on smaller
+      memories from the ``CUTTING_PLANE_PER_KEY``
       strongest competitors of each key under the correlation memory. After
       each solve it adds, per key, the ``CUTTING_PLANE_PER_KEY`` most violated
       comparisons (``S_ii - S_ij < t - LP_FEASIBILITY_TOL``, the same
@@ -480,6 +491,31 @@ def _smallest_gaps(W: np.ndarray, V: np.ndarray, U: np.ndarray, k: int) -> tuple
     return keep_i[finite], keep_j[finite]
 
 
+def _set_guessed_basis(h: Any, guess: np.ndarray, k: int) -> None:
+    """Start HiGHS from the vertex the soft-minimum memory points at.
+
+    Entries of ``guess`` within ``CUTTING_PLANE_BOUND_GAP`` of the box start
+    nonbasic at that bound, the others and ``t`` basic; of the
+    ``k`` comparison rows (sorted by their gap under ``guess``) the first
+    ``free + 1`` start binding, so the basis is square. Only a start: HiGHS
+    repairs a singular guess with slacks and the simplex ends at the LP's
+    optimum from any basis (at d = 32, n = 130 the first solve took 984
+    iterations, 42 s on a busy host, against more than 120 s from the
+    slack basis)."""
+    import highspy
+
+    status = highspy.HighsBasisStatus
+    w = guess.ravel()
+    free = np.abs(w) < MAX_MARGIN_BOX - CUTTING_PLANE_BOUND_GAP
+    cols = np.where(free, status.kBasic, np.where(w > 0, status.kUpper, status.kLower)).tolist()
+    binding = min(k, int(free.sum()) + 1)
+    basis = highspy.HighsBasis()
+    basis.col_status = cols + [status.kBasic]
+    basis.row_status = [status.kUpper] * binding + [status.kBasic] * (k - binding)
+    basis.valid = True
+    h.setBasis(basis)
+
+
 def _cutting_plane_max_margin(
     V: np.ndarray, U: np.ndarray, stop_after: int | None = None, start: str = "auto"
 ) -> tuple[MaxMarginResult, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -489,15 +525,26 @@ def _cutting_plane_max_margin(
     are still violated (a relaxation's optimum: for the negative control).
     ``start`` picks the first working set: ``"soft-min"`` (the smallest gaps
     under the soft-minimum memory), ``"correlation"`` (each key's strongest
-    correlation-memory competitors) or ``"auto"`` (soft-min above
-    ``CUTTING_PLANE_START_ENTRIES``). Every start ends at the same LP optimum."""
+    correlation-memory competitors) or ``"auto"`` (soft-min from
+    ``CUTTING_PLANE_START_MIN_ENTRIES`` memory entries on). Every start ends
+    at the same LP optimum."""
     import highspy
 
     d_v, n = V.shape
     d_u = U.shape[0]
     D = d_u * d_v
-    check_memory(n * d_u * (d_v + 2), 8,
-                 f"the {n * d_u} image rows q_i = W v_i of the cutting-plane LP for the {n} keys and targets")
+    if start == "auto":
+        start = "soft-min" if D >= CUTTING_PLANE_START_MIN_ENTRIES else "correlation"
+    # Two posings of one LP. From the correlation start (small instances)
+    # the images q_i = W v_i are free columns, with rows q_i - W v_i = 0, so
+    # each comparison <W, A_ij> = (u_i - u_j)^T q_i has d_u entries; from the
+    # soft-min start's guessed basis the rows vec A_ij are dense in W: with a
+    # non-slack basis the image posing cost 6.6 ms per simplex iteration
+    # against 1.3-2 ms (d = 20, n = 80: 2.35 s against 0.44-0.75 s).
+    images = n * d_u if start != "soft-min" else 0
+    if images:
+        check_memory(n * d_u * (d_v + 2), 8,
+                     f"the {n * d_u} image rows q_i = W v_i of the cutting-plane LP for the {n} keys and targets")
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     for name, value in _HIGHS_OPTIONS.items():
@@ -508,36 +555,46 @@ def _cutting_plane_max_margin(
     h.setOptionValue("presolve", "off")
     inf = highspy.kHighsInf
     none_i, none_f = np.array([], dtype=np.int32), np.array([])
-    # columns: vec W (row-major) in the box, t free (maximised), and the
-    # images q_i = W v_i (free, d_u per key) that keep each comparison row
-    # sparse: <W, A_ij> = (u_i - u_j)^T q_i has d_u entries, not d_u d_v
+    # columns: vec W (row-major) in the box, t free (maximised)[, the images]
     h.addCols(D, np.zeros(D), np.full(D, -MAX_MARGIN_BOX), np.full(D, MAX_MARGIN_BOX), 0, none_i, none_i, none_f)
     h.addCols(1, np.array([-1.0]), np.array([-inf]), np.array([inf]), 0, none_i, none_i, none_f)
     Q0 = D + 1
-    h.addCols(n * d_u, np.zeros(n * d_u), np.full(n * d_u, -inf), np.full(n * d_u, inf), 0, none_i, none_i, none_f)
-    # rows q_{i,a} - sum_b W_ab V_bi = 0
-    i_idx, a_idx = np.divmod(np.arange(n * d_u), d_u)
-    cols = np.hstack([(a_idx * d_v)[:, None] + np.arange(d_v)[None, :], (Q0 + i_idx * d_u + a_idx)[:, None]])
-    vals = np.hstack([-V.T[i_idx], np.ones((n * d_u, 1))])
-    h.addRows(n * d_u, np.zeros(n * d_u), np.zeros(n * d_u), cols.size,
-              np.arange(0, cols.size, d_v + 1, dtype=np.int32), cols.ravel().astype(np.int32), vals.ravel())
-    first = n * d_u  # the comparison rows come after the n d_u image rows
+    if images:
+        h.addCols(images, np.zeros(images), np.full(images, -inf), np.full(images, inf), 0, none_i, none_i, none_f)
+        # rows q_{i,a} - sum_b W_ab V_bi = 0
+        i_idx, a_idx = np.divmod(np.arange(images), d_u)
+        cols = np.hstack([(a_idx * d_v)[:, None] + np.arange(d_v)[None, :], (Q0 + i_idx * d_u + a_idx)[:, None]])
+        vals = np.hstack([-V.T[i_idx], np.ones((images, 1))])
+        h.addRows(images, np.zeros(images), np.zeros(images), cols.size,
+                  np.arange(0, cols.size, d_v + 1, dtype=np.int32), cols.ravel().astype(np.int32), vals.ravel())
+    first = images  # the comparison rows come after the image rows
     act_i = np.empty(0, dtype=np.intp)
     act_j = np.empty(0, dtype=np.intp)
-    if start == "auto":
-        start = "soft-min" if n * (n - 1) * D > CUTTING_PLANE_START_ENTRIES else "correlation"
+    guess = None
     if start == "soft-min":
-        I, J = _smallest_gaps(_soft_min_memory(V, U), V, U, math.ceil(CUTTING_PLANE_START_FACTOR * (D + 1)))
+        guess = _soft_min_memory(V, U)
+        I, J = _smallest_gaps(guess, V, U, math.ceil(CUTTING_PLANE_START_FACTOR * (D + 1)))
+        order = np.argsort(np.einsum("pa,pa->p", (U[:, I] - U[:, J]).T, (guess @ V[:, I]).T), kind="stable")
+        I, J = I[order], J[order]
     else:
         I, J = _strongest_competitors(U @ V.T, V, U, CUTTING_PLANE_PER_KEY, None)
     rounds = 0
     while True:
         k = I.size
-        cols = np.hstack([np.full((k, 1), D), Q0 + I[:, None] * d_u + np.arange(d_u)[None, :]])
-        vals = np.hstack([np.ones((k, 1)), -(U[:, I] - U[:, J]).T])
+        if images:
+            cols = np.hstack([np.full((k, 1), D), Q0 + I[:, None] * d_u + np.arange(d_u)[None, :]])
+            vals = np.hstack([np.ones((k, 1)), -(U[:, I] - U[:, J]).T])
+        else:
+            check_memory(k * (D + 1) * 2, 8, f"{k} comparison rows of {D} memory entries")
+            cols = np.broadcast_to(np.arange(D + 1), (k, D + 1))
+            vals = np.hstack([-_pair_rows(V, U, I, J), np.ones((k, 1))])
+        width = cols.shape[1]
         h.addRows(k, np.full(k, -inf), np.zeros(k), cols.size,
-                  np.arange(0, cols.size, d_u + 1, dtype=np.int32), cols.ravel().astype(np.int32), vals.ravel())
+                  np.arange(0, cols.size, width, dtype=np.int32), cols.ravel().astype(np.int32), vals.ravel())
         act_i, act_j = np.concatenate([act_i, I]), np.concatenate([act_j, J])
+        if guess is not None:
+            _set_guessed_basis(h, guess, k)
+            guess = None
         h.run()
         rounds += 1
         status = h.getModelStatus()
