@@ -56,7 +56,11 @@ cross-entropy memory, ``fs.*``): :func:`measure_grid` evaluates
 ``n`` and seeds (cached per instance), :func:`peak_location` locates the
 maximum of a sampled curve by a local quadratic fit, :func:`logistic_crossing`
 fits any ``(loads, outcomes)`` sample, :func:`load_value` and :func:`pairs_at_load`
-convert between ``n`` and a load.
+convert between ``n`` and a load. For a figure that peaks along ``n``:
+:func:`nested_peak_curve` fits it on one nested pool, warm-started, refined
+around its maximum; :func:`pooled_peaks` summarises several pools' curves;
+:func:`peak_drift` fits how the mean peak location moves with ``log d``
+(spread pooled as ``s / d``), :func:`line_fit` any straight line.
 
 Recipes (how the finite-size claims use it)
     Per-seed critical sizes of the best linear memory (the max-margin LP),
