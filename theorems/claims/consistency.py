@@ -107,9 +107,12 @@ def _off_span_visible(impl, case) -> bool:
 
 @st.composite
 def _small_rules(draw):
-    """Plain integer (K, A, q) of at most 3 x 3: few choices, so the shrink is short."""
+    """Plain integer (K, A, q) of at most 3 x 3: few choices, so the shrink is
+    short (entries drawn as flat lists, not nested strategies, which shrink faster)."""
     d, M, p = draw(st.integers(1, 3)), draw(st.integers(1, 3)), draw(st.integers(1, 2))
-    return _nonzero_keys(draw(integer_matrices(d, M))), draw(integer_matrices(p, d)), draw(integer_matrices(d, 1))
+    flat = [kit.exact(draw(st.lists(st.integers(-3, 3), min_size=r * c, max_size=r * c))).reshape(r, c)
+            for r, c in ((d, M), (p, d), (d, 1))]
+    return _nonzero_keys(flat[0]), flat[1], flat[2]
 
 
 def _off_span_verify(impl, case):
