@@ -58,6 +58,7 @@ import numpy as np
 from linmem._validation import (
     _describe,
     as_matrix,
+    as_vector,
     check_generator,
     check_memory,
     check_positive_int,
@@ -626,6 +627,8 @@ def gaussian_pairs(d: int, n: int, *, unit: bool = False, rng: np.random.Generat
     d = check_positive_int(d, "d")
     n = check_positive_int(n, "n")
     rng = check_generator(rng)
+    if not isinstance(unit, (bool, np.bool_)):
+        raise TypeError(f"unit must be a bool, got {_describe(unit)}")
     V = rng.standard_normal((d, n)) / math.sqrt(d)
     U = rng.standard_normal((d, n)) / math.sqrt(d)
     if unit:
@@ -649,10 +652,7 @@ def spread_side(x: Any, y: Any, *, percentiles: tuple[float, float] = SPREAD_PER
 
 
 def _figures(x: Any, name: str) -> np.ndarray:
-    arr = np.asarray(x, dtype=float)
-    if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be a non-empty 1-D array of finite numbers, got shape {arr.shape}")
-    return arr
+    return as_vector(x, name).astype(float)
 
 
 def retrieval_failures(scores: Any, keys: Any, targets: Any, *, hub_fraction: float = 0.01) -> dict:

@@ -7,12 +7,15 @@ Source: 000, "Two ways to construct the memory matrix" and Appendices B, C.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 from typing import Literal
 
+import mpmath
 import numpy as np
 
 from linmem._validation import (
+    _describe,
     as_matrix,
     as_vector,
     check_memory,
@@ -118,12 +121,10 @@ def ridge_store(K, V, *, ridge) -> np.ndarray:
     """
     K, V = _keys_values(K, V)
     _check_store_memory(K, V)
-    try:
-        positive = bool(ridge > 0) and bool(np.isfinite(float(ridge)))
-    except (TypeError, ValueError):
-        positive = False
-    if isinstance(ridge, bool) or not positive:
-        raise ValueError(f"ridge must be a finite number > 0, got {ridge!r}")
+    if isinstance(ridge, bool) or not isinstance(ridge, (numbers.Real, mpmath.mpf)):
+        raise TypeError(f"ridge must be a real number, got {_describe(ridge)}")
+    if not mpmath.isfinite(ridge) or ridge <= 0:
+        raise ValueError(f"ridge must be a finite number > 0, got {ridge} (ridge = 0 is least_squares_store)")
     M = K.shape[1]
     eye = np.eye(M, dtype=int).astype(object) if K.dtype == object else np.eye(M)
     return V @ _solve(K.T @ K + ridge * eye, K.T)

@@ -72,6 +72,14 @@ def rank_tolerance(s_max, shape: tuple[int, int], kind: str):
         raise ValueError(f"s_max must be a finite number >= 0 (the largest singular value), got {s_max}")
     return max(shape) * eps * s_max
 
+
+#: Relative accuracy asked of scipy's adaptive quadrature where linmem
+#: integrates a smooth density (e.g. the mean of a Gaussian maximum), with at
+#: most QUADRATURE_SUBDIVISIONS subintervals per integral.
+QUADRATURE_RTOL = 1e-12
+QUADRATURE_SUBDIVISIONS = 200
+
+
 #: linmem.capacity.lp_separable: rows count as strictly separable when the
 #: LP's optimal margin (|w|_inf <= 1) exceeds this times max(1, max |a_ij|).
 SEPARABILITY_LP_RTOL = 1e-9
@@ -81,10 +89,3 @@ SEPARABILITY_LP_RTOL = 1e-9
 #: deviation is at most this counts as constant (values in [0, 1], e.g. the
 #: leverage h_j), and its correlation with another is undefined.
 CONSTANT_SPREAD_TOL = 1e-12
-
-
-#: Relative accuracy asked of scipy's adaptive quadrature where linmem
-#: integrates a smooth density (e.g. the mean of a Gaussian maximum), with at
-#: most QUADRATURE_SUBDIVISIONS subintervals per integral.
-QUADRATURE_RTOL = 1e-12
-QUADRATURE_SUBDIVISIONS = 200

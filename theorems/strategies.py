@@ -304,6 +304,7 @@ def keys_and_values(*, unit: bool = False) -> Inputs:
                   float_key_cases().map(lambda c: _key_case(c, True)),
                   "any keys and values: rank-deficient, duplicated, condition to 1e12 (float) and 1e20 (mpmath)")
 
+
 @st.composite
 def lp_instances(draw, *, max_d: int = 4, max_n: int = 14):
     """Max-margin LP instances ``(recipe, V, U)``: Gaussian keys ``V`` (d_k x n)
