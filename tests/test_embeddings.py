@@ -275,7 +275,7 @@ def test_spread_side_compares_the_interquartile_ranges(x, y, side):
 
 
 @pytest.mark.parametrize("x, kw, match", [
-    pytest.param([], {}, "x must be a non-empty 1-D", id="empty"),
+    pytest.param([], {}, "x must be non-empty", id="empty"),
     pytest.param([1.0, np.nan], {}, "finite", id="nan"),
     pytest.param([1.0, 2.0], {"percentiles": (75, 25)}, "percentiles must be", id="reversed-percentiles"),
 ])

@@ -169,7 +169,14 @@ def test_ridge_store_solves_the_regularised_normal_equations_in_every_number_sys
         assert all(abs(a - b) < mpmath.mpf(10) ** -35 for a, b in zip(Wm.ravel(), We.ravel()))
 
 
-@pytest.mark.parametrize("ridge", [0, -1.0, float("nan"), float("inf"), "1", True])
-def test_ridge_store_refuses_a_ridge_that_is_not_a_positive_number(ridge):
-    with pytest.raises(ValueError, match="ridge must be a finite number > 0"):
+@pytest.mark.parametrize("ridge, exc, match", [
+    (0, ValueError, "ridge must be a finite number > 0, got 0"),
+    (-1.0, ValueError, "ridge must be a finite number > 0"),
+    (float("nan"), ValueError, "ridge must be a finite number > 0"),
+    (float("inf"), ValueError, "ridge must be a finite number > 0"),
+    ("1", TypeError, "ridge must be a real number, got str"),
+    (True, TypeError, "ridge must be a real number, got bool"),
+])
+def test_ridge_store_refuses_a_ridge_that_is_not_a_positive_number(ridge, exc, match):
+    with pytest.raises(exc, match=match):
         linmem.ridge_store(np.eye(2), np.ones((1, 2)), ridge=ridge)
