@@ -400,21 +400,6 @@ def _cached_many(cache: Any, name: str, params: Mapping, seeds: list,
     return out
 
 
-#: Names that moved to :mod:`theorems.sweepcache` (the verifier's cache
-#: folder, its environment variable and the fingerprints in its keys). Kept
-#: importable from here, resolved on first use, for callers not yet moved;
-#: linmem's own code never uses them.
-_MOVED_TO_THEOREMS = frozenset({"CACHE_ENV", "CACHE_OFF_VALUES", "SweepCache", "cached_call", "default_cache_dir",
-                                "linmem_fingerprint", "resolve_cache", "source_fingerprint"})
-
-
-def __getattr__(name: str):
-    if name in _MOVED_TO_THEOREMS:
-        from theorems import sweepcache  # the one place linmem names theorems: a shim for old callers
-
-        return getattr(sweepcache, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
 # --------------------------------------------------------------------------
 # instances and loads
 # --------------------------------------------------------------------------

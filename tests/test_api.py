@@ -152,7 +152,7 @@ def test_list_and_show_read_the_index_without_importing_claims_and_print_the_sam
 
 
 def test_indexed_checks_describe_but_do_not_run_and_the_cache_folder_matches_linmem(tmp_path, monkeypatch):
-    from linmem.sweeps import default_cache_dir
+    from theorems.sweepcache import default_cache_dir
     from theorems import index
 
     for value in (str(tmp_path / "c"), "off", "0", "~/x"):

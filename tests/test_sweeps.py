@@ -419,10 +419,11 @@ def test_linmem_knows_neither_the_verifier_nor_its_cache_folder():
     for path in pathlib.Path(linmem.__file__).parent.glob("*.py"):
         text = path.read_text()
         assert "THEOREMS_CACHE" not in text and "linmem-theorems" not in text, path
-    # the names that moved stay importable from linmem.sweeps for old callers
-    from linmem.sweeps import SweepCache as Moved, cached_call, default_cache_dir, source_fingerprint  # noqa: F401
-
-    assert Moved is SweepCache and default_cache_dir is sweepcache.default_cache_dir
+    # the verifier's cache is not reachable from linmem at all
+    for name in ("SweepCache", "cached_call", "default_cache_dir", "source_fingerprint", "CACHE_ENV"):
+        assert not hasattr(sweeps, name), name
+    for path in pathlib.Path(linmem.__file__).parent.glob("*.py"):
+        assert "import theorems" not in path.read_text() and "from theorems" not in path.read_text(), path
 
 
 def test_use_executor_refuses_what_is_not_an_executor_and_restores_the_previous_one():

@@ -39,8 +39,8 @@ __all__ = ["INDEX_FILE", "cache_dir", "catalogue", "index_key", "index_path"]
 INDEX_FILE = "catalogue-index.json"
 _FORMAT = 1
 
-# The cache folder of linmem.sweeps.default_cache_dir, restated here because
-# importing linmem imports numpy and scipy (tests/test_api.py keeps the two equal).
+# The cache folder of theorems.sweepcache.default_cache_dir, restated here because
+# importing it imports linmem, hence numpy and scipy (tests/test_api.py keeps the two equal).
 _CACHE_ENV = "THEOREMS_CACHE"
 _CACHE_OFF = frozenset({"", "0", "off", "none", "false", "no"})
 _CACHE_SUBDIR = "linmem-theorems"

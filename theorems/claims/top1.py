@@ -33,7 +33,7 @@ import linmem
 from linmem import ensembles, sweeps
 from linmem.capacity import CMM_TOP1_CONSTANT, OPTIMAL_TOP1_CONSTANT
 from linmem.learn import GordanCertificate, LinearProgramError, MaxMarginResult, SparseRepairResult
-from theorems import kit
+from theorems import kit, sweepcache
 from theorems.evidence import expectation, montecarlo, precise, property, simulation, symbolic
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind
 from theorems.templates import wrong
@@ -42,7 +42,7 @@ from theorems.tolerance import THRESHOLD, scaled_residual
 __all__ = ["CLAIMS"]
 
 #: Source hash of this module: part of every cache key made here.
-_CODE = sweeps.source_fingerprint(__file__)
+_CODE = sweepcache.source_fingerprint(__file__)
 
 _GAUSS = "keys v_i and targets u_i i.i.d. N(0, I_d/d), n pairs, scores S_ij = u_j^T W v_i"
 
@@ -753,7 +753,7 @@ def _repair_counts(ctx, d, load, seeds, base_seed):
         return int(np.sum(impl.top1_correct(W, V, U)))
 
     layouts = ("cmm", "overlay") + (() if "sparse_repair_memory" in getattr(impl, "overridden", ()) else ("split",))
-    rows = [[sweeps.cached_call(lambda s=s, lay=lay: count(s, lay), name=f"top1.repair.{lay}", params=key,
+    rows = [[sweepcache.cached_call(lambda s=s, lay=lay: count(s, lay), name=f"top1.repair.{lay}", params=key,
                                 seed=[base_seed, s],
                                 cache=_cache(ctx, "cmm" if lay == "cmm" else "sparse_repair_memory", "top1_correct"))[0]
              for lay in layouts] + [math.nan] * (3 - len(layouts)) for s in seeds]

@@ -119,7 +119,7 @@ def hypothesis_run(*, seed: Any = None, database: bool = False):
 
     Hypothesis keeps its files (the example database, its constants and
     character caches) in ``<cache>/hypothesis`` (the folder of
-    :func:`linmem.sweeps.default_cache_dir`, ``$THEOREMS_CACHE``), or in a
+    :func:`theorems.sweepcache.default_cache_dir`, ``$THEOREMS_CACHE``), or in a
     temporary folder when the cache is off, never in ``.hypothesis/`` of the
     current directory; ``$HYPOTHESIS_STORAGE_DIRECTORY``, when set, wins.
 
@@ -133,7 +133,7 @@ def hypothesis_run(*, seed: Any = None, database: bool = False):
     from hypothesis import configuration
     from hypothesis.database import DirectoryBasedExampleDatabase
 
-    from linmem.sweeps import default_cache_dir
+    from theorems.sweepcache import default_cache_dir
 
     home_attr = "__hypothesis_home_directory"
     previous_home = getattr(configuration, home_attr, None)
