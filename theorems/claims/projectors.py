@@ -26,10 +26,7 @@ from theorems.strategies import (
 )
 from theorems.templates import gram_input_projector, gram_projectors, identity, inequality, swapped_projectors, wrong
 
-__all__ = ["CLAIMS", "identity_like"]
-
-#: Kept for recall.py, which imports it (the kit's :func:`theorems.kit.eye`).
-identity_like = kit.eye
+__all__ = ["CLAIMS"]
 
 #: A key 1e-30 times another beside a key orthogonal to both: h = 1 exactly
 #: and h ~ 1e-60, still positive (the ends of the range [0, 1]).
