@@ -118,7 +118,7 @@ def test_terminal_bar_shows_the_estimated_cpu_time_left(monkeypatch):
 
 
 def test_verify_prints_no_estimate_first_then_the_recorded_one(cache, tmp_path, capsys):
-    argv = ["verify", "--only", "lev.range", "--out", str(tmp_path / "r")]
+    argv = ["verify", "--profile", "quick", "--only", "lev.range", "--out", str(tmp_path / "r")]
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "theorems verify: no estimate: never run at profile quick" in out
