@@ -21,12 +21,12 @@ Nothing is asserted: this is not a test.
 from __future__ import annotations
 
 import argparse
-import math
 import time
-import tracemalloc
 
 import numpy as np
+from _harness import peak_bytes
 
+from linmem import gaussian_pairs as _gaussian_pairs
 from linmem import learn
 
 SEED = 20261201
@@ -35,24 +35,13 @@ TARGET_RATIO_AT_20 = 10.0
 
 
 def gaussian_pairs(d: int, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng([SEED, d, n, seed])
-    return rng.standard_normal((2, d, n)) / math.sqrt(d)
+    return _gaussian_pairs(d, n, rng=np.random.default_rng([SEED, d, n, seed]))
 
 
 def timed(fn):
     start = time.perf_counter()
     out = fn()
     return out, time.perf_counter() - start
-
-
-def peak_bytes(fn) -> int:
-    tracemalloc.start()
-    tracemalloc.reset_peak()
-    try:
-        fn()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
 
 
 def main() -> None:

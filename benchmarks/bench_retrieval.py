@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import math
 import time
-import tracemalloc
 from collections.abc import Callable
 
 import numpy as np
+from _harness import peak_bytes
 
 from linmem import capacity, learn, retrieval
+from linmem import gaussian_pairs as _gaussian_pairs
 
 SEED = 20260507
 REPEATS = 9
@@ -39,8 +40,7 @@ TARGET_FLOP_RATIO = 0.9
 
 
 def gaussian_pairs(d: int, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    return rng.standard_normal((2, d, n)) / math.sqrt(d)
+    return _gaussian_pairs(d, n, rng=np.random.default_rng(seed))
 
 
 def best_times(*fns: Callable[[], object], repeats: int = REPEATS) -> list[float]:
@@ -53,16 +53,6 @@ def best_times(*fns: Callable[[], object], repeats: int = REPEATS) -> list[float
             fn()
             times[k] = min(times[k], time.perf_counter() - start)
     return times
-
-
-def peak_bytes(fn: Callable[[], object]) -> int:
-    tracemalloc.start()
-    tracemalloc.reset_peak()
-    try:
-        fn()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
 
 
 def naive_top1(W: np.ndarray, V: np.ndarray, U: np.ndarray) -> np.ndarray:
