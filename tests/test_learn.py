@@ -8,10 +8,10 @@ import math
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from linmem import learn, retrieval
 from linmem.tolerances import working_eps
+from theorems import strategies
 from theorems.tolerance import THRESHOLD
 
 EPS = working_eps("float")
@@ -408,20 +408,11 @@ def test_cutting_plane_certificates_agree_with_the_dense_ones_and_verify():
         check_certificate_independently(b, V, U)
 
 
-@st.composite
-def lp_instances(draw):
-    """Gaussian keys and targets, d_k, d_t <= 8, n from 2 up to about 2 d^2,
-    some with duplicated keys or keys scaled over 4 decades."""
-    dk, dt = draw(st.integers(1, 8)), draw(st.integers(1, 8))
-    n = draw(st.integers(2, max(3, min(30, 2 * dk * dt))))
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    V, U = rng.standard_normal((dk, n)), rng.standard_normal((dt, n))
-    family = draw(st.sampled_from(("gaussian", "duplicated", "scaled")))
-    if family == "duplicated":
-        V = V[:, rng.integers(0, max(1, n // 2), size=n)]
-    elif family == "scaled":
-        V = V * 10.0 ** rng.uniform(-2, 2, size=n)
-    return V, U
+def lp_instances():
+    """(V, U) of the claims' LP family (theorems.strategies.lp_instances) at
+    d_k, d_t <= 8 and n <= 30: Gaussian, duplicated or scaled keys, n on both
+    sides of separability."""
+    return strategies.lp_instances(max_d=8, max_n=30).map(lambda case: case[1:])
 
 
 @settings(max_examples=40, deadline=None)
