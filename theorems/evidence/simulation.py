@@ -39,6 +39,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from linmem import sweeps
 from theorems.evidence._common import make, timed
 from theorems.model import Context, Evidence, EvidenceKind, EvidenceStatus
 from theorems.tolerance import required_margin_sd
@@ -52,9 +53,7 @@ def loglog_slope(sizes: Sequence[float], values: Sequence[float]) -> float:
     >>> round(loglog_slope([1, 2, 4], [1.0, 0.5, 0.25]), 6)
     -1.0
     """
-    x = np.log(np.asarray(sizes, dtype=float))
-    y = np.log(np.asarray(values, dtype=float))
-    return float(np.polyfit(x, y, 1)[0])
+    return sweeps.line_fit(np.log(np.asarray(sizes, dtype=float)), np.log(np.asarray(values, dtype=float)))[0]
 
 
 def _positive_finite(figures) -> bool:
