@@ -303,21 +303,33 @@ def _convex_cases(draw):
     return {**info, "seed_b": seed, "theta": theta}, a, b, k, theta
 
 
+def _largest_subset_mean(row, k: int) -> float:
+    """max over k-subsets of the mean: the definition of the top-k average."""
+    return max(sum(c) / k for c in itertools.combinations(list(row), k))
+
+
 def _convex_float(ctx):
+    # every example also compares impl.topk_average with the largest k-subset
+    # mean (at most C(12, 6) = 924 subsets): on score vectors, and on each
+    # competitor row of the memory's score matrix
     def measure(case):
         if case[0] == "scores":
             _, a, b, k, th = case[1]
             T = lambda x: ctx.impl.topk_average(x, k)  # noqa: E731
             viol = max(0.0, T(th * a + (1 - th) * b) - th * T(a) - (1 - th) * T(b))
-            if a.size <= 8:  # the top-k average is the largest mean over k-subsets
-                viol = max(viol, abs(T(a) - max(sum(c) / k for c in itertools.combinations(a.tolist(), k))))
+            viol = max(viol, abs(T(a) - _largest_subset_mean(a.tolist(), k)))
             return scaled_residual(viol, scale=a.size * (np.max(np.abs(a)) + np.max(np.abs(b)) + 1e-300))
         info, W, V, U, k = case[1]
         W2 = kit.generator(info["seed"], "second memory").standard_normal(W.shape)
         m = lambda X: ctx.impl.tam_margins(X, V, U, k=k)  # noqa: E731
         viol = max(0.0, float(np.max(0.5 * m(W) + 0.5 * m(W2) - m(0.5 * W + 0.5 * W2))))
-        return scaled_residual(viol, scale=V.shape[1] * (np.linalg.norm(W) + np.linalg.norm(W2))
-                               * np.linalg.norm(V) * np.linalg.norm(U))
+        S = ctx.impl.scores(W, V, U)
+        n = S.shape[0]
+        rows = S[~np.eye(n, dtype=bool)].reshape(n, n - 1)
+        subset = max(abs(t - _largest_subset_mean(r.tolist(), k)) for t, r in zip(ctx.impl.topk_average(S, k), rows))
+        return max(scaled_residual(viol, scale=V.shape[1] * (np.linalg.norm(W) + np.linalg.norm(W2))
+                                   * np.linalg.norm(V) * np.linalg.norm(U)),
+                   scaled_residual(subset, scale=n * (np.max(np.abs(S)) + 1e-300)))
 
     return property.check(ctx, _memory_or_scores(_convex_cases()), measure, describe=lambda c: c[1][0])
 
@@ -900,8 +912,8 @@ CLAIMS = [
         checks={
             "algebra": (_convex_algebra, "sympy: the variational form t + (1/k) sum (s_j - t)_+ at t = s_[k] is T_k"),
             "ladder": (_convex_ladder, "mpmath: convexity along segments through ties and near-ties"),
-            "float": (_convex_float, "float64: convex combinations, subset-maximum form, concavity of tam_margins "
-                      "in W"),
+            "float": (_convex_float, "float64: convex combinations, subset-maximum form (score vectors and "
+                      "every competitor row of a memory), concavity of tam_margins in W"),
         },
         negative_control=wrong("the k-th largest score in place of the top-k average",
                                topk_average=_topk_order_statistic),
