@@ -7,7 +7,9 @@ set by construction, so that every test runs in well under a second.
   (figure 1 against <= 0.5), SUPPORTED at even ones (figure 0);
 - ``fake.undecided``: INCONCLUSIVE at every seed;
 - ``fake.array-cex``: FAILED with a counterexample holding numpy arrays;
-- ``fake.sleep``: sleeps (for the Ctrl-C tests; never selected otherwise).
+- ``fake.sleep``: sleeps (for the Ctrl-C tests; never selected otherwise);
+- ``fake.weak-control``: VERIFIED at every seed, but its negative control is
+  caught (FAILED) only at even run seeds (for ``stability --controls``).
 """
 
 from __future__ import annotations
@@ -60,10 +62,16 @@ def _sleep(ctx):
     return _evidence(ctx, EvidenceStatus.PASSED, 0.0, 1.0, "slept")
 
 
-def _claim(cid: str, run, title: str) -> Claim:
+def _weak_control(ctx):
+    if ctx.control and ctx.run_seed % 2 == 0:
+        return _evidence(ctx, EvidenceStatus.FAILED, 2.0, 1.0, "the wrong variant is seen at even seeds")
+    return _evidence(ctx, EvidenceStatus.PASSED, 0.0, 1.0, "figure 0 <= 1")
+
+
+def _claim(cid: str, run, title: str, control: NegativeControl | None = None) -> Claim:
     return Claim(id=cid, title=title, statement=r"x = x", kind=ClaimKind.APPROXIMATION, source="test fixture",
                  checks=(Check("sim", EvidenceKind.SIMULATION, run, "a check with a verdict set by construction"),),
-                 negative_control=NegativeControl("none needed here", {}))
+                 negative_control=control or NegativeControl("none needed here", {}))
 
 
 CLAIMS = [
@@ -72,4 +80,6 @@ CLAIMS = [
     _claim("fake.undecided", _undecided, "INCONCLUSIVE at every seed"),
     _claim("fake.array-cex", _array_cex, "FAILED with an array counterexample"),
     _claim("fake.sleep", _sleep, "sleeps"),
+    _claim("fake.weak-control", _weak_control, "its control is caught at even seeds only",
+           NegativeControl("the identity for the projectors", {"projectors": lambda K: (K, K)})),
 ]

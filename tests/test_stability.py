@@ -21,6 +21,31 @@ def _claims(*ids):
     return select(load_claims([str(FAKE)], builtin=False), list(ids))
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_with_controls_a_control_missed_at_some_seed_is_unstable(jobs, tmp_path, capsys):
+    argv = ["stability", "--profile", "quick", "--claims", str(FAKE), "--only", "fake.weak-control",
+            "--seeds", "4", "--jobs", str(jobs), "--out", str(tmp_path)]
+    assert main(argv) == 0  # without --controls only the statuses count: VERIFIED at every seed
+    capsys.readouterr()
+    code = main(argv + ["--controls"])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "fake.weak-control  VERIFIED 4; negative control not caught at seeds 1, 3   UNSTABLE" in out
+    assert "every one of the 1 claims kept one status across seeds 1, 2, 3, 4" in out
+    assert "1 of 1 claims had a negative control not caught at some seed: fake.weak-control" in out
+    entry = json.loads((tmp_path / "stability.json").read_text())["claims"][0]
+    assert entry["controls_caught"] == {"1": False, "2": True, "3": False, "4": True}
+    assert entry["controls_missed"] == [1, 3] and entry["stable"] is False
+
+
+def test_with_controls_every_control_caught_is_stable(tmp_path, capsys):
+    claims = select(load_claims([str(FAKE)], builtin=False), ["fake.weak-control"])
+    res = run_stability(claims, profile=get_profile("quick"), seeds=[2, 4, 6], controls=True)
+    assert res.ok and res.claims[0].controls == {2: True, 4: True, 6: True}
+    assert "every negative control that was run was caught at every seed" in render_table(res)
+    assert run_stability(claims, profile=get_profile("quick"), seeds=[1, 2]).claims[0].controls == {}
+
+
 @pytest.mark.parametrize("jobs", [1, 3])
 def test_a_seed_dependent_claim_is_unstable_and_the_command_exits_1(jobs, tmp_path, capsys):
     code = main(["stability", "--profile", "quick", "--claims", str(FAKE), "--only", "fake.stable", "--only", "fake.flaky",

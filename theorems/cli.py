@@ -350,7 +350,7 @@ def _cmd_stability(args) -> int:
 
     with hypothesis_run():  # Hypothesis's files in the cache folder, as for verify
         result = run_stability(claims, profile=profile, seeds=seeds, jobs=args.jobs,
-                               claims_modules=args.claims or (), progress=progress)
+                               claims_modules=args.claims or (), progress=progress, controls=args.controls)
     print()
     print(render_table(result), end="")
     table = out / "stability.json"
@@ -480,8 +480,11 @@ def _parser() -> argparse.ArgumentParser:
                                     "verify --seed would, the seeds in parallel processes (--jobs), sharing the "
                                     "sweep cache. Prints per claim its status distribution and per check the "
                                     "min / median / max of its figure against its threshold; writes the table "
-                                    "to DIR/stability.json. Exits 1 if a claim has more than one status.")
+                                    "to DIR/stability.json. Exits 1 if a claim has more than one status "
+                                    "(or, with --controls, a negative control not caught at some seed).")
     sp.add_argument("--seeds", type=_pos_int, default=5, metavar="N", help="how many seeds (default 5)")
+    sp.add_argument("--controls", action="store_true",
+                    help="also run each claim's negative control at every seed; one missed is unstable")
     sp.add_argument("--first-seed", type=_nonneg_int, default=1, metavar="S", help="the first seed (default 1)")
     sp.add_argument("--profile", choices=sorted(PROFILES), default=None,
                     help="quick (default), standard or thorough; or set THEOREMS_PROFILE")

@@ -109,6 +109,12 @@ class ClaimStability:
     kind: str
     statuses: dict[int, str] = field(default_factory=dict)
     checks: list[CheckSpread] = field(default_factory=list)
+    #: per seed, whether the negative control was caught (with --controls; None: no control)
+    controls: dict[int, bool | None] = field(default_factory=dict)
+
+    @property
+    def controls_missed(self) -> list[int]:
+        return sorted(s for s, caught in self.controls.items() if caught is False)
 
     @property
     def distribution(self) -> dict[str, int]:
@@ -119,7 +125,8 @@ class ClaimStability:
 
     @property
     def stable(self) -> bool:
-        return len(set(self.statuses.values())) <= 1
+        """One status at every seed, and (when controls ran) a control caught at every seed."""
+        return len(set(self.statuses.values())) <= 1 and not self.controls_missed
 
     def to_json(self) -> dict:
         return {
@@ -129,6 +136,8 @@ class ClaimStability:
             "distribution": self.distribution,
             "statuses": {str(s): st for s, st in sorted(self.statuses.items())},
             "checks": [c.to_json() for c in self.checks],
+            **({"controls_caught": {str(s): c for s, c in sorted(self.controls.items())},
+                "controls_missed": self.controls_missed} if self.controls else {}),
         }
 
 
@@ -182,6 +191,7 @@ def _summarise(result) -> dict:
     return {
         r.claim.id: {
             "status": r.status.value,
+            "control": None if r.negative_control is None else r.negative_control.get("caught"),
             "checks": [(e.check, e.status.value, _figure(e.figure), _figure(e.threshold), e.comparison,
                         "" if e.status.value in _PASSING else " ".join(str(e.detail).split())[:_DETAIL_CHARS])
                        for e in r.evidence],
@@ -196,9 +206,9 @@ _SEED_CLAIMS: list[Claim] = []
 def _run_seed(args) -> tuple[int, dict, float]:
     from theorems.runner import run
 
-    profile, seed, modules = args
+    profile, seed, modules, controls = args
     t0 = time.perf_counter()
-    result = run(_SEED_CLAIMS, profile=profile, seed=seed, claims_modules=modules)
+    result = run(_SEED_CLAIMS, profile=profile, seed=seed, claims_modules=modules, controls=controls)
     return seed, _summarise(result), time.perf_counter() - t0
 
 
@@ -210,10 +220,12 @@ def run_stability(
     jobs: int = 1,
     claims_modules: Sequence[str] = (),
     progress: Callable[[int, dict, float], None] | None = None,
+    controls: bool = False,
 ) -> StabilityResult:
     """Run ``claims`` at every seed of ``seeds`` (``jobs`` processes, one
     seed each at a time) and collect each claim's statuses and each check's
-    figures. ``progress(seed, summary, seconds)`` is called as seeds finish.
+    figures; with ``controls`` also each negative control's verdict (a
+    control missed at any seed makes the claim unstable). ``progress(seed, summary, seconds)`` is called as seeds finish.
     A KeyboardInterrupt stops the worker processes and propagates."""
     from theorems.runner import _ignore_sigint, _stop
 
@@ -233,7 +245,7 @@ def run_stability(
     try:
         if processes == 1:
             for seed in seeds:
-                s, summary, secs = _run_seed((profile, seed, modules))
+                s, summary, secs = _run_seed((profile, seed, modules, controls))
                 by_seed[s] = summary
                 if progress:
                     progress(s, summary, secs)
@@ -245,7 +257,7 @@ def run_stability(
             pool = ProcessPoolExecutor(max_workers=processes, mp_context=multiprocessing.get_context("fork"),
                                        initializer=_ignore_sigint)
             try:
-                futures = [pool.submit(_run_seed, (profile, seed, modules)) for seed in seeds]
+                futures = [pool.submit(_run_seed, (profile, seed, modules, controls)) for seed in seeds]
                 for fut in futures:
                     s, summary, secs = fut.result()
                     by_seed[s] = summary
@@ -264,6 +276,8 @@ def run_stability(
         for seed in seeds:
             entry = by_seed[seed][claim.id]
             cs.statuses[seed] = entry["status"]
+            if controls:
+                cs.controls[seed] = entry["control"]
             for name, status, figure, threshold, comparison, detail in entry["checks"]:
                 sp = checks.setdefault(name, CheckSpread(name, comparison))
                 sp.statuses[seed] = status
@@ -294,15 +308,16 @@ def render_table(res: StabilityResult) -> str:
              f"{'  [check]':<{id_w}}  {'figure min / median / max':<30}  {'threshold':<10}  not passing at seeds"]
     for c in res.claims:
         dist = c.distribution
-        if c.stable:
-            text = ", ".join(f"{s} {n}" for s, n in dist.items())
-        else:
-            major = max(dist, key=dist.get)
-            parts = []
-            for s, n in dist.items():
-                where = "" if s == major else f" (seeds {_seed_list(sorted(k for k, v in c.statuses.items() if v == s))})"
-                parts.append(f"{s} {n}{where}")
-            text = ", ".join(parts) + "   UNSTABLE"
+        major = max(dist, key=dist.get)
+        parts = []
+        for s, n in dist.items():
+            where = "" if s == major else f" (seeds {_seed_list(sorted(k for k, v in c.statuses.items() if v == s))})"
+            parts.append(f"{s} {n}{where}")
+        text = ", ".join(parts)
+        if c.controls_missed:
+            text += f"; negative control not caught at seeds {_seed_list(c.controls_missed)}"
+        if not c.stable:
+            text += "   UNSTABLE"
         lines.append(f"{c.id:<{id_w}}  {text}")
         for ch in c.checks:
             fig = spread(list(ch.figures.values()))
@@ -313,11 +328,17 @@ def render_table(res: StabilityResult) -> str:
             bad = ch.not_passing
             where = "" if not bad else f"   {_seed_list(bad)} ({', '.join(sorted({ch.statuses[s] for s in bad}))})"
             lines.append(f"{'  [' + ch.check + ']':<{id_w}}  {figure:<30}  {threshold:<10}{where}".rstrip())
-    n_bad = len(res.unstable)
+    changed = [c for c in res.claims if len(set(c.statuses.values())) > 1]
+    missed = [c for c in res.claims if c.controls_missed]
     lines.append("")
-    if n_bad:
-        lines.append(f"{n_bad} of {len(res.claims)} claims changed status across seeds "
-                     f"{_seed_list(res.seeds)}: {', '.join(c.id for c in res.unstable)}")
+    if changed:
+        lines.append(f"{len(changed)} of {len(res.claims)} claims changed status across seeds "
+                     f"{_seed_list(res.seeds)}: {', '.join(c.id for c in changed)}")
     else:
         lines.append(f"every one of the {len(res.claims)} claims kept one status across seeds {_seed_list(res.seeds)}")
+    if missed:
+        lines.append(f"{len(missed)} of {len(res.claims)} claims had a negative control not caught at some seed: "
+                     f"{', '.join(c.id for c in missed)}")
+    elif any(c.controls for c in res.claims):
+        lines.append("every negative control that was run was caught at every seed")
     return "\n".join(lines) + "\n"
