@@ -24,6 +24,7 @@ from theorems.residuals import at_most, exact_residual, residual
 from theorems.runner import run_claim
 from theorems.strategies import keys, keys_and_values
 from theorems.strategies import exact_key_matrices, integer_matrices
+from theorems import templates
 from theorems.templates import (
     asymptotic,
     counterexample,
@@ -305,3 +306,80 @@ def test_integer_matrices_have_the_shape_and_range_asked():
         assert A.shape == (2, 3) and all(isinstance(x, Fraction) and abs(x) <= 1 for x in A.ravel())
 
     check()
+
+
+# --- sweep_claim: a sweep's per-run table and plot as data --------------------------------
+
+
+def _leverage_row(ctx, d, rng):
+    K = rng.standard_normal((d, 2 * d))
+    h = np.sort(ctx.impl.leverage_scores(K))
+    return {"mean": float(np.mean(h)), "h": h.tolist(), "rank": np.arange(h.size).tolist(), "pools": 1}
+
+
+def _mean_half(table):
+    off = table.where(lambda row: not abs(row["mean"] - 0.5) < 1e-9)
+    a, b, se = linmem.sweeps.line_fit(np.log(table.sizes), table.figures)
+    table.summary["fit"] = {"slope": a, "se": se}
+    table.summary["a"] = a
+    return not off, max(abs(f - 0.5) for f in table.figures), 1e-9, f"mean leverage 1/2 except at d = {off}"
+
+
+def _sweep_claim(**options):
+    return templates.sweep_claim(
+        "t.sweep-table", title="", statement="", source="test", size_name="d",
+        sizes=dict(quick=(4, 8, 16), standard=(4, 8, 16, 32), thorough=(4, 8, 16, 32, 64)),
+        measure=_leverage_row, statistic="mean", criterion=_mean_half, label="mean leverage at M = 2d",
+        control=wrong("leverage scores doubled", leverage_scores=lambda K: 2 * linmem.leverage_scores(K)),
+        domain=lambda t: {"pools per d": t.column("pools")}, columns=("mean", "pools"),
+        plot={"title": "sorted leverage", "x_label": "rank", "y_label": "h",
+              "series": [{"each": "d = {d}", "x": "rank", "y": "h"},
+                         {"x": "d", "y": "mean", "label": "mean"},
+                         {"x": "d", "y": "mean", "slope": "a", "label": "fit, slope {a:.1f}"}]},
+        **options)
+
+
+def test_sweep_claim_carries_its_table_summary_domain_and_plot_and_its_control_is_caught():
+    claim = _sweep_claim()
+    assert claim.kind is ClaimKind.ASYMPTOTIC and [c.name for c in claim.checks] == ["sweep"]
+    result = run_claim(claim, profile=QUICK, seed=4, controls=True)
+    (ev,) = result.evidence
+    assert result.status.value == "SUPPORTED" and result.negative_control["caught"] is True
+    assert ev.data["sizes"] == [4, 8, 16] and ev.data["figures"] == pytest.approx([0.5] * 3)
+    assert ev.data["table"]["columns"] == ["d", "mean", "pools"]
+    assert [row[0] for row in ev.data["table"]["rows"]] == [4, 8, 16]
+    assert ev.data["domain"]["pools per d"] == [1, 1, 1] and ev.data["domain"]["d"]["max"] == 16
+    assert abs(ev.data["a"]) < 1e-9 and "slope" in ev.data["fit"]  # the criterion's summary
+    each, points, line = ev.data["plot"]["series"][:3], ev.data["plot"]["series"][3], ev.data["plot"]["series"][4]
+    assert [s["label"] for s in each] == ["d = 4", "d = 8", "d = 16"] and len(each[2]["x"]) == 32
+    assert points["x"] == [4, 8, 16] and points["style"] == "points"
+    assert line["style"] == "line" and line["label"] == "fit, slope 0.0" and len(line["x"]) == 20
+    assert line["y"] == pytest.approx([0.5] * 20) and ev.data["plot"]["xscale"] == "linear"
+    json.dumps(ev.data)  # the evidence stays JSON
+
+
+def test_sweep_claim_takes_sizes_per_level_and_figures_only_criteria():
+    claim = _sweep_claim(kind=ClaimKind.CONJECTURE, check="mean")
+    assert claim.kind is ClaimKind.CONJECTURE and claim.checks[0].name == "mean"
+    (ev,) = run_claim(claim, profile=PROFILES["standard"], seed=0).evidence
+    assert ev.data["sizes"] == [4, 8, 16, 32]
+    falls = templates.sweep_table_check(
+        "falls", sizes=dict(quick=(4, 8, 16), standard=(4, 8, 16), thorough=(4, 8, 16)),
+        measure=lambda ctx, d, rng: {"inverse": 1.0 / d}, statistic="inverse", label="1/d",
+        criterion=templates.by_figures(simulation.rate(exponent=-1.0, band=0.01)))
+    plain = Claim(id="t.falls", title="", statement="", kind=ClaimKind.ASYMPTOTIC, source="test", checks=(falls,),
+                  negative_control=wrong("none needed", snr=lambda h: h))
+    (ev,) = run_claim(plain, profile=QUICK, seed=0).evidence
+    assert ev.status.value == "supported" and ev.data["table"]["columns"] == ["size", "inverse"]
+
+
+def test_sweep_table_refuses_a_row_without_its_statistic_and_sizes_without_every_level():
+    with pytest.raises(ValueError, match="missing"):
+        templates.sweep_table_check("s", sizes={"quick": (1,)}, measure=None, statistic="x", criterion=None,
+                                    label="")
+    check = templates.sweep_table_check("s", sizes=dict(quick=(2,), standard=(2,), thorough=(2,)),
+                                        measure=lambda ctx, n, rng: {"y": 1.0}, statistic="x",
+                                        criterion=lambda t: (True, 0.0, 0.0, ""), label="")
+    ctx = Context(impl=None, profile=QUICK, seed=0, claim_id="t", check_name="s")
+    with pytest.raises(TypeError, match="statistic 'x' at size = 2"):
+        check.run(ctx)

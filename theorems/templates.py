@@ -35,6 +35,7 @@ measured statistic and a criterion fixed before the run.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any, Callable, Mapping, Sequence
 
@@ -459,3 +460,173 @@ def sweep_check(
                                 criterion, label=label, size_name=size_name, domain=domain)
 
     return Check(name, EvidenceKind.SIMULATION, sweep, about or f"{label}; sizes per profile")
+
+
+# --- sweeps with a per-run table and a plot as data -------------------------------------
+
+__all__ += ["SweepTable", "by_figures", "sweep_claim", "sweep_table_check"]
+
+
+@dataclasses.dataclass
+class SweepTable:
+    """What a table sweep measured: one row (a mapping) per size, in sweep order.
+
+    ``statistic`` names the row entry that is the sweep's figure;
+    ``profile`` is the run's profile (a criterion may decide its power by
+    it); ``summary`` is where a criterion leaves what it derived (a fit, a
+    drift): it is merged into the evidence's data and read by the plot.
+
+    >>> t = SweepTable((4, 8), [{"n": 9.5}, {"n": 20.5}], "n", None, "d")
+    >>> t.figures, t.column("d"), t.where(lambda row: row["n"] > 10)
+    ([9.5, 20.5], [4, 8], [8])
+    """
+
+    sizes: tuple
+    rows: list
+    statistic: str
+    profile: Any
+    size_name: str = "size"
+    summary: dict = dataclasses.field(default_factory=dict)
+
+    @property
+    def figures(self) -> list[float]:
+        """The statistic at every size."""
+        return [float(r[self.statistic]) for r in self.rows]
+
+    def column(self, name: str) -> list:
+        """Entry ``name`` of every row (``size_name``: the sizes)."""
+        return list(self.sizes) if name == self.size_name and name not in self.rows[0] else [r[name] for r in self.rows]
+
+    def where(self, predicate: Callable[[Mapping], bool]) -> list:
+        """The sizes whose row satisfies ``predicate(row)``."""
+        return [s for s, r in zip(self.sizes, self.rows) if predicate(r)]
+
+
+def by_figures(criterion: Callable) -> Callable[[SweepTable], tuple]:
+    """A figures-only criterion of :mod:`theorems.evidence.simulation`
+    (``criterion(sizes, figures)``, e.g. ``simulation.rate(...)``) as a
+    table criterion."""
+    return lambda table: criterion(table.sizes, table.figures)
+
+
+def _plain_data(x):
+    """numpy scalars and arrays as Python numbers and lists (JSON data)."""
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, (np.ndarray, list, tuple)):
+        return [_plain_data(e) for e in (x.tolist() if isinstance(x, np.ndarray) else x)]
+    if isinstance(x, Mapping):
+        return {str(k): _plain_data(v) for k, v in x.items()}
+    return x
+
+
+def _sweep_plot(spec, table: SweepTable) -> dict:
+    """Resolve a plot spec against the table. Series entries: ``{"each":
+    "d = {d}", "x": col, "y": col}`` one series per size from list-valued
+    columns; ``{"x": col, "y": col, "slope": number or summary key}`` the
+    line of that slope through the columns' centroid, over the x range;
+    ``{"x": col, "y": col}`` one point per size. Labels are formatted with
+    the summary (and the size, for ``each``)."""
+    if callable(spec):
+        return spec(table)
+    names = dict(table.summary)
+    series = []
+    for s in spec["series"]:
+        if "each" in s:
+            for size, row in zip(table.sizes, table.rows):
+                series.append({"label": s["each"].format_map({**names, table.size_name: size}),
+                               "x": row[s["x"]], "y": row[s["y"]], "style": s.get("style", "line")})
+            continue
+        x, y = np.asarray(table.column(s["x"]), dtype=float), np.asarray(table.column(s["y"]), dtype=float)
+        entry = {"label": s.get("label", "").format_map(names), "style": s.get("style", "points")}
+        if "slope" in s:
+            slope = names[s["slope"]] if isinstance(s["slope"], str) else s["slope"]
+            grid = np.linspace(x.min(), x.max(), 20)
+            x, y = grid, float(np.mean(y)) + slope * (grid - float(np.mean(x)))
+            entry["style"] = s.get("style", "line")
+        series.append({**entry, "x": x.tolist(), "y": y.tolist()})
+    return {"xscale": "linear", "yscale": "linear", **{k: v for k, v in spec.items() if k != "series"},
+            "series": series}
+
+
+def sweep_table_check(
+    name: str, *, sizes: Mapping[str, Sequence[Any]], measure: Callable[[Context, Any, np.random.Generator], Mapping],
+    statistic: str, criterion: Callable[[SweepTable], tuple], label: str, size_name: str = "size",
+    domain: Mapping[str, Any] | Callable[[SweepTable], Mapping[str, Any]] | None = None,
+    columns: Sequence[str] | None = None, plot: Mapping | Callable[[SweepTable], dict] | None = None,
+    about: str = "",
+) -> Check:
+    """A finite-size sweep whose measurement is a row of a table.
+
+    ``sizes`` per profile level; ``measure(ctx, size, rng)`` returns the row
+    at one size (a mapping: ``ctx.impl`` holds the formulas under test,
+    ``rng`` is the size's own stream) and ``row[statistic]`` is the swept
+    figure; ``criterion(table)`` (a :class:`SweepTable`; :func:`by_figures`
+    adapts a figures-only criterion) is fixed before the run and returns
+    ``(ok, figure, threshold, why)`` as in :mod:`theorems.evidence.simulation`,
+    leaving what it derived in ``table.summary``. The evidence carries
+    ``data["table"]`` (``columns``, default every entry of the first row,
+    after the size), the summary, the searched ``domain`` (a mapping, or a
+    function of the table, beside the sizes) and ``data["plot"]``, the
+    ``plot`` spec resolved against the table (see :func:`_sweep_plot`)."""
+    missing = {"quick", "standard", "thorough"} - set(sizes)
+    if missing:
+        raise ValueError(f"sizes must give every profile level, missing {sorted(missing)}")
+
+    def run(ctx):
+        table = SweepTable(tuple(ctx.profile.pick(**sizes)), [], statistic, ctx.profile, size_name)
+
+        def one(size, rng):
+            row = measure(ctx, size, rng)
+            if not isinstance(row, Mapping) or statistic not in row:
+                raise TypeError(f"measure must return a mapping with the statistic {statistic!r} at {size_name} = "
+                                f"{size}, got {type(row).__name__}")
+            table.rows.append(dict(row))
+            return row[statistic]
+
+        ev = simulation.check(ctx, table.sizes, one, lambda _sizes, _figures: criterion(table), label=label,
+                              size_name=size_name)
+        extra = domain(table) if callable(domain) else dict(domain or {})
+        cols = list(columns) if columns is not None else [c for c in table.rows[0] if c != size_name]
+        ev.data.update(_plain_data(table.summary))
+        ev.data["domain"] = simulation.sweep_domain(size_name, table.sizes, **extra)
+        ev.data["table"] = {"columns": [size_name, *cols],
+                            "rows": _plain_data([[s, *(r[c] for c in cols)] for s, r in zip(table.sizes, table.rows)])}
+        if plot is not None:
+            ev.data["plot"] = _plain_data(_sweep_plot(plot, table))
+        return ev
+
+    return Check(name, EvidenceKind.SIMULATION, run, about or f"{label}; sizes per profile")
+
+
+def sweep_claim(
+    id: str, *, title: str, statement: str, source: str, sizes: Mapping[str, Sequence[Any]],
+    measure: Callable[[Context, Any, np.random.Generator], Mapping], statistic: str,
+    criterion: Callable[[SweepTable], tuple], label: str, control: NegativeControl,
+    kind: ClaimKind = ClaimKind.ASYMPTOTIC, check: str = "sweep", size_name: str = "size",
+    domain: Mapping[str, Any] | Callable[[SweepTable], Mapping[str, Any]] | None = None,
+    columns: Sequence[str] | None = None, plot: Mapping | Callable[[SweepTable], dict] | None = None,
+    about: str = "", assumptions: Sequence[str] = (), depends_on: Sequence[str] = (), tags: Sequence[str] = (),
+    extra_checks: Sequence[Check] = (), **fields: Any,
+) -> Claim:
+    """An asymptotic (or conjecture, approximation: ``kind``) claim decided
+    by one :func:`sweep_table_check` named ``check``: sizes per profile as
+    data, a row per size, the statistic, a criterion fixed before the run,
+    and the table and plot as data.
+
+    >>> claim = sweep_claim(
+    ...     "doc.mean-leverage", title="", statement="", source="doc", size_name="d",
+    ...     sizes=dict(quick=(4, 8), standard=(4, 8, 16), thorough=(4, 8, 16, 32)),
+    ...     measure=lambda ctx, d, rng: {"h": float(np.mean(ctx.impl.leverage_scores(rng.standard_normal((d, 2 * d)))))},
+    ...     statistic="h", criterion=lambda t: (all(abs(h - 0.5) < 1e-9 for h in t.figures), 0.0, 0.0, "h = 1/2"),
+    ...     label="mean leverage at M = 2d", control=wrong("leverage doubled", leverage_scores=lambda K: 2 + 0 * K[0]),
+    ...     plot={"title": "mean leverage", "series": [{"x": "d", "y": "h", "label": "measured"}]})
+    >>> [c.name for c in claim.checks], claim.kind.value
+    (['sweep'], 'asymptotic')
+    """
+    checks = (sweep_table_check(check, sizes=sizes, measure=measure, statistic=statistic, criterion=criterion,
+                                label=label, size_name=size_name, domain=domain, columns=columns, plot=plot,
+                                about=about),)
+    return _claim(id, kind, checks, title=title, statement=statement, source=source, control=control,
+                  assumptions=assumptions, depends_on=depends_on, tags=tags, algebra=None,
+                  extra_checks=extra_checks, **fields)
