@@ -168,3 +168,69 @@ def test_bad_input_is_refused_naming_the_argument(func, args, exc, fragment):
     with pytest.raises(exc) as info:
         func(*args)
     assert fragment in str(info.value)
+
+
+# --- the instance families and references of t1.dual-certificate ------------------------
+
+from hypothesis import given  # noqa: E402
+
+from theorems import kit, strategies  # noqa: E402
+
+
+@given(strategies.integer_comparison_instances())
+def test_integer_comparison_instances_are_small_integer_float_arrays(case):
+    V, U = case
+    assert V.dtype == U.dtype == float and V.shape[1] == U.shape[1] and 2 <= V.shape[1] <= 5
+    assert 1 <= V.shape[0] <= 3 and 1 <= U.shape[0] <= 3
+    for X in (V, U):
+        assert np.array_equal(X, np.round(X)) and np.abs(X).max(initial=0) <= 3
+
+
+@given(strategies.float_comparison_instances())
+def test_float_comparison_instances_have_their_family(case):
+    recipe, V, U = case
+    n, family = recipe["n"], recipe["family"]
+    assert V.shape == (recipe["dk"], n) and U.shape == (recipe["dt"], n) and np.all(np.isfinite(V))
+    if family == "duplicated":  # at most n // 2 distinct keys
+        assert len({tuple(c) for c in V.T}) <= max(1, n // 2)
+    if family == "rank_deficient" and min(V.shape) > 1:
+        assert linmem.numerical_rank(V) == min(V.shape) - 1
+    if family == "scaled":
+        norms = np.linalg.norm(V, axis=0)
+        assert norms.max() / norms.min() < 10.0 ** (2 * strategies.COMPARISON_SCALED_DECADES + 3)
+
+
+def test_comparison_ladder_cases_are_labelled_rationals_with_the_stated_structure():
+    cases = dict(strategies.comparison_ladder_cases(np.random.default_rng(SEED)))
+    assert len(cases) == 6
+    V, U = cases["d=2, n=5, duplicated key"]
+    assert np.array_equal(V[:, 0], V[:, 1]) and not np.array_equal(U[:, 0], U[:, 1])
+    V, _ = cases["d=3, n=3, keys cond 1e6"]
+    assert np.linalg.cond(V) == pytest.approx(1e6, rel=1e-6)
+    V, U = cases["d=2, n=3"]
+    for x in np.concatenate([V.ravel(), U.ravel()]):
+        assert Fraction(x).limit_denominator(strategies.COMPARISON_LADDER_DENOMINATOR) == pytest.approx(x, abs=1e-15)
+
+
+def test_comparisons_are_the_definition():
+    V, U = np.array([[1.0, 2.0, 0.0]]), np.array([[1.0, 0.0, 3.0], [0.0, 1.0, 1.0]])
+    A = kit.comparisons(V, U)
+    assert sorted(A) == [(0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1)]
+    assert np.array_equal(A[0, 2], np.outer(U[:, 0] - U[:, 2], V[:, 0]))
+    assert np.array_equal(A[1, 0], [[-2.0], [2.0]])
+
+
+def test_gordan_residual_is_zero_exactly_for_a_certificate_and_positive_otherwise():
+    V, U = kit.exact([[1, 1]]), kit.exact([[1, -1]])  # one key, two targets: inseparable
+    A = kit.comparisons(V, U)
+    half = Fraction(1, 2)
+    assert kit.gordan_residual(A, lam={(0, 1): half, (1, 0): half}) == (0, 2)
+    assert kit.gordan_residual(A, lam={(0, 1): Fraction(1), (1, 0): Fraction(0)})[0] == 4 + 0 + 0
+    assert kit.gordan_residual(A, lam={(0, 1): half, (1, 0): Fraction(3, 4)})[0] > 0  # sum is not 1
+    assert kit.gordan_residual(A, W=kit.exact([[1]])) == (3, 1)  # margin -2 at (1, 0)
+    sep = kit.comparisons(kit.exact([[1, 0], [0, 1]]), kit.exact([[1, 0], [0, 1]]))
+    assert kit.gordan_residual(sep, W=kit.exact([[1, 0], [0, 1]])) == (0, 1)
+    assert kit.gordan_residual(A) == (math.inf, 1)
+    with mpmath.workdps(30):
+        r, s = kit.gordan_residual(kit.to_mp(A), lam={(0, 1): mpmath.mpf(0.5), (1, 0): mpmath.mpf(0.5)})
+        assert r == 0 and s == 4  # scale sum lam ||A|| = 2, times the support size

@@ -31,7 +31,7 @@ from __future__ import annotations
 import itertools
 import zlib
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import mpmath
 import numpy as np
@@ -352,3 +352,171 @@ def rational_spectrum(rank: int, cond: int) -> np.ndarray:
     """
     return np.array([Fraction(1, round(cond ** (l / (rank - 1)))) if rank > 1 else Fraction(1)
                      for l in range(rank)], dtype=object)
+
+
+# --- Gordan's alternative for the top-1 comparisons (a reference, not under test) ------
+
+__all__ += ["comparisons", "gordan_residual"]
+
+
+def comparisons(V, U) -> dict:
+    """The top-1 comparison matrices ``A_ij = (u_i - u_j) v_i^T``, ``i != j``,
+    keyed by ``(i, j)``, in the number system of the keys ``V`` and targets
+    ``U`` (columns are pairs); independent of linmem.
+
+    >>> comparisons(exact([[1, 2]]), exact([[1, 0]]))[0, 1].tolist()
+    [[Fraction(1, 1)]]
+    """
+    n = V.shape[1]
+    return {(i, j): np.outer(U[:, i] - U[:, j], V[:, i]) for i in range(n) for j in range(n) if i != j}
+
+
+def gordan_residual(A: dict, *, W=None, lam: dict | None = None):
+    """``(residual, scale)`` of one side of Gordan's alternative for the
+    comparisons ``A`` (:func:`comparisons`), in the number system of the side:
+    for a memory ``W``, 0 when every ``<W, A_ij> > 0``, else ``1 + |worst
+    margin|``; for a dependence ``lam`` (``{(i, j): weight}`` on its support),
+    ``||sum lam A|| + negative mass + |sum lam - 1|`` (the squared norm in
+    exact rationals, so the residual is 0 exactly when ``lam`` is a
+    certificate) with scale ``max(1, sum lam ||A||) * |support|`` (1 when
+    exact). Neither side given: ``(inf, 1)``.
+
+    >>> A = comparisons(exact([[1, 1]]), exact([[1, -1]]))
+    >>> gordan_residual(A, lam={(0, 1): Fraction(1, 2), (1, 0): Fraction(1, 2)})
+    (Fraction(0, 1), 2)
+    >>> gordan_residual(A, W=exact([[1]]))[0]
+    Fraction(3, 1)
+    """
+    if W is None and lam is None:
+        return float("inf"), 1
+    if W is not None:
+        worst = min(np.sum(W * Aij) for Aij in A.values())
+        return (0 if worst > 0 else abs(worst) + 1), 1
+    is_rational = is_exact(next(iter(lam.values())))
+    total = sum((v * A[p] for p, v in lam.items()), start=0 * next(iter(A.values())))
+    sq = sum(e * e for e in total.ravel())
+    resid = (sq if is_rational else mpmath.sqrt(sq)) + sum(max(0, -x) for x in lam.values()) + abs(sum(lam.values()) - 1)
+    scale = 1 if is_rational else sum(v * mpmath.sqrt(sum(e * e for e in A[p].ravel())) for p, v in lam.items())
+    return resid, max(scale, 1) * len(lam)
+
+
+# --- finite laws: exact averages over designs --------------------------------------
+
+__all__ += ["Law", "law", "sign_law"]
+
+
+class Law:
+    """A finite distribution for exact expectations: ``weights`` (exact,
+    summing to one) and ``outcomes``, a tuple of arrays whose first axis runs
+    over the N outcomes (e.g. keys ``(N, d)``, or key and value matrices
+    ``(N, d, M)`` and ``(N, p, M)`` of a joint law). A quantity written for
+    a batch of outcomes (leading axis the batch) serves both this law and a
+    Monte Carlo batch; :meth:`mean` is its exact weighted average.
+
+    ``label`` and ``info`` are what a report shows of the law.
+
+    >>> coin = law([exact([1]), exact([-1])])
+    >>> coin.mean(coin.outcomes[0] ** 2).tolist(), len(coin * coin)
+    ([Fraction(1, 1)], 4)
+    """
+
+    def __init__(self, outcomes, weights, label: str = "", **info: Any):
+        outcomes = tuple(outcomes)
+        weights = np.array([Fraction(w) for w in weights], dtype=object)
+        if not outcomes or any(np.shape(o)[0] != weights.size for o in outcomes):
+            raise ValueError(f"outcomes must be arrays with a first axis of length {weights.size} (one per weight), "
+                             f"got shapes {[np.shape(o) for o in outcomes]}")
+        if weights.size == 0 or sum(weights) != 1 or any(w < 0 for w in weights):
+            raise ValueError(f"weights must be non-negative and sum to exactly 1, got sum {sum(weights)}")
+        self.outcomes, self.weights, self.label, self.info = outcomes, weights, label, info
+
+    def __len__(self) -> int:
+        return self.weights.size
+
+    def mean(self, values):
+        """``sum_n w_n values[n]`` exactly (``values`` indexed by outcome on its first axis)."""
+        values = np.asarray(values, dtype=object)
+        if values.shape[:1] != (len(self),):
+            raise ValueError(f"values must have one entry per outcome on axis 0 ({len(self)}), got shape {values.shape}")
+        return np.tensordot(self.weights, values, axes=(0, 0))
+
+    def __mul__(self, other: "Law") -> "Law":
+        """The independent joint law: outcomes of ``self`` then of ``other``, weights multiplied."""
+        i, j = np.divmod(np.arange(len(self) * len(other)), len(other))
+        return Law([o[i] for o in self.outcomes] + [o[j] for o in other.outcomes], self.weights[i] * other.weights[j],
+                   f"{self.label} x {other.label}", **{**self.info, **other.info})
+
+    def stacked(self, M: int, axis: int = -1) -> "Law":
+        """``M`` independent draws of a one-outcome law, each outcome stacked
+        along a new ``axis`` (keys ``(N, d)`` become key matrices ``(N^M, d, M)``)."""
+        if len(self.outcomes) != 1:
+            raise ValueError(f"stacked needs a law with one outcome array, got {len(self.outcomes)}")
+        idx = np.array(list(itertools.product(range(len(self)), repeat=M)), dtype=int).reshape(-1, M)
+        points = np.stack([self.outcomes[0][idx[:, m]] for m in range(M)], axis=axis)
+        weights = [np.prod(self.weights[row]) for row in idx]
+        return Law([points], weights, f"{M} draws of {self.label}", **self.info)
+
+    def describe(self) -> dict:
+        return {"law": self.label, "outcomes": len(self), **self.info}
+
+
+def law(outcomes: Sequence, weights: Sequence | None = None, label: str = "", **info: Any) -> Law:
+    """A :class:`Law` over the list ``outcomes`` (each an array), equally
+    likely unless ``weights`` are given.
+
+    >>> law([exact([0, 1]), exact([1, 0])]).mean(np.stack([exact([0, 1]), exact([1, 0])])).tolist()
+    [Fraction(1, 2), Fraction(1, 2)]
+    """
+    n = len(outcomes)
+    if n == 0:
+        raise ValueError("outcomes must be non-empty")
+    return Law([np.stack([np.asarray(o, dtype=object) for o in outcomes])],
+               [Fraction(1, n)] * n if weights is None else weights, label, **info)
+
+
+def sign_law(W0: np.ndarray) -> Law:
+    """The random values ``V = W0 diag(s)`` over fair independent signs
+    ``s`` (2^M equally likely value matrices, shape ``(2^M, p, M)``): with
+    exactly-unit columns of ``W0`` (:func:`sign_values`) independent,
+    zero-mean, unit values, all that 000 assumes of values.
+
+    >>> len(sign_law(exact([[1, 1]])))
+    4
+    """
+    signs = [np.array(s, dtype=object) for s in itertools.product((-1, 1), repeat=W0.shape[1])]
+    return law([W0 * s for s in signs], label="random-sign values")
+
+
+# --- the sweep cache under negative controls -----------------------------------------
+
+__all__ += ["cached", "sweep_cache"]
+
+
+def sweep_cache(ctx, *formulas: str):
+    """The ``cache=`` of a sweep (:func:`linmem.sweeps.bisect_crossing`,
+    :func:`theorems.sweepcache.cached_call`) whose stored results come from
+    the named ``formulas`` of ``ctx.impl``: the default cache (``True``), or
+    ``None`` when the run overrides one of them (a negative control must
+    recompute, never read what the true formulas stored).
+
+    >>> from types import SimpleNamespace as NS
+    >>> ctx = NS(impl=NS(overridden=("alpha_c",)))
+    >>> sweep_cache(ctx, "tam_feasible"), sweep_cache(ctx, "tam_feasible", "alpha_c")
+    (True, None)
+    """
+    return None if set(formulas) & set(getattr(ctx.impl, "overridden", ())) else True
+
+
+def cached(ctx, compute: Callable[[], Any], *, name: str, params: dict, seed: Any, formulas: tuple[str, ...]):
+    """``compute()`` (JSON-able) through the sweep cache under ``(name,
+    params, seed)`` (:func:`theorems.sweepcache.cached_call`), computed afresh
+    when the run overrides one of the ``formulas`` it calls
+    (:func:`sweep_cache`); the value alone.
+
+    >>> from types import SimpleNamespace as NS
+    >>> cached(NS(impl=NS(overridden=("f",))), lambda: [1, 2], name="doc", params={}, seed=0, formulas=("f",))
+    [1, 2]
+    """
+    from theorems.sweepcache import cached_call
+
+    return cached_call(compute, name=name, params=params, seed=seed, cache=sweep_cache(ctx, *formulas))[0]

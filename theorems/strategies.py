@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 from hypothesis import strategies as st
@@ -323,3 +323,211 @@ def lp_instances(draw, *, max_d: int = 4, max_n: int = 14):
     elif family == "scaled":
         V = V * 10.0 ** rng.uniform(-2, 2, size=n)
     return {"dk": dk, "dt": dt, "n": n, "family": family, "seed": seed}, V, U
+
+
+# --- keys and targets for the top-1 comparisons --------------------------------------
+
+__all__ += ["COMPARISON_LADDER_DENOMINATOR", "COMPARISON_SCALED_DECADES", "comparison_ladder_cases",
+            "float_comparison_instances", "integer_comparison_instances"]
+
+#: Denominator bound of the rational Gaussian entries of :func:`comparison_ladder_cases`.
+COMPARISON_LADDER_DENOMINATOR = 10**6
+
+#: Keys of the ``scaled`` family of :func:`float_comparison_instances` have
+#: norms ``10^e``, ``e`` in ``-COMPARISON_SCALED_DECADES..COMPARISON_SCALED_DECADES``.
+COMPARISON_SCALED_DECADES = 6
+
+
+@st.composite
+def integer_comparison_instances(draw):
+    """``(V, U)``: integer keys (d_k x n) and targets (d_t x n), entries in
+    -3..3, n in 2..5, d_k and d_t in 1..3, as float arrays (so linmem works
+    in float64 and every product is exact); duplicated, zero and collinear
+    columns arise and shrink to the simplest failing instance."""
+    n, dk, dt = draw(st.integers(2, 5)), draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    entries = lambda rows: st.lists(st.integers(-3, 3), min_size=rows * n, max_size=rows * n)  # noqa: E731
+    return (np.array(draw(entries(dk)), dtype=float).reshape(dk, n),
+            np.array(draw(entries(dt)), dtype=float).reshape(dt, n))
+
+
+@st.composite
+def float_comparison_instances(draw):
+    """``(recipe, V, U)``: Gaussian keys and targets at every load (n in
+    2..12, d_k and d_t in 1..4, d_k != d_t allowed) in one of four families:
+    ``gaussian``; ``scaled`` (each key times ``10^e`` over
+    ``2 COMPARISON_SCALED_DECADES`` decades); ``duplicated`` (at most n // 2
+    distinct keys); ``rank_deficient`` (keys of rank min(d_k, n) - 1,
+    condition 1e6, when min(d_k, n) > 1). ``recipe`` replays the draw."""
+    n, dk, dt = draw(st.integers(2, 12)), draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    family = draw(st.sampled_from(("gaussian", "scaled", "duplicated", "rank_deficient")))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    V, U = rng.standard_normal((dk, n)), rng.standard_normal((dt, n))
+    if family == "scaled":
+        V = V * 10.0 ** rng.integers(-COMPARISON_SCALED_DECADES, COMPARISON_SCALED_DECADES + 1, size=n)
+    elif family == "duplicated":
+        V = V[:, rng.integers(0, max(1, n // 2), size=n)]
+    elif family == "rank_deficient" and min(dk, n) > 1:
+        V = ensembles.controlled_spectrum(dk, n, cond=1e6, rank=min(dk, n) - 1, rng=rng)
+    return {"n": n, "dk": dk, "dt": dt, "family": family, "seed": seed}, V, U
+
+
+def comparison_ladder_cases(rng: np.random.Generator) -> list[tuple[str, tuple[np.ndarray, np.ndarray]]]:
+    """Six labelled float ``(V, U)`` for the precision ladder, from ``rng``:
+    Gaussian entries rounded to rationals of denominator at most
+    :data:`COMPARISON_LADDER_DENOMINATOR` at (d, n) = (2, 3), (2, 6), (3, 4),
+    (3, 9) (both sides of the threshold), (2, 5) with a duplicated key under
+    different targets (no memory separates), and (3, 3) with rational keys
+    of condition 1e6."""
+    rational = lambda X: np.array([Fraction(x).limit_denominator(COMPARISON_LADDER_DENOMINATOR)  # noqa: E731
+                                   for x in X.ravel()], dtype=object).reshape(X.shape)
+    cases = []
+    for i, (d, n) in enumerate([(2, 3), (2, 6), (3, 4), (3, 9), (2, 5), (3, 3)]):
+        V, U = rational(rng.standard_normal((d, n))), rational(rng.standard_normal((d, n)))
+        if i == 4:
+            V[:, 1] = V[:, 0]
+        if i == 5:
+            V = ensembles.rational_controlled_spectrum(d, n, cond=10**6, rng=rng)
+        cases.append((f"d={d}, n={n}" + {4: ", duplicated key", 5: ", keys cond 1e6"}.get(i, ""),
+                      (V.astype(float), U.astype(float))))
+    return cases
+
+
+# --- matrices given by exact factors (their SVD known without computing it) ----------
+
+__all__ += ["FACTORED_CONDITIONING", "HADAMARD4", "Factored", "exact_factored", "factored", "factored_cases",
+            "float_factored", "orthogonal_matrices"]
+
+#: The 4 x 4 Hadamard matrix: ``kron(HADAMARD4, Z) / 2`` is orthogonal when Z is,
+#: and its first block column repeats Z four times, halved.
+HADAMARD4 = np.array([[1, 1, 1, 1], [1, 1, -1, -1], [1, -1, 1, -1], [1, -1, -1, 1]], dtype=object)
+
+
+class Factored(NamedTuple):
+    """A matrix ``A = U diag(s) Z^T`` (m x n) given by its factors: ``U``
+    (m x r) with orthonormal columns, ``s`` positive and non-increasing,
+    ``Z_full`` (n x n) orthogonal, ``Z`` its first r columns. With exact
+    rational factors this *is* the compact SVD of A (up to the usual freedom
+    where singular values coincide), known without computing it, and the
+    trailing columns ``Z_perp`` are an orthonormal basis of ker A."""
+
+    U: np.ndarray
+    s: np.ndarray
+    Z_full: np.ndarray
+
+    @property
+    def Z(self) -> np.ndarray:
+        return self.Z_full[:, : len(self.s)]
+
+    @property
+    def Z_perp(self) -> np.ndarray:
+        return self.Z_full[:, len(self.s):]
+
+    @property
+    def A(self) -> np.ndarray:
+        return (self.U * self.s) @ self.Z.T
+
+    def describe(self) -> dict:
+        """The factors and the matrix, for a report."""
+        return {"U": self.U, "s": self.s, "Z": self.Z, "A": self.A}
+
+
+def _duplicated(Z_full: np.ndarray, rows) -> np.ndarray:
+    """``kron(HADAMARD4, Z_full) / 2`` with its rows permuted by ``rows``: still
+    orthogonal, and its first ``n`` columns are Z_full stacked four times,
+    halved, so every column of ``U diag(s) Z^T`` appears four times."""
+    return (np.kron(HADAMARD4, Z_full) / 2)[list(rows), :]
+
+
+@st.composite
+def orthogonal_matrices(draw, n: int):
+    """Exactly orthogonal rational n x n matrices: a product of up to n
+    Householder reflections ``I - 2 w w^T / (w^T w)`` with integer ``w`` in
+    -2..2, then a column permutation. No sympy, so Hypothesis can afford many
+    draws; they shrink to the identity."""
+    H = np.eye(n, dtype=int).astype(object) + Fraction(0)
+    for _ in range(draw(st.integers(0, n))):
+        w = draw(st.lists(st.integers(-2, 2), min_size=n, max_size=n))
+        ww = sum(x * x for x in w)
+        if ww:
+            w = np.array(w, dtype=object)
+            H = H - np.outer(H @ w, w) * Fraction(2, ww)
+    return H[:, list(draw(st.permutations(range(n))))]
+
+
+@st.composite
+def exact_factored(draw, *, max_rows: int = 4, max_cols: int = 5, min_rank: int = 0,
+                   duplicates: bool = True) -> Factored:
+    """Exactly factored rational matrices (:class:`Factored`) of every shape
+    (m < n, m = n, m > n) and every rank from ``min_rank`` (0: the zero
+    matrix) to full; singular values ``k / den`` (k in 1..8, den in 1..3),
+    coinciding in some draws; with ``duplicates``, some draws repeat every
+    column four times (n = 4 or 8)."""
+    m = draw(st.integers(1, max_rows))
+    tiled = duplicates and draw(st.booleans())
+    n = draw(st.integers(1, 2 if tiled else max_cols))
+    r = draw(st.integers(min(min_rank, m, n), min(m, n)))
+    U = draw(orthogonal_matrices(m))[:, :r]
+    Z_full = draw(orthogonal_matrices(n))
+    if tiled:
+        Z_full = _duplicated(Z_full, draw(st.permutations(range(4 * n))))
+    den = draw(st.integers(1, 3))
+    nums = draw(st.lists(st.integers(1, 8), min_size=r, max_size=r))
+    return Factored(U, np.array(sorted((Fraction(k, den) for k in nums), reverse=True), dtype=object), Z_full)
+
+
+def factored(m: int, n: int, s, *, rng: np.random.Generator, duplicated: bool = False) -> Factored:
+    """The exact m x n (``4n`` columns if ``duplicated``) matrix with
+    singular values ``s`` (positive, non-increasing; ``len(s) <= min(m,
+    n)``) and random exactly orthogonal factors
+    (:func:`linmem.ensembles.rational_orthogonal`)."""
+    s = np.array([Fraction(x) for x in s], dtype=object)
+    if len(s) > min(m, n) or any(x <= 0 for x in s) or any(a < b for a, b in zip(s, s[1:])):
+        raise ValueError(f"s must be at most min(m, n) = {min(m, n)} positive non-increasing values, got {list(s)}")
+    U = ensembles.rational_orthogonal(m, rng=rng)[:, : len(s)]
+    Z_full = ensembles.rational_orthogonal(n, rng=rng)
+    return Factored(U, s, _duplicated(Z_full, rng.permutation(4 * n)) if duplicated else Z_full)
+
+
+def _factored_label(F: Factored) -> str:
+    (m, n), s = F.A.shape, F.s
+    parts = [f"{m}x{n}", f"rank {len(s)} of {min(m, n)}"]
+    if len(s) > 1 and s[0] != s[-1]:
+        parts.append(f"cond 1e{round(np.log10(float(s[0] / s[-1])))}")
+    if len(set(s)) < len(s):
+        parts.append("repeated singular values")
+    return ", ".join(parts)
+
+
+def factored_cases(ctx, specs: Sequence[tuple[int, int, Sequence, bool]], *, stream: str = "factored cases",
+                   minimum: int = 3) -> list[tuple[str, Factored]]:
+    """Labelled exact ladder matrices with known factors: ``max(minimum,
+    ctx.profile.precise_cases)`` of them, the ``specs`` ``(m, n, s,
+    duplicated)`` of :func:`factored` cycled, from the stream ``stream``."""
+    rng = ctx.rng(stream)
+    cases = []
+    for i in range(max(minimum, ctx.profile.precise_cases)):
+        m, n, s, dup = specs[i % len(specs)]
+        F = factored(m, n, s, rng=rng, duplicated=dup)
+        cases.append((_factored_label(F) + (", each column four times" if dup else ""), F))
+    return cases
+
+
+#: Condition numbers of :func:`float_factored` (to 1e12 in float64).
+FACTORED_CONDITIONING = (1.0, 1e3, 1e6, 1e12)
+
+
+@st.composite
+def float_factored(draw, *, max_dim: int = 8):
+    """Float :class:`Factored` matrices as :class:`Case` ``((F,), recipe)``:
+    Haar factors, m, n in 1..``max_dim``, rank 0 to full, condition up to 1e12
+    (:data:`FACTORED_CONDITIONING`), overall magnitude 1e-8, 1 or 1e8."""
+    m, n = draw(st.integers(1, max_dim)), draw(st.integers(1, max_dim))
+    r = draw(st.integers(0, min(m, n)))
+    cond = draw(st.sampled_from(FACTORED_CONDITIONING)) if r > 1 else 1.0
+    magnitude = 10.0 ** draw(st.sampled_from((-8, 0, 8)))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    s = magnitude * (np.geomspace(1.0, 1.0 / cond, r) if r > 1 else np.ones(r))
+    F = Factored(np.linalg.qr(rng.standard_normal((m, m)))[0][:, :r], s, np.linalg.qr(rng.standard_normal((n, n)))[0])
+    return Case((F,), {"m": m, "n": n, "rank": r, "cond": cond, "magnitude": magnitude, "seed": seed})

@@ -33,7 +33,7 @@ import linmem
 from linmem import ensembles, sweeps
 from linmem.capacity import CMM_TOP1_CONSTANT, OPTIMAL_TOP1_CONSTANT
 from linmem.learn import GordanCertificate, LinearProgramError, MaxMarginResult, SparseRepairResult
-from theorems import kit, sweepcache
+from theorems import kit, strategies, sweepcache
 from theorems.evidence import expectation, montecarlo, precise, property, simulation, symbolic
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind
 from theorems.templates import wrong
@@ -543,12 +543,6 @@ def _loose_precise(ctx):
 
 # --- t1.dual-certificate -------------------------------------------------------------------
 
-#: Denominator bound of the rational Gaussian entries of the ladder's instances.
-DUAL_DENOMINATOR = 10**6
-
-#: Keys of the "scaled" float family have norms 10^e, e in -SCALED_DECADES..SCALED_DECADES.
-SCALED_DECADES = 6
-
 
 def _returned(impl, V, U):
     """The certificate ``impl.gordan_certificate`` returns on float (V, U),
@@ -568,68 +562,33 @@ def _returned(impl, V, U):
     return GordanCertificate(W=W, lam=lam, keys=V, targets=U)
 
 
-def _comparisons(V, U):
-    """A_ij = (u_i - u_j) v_i^T for i != j, keyed by (i, j), in the number
-    system of V and U; independent of linmem."""
-    n = V.shape[1]
-    return {(i, j): np.outer(U[:, i] - U[:, j], V[:, i]) for i in range(n) for j in range(n) if i != j}
-
-
 def _exact_side(impl, V, U):
-    """(side, solution, A): the returned side in exact rationals on the float
-    problem the solver saw (V, U at their binary values): ``"W"`` and W,
-    ``"lam"`` and the exact dependence re-solved on its support by
-    ``impl.exact_dependence`` (None if none; its residual is checked here), or
-    ``"none"`` when linmem's verification refuses it."""
-    cert = _returned(impl, V, U)
-    A = _comparisons(kit.exact(V), kit.exact(U))
+    """``(side, A)``: the returned side in exact rationals on the float
+    problem the solver saw (V, U at their binary values) as keywords of
+    :func:`kit.gordan_residual` (``W``, or the exact dependence re-solved on
+    the support by ``impl.exact_dependence``; empty when linmem's
+    verification refuses it or no exact dependence exists), and the exact
+    comparisons ``A``."""
+    cert, A = _returned(impl, V, U), kit.comparisons(kit.exact(V), kit.exact(U))
     if cert is None or not cert.verify():
-        return "none", None, A
+        return {}, A
     if cert.W is not None:
-        return "W", kit.exact(cert.W), A
+        return {"W": kit.exact(cert.W)}, A
     x = impl.exact_dependence(V, U, cert.lam)
-    return "lam", None if x is None else {p: x[p] for p in A if cert.lam[p] > 0}, A
-
-
-def _side_residual(side, sol, A):
-    """(residual, scale) of an exact side, in the number system of ``sol``
-    (exact: the residual is 0 exactly when the side is a certificate): the
-    worst margin's shortfall for W; ||sum lam A|| + negative mass + |sum lam
-    - 1| for lam."""
-    if side == "none" or sol is None:
-        return math.inf, 1
-    if side == "W":
-        worst = min(np.sum(sol * Aij) for Aij in A.values())
-        return (0 if worst > 0 else abs(worst) + 1), 1
-    exact = kit.is_exact(next(iter(sol.values())))
-    total = sum((v * A[p] for p, v in sol.items()), start=0 * next(iter(A.values())))
-    sq = sum(e * e for e in total.ravel())
-    resid = (sq if exact else mpmath.sqrt(sq)) + sum(max(0, -x) for x in sol.values()) + abs(sum(sol.values()) - 1)
-    scale = 1 if exact else sum(v * mpmath.sqrt(sum(e * e for e in A[p].ravel())) for p, v in sol.items())
-    return resid, max(scale, 1) * len(sol)
-
-
-@st.composite
-def _integer_instances(draw):
-    """Small integer keys and targets (as floats, so linmem works in float64
-    and every product is exact): duplicated, zero and collinear columns arise."""
-    n, dk, dt = draw(st.integers(2, 5)), draw(st.integers(1, 3)), draw(st.integers(1, 3))
-    entries = lambda rows: st.lists(st.integers(-3, 3), min_size=rows * n, max_size=rows * n)  # noqa: E731
-    return (np.array(draw(entries(dk)), dtype=float).reshape(dk, n),
-            np.array(draw(entries(dt)), dtype=float).reshape(dt, n))
+    return ({} if x is None else {"lam": {p: x[p] for p in A if cert.lam[p] > 0}}), A
 
 
 def _dual_exact(ctx):
     def defect(case):
-        V, U = case
-        side, sol, A = _exact_side(ctx.impl, V, U)
+        side, A = _exact_side(ctx.impl, *case)
         # linmem's comparison matrices agree with the definition exactly
-        Al = ctx.impl.comparison_matrices(V, U)
+        Al = ctx.impl.comparison_matrices(*case)
         agree = sum(np.sum((kit.exact(Al[i, j]) - Aij) ** 2) for (i, j), Aij in A.items())
-        resid, _ = _side_residual(side, sol, A)
+        resid, _ = kit.gordan_residual(A, **side)
         return agree + (1 if resid == math.inf else resid)
 
-    return symbolic.check_exact(ctx, _integer_instances(), defect, describe=lambda c: {"keys": c[0], "targets": c[1]})
+    return symbolic.check_exact(ctx, strategies.integer_comparison_instances(), defect,
+                                describe=lambda c: {"keys": c[0], "targets": c[1]})
 
 
 def _dual_algebra(ctx):
@@ -637,7 +596,7 @@ def _dual_algebra(ctx):
     <W, A_ij> = S_ii - S_ij, symbolically on a 3-pair, 2 x 2 instance."""
     W = sympy.Matrix(2, 2, sympy.symbols("w0:4"))
     U, V = sympy.Matrix(2, 3, sympy.symbols("u0:6")), sympy.Matrix(2, 3, sympy.symbols("v0:6"))
-    A = _comparisons(np.array(V.tolist(), dtype=object), np.array(U.tolist(), dtype=object))
+    A = kit.comparisons(np.array(V.tolist(), dtype=object), np.array(U.tolist(), dtype=object))
     lam = {p: sympy.Symbol(f"l{p[0]}{p[1]}") for p in A}
     inner = lambda X: sum(W[a, b] * X[a, b] for a in range(2) for b in range(2))  # noqa: E731
     S = lambda i, j: (U[:, j].T * W * V[:, i])[0, 0]  # noqa: E731
@@ -648,24 +607,6 @@ def _dual_algebra(ctx):
     ])
 
 
-def _precise_instances(ctx):
-    """Exact instances for the ladder: Gaussian rationals on both sides of the
-    threshold, duplicated keys with different targets, ill-conditioned keys."""
-    rng = ctx.rng("dual-precise")
-    rational = lambda X: np.array([Fraction(x).limit_denominator(DUAL_DENOMINATOR) for x in X.ravel()],  # noqa: E731
-                                  dtype=object).reshape(X.shape)
-    cases = []
-    for i, (d, n) in enumerate([(2, 3), (2, 6), (3, 4), (3, 9), (2, 5), (3, 3)]):
-        V, U = rational(rng.standard_normal((d, n))), rational(rng.standard_normal((d, n)))
-        if i == 4:
-            V[:, 1] = V[:, 0]  # duplicated key, different targets: no memory separates
-        if i == 5:
-            V = ensembles.rational_controlled_spectrum(d, n, cond=10**6, rng=rng)
-        cases.append((f"d={d}, n={n}" + {4: ", duplicated key", 5: ", keys cond 1e6"}.get(i, ""),
-                      (V.astype(float), U.astype(float))))
-    return cases
-
-
 def _dual_precise(ctx):
     sides = {}
 
@@ -673,30 +614,11 @@ def _dual_precise(ctx):
         label, V, U = case
         if label not in sides:
             sides[label] = _exact_side(ctx.impl, V, U)
-        side, sol, A = sides[label]
-        if sol is not None:
-            sol = {p: kit.to_mp(v) for p, v in sol.items()} if side == "lam" else kit.to_mp(sol)
-        return _side_residual(side, sol, {p: kit.to_mp(Aij) for p, Aij in A.items()})
+        side, A = sides[label]
+        return kit.gordan_residual({p: kit.to_mp(Aij) for p, Aij in A.items()}, **kit.to_mp(side))
 
-    return precise.check(ctx, [(label, (label, *c)) for label, c in _precise_instances(ctx)], residual, falls=True)
-
-
-@st.composite
-def _float_instances(draw):
-    """Float instances: Gaussian at every load, keys scaled over 12 decades,
-    duplicated keys, rank-deficient keys; d_k != d_t allowed."""
-    n, dk, dt = draw(st.integers(2, 12)), draw(st.integers(1, 4)), draw(st.integers(1, 4))
-    family = draw(st.sampled_from(("gaussian", "scaled", "duplicated", "rank_deficient")))
-    seed = draw(st.integers(0, 2**32 - 1))
-    rng = np.random.default_rng(seed)
-    V, U = rng.standard_normal((dk, n)), rng.standard_normal((dt, n))
-    if family == "scaled":
-        V = V * 10.0 ** rng.integers(-SCALED_DECADES, SCALED_DECADES + 1, size=n)
-    elif family == "duplicated":
-        V = V[:, rng.integers(0, max(1, n // 2), size=n)]
-    elif family == "rank_deficient" and min(dk, n) > 1:
-        V = ensembles.controlled_spectrum(dk, n, cond=1e6, rank=min(dk, n) - 1, rng=rng)
-    return {"n": n, "dk": dk, "dt": dt, "family": family, "seed": seed}, V, U
+    cases = strategies.comparison_ladder_cases(ctx.rng("dual-precise"))
+    return precise.check(ctx, [(label, (label, *c)) for label, c in cases], residual, falls=True)
 
 
 def _dual_property(ctx):
@@ -708,7 +630,7 @@ def _dual_property(ctx):
         ratio = math.inf if cert is None else cert.scaled_ratio()
         return THRESHOLD * ratio if cert is not None and (cert.verify() or ratio >= 1) else math.inf
 
-    return property.check(ctx, _float_instances(), measure, describe=lambda c: c[0])
+    return property.check(ctx, strategies.float_comparison_instances(), measure, describe=lambda c: c[0])
 
 
 def _gordan_swapped(keys, targets):
