@@ -193,3 +193,88 @@ def test_free_key_on_ill_conditioned_keys_gets_a_unit_outside_component():
 
     case = find(projectors.FREE_KEY.floats, lambda c: c.recipe["cond"] >= 1e9)
     assert case.recipe["outside component"] == 1.0
+
+
+# --- matrices given by exact factors (theorems.strategies.Factored) ---------------------------
+
+import pytest  # noqa: E402
+
+from theorems.strategies import HADAMARD4, Factored, exact_factored, factored, factored_cases, float_factored  # noqa: E402
+
+
+def _identity(n):
+    return np.eye(n, dtype=int).tolist()
+
+
+def _is_factored_exactly(F: Factored) -> None:
+    r, n = len(F.s), F.Z_full.shape[0]
+    assert (F.U.T @ F.U).tolist() == _identity(r)
+    assert (F.Z_full.T @ F.Z_full).tolist() == _identity(n)  # Z and Z_perp: an orthonormal basis
+    assert all(x > 0 for x in F.s) and all(a >= b for a, b in zip(F.s, F.s[1:]))
+    assert kit.rank(F.A) == r if F.A.size else r == 0
+    assert not np.any(F.A @ F.Z_perp)  # ker A
+    assert ((F.U * F.s) @ F.Z.T).tolist() == F.A.tolist()
+
+
+@settings(max_examples=60)
+@given(exact_factored())
+def test_exact_factored_matrices_are_their_own_exact_svd(F):
+    _is_factored_exactly(F)
+
+
+def test_exact_factored_matrices_reach_rank_zero_repeated_singular_values_and_repeated_columns():
+    seen = {"rank 0": False, "repeated s": False, "four copies": False, "rank-deficient": False}
+
+    @settings(max_examples=300, derandomize=True)
+    @given(exact_factored())
+    def look(F):
+        cols = [tuple(c) for c in F.A.T.tolist()]
+        seen["rank 0"] |= len(F.s) == 0
+        seen["repeated s"] |= len(set(F.s)) < len(F.s)
+        seen["four copies"] |= len(cols) in (4, 8) and all(cols.count(c) % 4 == 0 for c in cols) and len(F.s) > 0
+        seen["rank-deficient"] |= 0 < len(F.s) < min(F.A.shape)
+
+    look()
+    assert all(seen.values()), seen
+
+
+@settings(max_examples=30)
+@given(exact_factored(min_rank=1, duplicates=False))
+def test_exact_factored_min_rank_and_no_duplicates(F):
+    assert len(F.s) >= 1 and F.A.shape[1] <= 5
+
+
+def test_factored_builds_the_requested_spectrum_and_refuses_a_bad_one():
+    F = factored(3, 2, kit.rational_spectrum(2, 10**8), rng=np.random.default_rng(0), duplicated=True)
+    _is_factored_exactly(F)
+    assert F.A.shape == (3, 8) and list(F.s) == [1, Fraction(1, 10**8)]
+    cols = [tuple(c) for c in F.A.T.tolist()]
+    assert all(cols.count(c) == 4 for c in cols)
+    assert (HADAMARD4 @ HADAMARD4.T).tolist() == (4 * np.eye(4, dtype=int)).tolist()
+    for bad in ([1, 2], [1, -1], [1, 1, 1]):
+        with pytest.raises(ValueError, match="s must be"):
+            factored(2, 2, bad, rng=np.random.default_rng(0))
+
+
+def test_factored_cases_have_the_condition_rank_and_copies_their_labels_state():
+    specs = ((4, 6, kit.rational_spectrum(4, 10**20), False), (3, 2, [2, 2], True), (2, 5, [1], False))
+    cases = factored_cases(CTX, specs, minimum=3)
+    assert [label for label, _ in cases] == ["4x6, rank 4 of 4, cond 1e20", "3x8, rank 2 of 3, repeated singular "
+                                             "values, each column four times", "2x5, rank 1 of 2"]
+    for _, F in cases:
+        _is_factored_exactly(F)
+    with mpmath.workdps(60):
+        assert abs(mpmath.log10(linmem.condition_number(linmem.mp_array(cases[0][1].A))) - 20) < 0.5
+
+
+@settings(max_examples=40)
+@given(float_factored())
+def test_float_factored_matrices_have_the_recorded_rank_condition_and_kernel(case):
+    (F,) = case.args
+    rec = case.recipe
+    assert F.A.shape == (rec["m"], rec["n"]) and len(F.s) == rec["rank"]
+    np.testing.assert_allclose(F.Z_full.T @ F.Z_full, np.eye(rec["n"]), atol=1e-13)
+    assert np.linalg.norm(F.A @ F.Z_perp) <= 1e-12 * max(1.0, float(np.max(F.s, initial=0)))
+    if rec["rank"] > 1:
+        assert abs(np.log10(F.s[0] / F.s[-1]) - np.log10(rec["cond"])) < 1e-9
+        assert linmem.numerical_rank(F.A) == rec["rank"] or rec["cond"] >= 1e12

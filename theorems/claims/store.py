@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import NamedTuple
 
 import hypothesis
 import numpy as np
@@ -27,13 +26,17 @@ from theorems.kit import integer_array, sq
 from theorems.model import Check, EvidenceKind
 from theorems.residuals import at_most, exact_sq
 from theorems.strategies import (
+    HADAMARD4,
     ILL_CONDITIONING,
     Case,
+    Factored,
     Inputs,
     KeyCase,
     exact_key_matrices,
     exact_unit_key_matrices,
+    exact_factored,
     exact_value_matrices,
+    factored_cases,
     float_key_cases,
     integer_matrices,
     keys_and_values,
@@ -153,114 +156,50 @@ def _is_least_squares(W, K, V) -> bool:
     return exact_sq(W @ K @ K.T, V @ K.T) == 0 and kit.rank(np.concatenate([K, W.T], axis=1)) == kit.rank(K)
 
 
-# --- keys given by their exact SVD factors --------------------------------------------
+# --- keys given by their exact SVD factors (theorems.strategies.Factored) -------------------------
 
-
-class _Factors(NamedTuple):
-    """Keys given by exact factors ``K = U diag(s) Z^T``: ``U`` (d x r) and ``Z``
-    (M x r) have exactly orthonormal rational columns and ``s`` is positive
-    and decreasing, so this *is* the compact SVD of K (up to the usual
-    freedom when two singular values coincide), known without computing it."""
-
-    U: np.ndarray
-    s: np.ndarray
-    Z: np.ndarray
-    K: np.ndarray
-
-    @classmethod
-    def of(cls, U, s, Z) -> "_Factors":
-        return cls(U, s, Z, (U * s) @ Z.T)
-
-    def describe(self) -> dict:
-        return {"U": self.U, "s": self.s, "Z": self.Z, "K": self.K}
-
-
-def _reflections(draw, n: int) -> np.ndarray:
-    """An exactly orthogonal rational n x n matrix: a product of up to n
-    Householder reflections I - 2 w w^T / (w^T w) with integer w, then a
-    column permutation. No sympy, so Hypothesis can afford many draws; it
-    shrinks to a permutation matrix."""
-    H = kit.exact(np.eye(n, dtype=int))
-    for _ in range(draw(st.integers(0, n))):
-        w = draw(st.lists(st.integers(-2, 2), min_size=n, max_size=n))
-        ww = sum(x * x for x in w)
-        if ww == 0:
-            continue
-        w = kit.exact(w)
-        H = H - np.outer(H @ w, w) * Fraction(2, ww)
-    return H[:, list(draw(st.permutations(range(n))))]
-
-
-def _tile(Z: np.ndarray, rows: list[int]) -> np.ndarray:
-    """Four stacked copies of Z, halved, rows permuted: still exactly
-    orthonormal columns (4 * (1/2)^2 = 1), and every key appears four times."""
-    return (np.vstack([Z] * 4) / 2)[rows, :]
-
-
-@st.composite
-def _exact_factors(draw, *, max_dim: int = 4, max_count: int = 5, duplicates: bool = True) -> _Factors:
-    """Exactly factored keys of every shape (M < d, M = d, M > d) and rank,
-    with duplicated keys (four copies of each) when ``duplicates`` draws so;
-    the singular values may coincide."""
-    d = draw(st.integers(1, max_dim))
-    tiled = duplicates and draw(st.booleans())
-    M0 = draw(st.integers(1, 2 if tiled else max_count))
-    r = draw(st.integers(1, min(d, M0)))
-    U = _reflections(draw, d)[:, :r]
-    Z = _reflections(draw, M0)[:, :r]
-    if tiled:
-        Z = _tile(Z, list(draw(st.permutations(range(4 * M0)))))
-    den = draw(st.integers(1, 3))
-    nums = draw(st.lists(st.integers(1, 8), min_size=r, max_size=r))
-    s = np.array(sorted((Fraction(x, den) for x in nums), reverse=True), dtype=object)
-    return _Factors.of(U, s, Z)
-
-
-def _factors_and_values(**kw):
-    @st.composite
-    def inputs(draw):
-        F = draw(_exact_factors(**kw))
-        return F, draw(exact_value_matrices(F.Z.shape[0]))
-
-    return inputs()
-
-
-#: Exactly factored precise cases: (d, M before copies, rank, condition, copies).
-#: Full rank at condition 1e20 with M > d and M = d, rank-deficient M < d,
-#: duplicated keys (four copies) with M > d, and rank one.
+#: Ladder keys with known factors (d, M, singular values, each key four times): full
+#: rank at condition 1e20 with M > d and M = d, rank-deficient M < d, duplicated keys
+#: with M > d, and rank one; the singular values spaced geometrically from 1 to 1/cond.
 _FACTOR_SPECS = (
-    (4, 6, 4, 10**20, 1),
-    (5, 3, 2, 10**12, 1),
-    (3, 2, 2, 10**8, 4),
-    (4, 4, 4, 10**20, 1),
-    (6, 5, 3, 10**16, 1),
-    (2, 5, 1, 1, 1),
+    (4, 6, kit.rational_spectrum(4, 10**20), False),
+    (5, 3, kit.rational_spectrum(2, 10**12), False),
+    (3, 2, kit.rational_spectrum(2, 10**8), True),
+    (4, 4, kit.rational_spectrum(4, 10**20), False),
+    (6, 5, kit.rational_spectrum(3, 10**16), False),
+    (2, 5, [1], False),
 )
 
 
-def _precise_factor_cases(ctx) -> list[tuple[str, tuple[_Factors, np.ndarray]]]:
-    """``max(4, precise_cases)`` exact (factors, values) with known SVD, the
-    singular values spaced geometrically from 1 down to 1/cond."""
-    rng = ctx.rng("factor-cases")
-    cases = []
-    for i in range(max(4, ctx.profile.precise_cases)):
-        d, M0, r, cond, copies = _FACTOR_SPECS[i % len(_FACTOR_SPECS)]
-        U = ensembles.rational_orthogonal(d, rng=rng)[:, :r]
-        Z = ensembles.rational_orthogonal(M0, rng=rng)[:, :r]
-        if copies > 1:
-            Z = _tile(Z, list(rng.permutation(4 * M0)))
-        F = _Factors.of(U, kit.rational_spectrum(r, cond), Z)
-        V = integer_array(rng, (3, Z.shape[0]))
-        label = f"cond 1e{round(math.log10(cond))}, rank {r}, {d}x{Z.shape[0]}" + (
-            ", each key four times" if copies > 1 else "")
-        cases.append((label, (F, V)))
-    return cases
+@st.composite
+def _exact_factored(draw, operands: int = 0):
+    """(K, V, operands..., factors): exactly factored keys of every shape and
+    rank (duplicated keys in some draws), integer values and ``operands``
+    integer p x d matrices."""
+    F = draw(exact_factored(min_rank=1))
+    V = draw(exact_value_matrices(F.Z_full.shape[0]))
+    return (F.A, V, *(draw(integer_matrices(V.shape[0], F.U.shape[0])) for _ in range(operands)), F)
 
 
-def _svd_of(impl, K) -> _Factors:
-    """The compact SVD computed by the implementation (float or mpmath)."""
+def _factored_ladder(ctx, operands: int = 0):
+    """``max(4, precise_cases)`` ladder cases of :func:`_exact_factored`'s form."""
+    rng = ctx.rng("factor-cases values")
+    return [(label, (F.A, integer_array(rng, (3, F.Z_full.shape[0])),
+                     *(integer_array(rng, (3, F.U.shape[0])) for _ in range(operands)), F))
+            for label, F in factored_cases(ctx, _FACTOR_SPECS, stream="factor-cases", minimum=4)]
+
+
+def _scaled(terms: list, *scales) -> list:
+    """Each pair of ``terms`` divided by its own scale (float terms of different sizes)."""
+    return [(a / c, b / c) for (a, b), c in zip(terms, scales)]
+
+
+def _svd(impl, K, F) -> tuple:
+    """(U, s, Z): the exact factors when given, else the implementation's compact SVD."""
+    if F is not None:
+        return F.U, F.s, F.Z
     svd = impl.compact_svd(K)
-    return _Factors(svd.U, svd.s, svd.Z, K)
+    return svd.U, svd.s, svd.Z
 
 
 def _pinv_norm(K) -> float:
@@ -269,13 +208,8 @@ def _pinv_norm(K) -> float:
     return 1 / s[-1] if len(s) else 1
 
 
-def _as_factored(F: _Factors, V) -> tuple:
-    return F.K, V, F
-
-
 FACTORED = Inputs(
-    ("K", "V", "factors"), _factors_and_values().map(lambda c: _as_factored(*c)),
-    lambda ctx: [(label, _as_factored(F, V)) for label, (F, V) in _precise_factor_cases(ctx)],
+    ("K", "V", "factors"), _exact_factored(), _factored_ladder,
     float_key_cases().map(lambda c: Case((c.K, c.V, None), c.describe())),
     "keys U diag(s) Z^T with exactly orthonormal factors (duplicated, condition to 1e20), "
     "float keys of every family against the computed SVD")
@@ -284,28 +218,22 @@ FACTORED = Inputs(
 # --- ls.residual-split: (K, V, W, exact factors or None) ---------------------------------------
 
 
-@st.composite
-def _exact_split(draw):
-    F, V = draw(_factors_and_values())
-    return F.K, V, draw(integer_matrices(V.shape[0], F.U.shape[0])), F
-
-
 def _precise_split(ctx):
     rng = ctx.rng("split-precise")
     return [(label, (K, V, integer_array(rng, (V.shape[0], K.shape[0])), None))
             for label, (K, V) in keys_and_values().precise(ctx)]
 
 
-SPLIT = Inputs(("K", "V", "W", "factors"), _exact_split(), _precise_split,
+SPLIT = Inputs(("K", "V", "W", "factors"), _exact_factored(1), _precise_split,
                float_key_cases().map(lambda c: Case((c.K, c.V, *_extra(c, "W"), None), c.describe())),
                "exact factors with duplicated keys; the computed SVD at condition to 1e20 (mpmath); "
                "float64 over every key family, arbitrary W")
 
 
 def _residual_split(impl, K, V, W, F):
-    F = F if F is not None else _svd_of(impl, K)
+    U, s, Z = _svd(impl, K, F)
     P, _ = impl.projectors(K)
-    return [(sq(W @ K - V), sq(W @ (F.U * F.s) - V @ F.Z) + sq(V @ (kit.eye(K.shape[1], K) - P)))]
+    return [(sq(W @ K - V), sq(W @ (U * s) - V @ Z) + sq(V @ (kit.eye(K.shape[1], K) - P)))]
 
 
 def _residual_split_keys(ctx):
@@ -339,19 +267,12 @@ def _split_scale(K, V, W):
 
 @st.composite
 def _exact_minimisers(draw):
-    F, V = draw(_factors_and_values())
-    p, d = V.shape[0], F.U.shape[0]
-    return F.K, V, draw(integer_matrices(p, d)), None, F, draw(st.lists(st.integers(-3, 3), min_size=p * d,
-                                                                         max_size=p * d))
+    K, V, B, W, F = draw(_exact_factored(2))
+    return K, V, B, W, F, draw(st.lists(st.integers(-3, 3), min_size=B.size, max_size=B.size))
 
 
-def _precise_minimisers(ctx):
-    rng = ctx.rng("minimizers-precise")
-    return [(label, (F.K, V, *(integer_array(rng, (V.shape[0], F.U.shape[0])) for _ in range(2)), F, None))
-            for label, (F, V) in _precise_factor_cases(ctx)]
-
-
-MINIMISERS = Inputs(("K", "V", "B", "W", "factors", "free parameters"), _exact_minimisers(), _precise_minimisers,
+MINIMISERS = Inputs(("K", "V", "B", "W", "factors", "free parameters"), _exact_minimisers(),
+                    lambda ctx: [(label, (*args, None)) for label, args in _factored_ladder(ctx, 2)],
                     float_key_cases().map(lambda c: Case((c.K, c.V, *_extra(c, "B and W", 2), None, None),
                                                          c.describe())),
                     "exact factors (W0 from them, on the ladder too), arbitrary B and W; every float key family")
@@ -372,38 +293,36 @@ def _all_minimisers(impl, K, V, B, W, F, params):
     W0 + B(I - Q) reaches the least error ||V(I - P)||^2 and its norm splits;
     exactly, a minimiser solved from the normal equations has the form; in
     floats, the excess error of any W is ||(WQ - W0) K||^2, so W minimises
-    only if WQ = W0. Float terms are divided by their own scale."""
-    F = F if F is not None else _svd_of(impl, K)
+    only if WQ = W0 (exactly too). Float terms are divided by their own scale."""
+    U, s, Z = _svd(impl, K, F)
     d, M = K.shape
-    W0, W_ls = ((V @ F.Z) / F.s) @ F.U.T, impl.least_squares_store(K, V)
+    W0, W_ls = ((V @ Z) / s) @ U.T, impl.least_squares_store(K, V)
     P, Q = impl.projectors(K)
     floor, free = sq(V @ (kit.eye(M, K) - P)), B @ (kit.eye(d, K) - Q)
-    Wb = W0 + free
+    terms = [(W0, W_ls), (sq((W0 + free) @ K - V), floor), (sq(W0 + free), sq(W0) + sq(free)),
+             (sq(W @ K - V), floor + sq((W @ Q - W0) @ K))]
     if kit.is_exact(K):
         W_ne = _normal_equation_minimiser(K, V, params)
-        return [(W0, W_ls), (sq(Wb @ K - V), floor), (sq(Wb), sq(W0) + sq(free)),
-                (W_ne, W0 + W_ne @ (kit.eye(d, K) - Q)), (sq(W_ne @ K - V), floor)]
+        return terms + [(W_ne, W0 + W_ne @ (kit.eye(d, K) - Q)), (sq(W_ne @ K - V), floor)]
     # squared terms are bounded by (||V|| + (||W0|| + ||B|| + ||W||)(1 + ||K||))^2; the
     # pseudoinverse is accurate to ||K^+|| cond eps (Wedin)
     size = max(K.shape) * (1 + norm(V) + (norm(W0) + norm(B) + norm(W)) * (1 + norm(K))) ** 2
     pinv = max(K.shape) * (1 + norm(V)) * (1 + _pinv_norm(K)) * linmem.condition_number(K)
-    return [(W0 / pinv, W_ls / pinv), (sq(Wb @ K - V) / size, floor / size),
-            (sq(Wb) / size, (sq(W0) + sq(free)) / size), (sq(W @ K - V) / size, (floor + sq((W @ Q - W0) @ K)) / size)]
+    return _scaled(terms, pinv, size, size, size)
 
 
 # --- ls.svd-forms and ls.effective-pairs over FACTORED -------------------------------------------
 
 
 def _svd_forms(impl, K, V, F):
+    U, s, Z = _svd(impl, K, F)
+    terms = [(impl.outer_product_store(K, V), (V @ Z * s) @ U.T), (impl.least_squares_store(K, V), (V @ Z / s) @ U.T)]
+    if kit.is_exact(K):
+        return terms
     # against exact factors the computed pseudoinverse carries cond ||K^+|| eps;
     # against the implementation's own SVD (float) no condition factor
-    cond = 1 if F is None else F.s[0] / F.s[-1]
-    F = F if F is not None else _svd_of(impl, K)
-    exact, VZ = kit.is_exact(K), V @ F.Z
-    op = 1 if exact else max(K.shape) * (1 + norm(V)) * (1 + norm(K))
-    ls = 1 if exact else max(K.shape) * (1 + norm(V)) * (1 + 1 / F.s[-1]) * cond
-    return [(impl.outer_product_store(K, V) / op, (VZ * F.s) @ F.U.T / op),
-            (impl.least_squares_store(K, V) / ls, (VZ / F.s) @ F.U.T / ls)]
+    size = max(K.shape) * (1 + norm(V))
+    return _scaled(terms, size * (1 + norm(K)), size * (1 + 1 / s[-1]) * (1 if F is None else s[0] / s[-1]))
 
 
 def _effective(impl, K, V, F):
@@ -439,7 +358,7 @@ def _effective_gain_not_inverted(K, V):
 # --- ls.effective-not-svd -----------------------------------------------------------------
 
 
-def _effective_gram(F: _Factors, V):
+def _effective_gram(F: Factored, V):
     E = (V @ F.Z) / F.s
     return E, E.T @ E
 
@@ -448,20 +367,22 @@ def _off_diagonal_energy(G) -> Fraction:
     return sum((G[i, j] ** 2 for i in range(G.shape[0]) for j in range(G.shape[1]) if i != j), start=Fraction(0))
 
 
-def _not_svd_example() -> tuple[_Factors, np.ndarray]:
+def _not_svd_example() -> tuple[Factored, np.ndarray]:
     """Unit keys [e1, e1, e1, e1, e2]: four copies of one key make the SVD
     rational, U = I, s = (2, 1), z_1 = (1, 1, 1, 1, 0)/2, z_2 = e5. The first
     effective value is the average of the four values stored at e1, the
     second the value at e2; these are not orthogonal. (Two distinct unit keys
-    would not do: their Z_K is (1, +-1)/sqrt(2), irrational.)"""
-    F = _Factors.of(kit.exact(np.eye(2, dtype=int)), kit.exact([2, 1]),
-                    np.array([[Fraction(1, 2), 0]] * 4 + [[0, 1]], dtype=object) + Fraction(0))
+    would not do: their Z_K is (1, +-1)/sqrt(2), irrational.) The rest of Z_full
+    is the Hadamard basis of the sums-zero vectors on the four copies."""
+    Z_full = kit.exact(np.zeros((5, 5), dtype=int))
+    Z_full[:4, :4], Z_full[4, 4] = kit.exact(HADAMARD4) / 2, 1
+    F = Factored(kit.exact(np.eye(2, dtype=int)), kit.exact([2, 1]), Z_full[:, [0, 4, 1, 2, 3]])
     return F, kit.exact([[1, 0, 1, 2, 1], [0, 1, 0, -1, 1]])
 
 
 def _not_svd_verify(impl, w):
     F, V = w
-    K, r = F.K, len(F.s)
+    K, r = F.A, len(F.s)
     E, G = _effective_gram(F, V)
     W = impl.least_squares_store(K, V)
     # The factors are the SVD of K, unique up to signs: orthonormal U and Z,

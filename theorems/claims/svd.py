@@ -10,178 +10,97 @@ matrix reproduces.
 
 Singular values are irrational in general, so the exact evidence uses
 matrices assembled as ``W = U diag(s) Z^T`` from exactly orthogonal rational
-``U`` and ``Z`` (Cayley transforms, :func:`linmem.ensembles.rational_orthogonal`)
-and rational ``s``: their compact SVD, and a basis of their kernel, are then
-known exactly. The same exact matrices, rounded afresh at each rung, feed the
-precision ladders, with condition numbers up to 1e20, repeated singular
-values and rank deficiency.
+factors and rational ``s`` (:class:`theorems.strategies.Factored`): their
+compact SVD, and a basis of their kernel, are then known exactly. The same
+exact matrices, rounded afresh at each rung, feed the precision ladders, with
+condition numbers up to 1e20, repeated singular values and rank deficiency.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 from hypothesis import strategies as st
 
 import linmem
-from linmem import ensembles
 from theorems import kit
 from theorems.residuals import exact_sq
-from theorems.strategies import Case, Inputs, float_key_cases
+from theorems.strategies import (Case, Inputs, exact_factored, factored_cases, float_factored, float_key_cases,
+                                 integer_matrices)
 from theorems.templates import counterexample, identity, swapped_projectors, wrong
 from theorems.tolerance import norm
 
 __all__ = ["CLAIMS"]
-
-#: Rational singular values the exact strategy draws from (repeats allowed,
-#: so some SVDs are not unique and the identities must hold for any choice).
-EXACT_GAINS = (Fraction(1, 3), Fraction(1, 2), Fraction(1), Fraction(2), Fraction(5))
-
-#: Condition numbers of the float stores whose kernel is known (to 1e12 in float64).
-FLOAT_CONDITIONING = (1.0, 1e3, 1e6, 1e12)
 
 #: The rank-vs-pairs witnesses: a rank-2 rule on R^3 and growing pair counts,
 #: every one larger than both the rank and the key dimension.
 RULE_DIM, RULE_RANK, RULE_OUT_DIM = 3, 2, 4
 PAIR_COUNTS = (4, 12, 48)
 
-
-# --- exact stores with a known SVD ---------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Factors:
-    """``W = U diag(s) Z^T`` with ``Z`` the first ``r`` columns of the
-    orthogonal ``Z_full``, whose remaining columns ``Z_perp`` span ``ker W``.
-    ``queries`` holds query vectors as columns."""
-
-    U: np.ndarray
-    s: np.ndarray
-    Z_full: np.ndarray
-    queries: np.ndarray
-    r: int
-    Z: np.ndarray
-    Z_perp: np.ndarray
-    W: np.ndarray
-
-    @classmethod
-    def build(cls, U, s, Z_full, queries) -> "_Factors":
-        r = len(s)
-        Z = Z_full[:, :r]
-        return cls(U, s, Z_full, queries, r, Z, Z_full[:, r:], (U * s) @ Z.T)
-
-    def describe(self) -> dict:
-        return {"U": self.U, "s": self.s, "Z_full": self.Z_full, "queries": self.queries}
-
-
-def _factors(p: int, d: int, s, queries, rng) -> _Factors:
-    s = np.array(list(s), dtype=object)
-    U = ensembles.rational_orthogonal(p, rng=rng)[:, : len(s)]
-    Z_full = ensembles.rational_orthogonal(d, rng=rng)
-    return _Factors.build(U, s, Z_full, queries)
-
-
-@st.composite
-def _exact_factors(draw, *, max_dim: int = 4, n_queries: int = 2):
-    """Exact stores of every shape (p < d, p = d, p > d) and every rank from 0
-    (the zero matrix) to full, with repeated singular values mixed in."""
-    p = draw(st.integers(1, max_dim))
-    d = draw(st.integers(1, max_dim))
-    r = draw(st.integers(0, min(p, d)))
-    s = sorted(draw(st.lists(st.sampled_from(EXACT_GAINS), min_size=r, max_size=r)), reverse=True)
-    seed = draw(st.integers(0, 2**32 - 1))
-    q = draw(st.lists(st.integers(-3, 3), min_size=d * n_queries, max_size=d * n_queries))
-    return _factors(p, d, s, kit.exact(q).reshape(d, n_queries), np.random.default_rng(seed))
-
-
-#: Ladder inputs: (p, d, singular values, label), cycled to the profile's count.
-_PRECISE_SPECS = (
-    (4, 6, kit.rational_spectrum(4, 10**20), "cond 1e20, full rank, 4x6"),
-    (5, 3, kit.rational_spectrum(2, 10**12), "cond 1e12, rank 2 of 3, 5x3"),
-    (4, 4, [Fraction(3), Fraction(3), Fraction(1, 10**20)], "repeated s = 3, 3 and 1e-20, rank 3 of 4, 4x4"),
-    (1, 5, [Fraction(7)], "one row, 1x5"),
-    (6, 2, kit.rational_spectrum(2, 10**20), "cond 1e20, full rank, 6x2"),
-    (3, 3, [Fraction(1)] * 3, "all singular values equal (orthogonal W), 3x3"),
+#: Ladder stores (p, d, singular values, columns repeated), cycled to the profile's count:
+#: condition 1e20 and 1e12, repeated s = 3, 3 beside 1e-20, one row, an orthogonal W.
+_LADDER = (
+    (4, 6, kit.rational_spectrum(4, 10**20), False),
+    (5, 3, kit.rational_spectrum(2, 10**12), False),
+    (4, 4, [3, 3, Fraction(1, 10**20)], False),
+    (1, 5, [7], False),
+    (6, 2, kit.rational_spectrum(2, 10**20), False),
+    (3, 3, [1, 1, 1], False),
 )
 
 
-def _precise_factor_cases(ctx) -> list[tuple[str, _Factors]]:
-    rng = ctx.rng("svd-precise")
-    cases = []
-    for i in range(max(3, ctx.profile.precise_cases)):
-        p, d, s, label = _PRECISE_SPECS[i % len(_PRECISE_SPECS)]
-        cases.append((label, _factors(p, d, s, kit.integer_array(rng, (d, 3)), rng)))
-    return cases
-
-
-# --- input families: exact stores with known factors; float stores ----------------------
-
-
-def _float_queries(seed: int, M: int, n: int = 3) -> np.ndarray:
-    return kit.generator(seed, "queries").standard_normal((M, n))
-
-
-def _as_stores(f: _Factors) -> tuple:
-    return f.W, f.s, f.queries, f.U, f.Z
-
-
-STORES = Inputs(
-    ("W", "s", "queries", "U", "Z"), _exact_factors().map(_as_stores),
-    lambda ctx: [(label, _as_stores(f)) for label, f in _precise_factor_cases(ctx)],
-    # the key matrices of every family serve as stores (duplicated columns, rank
-    # deficiency, condition to 1e12, any shape), LAPACK's singular values the reference
-    float_key_cases().map(lambda c: Case((c.K, np.linalg.svd(c.K, compute_uv=False), _float_queries(c.seed, c.M),
-                                          None, None), c.describe())),
-    "stores U diag(s) Z^T with exactly orthonormal factors (condition 1e20, repeated and zero "
-    "singular values), float stores of every key family")
-
-
 @st.composite
-def _float_factored_stores(draw, *, max_dim: int = 8):
-    """Float stores ``U diag(s) Z^T`` with Haar factors, rank 0 to full,
-    condition up to 1e12 and an overall magnitude 1e-8 to 1e8; the trailing
-    columns of the full orthogonal ``Z`` are an exact-rank kernel basis."""
-    p, d = draw(st.integers(1, max_dim)), draw(st.integers(1, max_dim))
-    r = draw(st.integers(0, min(p, d)))
-    cond = draw(st.sampled_from(FLOAT_CONDITIONING)) if r > 1 else 1.0
-    magnitude = 10.0 ** draw(st.sampled_from((-8, 0, 8)))
-    seed = draw(st.integers(0, 2**32 - 1))
-    rng = np.random.default_rng(seed)
-    s = magnitude * (np.geomspace(1.0, 1.0 / cond, r) if r > 1 else np.ones(r))
-    U = np.linalg.qr(rng.standard_normal((p, p)))[0][:, :r]
-    Z_full = np.linalg.qr(rng.standard_normal((d, d)))[0]
-    recipe = {"p": p, "d": d, "rank": r, "cond": cond, "magnitude": magnitude, "seed": seed}
-    return Case(((U * s) @ Z_full[:, :r].T, Z_full[:, :r], Z_full[:, r:], rng.standard_normal((d, 3)), s), recipe)
+def _exact_stores(draw):
+    """(W, queries, factors): exactly factored stores of every shape and rank
+    0 to full (repeated singular values, repeated columns) and two integer queries."""
+    F = draw(exact_factored())
+    return F.A, draw(integer_matrices(F.Z_full.shape[0], 2)), F
 
 
-def _as_kernel(f: _Factors) -> tuple:
-    return f.W, f.Z, f.Z_perp, f.queries, f.s
+def _ladder(ctx):
+    rng = ctx.rng("svd queries")
+    return [(label, (F.A, kit.integer_array(rng, (F.Z_full.shape[0], 3)), F))
+            for label, F in factored_cases(ctx, _LADDER, stream="svd-precise")]
 
 
-KERNELS = Inputs(
-    ("W", "Z", "Z_perp", "queries", "s"), _exact_factors().map(_as_kernel),
-    lambda ctx: [(label, _as_kernel(f)) for label, f in _precise_factor_cases(ctx)],
-    _float_factored_stores(),
-    "stores with an exactly known kernel: rank 0 to full, condition to 1e20 (mpmath) and 1e12 (float)")
+def _queries(seed: int, d: int) -> np.ndarray:
+    return kit.generator(seed, "queries").standard_normal((d, 3))
+
+
+def _stores(floats, about: str) -> Inputs:
+    return Inputs(("W", "queries", "factors"), _exact_stores(), _ladder, floats,
+                  "stores U diag(s) Z^T with exactly orthonormal factors (condition 1e20, repeated and zero "
+                  "singular values, repeated columns); " + about)
+
+
+# the key matrices of every family serve as stores (duplicated columns, rank deficiency,
+# condition to 1e12, any shape), LAPACK's singular values the reference
+STORES = _stores(float_key_cases().map(lambda c: Case((c.K, _queries(c.seed, c.M), None), c.describe())),
+                 "float stores of every key family")
+KERNELS = _stores(float_factored().map(lambda c: Case((c.args[0].A, _queries(c.recipe["seed"], c.recipe["n"]),
+                                                       c.args[0]), c.recipe)),
+                  "float stores with Haar factors, rank 0 to full, condition to 1e12, magnitude 1e-8 to 1e8")
 
 
 # --- the terms ---------------------------------------------------------------------------
 
 
-def _recall_expansion(impl, W, s, Q, U, Z):
+def _recall_expansion(impl, W, Q, F):
     if kit.is_exact(W):
         # the factors are a compact SVD of W, the one linmem's exact pseudoinverse sees
+        U, s, Z = F.U, F.s, F.Z
         I_r = kit.eye(len(s), W)
         return [(U.T @ U, I_r), (Z.T @ Z, I_r), (W @ Q, (U * s) @ (Z.T @ Q)), (impl.pinv(W), (Z / s) @ U.T)]
     keys, values = impl.svd_key_value_view(W)
     return [(W @ Q, values @ (keys.T @ Q))]
 
 
-def _key_returns_value(impl, W, s, Q, U, Z):
+def _key_returns_value(impl, W, Q, F):
+    s = F.s if F is not None else np.linalg.svd(W, compute_uv=False)
     if kit.is_exact(W):
+        U, Z = F.U, F.Z
         return [(W @ Z, U * s),  # W z_j = s_j u_j, column by column
                 (Z.T @ Z, kit.eye(len(s), W)),  # so z_j selects only its own term
                 (W.T @ W @ Z, Z * (s * s)),  # z_j are right singular vectors with gains s_j
@@ -198,7 +117,8 @@ def _key_returns_value(impl, W, s, Q, U, Z):
             (pad(gains) / scale, pad(sorted(s, reverse=True)) / scale)]
 
 
-def _null_space(impl, W, Z, Z_perp, Q, s):
+def _null_space(impl, W, Q, F):
+    Z, Z_perp, s = F.Z, F.Z_perp, F.s
     if kit.is_exact(W):
         P, _ = impl.projectors(W)  # W^+ W: the projector onto row(W)
         ZZ = Z @ Z.T
@@ -287,7 +207,7 @@ CLAIMS = [
         source="000, 'A matrix as a key-value store'",
         assumptions=("W any real p x d matrix (any rank, including 0)", "q any query in R^d"),
         # a backward-stable SVD reproduces W to eps ||W||: no condition factor
-        inputs=STORES, terms=_recall_expansion, scale=lambda W, s, Q, U, Z: kit.scale(W, W, Q, condition=False),
+        inputs=STORES, terms=_recall_expansion, scale=lambda W, Q, F: kit.scale(W, W, Q, condition=False),
         control=wrong("values u_l without the gain s_l", svd_key_value_view=_view(lambda s: 1)),
     ),
     identity(
