@@ -383,3 +383,75 @@ def test_sweep_table_refuses_a_row_without_its_statistic_and_sizes_without_every
     ctx = Context(impl=None, profile=QUICK, seed=0, claim_id="t", check_name="s")
     with pytest.raises(TypeError, match="statistic 'x' at size = 2"):
         check.run(ctx)
+
+
+# --- design_expectation and kit.Law ---------------------------------------------------
+
+
+def _die_claim(claimed_second_moment):
+    """E X = 0 and E X^2 = 1 for X a fair +-1 coin (exact) and a standard
+    normal (Monte Carlo); the quantity is written once for a batch."""
+    from theorems.templates import design_expectation
+
+    coin = kit.law([kit.exact([1]), kit.exact([-1])], label="coin")
+    return design_expectation(
+        "t.unit-moments", title="", statement="", source="test", cases=st_just(coin), law=lambda L: L,
+        quantity=lambda impl, case, X: np.concatenate([X, X * X], axis=1),
+        claimed=lambda impl, case: [0, claimed_second_moment],
+        mc_cases=lambda rng: [None], mc_draw=lambda impl, case, rng, size: (rng.standard_normal((size, 1)),),
+        mc_label="standard normal", control=wrong("unused", leverage_scores=lambda K: K))
+
+
+def st_just(x):
+    from hypothesis import strategies as st
+
+    return st.just(x)
+
+
+def test_design_expectation_verifies_a_true_expectation_both_ways():
+    result = run_claim(_die_claim(1), profile=QUICK, seed=0)
+    assert {e.check: e.status.value for e in result.evidence} == {"enumeration": "passed", "montecarlo": "passed"}
+
+
+def test_design_expectation_fails_a_wrong_value_in_the_design_and_in_the_samples():
+    result = run_claim(_die_claim(Fraction(1, 2)), profile=QUICK, seed=0)
+    assert {e.check: e.status.value for e in result.evidence} == {"enumeration": "failed", "montecarlo": "failed"}
+
+
+def test_design_check_fails_a_law_without_the_assumed_moments():
+    from hypothesis import strategies as st
+
+    from theorems.templates import design_expectation
+
+    skewed = kit.law([kit.exact([2]), kit.exact([-1])], weights=[Fraction(1, 3), Fraction(2, 3)], label="skewed")
+    claim = design_expectation(
+        "t.moments", title="", statement="", source="test", cases=st.just(skewed), law=lambda L: [L],
+        quantity=lambda impl, c, X: X * X, claimed=lambda impl, c: [2],
+        hypotheses=lambda c, L: (L.mean(L.outcomes[0])[0] - 1) ** 2,  # its mean is 0, not the assumed 1
+        mc_cases=lambda rng: [None], mc_draw=lambda impl, c, rng, size: (1 + rng.standard_normal((size, 1)),),
+        mc_label="normal of mean 1", control=wrong("unused", leverage_scores=lambda K: K))
+    by_check = {e.check: e for e in run_claim(claim, profile=QUICK, seed=0).evidence}
+    assert by_check["enumeration"].status.value == "failed" and by_check["enumeration"].figure == 1
+    assert by_check["montecarlo"].status.value == "passed"  # E (1 + Z)^2 = 2
+
+
+def test_a_law_averages_exactly_and_builds_joint_and_repeated_laws():
+    coin = kit.law([kit.exact([1]), kit.exact([-1])], label="coin")
+    pair = coin.stacked(2)
+    assert pair.outcomes[0].shape == (4, 1, 2) and sum(pair.weights) == 1
+    assert pair.mean(pair.outcomes[0][:, 0, 0] * pair.outcomes[0][:, 0, 1]) == 0  # independent draws
+    joint = coin * kit.sign_law(kit.exact([[Fraction(3, 5), Fraction(4, 5)]]))
+    assert len(joint) == 8 and [o.shape for o in joint.outcomes] == [(8, 1), (8, 1, 2)]
+    V = joint.outcomes[1]
+    assert joint.mean(np.sum(V * V, axis=-2)).tolist() == [Fraction(9, 25), Fraction(16, 25)]
+
+
+@pytest.mark.parametrize("outcomes, weights, message", [
+    pytest.param([np.zeros((2, 1))], [1], "first axis of length 1", id="outcomes and weights of different lengths"),
+    pytest.param([np.zeros((2, 1))], [Fraction(1, 2), Fraction(1, 3)], "sum to exactly 1",
+                 id="weights not summing to 1"),
+    pytest.param([np.zeros((2, 1))], [Fraction(3, 2), Fraction(-1, 2)], "non-negative", id="a negative weight"),
+])
+def test_a_law_refuses_weights_that_are_not_a_distribution(outcomes, weights, message):
+    with pytest.raises(ValueError, match=message):
+        kit.Law(outcomes, weights)

@@ -437,7 +437,8 @@ class Law:
         """``sum_n w_n values[n]`` exactly (``values`` indexed by outcome on its first axis)."""
         values = np.asarray(values, dtype=object)
         if values.shape[:1] != (len(self),):
-            raise ValueError(f"values must have one entry per outcome on axis 0 ({len(self)}), got shape {values.shape}")
+            raise ValueError(f"values must have one entry per outcome on axis 0 ({len(self)}), "
+                             f"got shape {values.shape}")
         return np.tensordot(self.weights, values, axes=(0, 0))
 
     def __mul__(self, other: "Law") -> "Law":

@@ -630,3 +630,112 @@ def sweep_claim(
     return _claim(id, kind, checks, title=title, statement=statement, source=source, control=control,
                   assumptions=assumptions, depends_on=depends_on, tags=tags, algebra=None,
                   extra_checks=extra_checks, **fields)
+
+
+# --- expectations over a finite design ------------------------------------------------
+
+__all__ += ["design_check", "design_expectation", "sampled_check"]
+
+
+def design_check(
+    name: str = "enumeration", *, cases: st.SearchStrategy, law: Callable[[Any], Any], quantity: Callable,
+    claimed: Callable[[Any, Any], Any], hypotheses: Callable[[Any, Any], Any] | None = None,
+    describe: Callable[[Any], Any] | None = None, about: str = "",
+) -> Check:
+    """The exact half of :func:`design_expectation`: for every drawn case,
+    each finite law of ``law(case)`` (a :class:`theorems.kit.Law` or a
+    sequence of them) gives ``E quantity(impl, case, *law.outcomes)``
+    exactly, which must equal ``claimed(impl, case)``; ``hypotheses(case,
+    law)``, optional, is the law's own exact defect from the moments the
+    statement assumes (0 when it has them), so the evidence certifies its
+    hypotheses. The first nonzero residual is returned at once (a failure
+    shrinks quickly)."""
+
+    def run(ctx):
+        def residual_of(case):
+            laws = law(case)
+            for one in (laws,) if isinstance(laws, kit.Law) else laws:
+                out = exact_sq(one.mean(quantity(ctx.impl, case, *one.outcomes)), claimed(ctx.impl, case))
+                out += hypotheses(case, one) if hypotheses is not None else 0
+                if out != 0:
+                    return out
+            return 0
+
+        return expect.check(ctx, cases, residual_of, **({} if describe is None else {"describe": describe}))
+
+    return Check(name, EvidenceKind.EXPECTATION, run, about or "exact expectation over a finite design")
+
+
+def sampled_check(
+    name: str = "montecarlo", *, cases: Callable[[np.random.Generator], Sequence[Any]],
+    draw: Callable[[Any, Any, np.random.Generator, int], tuple], quantity: Callable,
+    claimed: Callable[[Any, Any], Any], label: str, about: str = "", stream: str = "montecarlo cases",
+    mc_samples: int | None = None,
+) -> Check:
+    """The Monte Carlo half of :func:`design_expectation`: fixed cases
+    ``cases(rng)`` (from the check's stream ``stream``), for each a batch of
+    outcomes ``draw(impl, case, rng, size)`` (a tuple, leading axis the
+    batch) from the continuous law, the sample mean of ``quantity(impl,
+    case, *batch)`` against ``claimed(impl, case)``, all cases in one z-test
+    (:func:`theorems.evidence.montecarlo.check`, false-failure rate stated
+    there)."""
+
+    def run(ctx):
+        cs = list(cases(ctx.rng(stream)))
+
+        def sample(rng, size):
+            return np.concatenate([np.asarray(quantity(ctx.impl, c, *draw(ctx.impl, c, rng, size)), dtype=float)
+                                   .reshape(size, -1) for c in cs], axis=1)
+
+        expected = np.concatenate([np.ravel(np.asarray(claimed(ctx.impl, c), dtype=float)) for c in cs])
+        return montecarlo.check(ctx, sample, expected, n=mc_samples, label=label)
+
+    return Check(name, EvidenceKind.MONTECARLO, run, about or label)
+
+
+def design_expectation(
+    id: str, *, title: str, statement: str, source: str, control: NegativeControl, cases: st.SearchStrategy,
+    law: Callable[[Any], Any], quantity: Callable, claimed: Callable[[Any, Any], Any],
+    mc_cases: Callable[[np.random.Generator], Sequence[Any]], mc_draw: Callable, mc_label: str,
+    mc_quantity: Callable | None = None, mc_claimed: Callable | None = None,
+    hypotheses: Callable[[Any, Any], Any] | None = None, describe: Callable[[Any], Any] | None = None,
+    about: str = "", mc_about: str = "", mc_stream: str = "montecarlo cases", mc_samples: int | None = None,
+    kind: ClaimKind = ClaimKind.EXPECTATION, assumptions: Sequence[str] = (), depends_on: Sequence[str] = (),
+    tags: Sequence[str] = (), algebra: Callable | None = None, extra_checks: Sequence[Check] = (), **fields: Any,
+) -> Claim:
+    """An expectation claim over any random inputs with a finite stand-in:
+    ``E quantity = claimed``, checked exactly over finite designs and by
+    Monte Carlo over the continuous law.
+
+    The quantity is written once for a batch of outcomes (leading axis the
+    batch; :func:`theorems.kit.store` makes a batch of stores one call):
+    ``enumeration`` (:func:`design_check`) draws ``cases`` and averages it
+    exactly over ``law(case)``, finite :class:`theorems.kit.Law` objects with
+    exactly the moments the statement assumes (e.g. sign values, spherical
+    designs, noise designs; ``hypotheses(case, law)`` verifies those
+    moments); ``montecarlo`` (:func:`sampled_check`) averages it over
+    ``mc_draw(impl, case, rng, size)`` for the fixed ``mc_cases(rng)``
+    (``mc_quantity``, ``mc_claimed`` where the sampled form differs).
+
+    >>> from theorems.strategies import exact_key_matrices
+    >>> claim = design_expectation(
+    ...     "doc.op-energy", title="", statement="E ||V K^T||^2 = ||K||^2", source="doc",
+    ...     cases=exact_key_matrices(max_count=3),
+    ...     law=lambda K: kit.sign_law(kit.sign_values(2, K.shape[1], np.random.default_rng(0))),
+    ...     quantity=lambda impl, K, V: np.sum(kit.store(impl.outer_product_store, K, V) ** 2, axis=(-2, -1)),
+    ...     claimed=lambda impl, K: kit.sq(K), mc_cases=lambda rng: [rng.standard_normal((3, 4))],
+    ...     mc_draw=lambda impl, K, rng, size: (kit.spherical_batch(rng, size, 2, K.shape[1]),),
+    ...     mc_label="spherical values", control=wrong("doubled store", outer_product_store=lambda K, V: 2 * V @ K.T))
+    >>> [c.name for c in claim.checks]
+    ['enumeration', 'montecarlo']
+    """
+    checks = (
+        design_check(cases=cases, law=law, quantity=quantity, claimed=claimed, hypotheses=hypotheses,
+                     describe=describe, about=about),
+        sampled_check(cases=mc_cases, draw=mc_draw, quantity=mc_quantity or quantity,
+                      claimed=mc_claimed or claimed, label=mc_label, about=mc_about, stream=mc_stream,
+                      mc_samples=mc_samples),
+    )
+    return _claim(id, kind, checks, title=title, statement=statement, source=source, control=control,
+                  assumptions=assumptions, depends_on=depends_on, tags=tags, algebra=algebra,
+                  extra_checks=extra_checks, **fields)

@@ -25,7 +25,6 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from dataclasses import dataclass
 from fractions import Fraction
 
 import mpmath
@@ -37,14 +36,13 @@ from scipy.special import betainc
 
 from linmem import ensembles
 from theorems import kit
-from theorems.evidence import montecarlo, precise, simulation, symbolic
-from theorems.evidence import expectation as enumeration
+from theorems.evidence import precise, simulation, symbolic
 from theorems.evidence import property as prop
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
 from theorems.residuals import exact_sq
 from theorems.strategies import exact_unit_key_matrices, unit_keys
-from theorems.templates import (MC_VALUE_DIM, counterexample, expectation, identity, sweep_check, witness_check,
-                                wrong)
+from theorems.templates import (MC_VALUE_DIM, counterexample, design_expectation, expectation, identity, sweep_check,
+                                witness_check, wrong)
 from theorems.tolerance import scaled_residual
 
 __all__ = [
@@ -88,19 +86,6 @@ _VALUES = "values independent of each other and of the keys, zero-mean, unit-nor
 # --- finite designs ---------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Design:
-    """A finite key distribution: exactly-unit rational points with rational weights."""
-
-    name: str
-    d: int
-    points: tuple  # of 1-D exact object arrays (int or Fraction entries)
-    weights: tuple  # of Fraction, summing to 1
-
-    def describe(self) -> dict:
-        return {"design": self.name, "d": self.d, "points": len(self.points)}
-
-
 def _col(xs) -> np.ndarray:
     """An exact column; integral entries stay Python ints, which keeps the
     exact arithmetic of the coordinate designs fast."""
@@ -108,55 +93,48 @@ def _col(xs) -> np.ndarray:
     return np.array([int(x) if x.denominator == 1 else x for x in fr], dtype=object)
 
 
-def _symmetric(name: str, d: int, halves: list, half_weights: list) -> _Design:
+def _symmetric(name: str, halves: list, half_weights: list) -> kit.Law:
     """Points ``±x`` with the weight of ``x`` split evenly between the two signs."""
-    points, weights = [], []
-    for x, w in zip(halves, half_weights):
-        points += [x, -x]
-        weights += [w / 2, w / 2]
-    return _Design(name, d, tuple(points), tuple(weights))
+    points = [p for x in halves for p in (x, -x)]
+    return kit.law(points, [w / 2 for w in half_weights for _ in (1, -1)], name, d=len(halves[0]))
 
 
-def _coordinate_design(d: int) -> _Design:
+def _coordinate_design(d: int) -> kit.Law:
     eye = [_col([int(a == b) for b in range(d)]) for a in range(d)]
-    return _symmetric("coordinate", d, eye, [Fraction(1, d)] * d)
+    return _symmetric("coordinate", eye, [Fraction(1, d)] * d)
 
 
-def _frame_design(d: int, seed: int) -> _Design:
+def _frame_design(d: int, seed: int) -> kit.Law:
     Qm = ensembles.rational_orthogonal(d, rng=np.random.default_rng(seed))
-    return _symmetric(f"frame(seed={seed})", d, [Qm[:, a].copy() for a in range(d)], [Fraction(1, d)] * d)
+    return _symmetric(f"frame(seed={seed})", [Qm[:, a].copy() for a in range(d)], [Fraction(1, d)] * d)
 
 
-def _sign_design(r: int) -> _Design:
+def _sign_design(r: int) -> kit.Law:
     """The 2^(r^2) vectors s / r, s in {-1, 1}^(r^2): exactly unit and rational."""
-    d = r * r
-    pts = [_col([Fraction(s, r) for s in signs]) for signs in itertools.product((-1, 1), repeat=d)]
-    return _Design(f"sign(d={d})", d, tuple(pts), tuple([Fraction(1, len(pts))] * len(pts)))
+    pts = [_col([Fraction(s, r) for s in signs]) for signs in itertools.product((-1, 1), repeat=r * r)]
+    return kit.law(pts, label=f"sign(d={r * r})", d=r * r)
 
 
-def _plane_design() -> _Design:
+def _plane_design() -> kit.Law:
     """(1, 0) with weight 7/32 and (3/5, ±4/5) with weight 25/64 each, all with
     both signs. Second moment: diag(7/32 + (25/32)(9/25), (25/32)(16/25)) =
     I/2, off-diagonal (25/64)(12/25) - (25/64)(12/25) = 0. Pairwise inner
     products are ±1, ±3/5 and ±7/25: never zero."""
     halves = [_col([1, 0]), _col([Fraction(3, 5), Fraction(4, 5)]), _col([Fraction(3, 5), Fraction(-4, 5)])]
-    return _symmetric("plane", 2, halves, [Fraction(7, 32), Fraction(25, 64), Fraction(25, 64)])
+    return _symmetric("plane", halves, [Fraction(7, 32), Fraction(25, 64), Fraction(25, 64)])
 
 
-def _orbit_design() -> _Design:
+def _orbit_design() -> kit.Law:
     """Uniform on the signed permutations of (4, 4, 7)/9: invariant under the
     hyperoctahedral group, hence second moment c I with c = 1/3; every pair of
     points has a nonzero inner product (at least 16/81 in absolute value)."""
-    pts = set()
-    for perm in itertools.permutations((4, 4, 7)):
-        for signs in itertools.product((-1, 1), repeat=3):
-            pts.add(tuple(s * x for s, x in zip(signs, perm)))
-    cols = [_col([Fraction(x, 9) for x in p]) for p in sorted(pts)]
-    return _Design("orbit", 3, tuple(cols), tuple([Fraction(1, len(cols))] * len(cols)))
+    pts = {tuple(s * x for s, x in zip(signs, perm)) for perm in itertools.permutations((4, 4, 7))
+           for signs in itertools.product((-1, 1), repeat=3)}
+    return kit.law([_col([Fraction(x, 9) for x in p]) for p in sorted(pts)], label="orbit", d=3)
 
 
 @functools.lru_cache(maxsize=None)
-def _build(spec: tuple) -> _Design:
+def _build(spec: tuple) -> kit.Law:
     kind, arg = spec
     if kind == "coordinate":
         return _coordinate_design(arg)
@@ -164,9 +142,7 @@ def _build(spec: tuple) -> _Design:
         return _frame_design(*arg)
     if kind == "sign":
         return _sign_design(arg)
-    if kind == "plane":
-        return _plane_design()
-    return _orbit_design()
+    return _plane_design() if kind == "plane" else _orbit_design()
 
 
 @st.composite
@@ -193,8 +169,7 @@ def _rational_unit_vectors(draw, dim: int, count: int):
             cols.append(_col([draw(st.sampled_from((1, -1)))]))
             continue
         t = [Fraction(draw(st.integers(-3, 3)), draw(st.integers(1, 3))) for _ in range(dim - 1)]
-        n2 = sum(x * x for x in t)
-        cols.append(_col([2 * x / (1 + n2) for x in t] + [(1 - n2) / (1 + n2)]))
+        cols.append(_col(kit.stereographic(t)))
     return _matrix(cols)
 
 
@@ -202,18 +177,8 @@ def _matrix(cols) -> np.ndarray:
     return np.stack(list(cols), axis=1)
 
 
-def _joint(design: _Design, M: int):
-    """All M-tuples of independent draws from ``design``: (weight, K)."""
-    for idx in itertools.product(range(len(design.points)), repeat=M):
-        yield math.prod((design.weights[i] for i in idx), start=Fraction(1)), _matrix(design.points[i] for i in idx)
-
-
-def _inverse_identity(d: int) -> np.ndarray:
-    return np.array([[Fraction(int(a == b), d) for b in range(d)] for a in range(d)], dtype=object)
-
-
-def _sq_cols(R):
-    return np.sum(R * R, axis=0)
+def _points(design: kit.Law) -> np.ndarray:
+    return design.outcomes[0]
 
 
 def _pair_second_moment(impl, d):
@@ -224,49 +189,29 @@ def _pair_second_moment(impl, d):
 
 # --- sph.second-moment -------------------------------------------------------
 
-
-def _moment_defect(design: _Design, scatter=None):
-    """||E k||^2 + ||E k k^T - I/d||^2 of a design, exactly; ``scatter`` is
-    its second moment when computed elsewhere (default (D w) D^T)."""
-    D = _matrix(design.points)
-    w = np.array(design.weights, dtype=object)
-    scatter = (D * w) @ D.T if scatter is None else scatter
-    return exact_sq(D @ w, np.zeros(design.d, dtype=int)) + exact_sq(scatter, _inverse_identity(design.d))
-
-
-def _second_moment_exact(ctx):
-    def residual(design: _Design):
-        # sum_n w_n k_n k_n^T is the outer-product store of the design's
-        # points, each stored with itself as value (scaled by its weight)
-        D = _matrix(design.points)
-        return _moment_defect(design, ctx.impl.outer_product_store(D, D * np.array(design.weights, dtype=object)))
-
-    return enumeration.check(ctx, _designs(), residual, describe=_Design.describe)
-
-
 #: Dimensions of the Monte Carlo for the key moments (d = 1 is the two-point sphere).
 _MOMENT_DIMS = (1, 2, 3, 7)
 
 
-def _second_moment_montecarlo(ctx):
-    expected = []
-    for d in _MOMENT_DIMS:
-        iu = np.triu_indices(d)
-        expected += [0.0] * d + [1.0 / d if a == b else 0.0 for a, b in zip(*iu)] + [0.0]
+def _moments(impl, case, K):
+    """Per key (rows of K): its entries, the upper triangle of k k^T, and
+    (||k||^2 - 1)^2, which pins the unit norm (a Gaussian N(0, I/d) key has
+    the same two moments but is not on the sphere)."""
+    iu = np.triu_indices(K.shape[-1])
+    return np.concatenate([K, K[:, iu[0]] * K[:, iu[1]], (np.sum(K * K, axis=1) - 1)[:, None] ** 2], axis=1)
 
-    def sample(rng, size):
-        out = []
-        for d in _MOMENT_DIMS:
-            K = ctx.impl.spherical_vectors(d, size, rng=rng)
-            iu = np.triu_indices(d)
-            # (||k||^2 - 1)^2 pins the unit norm: a Gaussian N(0, I/d) key has
-            # the same two moments but is not on the sphere
-            unit = (np.sum(K * K, axis=0) - 1.0) ** 2
-            out += [K.T, (K[iu[0]] * K[iu[1]]).T, unit[:, None]]
-        return np.concatenate(out, axis=1)
 
-    return montecarlo.check(ctx, sample, expected,
-                            label=f"entries of k, of k k^T and (||k||^2 - 1)^2, spherical k in R^d, d = {_MOMENT_DIMS}")
+def _moments_claimed(impl, case):
+    """E k = 0, E k k^T = I/d (upper triangle), unit norm: ``case = (d, design)``."""
+    d = case[0]
+    iu = np.triu_indices(d)
+    return [0] * d + [Fraction(int(a == b), d) for a, b in zip(*iu)] + [0]
+
+
+def _moment_defect(design: kit.Law):
+    """Exact distance of a design from the sphere's first two moments and unit norm."""
+    case = (design.info["d"], design)
+    return exact_sq(design.mean(_moments(None, case, _points(design))), _moments_claimed(None, case))
 
 
 def _rows_normalised(dim, count, *, rng):
@@ -279,58 +224,40 @@ def _rows_normalised(dim, count, *, rng):
 
 @st.composite
 def _design_and_key(draw, *, kinds=("coordinate", "frame", "sign", "plane", "orbit")):
-    """A design and a fixed exactly-unit k_j: a generic rational unit vector,
-    a coordinate vector or one of the design's own points."""
+    """A fixed exactly-unit k_j and a design: k_j a generic rational unit
+    vector, a coordinate vector or one of the design's own points."""
     design = draw(_designs(kinds=kinds))
+    d = design.info["d"]
     how = draw(st.sampled_from(("rational", "coordinate", "design point")))
     if how == "rational":
-        kj = draw(_rational_unit_vectors(design.d, 1))[:, 0]
+        kj = draw(_rational_unit_vectors(d, 1))[:, 0]
     elif how == "coordinate":
-        a = draw(st.integers(0, design.d - 1))
-        kj = _col([int(b == a) for b in range(design.d)])
+        a = draw(st.integers(0, d - 1))
+        kj = _col([int(b == a) for b in range(d)])
     else:
-        kj = design.points[draw(st.integers(0, len(design.points) - 1))]
-    return design, kj
+        kj = _points(design)[draw(st.integers(0, len(design) - 1))]
+    return kj, design
 
 
-def _squared_products(impl, design: _Design, kj):
+def _squared_products(impl, design: kit.Law, kj):
     """(k^T k_j)^2 for every design point k, read off the outer-product
     cross-talk at k_j of the two-key store [k, k_j]."""
-    return [impl.op_conditional_error(_matrix([k, kj]))[1] for k in design.points]
+    return [impl.op_conditional_error(_matrix([k, kj]))[1] for k in _points(design)]
 
 
-def _describe_design_key(case):
-    return {**case[0].describe(), "k_j": case[1]}
+def _describe_key_design(case):
+    return {**case[1].describe(), "k_j": case[0]}
 
 
-def _pair_exact(ctx):
-    def residual(case):
-        design, kj = case
-        first = sum((w * (k @ kj) for w, k in zip(design.weights, design.points)), start=Fraction(0))
-        sq = _squared_products(ctx.impl, design, kj)
-        second = sum((w * x for w, x in zip(design.weights, sq)), start=Fraction(0))
-        return first**2 + (second - Fraction(1, design.d)) ** 2
-
-    return enumeration.check(ctx, _design_and_key(), residual, describe=_describe_design_key)
+def _pair_sampled(impl, case, K):
+    x = K @ case[0]
+    return np.stack([x, x * x], axis=1)
 
 
-def _pair_montecarlo(ctx):
-    rng0 = ctx.rng("pair-keys")
-    fixed = []
-    for d, how in ((1, "coordinate"), (2, "coordinate"), (5, "spherical"), (16, "spherical")):
-        kj = np.eye(d)[:, 0] if how == "coordinate" else ensembles.spherical_vectors(d, 1, rng=rng0)[:, 0]
-        fixed.append(kj)
-
-    def sample(rng, size):
-        out = []
-        for kj in fixed:
-            x = kj @ ctx.impl.spherical_vectors(kj.size, size, rng=rng)
-            out += [x, x * x]
-        return np.stack(out, axis=1)
-
-    expected = [x for kj in fixed for x in (0.0, 1.0 / kj.size)]
-    return montecarlo.check(ctx, sample, expected,
-                            label="k_i^T k_j and (k_i^T k_j)^2, spherical k_i, fixed k_j in R^1, R^2, R^5, R^16")
+def _pair_mc_keys(rng):
+    """Fixed k_j in R^1, R^2 (coordinate vectors), R^5, R^16 (spherical)."""
+    return [(np.eye(d)[:, 0] if d < 3 else ensembles.spherical_vectors(d, 1, rng=rng)[:, 0], None)
+            for d in (1, 2, 5, 16)]
 
 
 def _conditional_error_with_self(K):
@@ -371,24 +298,22 @@ def _tail_float(d: int, t: float) -> float:
 def _chebyshev_exact(ctx):
     @st.composite
     def inputs(draw):
-        design, kj = draw(_design_and_key())
-        atoms = sorted({abs(k @ kj) for k in design.points} - {0})
+        kj, design = draw(_design_and_key())
+        atoms = sorted({abs(k @ kj) for k in _points(design)} - {0})
         if atoms and draw(st.booleans()):
             t = atoms[draw(st.integers(0, len(atoms) - 1))]  # where the tail jumps: the boundary
         else:
-            t = Fraction(draw(st.integers(1, 40)), draw(st.integers(1, 40)))
-            t = min(t, Fraction(1))
-        return design, kj, t
+            t = min(Fraction(draw(st.integers(1, 40)), draw(st.integers(1, 40))), Fraction(1))
+        return kj, design, t
 
     def residual(case):
-        design, kj, t = case
+        kj, design, t = case
         sq = _squared_products(ctx.impl, design, kj)
         prob = sum((w for w, x in zip(design.weights, sq) if x >= t * t), start=Fraction(0))
-        bound = _pair_second_moment(ctx.impl, Fraction(design.d)) / (t * t)
+        bound = _pair_second_moment(ctx.impl, Fraction(design.info["d"])) / (t * t)
         return max(Fraction(0), prob - bound)
 
-    return symbolic.check_exact(ctx, inputs(), residual,
-                                describe=lambda c: {**c[0].describe(), "k_j": c[1], "t": c[2]})
+    return symbolic.check_exact(ctx, inputs(), residual, describe=lambda c: {**_describe_key_design(c), "t": c[2]})
 
 
 def _peak(d: int) -> Fraction:
@@ -517,84 +442,53 @@ def _spherical_specs():
              ("plane", None), ("sign", 2)]
     out = []
     for spec in specs:
-        design = _build(spec)
-        N = len(design.points)
-        out += [(spec, M) for M in range(1, 6) if (2 * N) ** M <= ENUMERATION_LIMIT or M == design.d + 1 == 3]
-    return tuple(sorted(out, key=lambda c: len(_build(c[0]).points) ** c[1]))
+        N, d = len(_build(spec)), _build(spec).info["d"]
+        out += [(spec, M) for M in range(1, 6) if (2 * N) ** M <= ENUMERATION_LIMIT or M == d + 1 == 3]
+    return tuple(sorted(out, key=lambda c: len(_build(c[0])) ** c[1]))
 
 
-def _stacked_sign_values(W0):
-    """The values W0 * s for every s in {-1, 1}^M, stacked row-wise (2^M p x M).
-
-    A store acts on each row of V separately (W = V K^T), so one store of the
-    stacked values holds the 2^M stores of the individual sign patterns."""
-    M = W0.shape[1]
-    return np.concatenate([W0 * np.array(s, dtype=object) for s in itertools.product((-1, 1), repeat=M)], axis=0)
-
-
-def _op_spherical_exact(ctx):
-    @st.composite
-    def inputs(draw):
-        spec, M = draw(st.sampled_from(_spherical_specs()))
-        table = _VALUE_DIRECTIONS[draw(st.sampled_from(sorted(_VALUE_DIRECTIONS)))]
-        W0 = _matrix([table[draw(st.integers(0, len(table) - 1))] for _ in range(M)])
-        return _build(spec), M, W0
-
-    def residual(case):
-        return _op_spherical_residual(ctx.impl, *case)
-
-    return enumeration.check(ctx, inputs(), residual,
-                             describe=lambda c: {**c[0].describe(), "M": c[1], "W0": c[2]})
+@st.composite
+def _op_spherical_cases(draw):
+    """(d, M, joint law of M design keys and sign values v_i = s_i w_i)."""
+    spec, M = draw(st.sampled_from(_spherical_specs()))
+    table = _VALUE_DIRECTIONS[draw(st.sampled_from(sorted(_VALUE_DIRECTIONS)))]
+    W0 = _matrix([table[draw(st.integers(0, len(table) - 1))] for _ in range(M)])
+    design = _build(spec)
+    return design.info["d"], M, design.stacked(M) * kit.sign_law(W0)
 
 
-def _op_spherical_residual(impl, design: _Design, M: int, W0):
-    """Exact E over design keys and sign values of ||W_OP k_j - v_j||^2,
-    minus (M-1)/d, for every j; plus SNR x error = 1 and unit SNR at M = d+1."""
-    V_all = _stacked_sign_values(W0)
-    E = np.array([Fraction(0)] * M, dtype=object)
-    for w, K in _joint(design, M):
-        R = impl.outer_product_store(K, V_all) @ K - V_all
-        E = E + w * _sq_cols(R) / 2**M
-    d, m = Fraction(design.d), Fraction(M)
-    res = exact_sq(E, [impl.op_spherical_error(d, m)] * M)
-    if M > 1:
-        snr = impl.op_spherical_snr(d, m)
-        res += sum(((snr * e - 1) ** 2 for e in E), start=Fraction(0))
-        if M == design.d + 1:
-            res += (snr - 1) ** 2
-    return res
+def _op_errors_batched(impl, case, K, V):
+    """||W_OP k_j - v_j||^2 for every j, twice when M > 1 (against the error
+    and against 1/SNR_OP); the store W_OP = V K^T of every outcome, batched."""
+    R = (V @ np.swapaxes(K, -1, -2)) @ K - V
+    err = np.sum(R * R, axis=-2)
+    return err if case[1] == 1 else np.concatenate([err, err], axis=-1)
 
 
-def _op_spherical_algebra(ctx):
+def _op_spherical_claimed(impl, case):
+    d, M = Fraction(case[0]), Fraction(case[1])
+    err = [impl.op_spherical_error(d, M)] * case[1]
+    return err if M == 1 else err + [1 / impl.op_spherical_snr(d, M)] * case[1]
+
+
+def _op_spherical_algebra(impl):
     d, M = sympy.symbols("d M", positive=True)
-    impl = ctx.impl
-    return symbolic.check_scalar(ctx, [
+    return [
         ("M - 1 interfering keys, each of power 1/d", (M - 1) / d - impl.op_spherical_error(d, M)),
         ("unit signal power over the averaged noise power",
          impl.op_spherical_snr(d, M) * impl.op_spherical_error(d, M) - 1),
         ("unit SNR at M = d + 1", impl.op_spherical_snr(d, d + 1) - 1),
-    ])
+    ]
 
 
 #: (d, M) of the Monte Carlo: M < d, M = d, M = d + 1 (unit SNR), M > d.
 _OP_MC_SHAPES = ((4, 3), (5, 5), (10, 11), (3, 8), (6, 20))
 
 
-def _op_spherical_montecarlo(ctx):
-    def sample(rng, size):
-        out = []
-        for d, M in _OP_MC_SHAPES:
-            K, V = kit.spherical_batch(rng, size, d, M), kit.spherical_batch(rng, size, MC_VALUE_DIM, M)
-            # the store W_OP = V K^T of every sample, batched, then its recall at every key
-            R = (V @ K.transpose(0, 2, 1)) @ K - V
-            err = np.mean(np.sum(R * R, axis=1), axis=1)
-            out += [err, err]
-        return np.stack(out, axis=1)
-
-    impl = ctx.impl
-    claimed = [x for d, M in _OP_MC_SHAPES for x in (impl.op_spherical_error(d, M), 1 / impl.op_spherical_snr(d, M))]
-    return montecarlo.check(ctx, sample, claimed,
-                            label="mean over j of ||W_OP k_j - v_j||^2 against (M-1)/d and 1/SNR_OP, spherical keys and values")
+def _op_mean_errors(impl, case, K, V):
+    """The Monte Carlo's figures: the mean over j of the per-key errors (twice)."""
+    err = np.mean(_op_errors_batched(impl, (case[0], 1), K, V), axis=-1)
+    return np.stack([err, err], axis=-1)
 
 
 def _error_counting_self(d, M):
@@ -604,23 +498,13 @@ def _error_counting_self(d, M):
 # --- op.snr-not-mean-of-ratio ------------------------------------------------
 
 
-def _ratio_moments(impl, design: _Design, M: int):
+def _ratio_moments(impl, design: kit.Law, M: int):
     """Exact E[X_j], E[1/X_j] (None if X_j = 0 has positive probability) and
     the set of values of X_j = sum_{i != j} (k_i^T k_j)^2, for every j."""
-    EX = [Fraction(0)] * M
-    Einv = [Fraction(0)] * M
-    values = set()
-    zero = False
-    for w, K in _joint(design, M):
-        X = impl.op_conditional_error(K)
-        for j in range(M):
-            EX[j] += w * X[j]
-            values.add(X[j])
-            if X[j] == 0:
-                zero = True
-            else:
-                Einv[j] += w / X[j]
-    return EX, (None if zero else Einv), values
+    keys = design.stacked(M)
+    X = np.stack([impl.op_conditional_error(K) for K in keys.outcomes[0]])
+    values = set(X.ravel())
+    return keys.mean(X), (None if 0 in values else keys.mean(1 / X)), values
 
 
 #: Candidate witnesses: designs without an orthogonal pair, and M.
@@ -629,15 +513,16 @@ _RATIO_SPECS = (("plane", 2), ("plane", 3))
 
 def _ratio_differs(impl, spec) -> bool:
     """The search's condition: E[1/X_j] is not d/(M-1) for some j (or is infinite)."""
-    _, Einv, _ = _ratio_moments(impl, _build((spec[0], None)), spec[1])
-    snr = impl.op_spherical_snr(Fraction(_build((spec[0], None)).d), Fraction(spec[1]))
+    design = _build((spec[0], None))
+    _, Einv, _ = _ratio_moments(impl, design, spec[1])
+    snr = impl.op_spherical_snr(Fraction(design.info["d"]), Fraction(spec[1]))
     return Einv is None or any(e != snr for e in Einv)
 
 
 def _ratio_witness_holds(impl, spec):
     design, M = _build((spec[0], None)), spec[1]
     EX, Einv, values = _ratio_moments(impl, design, M)
-    snr = impl.op_spherical_snr(Fraction(design.d), Fraction(M))
+    snr = impl.op_spherical_snr(Fraction(design.info["d"]), Fraction(M))
     holds = (
         _moment_defect(design) == 0  # the sphere's first two moments
         and all(x * snr == 1 for x in EX)  # d/(M-1) is unit power over the averaged power
@@ -668,11 +553,11 @@ def _snr_counting_self(d, M):
 
 
 CLAIMS = [
-    Claim(
-        id="sph.second-moment",
+    design_expectation(
+        "sph.second-moment",
         title="A uniform unit key has mean zero and second moment I/d",
-        statement=r"k \sim \mathrm{Unif}(S^{d-1}):\quad \mathbb{E}\,k = 0,\qquad \mathbb{E}[k k^{\top}] = \tfrac{1}{d} I_d",
-        kind=ClaimKind.EXPECTATION,
+        statement=(r"k \sim \mathrm{Unif}(S^{d-1}):\quad \mathbb{E}\,k = 0,\qquad "
+                   r"\mathbb{E}[k k^{\top}] = \tfrac{1}{d} I_d"),
         source="000, App. E",
         assumptions=(
             "k uniform on the unit sphere of R^d (d = 1: the two points ±1)",
@@ -680,35 +565,37 @@ CLAIMS = [
             "the enumeration verifies both moments exactly for each of them, so they may stand in "
             "for the sphere wherever only these two moments are used",
         ),
-        checks=(
-            Check("enumeration", EvidenceKind.EXPECTATION, _second_moment_exact,
-                  "exact mean and second moment of coordinate, frame, sign, plane and orbit designs"),
-            Check("montecarlo", EvidenceKind.MONTECARLO, _second_moment_montecarlo,
-                  "spherical keys in R^1, R^2, R^3, R^7: every entry of k and k k^T, and the unit norm"),
-        ),
-        negative_control=NegativeControl("spherical keys normalised along the wrong axis (rows, not columns)",
-                                          {"spherical_vectors": _rows_normalised}),
+        cases=_designs().map(lambda design: (design.info["d"], design)), law=lambda case: case[1],
+        quantity=_moments, claimed=_moments_claimed, describe=lambda case: case[1].describe(),
+        about="exact mean and second moment of coordinate, frame, sign, plane and orbit designs",
+        mc_cases=lambda rng: [(d, None) for d in _MOMENT_DIMS],
+        mc_draw=lambda impl, case, rng, size: (impl.spherical_vectors(case[0], size, rng=rng).T,),
+        mc_label=f"entries of k, of k k^T and (||k||^2 - 1)^2, spherical k in R^d, d = {_MOMENT_DIMS}",
+        mc_about="spherical keys in R^1, R^2, R^3, R^7: every entry of k and k k^T, and the unit norm",
+        control=wrong("spherical keys normalised along the wrong axis (rows, not columns)",
+                      spherical_vectors=_rows_normalised),
     ),
-    Claim(
-        id="sph.pair-moments",
+    design_expectation(
+        "sph.pair-moments",
         title="Inner product of two independent spherical keys: conditional mean 0, conditional second moment 1/d",
         statement=(r"\mathbb{E}[k_i^{\top}k_j \mid k_j] = 0,\qquad "
                    r"\mathbb{E}[(k_i^{\top}k_j)^2 \mid k_j] = k_j^{\top}\tfrac{I_d}{d}k_j = \tfrac{1}{d}"),
-        kind=ClaimKind.EXPECTATION,
         source="000, App. E; 'What the dimension-only estimate leaves out'",
         assumptions=(
             "k_i, k_j independent, k_i uniform on the sphere; k_j any fixed unit vector (conditioning)",
             _MOMENTS_ONLY,
         ),
         depends_on=("sph.second-moment",),
-        checks=(
-            Check("enumeration", EvidenceKind.EXPECTATION, _pair_exact,
-                  "exact over every design, k_j generic rational, coordinate or a design point"),
-            Check("montecarlo", EvidenceKind.MONTECARLO, _pair_montecarlo,
-                  "spherical k_i, fixed k_j in R^1, R^2, R^5, R^16"),
-        ),
-        negative_control=NegativeControl("OP conditional error that keeps the key's own term (i = j)",
-                                          {"op_conditional_error": _conditional_error_with_self}),
+        cases=_design_and_key(), law=lambda case: case[1], describe=_describe_key_design,
+        quantity=lambda impl, case, K: np.stack([K @ case[0], _squared_products(impl, case[1], case[0])], axis=1),
+        claimed=lambda impl, case: [0, Fraction(1, len(case[0]))],
+        about="exact over every design, k_j generic rational, coordinate or a design point",
+        mc_cases=_pair_mc_keys, mc_stream="pair-keys", mc_quantity=_pair_sampled,
+        mc_draw=lambda impl, case, rng, size: (impl.spherical_vectors(case[0].size, size, rng=rng).T,),
+        mc_label="k_i^T k_j and (k_i^T k_j)^2, spherical k_i, fixed k_j in R^1, R^2, R^5, R^16",
+        mc_about="spherical k_i, fixed k_j in R^1, R^2, R^5, R^16",
+        control=wrong("OP conditional error that keeps the key's own term (i = j)",
+                      op_conditional_error=_conditional_error_with_self),
     ),
     Claim(
         id="sph.chebyshev",
@@ -767,25 +654,26 @@ CLAIMS = [
         control=wrong("conditional error that keeps the key's own term (i = j)",
                       op_conditional_error=_conditional_error_with_self),
     ),
-    Claim(
-        id="op.spherical-error",
+    design_expectation(
+        "op.spherical-error",
         title="Spherical keys: the outer-product error averages to (M-1)/d, SNR_OP = d/(M-1), unit SNR at M = d+1",
         statement=(r"\mathbb{E}\|W_{\mathrm{OP}}k_j - v_j\|^2 = \frac{M-1}{d},\qquad "
                    r"\mathrm{SNR}_{\mathrm{OP}} = \frac{d}{M-1},\qquad \mathrm{SNR}_{\mathrm{OP}} = 1 \iff M = d + 1"),
-        kind=ClaimKind.EXPECTATION,
         source="000, 'Recover Wang's capacity estimate'; App. E",
         assumptions=(_SPHERICAL + "; expectation over keys and values", _VALUES, _MOMENTS_ONLY),
         depends_on=("op.conditional-error", "sph.pair-moments"),
-        checks=(
-            Check("algebra", EvidenceKind.SYMBOLIC, _op_spherical_algebra,
-                  "sympy: (M-1)/d, SNR x error = 1, unit SNR at M = d + 1"),
-            Check("enumeration", EvidenceKind.EXPECTATION, _op_spherical_exact,
-                  "exact joint expectation over design keys and random-sign values, M = 1 to 5"),
-            Check("montecarlo", EvidenceKind.MONTECARLO, _op_spherical_montecarlo,
-                  "spherical keys and values; M < d, M = d, M = d + 1, M > d"),
-        ),
-        negative_control=NegativeControl("OP error M/d (the key counted among its own interferers)",
-                                          {"op_spherical_error": _error_counting_self}),
+        algebra=_op_spherical_algebra, cases=_op_spherical_cases(), law=lambda case: case[2],
+        quantity=_op_errors_batched, claimed=_op_spherical_claimed,
+        describe=lambda case: {**case[2].describe(), "M": case[1]},
+        about="exact joint expectation over design keys and random-sign values, M = 1 to 5",
+        mc_cases=lambda rng: _OP_MC_SHAPES, mc_quantity=_op_mean_errors,
+        mc_claimed=lambda impl, case: [impl.op_spherical_error(*case), 1 / impl.op_spherical_snr(*case)],
+        mc_draw=lambda impl, case, rng, size: (kit.spherical_batch(rng, size, *case),
+                                               kit.spherical_batch(rng, size, MC_VALUE_DIM, case[1])),
+        mc_label="mean over j of ||W_OP k_j - v_j||^2 against (M-1)/d and 1/SNR_OP, spherical keys and values",
+        mc_about="spherical keys and values; M < d, M = d, M = d + 1, M > d",
+        control=wrong("OP error M/d (the key counted among its own interferers)",
+                      op_spherical_error=_error_counting_self),
     ),
     counterexample(
         "op.snr-not-mean-of-ratio",
