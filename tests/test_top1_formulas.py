@@ -234,3 +234,30 @@ def test_gordan_residual_is_zero_exactly_for_a_certificate_and_positive_otherwis
     with mpmath.workdps(30):
         r, s = kit.gordan_residual(kit.to_mp(A), lam={(0, 1): mpmath.mpf(0.5), (1, 0): mpmath.mpf(0.5)})
         assert r == 0 and s == 4  # scale sum lam ||A|| = 2, times the support size
+
+
+# --- exact Gaussian references of t1.score-scales -----------------------------------------
+
+
+def test_gaussian_moment_is_isserlis():
+    x, y = sympy.symbols("x y")
+    s = sympy.Rational(1, 3)
+    assert kit.gaussian_moment(x**4, (x, y), s) == 3 * s**2
+    assert kit.gaussian_moment(x**2 * y**2 + x * y + x**3, (x, y), s) == s**2
+    assert kit.gaussian_moment(x**6 - 2, (x,), s) == 15 * s**3 - 2
+
+
+def test_gaussian_moment_of_a_cmm_score_is_the_competitor_variance():
+    n, d = 3, 1
+    u, v = sympy.symbols("u0:3"), sympy.symbols("v0:3")
+    s01 = sum(u[1] * u[l] * v[l] * v[0] for l in range(n))
+    assert kit.gaussian_moment(s01**2, (*u, *v), sympy.Rational(1, d)) == retrieval.competitor_variance(n, d)
+
+
+def test_three_point_mean_has_the_gaussian_moments_up_to_order_5():
+    m = kit.three_point_mean(lambda e: tuple(e[0] ** k for k in range(1, 7)), 1)  # E e^k, k = 1..6
+    assert m[0] == m[2] == m[4] == 0  # odd moments
+    assert (3 * m[1], 9 * m[3]) == (1, 3)  # sqrt(3) e: variance 1, fourth moment 3 as for N(0, 1)
+    assert 27 * m[5] == 9 != 15  # the sixth is not Gaussian's: the design is exact to order 5 only
+    pair = kit.three_point_mean(lambda e: (e[0] * e[1], e[0] ** 2 * e[1] ** 2), 2)
+    assert pair == [0, Fraction(1, 9)]

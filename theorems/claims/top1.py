@@ -30,13 +30,13 @@ import sympy
 from hypothesis import strategies as st
 
 import linmem
-from linmem import ensembles, sweeps
+from linmem import sweeps
 from linmem.capacity import CMM_TOP1_CONSTANT, OPTIMAL_TOP1_CONSTANT
 from linmem.learn import GordanCertificate, LinearProgramError, MaxMarginResult, SparseRepairResult
 from theorems import kit, strategies, sweepcache
 from theorems.evidence import expectation, montecarlo, precise, property, simulation, symbolic
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind
-from theorems.templates import wrong
+from theorems.templates import sweep_table_check, wrong
 from theorems.tolerance import THRESHOLD, scaled_residual
 
 __all__ = ["CLAIMS"]
@@ -58,12 +58,6 @@ def _shrinks(*, max_slope: float, max_last_over_first: float):
         return ok, (fig if math.isfinite(fig) else math.inf), thr, why
 
     return criterion
-
-
-def _cache(ctx, *formulas: str):
-    """The default sweep cache, unless the run overrides a formula the cached
-    computation calls (a negative control): then no cache."""
-    return None if set(formulas) & set(getattr(ctx.impl, "overridden", ())) else True
 
 
 def _cmm_transposed(keys, targets):
@@ -113,42 +107,29 @@ def _scales_algebra(ctx):
 
 
 def _wick_moments(n: int, d: int):
-    """Exact ``E S_01^2`` and ``E (S_00 - 1)^2`` for Gaussian N(0, I/d) pairs,
-    by expanding the polynomials and applying Isserlis' rule coordinatewise
-    (``E x^(2k) = (2k-1)!! / d^k``, odd moments 0)."""
+    """Exact ``E S_01^2`` and ``E (S_00 - 1)^2`` for Gaussian N(0, I/d) pairs
+    (:func:`kit.gaussian_moment` of the expanded score polynomials)."""
     U = sympy.Matrix(n, d, lambda l, a: sympy.Symbol(f"u{l}_{a}"))
     V = sympy.Matrix(n, d, lambda l, a: sympy.Symbol(f"v{l}_{a}"))
     score = lambda i, j: sum(U.row(j).dot(U.row(l)) * V.row(l).dot(V.row(i)) for l in range(n))  # noqa: E731
-
-    def expect(expr):
-        total = sympy.Rational(0)
-        for exps, coeff in sympy.Poly(sympy.expand(expr), *U, *V).terms():
-            if not any(e % 2 for e in exps):
-                total += coeff * sympy.prod(sympy.factorial2(e - 1) * sympy.Rational(1, d) ** (e // 2) for e in exps)
-        return total
-
-    return expect(score(0, 1) ** 2), expect((score(0, 0) - 1) ** 2)
+    return [kit.gaussian_moment(e, (*U, *V), sympy.Rational(1, d)) for e in (score(0, 1) ** 2, (score(0, 0) - 1) ** 2)]
 
 
 def _design_expectations(impl, n: int, d: int):
-    """Exact (E S_ii, E S_ij, E S_ij^2, E S_ii^2) when every coordinate is
-    ``c e``, ``e`` in {-1, 0, 1} with probabilities 1/6, 2/3, 1/6 and
-    ``c^2 = 3/d`` (moments of N(0, 1/d) up to order 5), coordinates
-    independent; every outcome's scores come from impl.cmm and impl.scores on
-    integer-valued float arrays (exact in float64)."""
-    N = 2 * n * d
+    """Exact (E S_ii, E S_ij, E S_ij^2, E S_ii^2) over the three-point design
+    (:func:`kit.three_point_mean`, coordinates ``sqrt(3/d) e``); every
+    outcome's scores come from impl.cmm and impl.scores on integer-valued
+    float arrays (exact in float64)."""
     off = ~np.eye(n, dtype=bool)
-    sums = {}  # number of zero coordinates -> sums of the four figures
-    for row in itertools.product((-1, 0, 1), repeat=N):
-        X = np.array(row, dtype=float).reshape(n, 2, d)
+
+    def sums(e):
+        X = e.reshape(n, 2, d)
         keys, targets = X[:, 0, :].T, X[:, 1, :].T
         S = impl.scores(impl.cmm(keys, targets), keys, targets)
         diag, comp = np.diag(S), S[off]
-        acc = sums.setdefault(row.count(0), [0] * 4)
-        for q, v in enumerate((diag.sum(), comp.sum(), comp @ comp, diag @ diag)):
-            acc[q] += Fraction(float(v))  # integer-valued or dyadic: exact either way
-    totals = [sum(Fraction(2, 3) ** nz * Fraction(1, 6) ** (N - nz) * acc[q] for nz, acc in sums.items())
-              for q in range(4)]
+        return diag.sum(), comp.sum(), comp @ comp, diag @ diag
+
+    totals = kit.three_point_mean(sums, 2 * n * d)
     c4 = Fraction(9, d * d)  # scores are homogeneous of degree 4 in the coordinates
     pairs = n * (n - 1)
     return c4 * totals[0] / n, c4 * totals[1] / pairs, c4 * c4 * totals[2] / pairs, c4 * c4 * totals[3] / n
@@ -362,25 +343,13 @@ def _retrieves_all(impl, store: str):
     return success
 
 
-def _optimal_retrieves_all(impl):
-    """Some memory retrieves all pairs: the max-margin LP's memory has a
-    positive margin that survives the rounding-aware recheck."""
-
-    def success(keys, targets):
-        res = impl.max_margin_memory(keys, targets)
-        return bool(res.margin > 0 and impl.GordanCertificate(
-            W=res.W, lam=None, keys=keys, targets=targets).verify())
-
-    return success
-
-
 def _crossings(ctx, label, store, dims, bracket):
     """Logistic crossings (bisection on the load with fresh instances) per d."""
     success = _retrieves_all(ctx.impl, store)
     return {d: sweeps.bisect_crossing(
         success, d, load_kind="ratio", bracket=bracket, trials=ctx.profile.pick(**CROSSING_TRIALS),
         steps=CROSSING_STEPS, base_seed=kit.shared_seed(ctx.run_seed, label), name=f"top1.{label}",
-        params={"code": _CODE}, cache=_cache(ctx, store, "all_retrieved")) for d in dims}
+        params={"code": _CODE}, cache=kit.sweep_cache(ctx, store, "all_retrieved")) for d in dims}
 
 
 def _curve_series(label, res_by_d):
@@ -395,80 +364,87 @@ def _success_plot(title: str, series, y_label="success rate", marks=("2", "8")) 
             "vlines": [{"x": OPTIMAL_TOP1_CONSTANT, "label": marks[0]}, {"x": CMM_TOP1_CONSTANT, "label": marks[1]}]}
 
 
-def _crossing_trend(label, store, *, dims, bracket, band, max_slope, max_last_over_first, distance, figure,
-                    title, name):
+#: The per-d columns of a crossing sweep's table (its success curve goes to the plot).
+_CROSSING_COLUMNS = ("crossing", "distance", "n50", "slope", "censored", "evaluations", "cache_hits")
+
+
+def _crossing_trend(check, label, store, *, dims, bracket, band, shrink, distance, figure, title, name, about):
     """A check: per-d crossings of ``impl.<store>``, each finite, uncensored
     and inside ``band``, whose ``distance(c_d)`` to 8 shrinks with d."""
-    shrink = _shrinks(max_slope=max_slope, max_last_over_first=max_last_over_first)
 
-    def run(ctx):
-        sizes = ctx.profile.pick(**dims)
-        table = _crossings(ctx, label, store, sizes, bracket)
+    def measure(ctx, d, rng):
+        r = _crossings(ctx, label, store, [d], bracket)[d]
+        x, y, _ = r.success_curve()
+        return {"crossing": r.crossing, "distance": distance(r.crossing), "n50": r.n50, "slope": r.slope,
+                "censored": r.censored, "evaluations": r.evaluations, "cache_hits": r.cache_hits, "x": x, "y": y}
 
-        def criterion(sizes, figures):
-            crossings = [table[d].crossing for d in sizes]
-            bad = [d for d in sizes if table[d].censored or not math.isfinite(table[d].crossing)
-                   or not (band[0] <= table[d].crossing <= band[1])]
-            ok, fig, thr, why = shrink(sizes, [f if math.isfinite(f) else math.inf for f in figures])
-            return ok and not bad, fig, thr, (
-                f"crossings {[round(c, 3) for c in crossings]} (band {band}); distance to {CMM_TOP1_CONSTANT}: "
-                f"{why}" + (f"; outside the band or censored at d = {bad}" if bad else ""))
+    def criterion(t):
+        bad = t.where(lambda r: r["censored"] or not math.isfinite(r["crossing"])
+                      or not (band[0] <= r["crossing"] <= band[1]))
+        ok, fig, thr, why = shrink(t.sizes, [f if math.isfinite(f) else math.inf for f in t.figures])
+        return ok and not bad, fig, thr, (
+            f"crossings {[round(c, 3) for c in t.column('crossing')]} (band {band}); distance to "
+            f"{CMM_TOP1_CONSTANT}: {why}" + (f"; outside the band or censored at d = {bad}" if bad else ""))
 
-        ev = simulation.check(ctx, sizes, lambda d, rng: distance(table[d].crossing), criterion, label=figure)
-        ev.data["crossings"] = {str(d): {"crossing": r.crossing, "n50": r.n50, "slope": r.slope,
-                                         "censored": r.censored, "evaluations": r.evaluations,
-                                         "cache_hits": r.cache_hits} for d, r in table.items()}
-        ev.data["plot"] = _success_plot(f"{title}: probability that all n pairs are retrieved top-1",
-                                        _curve_series(name, table))
-        return ev
+    plot = _success_plot(f"{title}: probability that all n pairs are retrieved top-1",
+                         [{"each": f"{name}, d = {{d}}", "x": "x", "y": "y", "style": "points"}])
+    return sweep_table_check(check, sizes=dims,
+                             measure=measure, statistic="distance", criterion=criterion, label=figure,
+                             size_name="d", columns=_CROSSING_COLUMNS, plot=plot, about=about)
 
-    return run
+
+def _lp_row(ctx, d, rng):
+    """The LP sweep at d: per-seed critical sizes on nested instances (pools
+    scaled from the quick top dimension: beyond it the gap is far inside the
+    band), the median crossing and its gap to 2 - 3 lnln n / ln n."""
+    pools = math.ceil(ctx.profile.pick(**LP_SEEDS) * max(1.0, (LP_DIMS[-1] / d) ** 2))
+    impl = ctx.impl
+
+    def success(keys, targets):
+        res = impl.max_margin_memory(keys, targets)
+        return bool(res.margin > 0 and impl.GordanCertificate(W=res.W, lam=None, keys=keys, targets=targets).verify())
+
+    res = sweeps.nested_critical_sizes(
+        success, d, n_range=(3, max(4, math.ceil(linmem.critical_n(d, LP_MIN_RATIO)))), seeds=range(pools),
+        base_seed=kit.shared_seed(ctx.run_seed, "lp"), name="top1.lp", params={"code": _CODE},
+        cache=kit.sweep_cache(ctx, "max_margin_memory", "GordanCertificate"))
+    c, (x, y) = res.crossing("ratio"), res.success_curve("ratio")
+    row = {"crossing": c, "n": math.nan, "prediction": math.nan, "window": None, "censored": True, "gap": math.inf,
+           "pools": pools, "n_star": res.n_star.tolist(), "evaluations": res.evaluations,
+           "cache_hits": res.cache_hits, "x": x, "y": y}
+    if math.isfinite(c) and c > 0:
+        n = sweeps.pairs_at_load("ratio", d, c)
+        pred = impl.second_order_crossing(n)
+        row.update(n=n, prediction=pred, window=res.window("ratio"), censored=res.censored, gap=abs(c - pred))
+    return row
+
+
+def _lp_criterion(t):
+    above = t.where(lambda r: not r["crossing"] < OPTIMAL_TOP1_CONSTANT)
+    censored = t.where(lambda r: r["censored"])
+    worst = max(t.figures)
+    return worst <= LP_BAND and not above and not censored, worst, LP_BAND, (
+        f"crossings {[round(c, 3) for c in t.column('crossing')]} vs 2 - 3 lnln n/ln n = "
+        f"{[round(p, 3) for p in t.column('prediction')]}; largest gap {worst:.3f} "
+        f"(need <= {LP_BAND}); at or above 2 at d = {above}; censored at d = {censored}")
+
+
+_LP_SWEEP = sweep_table_check(
+    "optimal-crossing", sizes=LP_DIMS_BY_LEVEL, measure=_lp_row, statistic="gap", criterion=_lp_criterion,
+    label="max-margin LP (best linear memory): per-seed critical sizes, median crossing", size_name="d",
+    domain=lambda t: {"pools per d": t.column("pools")},
+    columns=("crossing", "n", "prediction", "gap", "window", "censored", "pools", "n_star", "evaluations",
+             "cache_hits"),
+    plot=_success_plot("Probability that all n pairs are retrieved top-1: best linear memory (LP) and CMM",
+                       [{"each": "optimal (LP), d = {d}", "x": "x", "y": "y", "style": "line"}],
+                       y_label="success probability", marks=("2 (any linear memory)", "8 (CMM)")),
+    about="LP crossings below 2 and within a band of the second-order prediction")
 
 
 def _optimal_crossing(ctx):
-    dims = ctx.profile.pick(**LP_DIMS_BY_LEVEL)
-    top = ctx.profile.pick(**LP_SEEDS)
-    # scaled from the quick top dimension: beyond it the gap is far inside the band
-    pools = {d: math.ceil(top * max(1.0, (LP_DIMS[-1] / d) ** 2)) for d in dims}
-    success, cache = _optimal_retrieves_all(ctx.impl), _cache(ctx, "max_margin_memory", "GordanCertificate")
-    table = {d: sweeps.nested_critical_sizes(
-        success, d, n_range=(3, max(4, math.ceil(linmem.critical_n(d, LP_MIN_RATIO)))), seeds=range(pools[d]),
-        base_seed=kit.shared_seed(ctx.run_seed, "lp"), name="top1.lp", params={"code": _CODE}, cache=cache)
-        for d in dims}
-    info = {}
-
-    def measure(d, rng):
-        res = table[d]
-        c = res.crossing("ratio")
-        if not (math.isfinite(c) and c > 0):
-            info[d] = {"crossing": c, "prediction": math.nan, "censored": True}
-            return math.inf
-        n = sweeps.pairs_at_load("ratio", d, c)
-        pred = ctx.impl.second_order_crossing(n)
-        info[d] = {"crossing": c, "n": n, "prediction": pred, "window": res.window("ratio"),
-                   "censored": res.censored, "n_star": res.n_star.tolist(),
-                   "evaluations": res.evaluations, "cache_hits": res.cache_hits}
-        return abs(c - pred)
-
-    def criterion(sizes, figures):
-        above = [d for d in sizes if not info[d]["crossing"] < OPTIMAL_TOP1_CONSTANT]
-        censored = [d for d in sizes if info[d]["censored"]]
-        worst = max(figures)
-        return worst <= LP_BAND and not above and not censored, worst, LP_BAND, (
-            f"crossings {[round(info[d]['crossing'], 3) for d in sizes]} vs 2 - 3 lnln n/ln n = "
-            f"{[round(info[d]['prediction'], 3) for d in sizes]}; largest gap {worst:.3f} "
-            f"(need <= {LP_BAND}); at or above 2 at d = {above}; censored at d = {censored}")
-
-    ev = simulation.check(ctx, dims, measure, criterion, size_name="d",
-                          domain={"pools per d": [pools[d] for d in dims]},
-                          label="max-margin LP (best linear memory): per-seed critical sizes, median crossing")
-    ev.data["lp"] = {str(d): v for d, v in info.items()}
-    series = [{"label": f"optimal (LP), d = {d}", "x": x, "y": y, "style": "line"}
-              for d, res in table.items() for x, y in [res.success_curve("ratio")]]
-    series += _curve_series("CMM", _crossings(ctx, "cmm", "cmm", CMM_DIMS, CMM_BRACKET))
-    ev.data["plot"] = _success_plot(
-        "Probability that all n pairs are retrieved top-1: best linear memory (LP) and CMM", series,
-        y_label="success probability", marks=("2 (any linear memory)", "8 (CMM)"))
+    """The LP sweep, with CMM's success curves (the same cached sweep as t1.cmm-threshold-8) in its plot."""
+    ev = _LP_SWEEP.run(ctx)
+    ev.data["plot"]["series"] += _curve_series("CMM", _crossings(ctx, "cmm", "cmm", CMM_DIMS, CMM_BRACKET))
     return ev
 
 
@@ -675,9 +651,9 @@ def _repair_counts(ctx, d, load, seeds, base_seed):
         return int(np.sum(impl.top1_correct(W, V, U)))
 
     layouts = ("cmm", "overlay") + (() if "sparse_repair_memory" in getattr(impl, "overridden", ()) else ("split",))
-    rows = [[sweepcache.cached_call(lambda s=s, lay=lay: count(s, lay), name=f"top1.repair.{lay}", params=key,
-                                seed=[base_seed, s],
-                                cache=_cache(ctx, "cmm" if lay == "cmm" else "sparse_repair_memory", "top1_correct"))[0]
+    rows = [[kit.cached(ctx, lambda s=s, lay=lay: count(s, lay), name=f"top1.repair.{lay}", params=key,
+                        seed=[base_seed, s],
+                        formulas=("cmm" if lay == "cmm" else "sparse_repair_memory", "top1_correct"))
              for lay in layouts] + [math.nan] * (3 - len(layouts)) for s in seeds]
     return n, np.array(rows, dtype=float)
 
@@ -803,12 +779,11 @@ CLAIMS = [
         ),
         depends_on=("t1.score-scales",),
         checks=(
-            Check("crossing-trend", EvidenceKind.SIMULATION,
-                  _crossing_trend("cmm", "cmm", dims=CMM_DIMS_BY_LEVEL, bracket=CMM_BRACKET, band=CMM_BAND,
-                                  max_slope=CMM_MAX_SLOPE, max_last_over_first=CMM_MAX_LAST_OVER_FIRST,
-                                  distance=lambda c: abs(c - CMM_TOP1_CONSTANT), title="CMM", name="CMM",
-                                  figure="CMM all-pairs top-1: |finite-size crossing of d^2/(n ln n) - 8|"),
-                  "|crossing - 8| shrinks with d; every crossing in [2, 32]"),
+            _crossing_trend("crossing-trend", "cmm", "cmm", dims=CMM_DIMS_BY_LEVEL, bracket=CMM_BRACKET, band=CMM_BAND,
+                            shrink=_shrinks(max_slope=CMM_MAX_SLOPE, max_last_over_first=CMM_MAX_LAST_OVER_FIRST),
+                            distance=lambda c: abs(c - CMM_TOP1_CONSTANT), title="CMM", name="CMM",
+                            figure="CMM all-pairs top-1: |finite-size crossing of d^2/(n ln n) - 8|",
+                            about="|crossing - 8| shrinks with d; every crossing in [2, 32]"),
         ),
         negative_control=_CMM_TRANSPOSED,
     ),
@@ -834,15 +809,14 @@ CLAIMS = [
         ),
         depends_on=("t1.dual-certificate",),
         checks=(
-            Check("optimal-crossing", EvidenceKind.SIMULATION, _optimal_crossing,
-                  "LP crossings below 2 and within a band of the second-order prediction"),
-            Check("least-squares-crossing", EvidenceKind.SIMULATION,
-                  _crossing_trend("ls", "least_squares_store", dims=LS_DIMS_BY_LEVEL, bracket=LS_BRACKET,
-                                  band=LS_BAND, max_slope=LS_MAX_SLOPE, max_last_over_first=LS_MAX_LAST_OVER_FIRST,
-                                  distance=lambda c: CMM_TOP1_CONSTANT - c, title="Least-squares memory",
-                                  name="least squares",
-                                  figure="least-squares memory U V^+: 8 - finite-size crossing of d^2/(n ln n)"),
-                  "least-squares crossings in [2, 8], approaching 8"),
+            Check("optimal-crossing", EvidenceKind.SIMULATION, _optimal_crossing, _LP_SWEEP.description),
+            _crossing_trend("least-squares-crossing", "ls", "least_squares_store", dims=LS_DIMS_BY_LEVEL,
+                            bracket=LS_BRACKET, band=LS_BAND,
+                            shrink=_shrinks(max_slope=LS_MAX_SLOPE, max_last_over_first=LS_MAX_LAST_OVER_FIRST),
+                            distance=lambda c: CMM_TOP1_CONSTANT - c, title="Least-squares memory",
+                            name="least squares",
+                            figure="least-squares memory U V^+: 8 - finite-size crossing of d^2/(n ln n)",
+                            about="least-squares crossings in [2, 8], approaching 8"),
         ),
         negative_control=wrong("max-margin memory returned transposed, least-squares memory built as V K^T",
                                max_margin_memory=_max_margin_transposed,
