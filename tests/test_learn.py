@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from linmem import learn, retrieval
+from linmem import learn, optimality, retrieval
 from linmem.tolerances import working_eps
 from theorems import strategies
 from theorems.tolerance import THRESHOLD
@@ -792,13 +792,17 @@ def test_public_names_are_sorted_and_exist():
 
 
 def _exact_lp_instances(seed):
-    from types import SimpleNamespace
-
+    """The exact instances of the learn claims' precise checks at ``seed``
+    (the claims draw them in this order from their "learn-exact" stream)."""
     from theorems.claims import learn as claims_learn
     from theorems.model import seed_sequence
 
-    ctx = SimpleNamespace(rng=lambda salt: np.random.default_rng(seed_sequence(seed, salt)))
-    return claims_learn, dict(claims_learn._exact_instances(ctx))
+    rng = np.random.default_rng(seed_sequence(seed, "learn-exact"))
+    return claims_learn, {f"d={d}, n={n}": claims_learn._dyadic(rng, d, n) for d, n, _ in claims_learn.EXACT_SIZES}
+
+
+def _support_defect(res, V, U):
+    return optimality.max_margin_support_defect(V, U, W=res.W, margin=res.margin, multipliers=res.multipliers)
 
 
 @pytest.mark.parametrize("seed", [5, 8, 9])
@@ -810,10 +814,10 @@ def test_support_resolve_is_exact_at_a_primal_degenerate_vertex(seed):
     V, U = cases["d=2, n=3"]
     res = learn.max_margin_memory(V, U, method="cutting-plane")
     lam, n = res.multipliers, V.shape[1]
-    slack = claims_learn._gaps(res.W, V, U) - res.margin
+    slack = optimality.comparison_gaps(res.W, V, U) - res.margin
     binding = sum(abs(slack[i, j]) <= learn.LP_FEASIBILITY_TOL for i in range(n) for j in range(n) if i != j)
     assert binding > int(np.sum(lam > learn.LP_FEASIBILITY_TOL * lam.max()))  # the degeneracy is there
-    assert claims_learn._support_resolve(res, V, U) == 0
+    assert _support_defect(res, V, U) == 0
 
 
 @pytest.mark.parametrize("seed", [1, 5, 8])
@@ -821,6 +825,6 @@ def test_support_resolve_still_refuses_the_wrong_multipliers_and_the_early_stop(
     claims_learn, cases = _exact_lp_instances(seed)
     for V, U in cases.values():  # separable instances: a multiplier on a slack comparison is caught
         if learn.max_margin_memory(V, U, method="dense").margin > 0:
-            assert claims_learn._support_resolve(claims_learn._dense_dropping_a_row(V, U), V, U) != 0
+            assert _support_defect(claims_learn._dense_dropping_a_row(V, U), V, U) != 0
     V, U = cases["d=3, n=5"]
-    assert claims_learn._support_resolve(claims_learn._cp_stopped_early(V, U), V, U) != 0
+    assert _support_defect(claims_learn._cp_stopped_early(V, U), V, U) != 0

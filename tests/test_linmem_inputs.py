@@ -27,6 +27,7 @@ from linmem import (
     ensembles,
     estimates,
     learn,
+    optimality,
     precise,
     recall,
     retrieval,
@@ -723,6 +724,43 @@ CASES += [
     *bad_arrays(capacity.in_general_position, (T3,), {}, 0, "X"),
     *[(f, a, k, e, m.replace("A must be a float array", "A must be a float matrix (the LP runs in float64)"))
       for f, a, k, e, m in bad_arrays(capacity.lp_separable, (T3,), {}, 0, "A", float_only=True)],
+]
+
+
+#: linmem.optimality (the learners' optimality conditions, evaluated independently).
+_LAM3 = (np.ones((3, 3)) - np.eye(3)) / 6
+_LP3 = {"W": I3, "margin": 0.5, "multipliers": _LAM3}
+_V4, _U4 = np.eye(3, 4), np.eye(3, 4)[::-1]
+CASES += [
+    *bad_top1_problem(optimality.comparison_gaps),
+    *[row for f in (optimality.max_margin_kkt_defect, optimality.max_margin_support_defect) for row in (
+        *bad_pairs(f, _LP3),
+        *bad_arrays(f, (I3, T3), _LP3, "W", "W", float_only=True),
+        (f, (I3, T3), {**_LP3, "W": np.ones((3, 2))}, ValueError, "W must have shape (targets rows, keys rows) = (3, 3), got (3, 2)"),
+        *bad_arrays(f, (I3, T3), _LP3, "multipliers", "multipliers", float_only=True, allow_none=True),
+        (f, (I3, T3), {**_LP3, "multipliers": np.ones((2, 2))}, ValueError, "multipliers must be n x n = (3, 3) for the 3 pairs, got (2, 2)"),
+        (f, (I3, T3), {**_LP3, "margin": "0.5"}, TypeError, "margin must be a real number, got str"),
+        (f, (I3, T3), {**_LP3, "margin": None}, TypeError, "margin must be a real number, got NoneType"),
+        (f, (I3, T3), {**_LP3, "margin": True}, TypeError, "margin must be a real number, got bool"),
+        (f, (I3, T3), {**_LP3, "margin": float("nan")}, ValueError, "margin must be finite, got nan"))],
+    *bad_pairs(optimality.max_margin_allowance),
+    *[row for f, kw in ((optimality.cross_entropy_objective_mp, {"ridge": 0.1}),
+                        (optimality.tam_objective_mp, {"ridge": 0.1, "k": 1, "beta": 2.0})) for row in (
+        *bad_arrays(f, (I3, I3, T3), kw, 0, "W"),
+        *bad_arrays(f, (I3, I3, T3), kw, 1, "keys", float_only=True),
+        *bad_arrays(f, (I3, I3, T3), kw, 2, "targets", float_only=True),
+        (f, (np.ones((3, 2)), I3, T3), kw, ValueError, "W must have shape (targets rows, keys rows) = (3, 3), got (3, 2)"),
+        (f, (I3, I3, np.ones((3, 4))), kw, ValueError, "keys and targets must have the same number of columns"),
+        *bad_nonnegative_reals(f, (I3, I3, T3), kw, "ridge", "ridge"))],
+    *bad_ints(optimality.tam_objective_mp, (I3, _V4, _U4), {"ridge": 0.1, "k": 1, "beta": 2.0}, "k", "k"),
+    (optimality.tam_objective_mp, (I3, _V4, _U4), {"ridge": 0.1, "k": 3, "beta": 2.0}, ValueError,
+     "k must be an integer in 1..2 (the number of competitors), got 3"),
+    (optimality.tam_objective_mp, (np.ones((3, 3)), np.ones((3, 2)), np.ones((3, 2))), {"ridge": 0.1, "k": 1, "beta": 2.0},
+     ValueError, "keys must have at least 3 columns (k < n - 1 competitors), got 2"),
+    *bad_positive_reals(optimality.tam_objective_mp, (I3, _V4, _U4), {"ridge": 0.1, "k": 1, "beta": 2.0}, "beta", "beta"),
+    (optimality.stationary_point_mp, (None, I3), {}, TypeError, "gradient must be callable, got NoneType"),
+    *bad_arrays(optimality.stationary_point_mp, (np.negative, I3), {}, 1, "W0"),
+    *bad_ints(optimality.stationary_point_mp, (np.negative, I3), {}, "maxsteps", "maxsteps"),
 ]
 
 
