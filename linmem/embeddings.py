@@ -744,3 +744,361 @@ def critical_size_draws(
                     out["diagnosis"][c] = retrieval_failures(scores(W, Vf, Uf), Vf, Uf)
     return out
 
+
+
+# --------------------------------------------------------------------------
+# real rows against Gaussian ones: the comparison's measurement procedures
+# --------------------------------------------------------------------------
+# (appended below the earlier sections: tools/equivalent_mutants.txt names lines above)
+
+from linmem._validation import check_nonnegative_scalar  # noqa: E402
+from linmem.capacity import _positive_real, critical_n, load_ratio  # noqa: E402
+
+__all__ += [
+    "BASELINES",
+    "COMPARED_CONDITIONS",
+    "COMPARISON_DESIGN",
+    "GEOMETRY_FIGURES",
+    "capacity_comparison",
+    "comparison_pool_size",
+    "comparison_pools",
+    "geometry_comparison",
+    "geometry_figures",
+    "learned_store_gaps",
+]
+
+#: The Gaussian baseline each of :data:`CONDITIONS` is compared with: raw
+#: rows against ``N(0, I/d)`` columns, the unit-norm conditions against
+#: unit-norm Gaussian columns (:func:`gaussian_pairs`).
+BASELINES = {"raw": "gaussian", "centered": "gaussian-unit", "whitened": "gaussian-unit"}
+
+#: Every condition of a comparison: :data:`CONDITIONS`, then the two baselines.
+COMPARED_CONDITIONS = CONDITIONS + ("gaussian", "gaussian-unit")
+
+
+def _streams(streams: Any) -> Callable[[str], np.random.Generator]:
+    if not callable(streams):
+        raise TypeError(f"streams must be callable (a label -> numpy.random.Generator), got {_describe(streams)}")
+    return streams
+
+
+def _spread(x) -> list[float]:
+    return [float(v) for v in np.percentile(np.asarray(x, dtype=float), SPREAD_PERCENTILES)]
+
+
+def comparison_pool_size(d: int, pool_ratio: float, *, rows: int | None = None) -> int:
+    """Pairs in one pool of a comparison at dimension ``d``: the ``n`` of
+    load ratio ``d^2 / (n ln n) = pool_ratio`` (:func:`linmem.critical_n`,
+    rounded up), capped at ``rows // 2`` for a pool of distinct real rows
+    when ``rows`` is given.
+
+    >>> comparison_pool_size(32, 2.5), comparison_pool_size(32, 2.5, rows=120)
+    (91, 60)
+    """
+    d = check_positive_int(d, "d")
+    n = math.ceil(critical_n(d, _positive_real(pool_ratio, "pool_ratio")))
+    return int(n if rows is None else min(check_positive_int(rows, "rows", minimum=2) // 2, n))
+
+
+def comparison_pools(
+    X: Any, d: int, n: int, *, streams: Callable[[str], np.random.Generator], draw: int = 0, tag: str = "pool",
+    conditions: tuple[str, ...] = COMPARED_CONDITIONS, n_gauss: int | None = None,
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """``{condition: (keys, targets)}`` of one draw of a real-against-Gaussian
+    comparison, for the ``conditions`` asked (of :data:`COMPARED_CONDITIONS`).
+
+    The real conditions share one Haar-random projection of ``X``'s rows to
+    ``d`` dimensions (:func:`random_subspace` on the stream
+    ``"{tag}:subspace:{d}:{draw}"``; none when ``d`` is ``X``'s width); each
+    gets ``n`` pairs of distinct conditioned rows (:func:`condition_embeddings`,
+    :func:`draw_pairs`) from the stream ``"{tag}:{condition}:{d}:{draw}"``;
+    each Gaussian baseline ``n_gauss`` (default ``n``) pairs of
+    :func:`gaussian_pairs` from its own stream. ``streams(label)`` returns a
+    fresh Generator per label, so the same draw gives the same pools on every
+    call, and a condition's pool does not depend on which others are asked.
+
+    >>> streams = lambda label: np.random.default_rng(len(label))
+    >>> pools = comparison_pools(np.random.default_rng(0).standard_normal((40, 6)), 3, 5, streams=streams)
+    >>> list(pools) == list(COMPARED_CONDITIONS), pools["whitened"][0].shape, pools["gaussian"][1].shape
+    (True, (3, 5), (3, 5))
+    """
+    X = _rows(X)
+    d, n = check_positive_int(d, "d"), check_positive_int(n, "n")
+    draw = check_positive_int(draw, "draw", minimum=0)
+    streams = _streams(streams)
+    if not isinstance(tag, str):
+        raise TypeError(f"tag must be a str (it labels the streams), got {_describe(tag)}")
+    if isinstance(conditions, str) or not all(c in COMPARED_CONDITIONS for c in conditions):
+        raise ValueError(f"conditions must be a tuple of {list(COMPARED_CONDITIONS)}, got {conditions!r}")
+    n_gauss = n if n_gauss is None else check_positive_int(n_gauss, "n_gauss")
+    out = {}
+    real = [c for c in conditions if c in CONDITIONS]
+    if real:
+        P = X if d == X.shape[1] else random_subspace(X, d, rng=streams(f"{tag}:subspace:{d}:{draw}"))
+        for c in real:
+            out[c] = draw_pairs(condition_embeddings(P, c), n, rng=streams(f"{tag}:{c}:{d}:{draw}"))
+    for c in conditions:
+        if c not in CONDITIONS:
+            out[c] = gaussian_pairs(d, n_gauss, unit=c == "gaussian-unit", rng=streams(f"{tag}:{c}:{d}:{draw}"))
+    return out
+
+
+def _spread_answer(n_real, n_base, f_real, f_base) -> str:
+    """Descriptive: the spreads over draws apart (heavier, lighter) or not."""
+    sides = {spread_side(n_real, n_base)} | ({spread_side(f_real, f_base)} if f_real else set())
+    return {frozenset({-1}): "heavier", frozenset({1}): "lighter"}.get(frozenset(sides - {0}), "undecided")
+
+
+def capacity_comparison(
+    success: Callable[[np.ndarray, np.ndarray], bool], X: Any, dims: tuple[int, ...], *, pool_ratio: float,
+    draws: int, streams: Callable[[str], np.random.Generator], tag: str,
+    build: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+) -> dict:
+    """Critical sizes of every condition of :data:`COMPARED_CONDITIONS` over
+    ``draws`` pools per dimension of ``dims``, and the deciding figure per
+    real condition at the largest.
+
+    At each ``d`` a real pool holds :func:`comparison_pool_size` pairs
+    (capped at half of ``X``'s rows), a Gaussian one the uncapped size;
+    :func:`critical_size_draws` runs ``success`` on :func:`comparison_pools`
+    (streams labelled by ``tag``) with the unit Gaussian as the reference
+    that fixes ``n_fixed``, reading the fraction retrieved by ``build`` at
+    ``n_fixed`` when ``build`` is given (the failures diagnosed at the
+    largest ``d``). Returns ``rows``: one per ``d`` and condition (median
+    ``n_star``, its range and interquartile ``n_star_iqr``, the median
+    ``ratio`` d^2/(n* ln n*) at n* + 1/2 and its IQR, ``fraction_at_n`` and
+    its IQR, ``n_fixed``, ``pool``, ``censored`` draws at 1 or at the pool;
+    a real condition also its ``baseline`` and a descriptive ``spread_answer``:
+    heavier or lighter when the IQRs of n* (and of the fractions) lie apart
+    on one side, else undecided); ``figures``: per real condition at the
+    largest ``d``, the mean fraction retrieved minus its baseline's, or
+    without ``build`` the mean ln n* minus its baseline's (n* at least 1);
+    ``d`` (the largest), ``dims``, ``draws`` and ``diagnosis``.
+
+    >>> X = np.random.default_rng(0).standard_normal((200, 8))
+    >>> out = capacity_comparison(lambda V, U: V.shape[1] <= 5, X, (4,), pool_ratio=1.0, draws=2,
+    ...                           streams=lambda label: np.random.default_rng(len(label)), tag="doc")
+    >>> out["figures"], out["rows"][0]["n_star"]
+    ({'raw': 0.0, 'centered': 0.0, 'whitened': 0.0}, 5.0)
+    """
+    if not callable(success) or (build is not None and not callable(build)):
+        raise TypeError(f"success and build must be callable (build may be None), got {_describe(success)} "
+                        f"and {_describe(build)}")
+    X = _rows(X)
+    if isinstance(dims, (str, bytes)) or not hasattr(dims, "__len__") or not len(dims):
+        raise ValueError(f"dims must be a non-empty sequence of dimensions, got {dims!r}")
+    dims = tuple(check_positive_int(d, "dims") for d in dims)
+    draws = check_positive_int(draws, "draws")
+    streams = _streams(streams)
+    rows, table = [], {}
+    for d in dims:
+        n_pool, n_gauss = (comparison_pool_size(d, pool_ratio, rows=len(X)), comparison_pool_size(d, pool_ratio))
+        m = critical_size_draws(
+            success, lambda k, cs: comparison_pools(X, d, n_pool, streams=streams, draw=k, tag=tag,
+                                                    conditions=cs or COMPARED_CONDITIONS, n_gauss=n_gauss),
+            draws=draws, reference="gaussian-unit", n_max=n_pool, build=build, diagnose=d == dims[-1])
+        table[d] = m
+        for c in COMPARED_CONDITIONS:
+            ns, fs = m["n"][c], m["f"].get(c, [])
+            pool = n_pool if c in CONDITIONS else n_gauss
+            ratios = [load_ratio(d, n + 0.5) for n in ns]
+            row = {"condition": c, "d": d, "n_star": float(np.median(ns)),
+                   "n_star_range": [int(min(ns)), int(max(ns))], "n_star_iqr": _spread(ns),
+                   "ratio": float(np.median(ratios)), "ratio_iqr": sorted(_spread(ratios)),
+                   "fraction_at_n": float(np.median(fs)) if fs else None, "fraction_iqr": _spread(fs) if fs else None,
+                   "n_fixed": m["n_fixed"], "draws": len(ns), "pool": pool,
+                   "censored": int(sum(1 for n in ns if n < 2 or n >= pool))}
+            if c in BASELINES:
+                base = BASELINES[c]
+                row.update(baseline=base, spread_answer=_spread_answer(ns, m["n"][base], fs, m["f"].get(base, [])))
+            rows.append(row)
+    top = table[dims[-1]]
+    if build is None:
+        figures = {c: float(np.mean(np.log(np.maximum(top["n"][c], 1))) - np.mean(np.log(np.maximum(
+            top["n"][BASELINES[c]], 1)))) for c in CONDITIONS}
+    else:
+        figures = {c: float(np.mean(top["f"][c]) - np.mean(top["f"][BASELINES[c]])) for c in CONDITIONS}
+    return {"rows": rows, "figures": figures, "d": dims[-1], "dims": dims, "draws": draws,
+            "diagnosis": top["diagnosis"]}
+
+
+#: The figures of a geometry comparison: name -> keys into :func:`embedding_geometry`'s record.
+GEOMETRY_FIGURES = {
+    "norm_cv": ("norms", "cv"),
+    "mean_share": ("mean_share",),
+    "top1_energy_share": ("top_energy_share", "1"),
+    "participation_share": ("participation_share",),
+    "cosine_rms_over_isotropic_raw": ("cosines_raw", "rms_over_isotropic"),
+    "cosine_rms_over_isotropic_centered": ("cosines_centered", "rms_over_isotropic"),
+}
+
+
+def geometry_figures(geometry: Mapping) -> dict[str, float]:
+    """The :data:`GEOMETRY_FIGURES` of one :func:`embedding_geometry` record.
+
+    >>> round(geometry_figures(embedding_geometry(np.eye(3) + 1))["mean_share"], 6)
+    0.888889
+    """
+    if not isinstance(geometry, Mapping):
+        raise TypeError(f"geometry must be a record of embedding_geometry (a dict), got {_describe(geometry)}")
+    out = {}
+    for name, path in GEOMETRY_FIGURES.items():
+        value = geometry
+        for key in path:
+            if not isinstance(value, Mapping) or key not in value:
+                raise ValueError(f"geometry must be a record of embedding_geometry; it has no {'/'.join(path)}")
+            value = value[key]
+        out[name] = float(value)
+    return out
+
+
+def geometry_comparison(
+    X: Any, *, rows: int, draws: int, streams: Callable[[str], np.random.Generator],
+    geometry: Callable[..., Mapping] = embedding_geometry,
+) -> dict:
+    """The :data:`GEOMETRY_FIGURES` of random subsets of ``X``'s rows against
+    isotropic Gaussian matrices of the same shape, over ``draws`` draws.
+
+    Draw ``k`` takes ``m = min(rows, len(X))`` distinct rows (in their order)
+    and then an ``N(0, I/d)`` matrix of ``m`` rows, both from the stream
+    ``"geometry:{k}"``, and measures each with ``geometry(matrix,
+    cosine_rows=m)`` (all pairs for the cosines). Returns ``rows`` (m),
+    ``real`` and ``gaussian`` (the figures per draw) and ``figures``: per
+    figure the median and IQR of each side and ``versus_gaussian`` (below,
+    above or within: the IQRs apart or not, :func:`spread_side`).
+
+    >>> out = geometry_comparison(np.random.default_rng(0).standard_normal((60, 5)), rows=40, draws=3,
+    ...                           streams=lambda label: np.random.default_rng(len(label)))
+    >>> out["rows"], sorted(out["figures"]["mean_share"])
+    (40, ['gaussian', 'gaussian_iqr', 'real', 'real_iqr', 'versus_gaussian'])
+    """
+    X = _rows(X)
+    rows, draws = check_positive_int(rows, "rows", minimum=2), check_positive_int(draws, "draws")
+    streams = _streams(streams)
+    if not callable(geometry):
+        raise TypeError(f"geometry must be callable (like embedding_geometry), got {_describe(geometry)}")
+    m = min(len(X), rows)
+    real, gauss = [], []
+    for k in range(draws):
+        rng = streams(f"geometry:{k}")
+        real.append(geometry_figures(geometry(X[np.sort(rng.choice(len(X), m, replace=False))], cosine_rows=m)))
+        G = rng.standard_normal((m, X.shape[1])) / math.sqrt(X.shape[1])
+        gauss.append(geometry_figures(geometry(G, cosine_rows=m)))
+    figures = {}
+    for name in GEOMETRY_FIGURES:
+        r, g = [x[name] for x in real], [x[name] for x in gauss]
+        figures[name] = {"real": float(np.median(r)), "real_iqr": _spread(r), "gaussian": float(np.median(g)),
+                         "gaussian_iqr": _spread(g),
+                         "versus_gaussian": {-1: "below", 1: "above", 0: "within"}[spread_side(r, g)]}
+    return {"rows": m, "real": real, "gaussian": gauss, "figures": figures}
+
+
+def learned_store_gaps(
+    X: Any, *, d: int, ns: tuple[int, ...], draws: int, ridge: float,
+    streams: Callable[[str], np.random.Generator], learn: Callable | None = None, assess: Callable | None = None,
+) -> dict[int, dict]:
+    """How the least-squares model describes stores learned on real pairs:
+    per pool size ``n`` of ``ns``, the :meth:`linmem.Assessment.model_gap` of
+    a cross-entropy memory over ``draws`` draws, summarised.
+
+    Draw ``k`` projects ``X``'s rows to ``d`` dimensions (stream
+    ``"learned-sub:{k}"``) and centres them to unit norm; for each ``n`` it
+    draws ``n`` pairs (stream ``"learned:{n}:{k}"``), learns ``W =
+    learn(keys, targets, ridge=ridge).W`` (default
+    :func:`linmem.cross_entropy_memory`) and assesses it (default
+    :func:`linmem.assess`). Returns ``{n: summary}``: ``gap_mean`` (mean over
+    draws of mean best-scale residual minus mean ``1 - h_j``), ``gap_iqr``,
+    and the medians ``mean_scaled_residual``, ``mean_model``,
+    ``correlation_median`` (None when undefined at every draw) and
+    ``top1_rate``, with the number of ``draws``.
+
+    >>> s = learned_store_gaps(np.random.default_rng(0).standard_normal((40, 6)), d=4, ns=(3,), draws=2,
+    ...                        ridge=1e-3, streams=lambda label: np.random.default_rng(len(label)))
+    >>> sorted(s[3]), s[3]["draws"]
+    (['correlation_median', 'draws', 'gap_iqr', 'gap_mean', 'mean_model', 'mean_scaled_residual', 'top1_rate'], 2)
+    """
+    from linmem.assess import assess as assess_store
+    from linmem.learn import cross_entropy_memory
+
+    learn, assess = learn or cross_entropy_memory, assess or assess_store
+    if not callable(learn) or not callable(assess):
+        raise TypeError(f"learn and assess must be callable, got {_describe(learn)} and {_describe(assess)}")
+    X = _rows(X)
+    d, draws = check_positive_int(d, "d"), check_positive_int(draws, "draws")
+    if isinstance(ns, (str, bytes)) or not hasattr(ns, "__iter__"):
+        raise TypeError(f"ns must be a sequence of pool sizes, got {_describe(ns)}")
+    ns = tuple(check_positive_int(n, "ns") for n in ns)
+    ridge = check_nonnegative_scalar(ridge, "ridge")
+    streams = _streams(streams)
+    per: dict[int, list[dict]] = {n: [] for n in ns}
+    for k in range(draws):
+        P = condition_embeddings(random_subspace(X, d, rng=streams(f"learned-sub:{k}")), "centered")
+        for n in ns:
+            V, U = draw_pairs(P, n, rng=streams(f"learned:{n}:{k}"))
+            per[n].append(assess(learn(V, U, ridge=ridge).W, V, U).model_gap())
+    out = {}
+    for n, gaps in per.items():
+        corr = [x["correlation"] for x in gaps]
+        gap = [x["gap"] for x in gaps]
+        out[n] = {"gap_mean": float(np.mean(gap)), "gap_iqr": _spread(gap),
+                  "mean_scaled_residual": float(np.median([x["mean_scaled_residual"] for x in gaps])),
+                  "mean_model": float(np.median([x["mean_model"] for x in gaps])),
+                  "correlation_median": float(np.nanmedian(corr)) if any(math.isfinite(c) for c in corr) else None,
+                  "top1_rate": float(np.median([x["top1_rate"] for x in gaps])), "draws": len(gaps)}
+    return out
+
+
+#: The measured design of the real-embedding comparison: the typical value
+#: and the sample standard deviation across run seeds of each deciding
+#: figure, by row source (``sample``: the shipped 4,000 rows; ``wheel``: the
+#: MiniLM wheel's 29,528 trained rows), profile level and figure; each the
+#: mean and spread over run seeds 1-8 and the default seed 20261130 of the
+#: figure as the real.* claims of ``theorems`` measure it at the sizes they
+#: declare for that level (their ``design_figures``; measured 2026-12-01).
+#: Figures: ``memory:condition`` (cmm, ls, lp) at the level's largest d
+#: (:func:`capacity_comparison`'s ``figures``; threshold 0); ``learned:n``
+#: (:func:`learned_store_gaps`' ``gap_mean``; thresholds +-0.1); ``geometry``
+#: (:func:`geometry_comparison`: median raw RMS cosine over 1/sqrt(d), real
+#: minus Gaussian; threshold 0). A figure or level missing is not measured.
+COMPARISON_DESIGN: dict[str, dict[str, dict[str, tuple[float, float]]]] = {
+    "sample": {
+        "quick": {
+            "cmm:raw": (-0.228, 0.027), "cmm:centered": (-0.04758, 0.014), "cmm:whitened": (-0.01097, 0.0062),
+            "ls:raw": (-0.1455, 0.025), "ls:centered": (-0.01655, 0.0072), "ls:whitened": (-0.005379, 0.0088),
+            "lp:raw": (-0.01071, 0.12), "lp:centered": (-0.01692, 0.029), "lp:whitened": (0.004166, 0.062),
+            "learned:16": (0.3205, 0.013), "learned:32": (0.4721, 0.016), "learned:96": (0.08584, 0.0039),
+            "geometry": (0.5628, 0.029),
+        },
+        "standard": {
+            "cmm:raw": (-0.294, 0.0083), "cmm:centered": (-0.1007, 0.014), "cmm:whitened": (-0.01659, 0.0023),
+            "ls:raw": (-0.182, 0.013), "ls:centered": (-0.01869, 0.0067), "ls:whitened": (-0.007655, 0.0035),
+            "lp:raw": (-0.06967, 0.045), "lp:centered": (0.02144, 0.025), "lp:whitened": (-0.007716, 0.035),
+            "learned:16": (0.3188, 0.013), "learned:32": (0.4731, 0.0093), "learned:96": (0.0878, 0.0034),
+            "geometry": (0.5681, 0.0074),
+        },
+        "thorough": {  # capacity not measured here (CMM at d = 384 alone is minutes per seed)
+            "learned:16": (0.3195, 0.01), "learned:32": (0.4743, 0.01), "learned:96": (0.08745, 0.0032),
+            "geometry": (0.5737, 6.6e-05),  # every draw is all 4,000 rows: only the Gaussian varies
+        },
+    },
+    "wheel": {
+        "quick": {
+            "cmm:raw": (-0.2318, 0.026), "cmm:centered": (-0.04804, 0.014), "cmm:whitened": (-0.01227, 0.0088),
+            "ls:raw": (-0.1296, 0.021), "ls:centered": (-0.01379, 0.0068), "ls:whitened": (-0.01232, 0.01),
+            "lp:raw": (0.04075, 0.11), "lp:centered": (0.005064, 0.061), "lp:whitened": (-0.00708, 0.056),
+            "learned:16": (0.3259, 0.023), "learned:32": (0.4776, 0.0056), "learned:96": (0.09099, 0.0059),
+            "geometry": (0.5457, 0.02),
+        },
+        "standard": {
+            "cmm:raw": (-0.2917, 0.014), "cmm:centered": (-0.09448, 0.012), "cmm:whitened": (-0.01924, 0.0049),
+            "ls:raw": (-0.1752, 0.013), "ls:centered": (-0.01575, 0.0039), "ls:whitened": (-0.005542, 0.0021),
+            "lp:raw": (-0.0521, 0.049), "lp:centered": (-0.01535, 0.025), "lp:whitened": (0.01443, 0.035),
+            "learned:16": (0.3215, 0.013), "learned:32": (0.4784, 0.004), "learned:96": (0.09149, 0.0022),
+            "geometry": (0.557, 0.011),
+        },
+        "thorough": {
+            "learned:16": (0.3214, 0.013), "learned:32": (0.4782, 0.0043), "learned:96": (0.09117, 0.0024),
+            "geometry": (0.5598, 0.0064),
+        },
+    },
+}

@@ -189,7 +189,7 @@ def _answer(real, claim_id, seed, profile="quick"):
 def test_every_question_has_its_quick_design_for_both_row_sources():
     from theorems.claims import real
 
-    want = ({f"{m}:{c}" for m in real.DIMS for c in real.REAL_CONDITIONS}
+    want = ({f"{m}:{c}" for m in real.DIMS for c in embeddings.CONDITIONS}
             | {f"learned:{n}" for n in real.LEARNED_NS} | {"geometry"})
     for kind in ("sample", "wheel"):
         table = real.DESIGN[kind]["quick"]
@@ -332,3 +332,108 @@ def test_critical_size_draws_fix_n_from_the_reference_and_read_fractions_there()
         embeddings.critical_size_draws(success, None, draws=1, reference="ref", n_max=5)
     with pytest.raises(ValueError, match="draws"):
         embeddings.critical_size_draws(success, pools, draws=0, reference="ref", n_max=5)
+
+
+# --------------------------------------------------------------------------
+# the comparison's measurement procedures (what the real.* claims measure)
+# --------------------------------------------------------------------------
+
+
+def _streams(seed=0):
+    """Label -> a fresh Generator, as a check's ctx.rng (one stream per label)."""
+    import zlib
+
+    return lambda label: np.random.default_rng([seed, zlib.crc32(label.encode())])
+
+
+def test_comparison_pool_size_is_the_pool_ratio_size_capped_by_the_rows():
+    n = int(np.ceil(linmem.critical_n(32, 2.5)))
+    assert embeddings.comparison_pool_size(32, 2.5) == n
+    assert embeddings.comparison_pool_size(32, 2.5, rows=2 * n + 10) == n
+    assert embeddings.comparison_pool_size(32, 2.5, rows=21) == 10
+    with pytest.raises(ValueError, match="pool_ratio must be a finite number > 0"):
+        embeddings.comparison_pool_size(32, 0.0)
+
+
+def test_comparison_pools_are_reproducible_per_condition_and_conditioned():
+    X = embeddings.load_sample().matrix[:300]
+    full = embeddings.comparison_pools(X, 16, 20, streams=_streams(), draw=3, tag="t", n_gauss=25)
+    assert list(full) == list(embeddings.COMPARED_CONDITIONS)
+    alone = embeddings.comparison_pools(X, 16, 20, streams=_streams(), draw=3, tag="t", conditions=("whitened",))
+    assert list(alone) == ["whitened"] and all(np.array_equal(a, b) for a, b in zip(alone["whitened"], full["whitened"]))
+    other = embeddings.comparison_pools(X, 16, 20, streams=_streams(), draw=4, tag="t", n_gauss=25)
+    assert not np.array_equal(other["raw"][0], full["raw"][0])  # another draw, another pool
+    for c in ("centered", "whitened", "gaussian-unit"):
+        np.testing.assert_allclose(np.linalg.norm(np.hstack(full[c]), axis=0), 1.0, rtol=1e-12)
+    assert full["raw"][0].shape == (16, 20) and full["gaussian"][0].shape == (16, 25)
+    # the raw pool is a projection of distinct rows: 40 different columns, of the rows' norms
+    V, U = full["raw"]
+    assert len({tuple(np.round(c, 12)) for c in np.hstack([V, U]).T}) == 40
+    with pytest.raises(ValueError, match="conditions must be a tuple of"):
+        embeddings.comparison_pools(X, 16, 20, streams=_streams(), conditions=("bogus",))
+
+
+def test_capacity_comparison_matches_critical_pairs_on_the_same_pools():
+    X = embeddings.load_sample().matrix[:600]
+    success = lambda V, U: bool(linmem.all_retrieved(linmem.cmm(V, U), V, U))  # noqa: E731
+    out = embeddings.capacity_comparison(success, X, (8, 12), pool_ratio=1.0, draws=3, streams=_streams(1),
+                                         tag="cmm")
+    pool = embeddings.comparison_pool_size(12, 1.0, rows=len(X))
+    gpool = embeddings.comparison_pool_size(12, 1.0)
+    n_star = {c: [embeddings.critical_pairs(success, *embeddings.comparison_pools(
+        X, 12, pool, streams=_streams(1), draw=k, tag="cmm", n_gauss=gpool)[c]) for k in range(3)]
+        for c in embeddings.COMPARED_CONDITIONS}
+    top = {r["condition"]: r for r in out["rows"] if r["d"] == 12}
+    assert len(out["rows"]) == 2 * len(embeddings.COMPARED_CONDITIONS) and out["d"] == 12
+    for c, ns in n_star.items():
+        assert top[c]["n_star"] == float(np.median(ns)) and top[c]["pool"] == (pool if c in embeddings.CONDITIONS
+                                                                             else gpool)
+    for c in embeddings.CONDITIONS:  # without build: mean ln n* against the baseline's
+        want = np.mean(np.log(n_star[c])) - np.mean(np.log(n_star[embeddings.BASELINES[c]]))
+        assert out["figures"][c] == pytest.approx(want, abs=1e-12)
+        assert top[c]["baseline"] == embeddings.BASELINES[c] and top[c]["fraction_at_n"] is None
+    built = embeddings.capacity_comparison(success, X, (12,), pool_ratio=1.0, draws=3, streams=_streams(1), tag="cmm",
+                                           build=linmem.cmm)
+    rows = {r["condition"]: r for r in built["rows"]}
+    assert all(0 <= r["fraction_at_n"] <= 1 for r in rows.values()) and built["diagnosis"]
+    with pytest.raises(TypeError, match="success and build must be callable"):
+        embeddings.capacity_comparison(success, X, (12,), pool_ratio=1.0, draws=3, streams=_streams(), tag="x",
+                                       build=5)
+
+
+def test_geometry_figures_read_the_record_and_refuse_another():
+    g = embeddings.embedding_geometry(np.random.default_rng(2).standard_normal((50, 6)))
+    f = embeddings.geometry_figures(g)
+    assert set(f) == set(embeddings.GEOMETRY_FIGURES)
+    assert f["norm_cv"] == g["norms"]["cv"] and f["cosine_rms_over_isotropic_centered"] == \
+        g["cosines_centered"]["rms_over_isotropic"]
+    with pytest.raises(ValueError, match="it has no norms/cv"):
+        embeddings.geometry_figures({"mean_share": 0.1})
+
+
+def test_geometry_comparison_measures_the_drawn_rows_and_a_gaussian_of_their_shape():
+    X = embeddings.load_sample().matrix
+    out = embeddings.geometry_comparison(X, rows=300, draws=3, streams=_streams(5))
+    rng = _streams(5)("geometry:1")
+    sub = X[np.sort(rng.choice(len(X), 300, replace=False))]
+    assert out["real"][1] == embeddings.geometry_figures(embeddings.embedding_geometry(sub, cosine_rows=300))
+    G = rng.standard_normal((300, 384)) / np.sqrt(384)
+    assert out["gaussian"][1] == embeddings.geometry_figures(embeddings.embedding_geometry(G, cosine_rows=300))
+    raw = out["figures"]["cosine_rms_over_isotropic_raw"]
+    assert raw["real"] == float(np.median([x["cosine_rms_over_isotropic_raw"] for x in out["real"]]))
+    assert raw["versus_gaussian"] == "above"  # real rows correlate far more than 1/sqrt(d)
+
+
+def test_learned_store_gaps_summarise_the_model_gap_of_each_draw():
+    X = embeddings.load_sample().matrix
+    s = embeddings.learned_store_gaps(X, d=8, ns=(4, 12), draws=2, ridge=1e-3, streams=_streams(7))
+    gaps = []
+    for k in range(2):
+        P = embeddings.condition_embeddings(embeddings.random_subspace(X, 8, rng=_streams(7)(f"learned-sub:{k}")),
+                                            "centered")
+        V, U = embeddings.draw_pairs(P, 12, rng=_streams(7)(f"learned:12:{k}"))
+        gaps.append(linmem.assess(linmem.cross_entropy_memory(V, U, ridge=1e-3).W, V, U).model_gap())
+    assert s[12]["gap_mean"] == pytest.approx(np.mean([g["gap"] for g in gaps]), abs=1e-12)
+    assert s[12]["draws"] == 2 and s[4]["mean_model"] == pytest.approx(0.0, abs=1e-9)  # n < d: h_j = 1
+    with pytest.raises(TypeError, match="learn and assess must be callable"):
+        embeddings.learned_store_gaps(X, d=8, ns=(4,), draws=1, ridge=1e-3, streams=_streams(), learn=5)

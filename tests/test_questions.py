@@ -1,0 +1,52 @@
+"""theorems.questions: a question's figure is read only where its measured design resolves it."""
+
+from __future__ import annotations
+
+import pytest
+
+from theorems.questions import design_note, design_resolution, question_evidence
+
+DESIGN = {"quick": {"a": (0.5, 0.2), "b": (-0.3, 0.01), "c": (0.09, 0.004)},
+          "standard": {"a": (0.5, 0.01)}}
+
+
+def test_resolved_when_the_typical_value_is_6_18_spreads_from_the_threshold():
+    assert design_resolution(DESIGN, "b", "quick") is None  # 30 spreads from 0
+    why = design_resolution(DESIGN, "a", "quick")  # 2.5 spreads at quick, 50 at standard
+    assert why.startswith("a (typical 0.5, threshold 0): ") and "6.18" in why and why.endswith("run --profile standard")
+    assert design_resolution(DESIGN, "a", "standard") is None
+
+
+def test_the_margin_is_to_the_nearer_threshold():
+    assert design_resolution(DESIGN, "c", "quick", thresholds=(0.0,)) is None  # 22 spreads from 0
+    why = design_resolution(DESIGN, "c", "quick", thresholds=(-0.1, 0.1))  # 2.5 spreads from 0.1
+    assert "threshold 0.1" in why and "no shipped profile reaches it" in why
+    assert "(not measured at standard, thorough)" in why
+
+
+def test_an_unmeasured_figure_or_level_is_unresolved_saying_so():
+    why = design_resolution(DESIGN, "b", "thorough", where="the test table")
+    assert why == ("b: its spread across seeds is not measured at profile thorough (the test table), so the design "
+                   "cannot promise a stable verdict")
+    with pytest.raises(ValueError, match="level must be one of"):
+        design_resolution(DESIGN, "a", "fast")
+    with pytest.raises(ValueError, match="thresholds must be a non-empty sequence"):
+        design_resolution(DESIGN, "a", "quick", thresholds=())
+
+
+def test_design_note_lists_the_measured_figures():
+    assert design_note(DESIGN, "quick", ["b", "z", "a"]) == "b -0.3 +- 0.01; a 0.5 +- 0.2"
+    assert design_note(DESIGN, "thorough", ["a"]) == ""
+
+
+def test_question_evidence_is_answered_or_inconclusive_with_its_data():
+    from theorems.claims import real
+    from theorems.profiles import get_profile
+    from theorems.runner import Impl, _context
+
+    claim = real.CLAIMS[0]
+    ctx = _context(claim, claim.checks[0], Impl.default(), get_profile("quick"), 1)
+    yes = question_evidence(ctx, True, {"answer": "x"}, detail="d", figure=2.0, threshold=2.0)
+    no = question_evidence(ctx, False, {"answer": "y"}, detail="d")
+    assert (yes.status.value, no.status.value) == ("answered", "inconclusive")
+    assert yes.data == {"answer": "x"} and yes.figure == 2.0 and yes.check == claim.checks[0].name

@@ -1,0 +1,92 @@
+"""Questions decided by a measured design.
+
+A question claim (:attr:`theorems.model.ClaimKind.QUESTION`) answers from a
+figure whose sign or side of a threshold is the answer. Its verdict must not
+depend on the run seed, so it is read only where the profile resolves the
+figure *by design*: the claim states, per profile level, the figure's
+typical value and its standard deviation across run seeds (measured once
+and kept as data, e.g. :data:`linmem.embeddings.COMPARISON_DESIGN`), and the
+check decides from that table alone, before any draw, whether the figure is
+resolved (:func:`design_resolution`). The evidence is then ANSWERED when
+every figure of the question is resolved and INCONCLUSIVE (by design, with
+the reason) otherwise, at every seed alike (:func:`question_evidence`).
+
+>>> design = {"quick": {"gap": (0.5, 0.2)}, "standard": {"gap": (0.5, 0.01)}}
+>>> print(design_resolution(design, "gap", "quick"))  # doctest: +ELLIPSIS
+gap (typical 0.5, threshold 0): the effect 0.5 is 2.5 standard deviations ...; run --profile standard
+>>> design_resolution(design, "gap", "standard") is None
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from theorems.evidence import simulation
+from theorems.evidence._common import make
+from theorems.model import Context, EvidenceKind, EvidenceStatus
+from theorems.profiles import LEVELS
+
+__all__ = ["design_note", "design_resolution", "question_evidence"]
+
+#: A measured design: {profile level: {figure: (typical value, sd across run seeds)}}.
+Design = Mapping[str, Mapping[str, tuple[float, float]]]
+
+
+def design_resolution(design: Design, figure: str, level: str, *, thresholds: Sequence[float] = (0.0,),
+                      where: str = "the claim's design") -> str | None:
+    """Why profile ``level`` cannot resolve ``figure`` (None when it can),
+    from ``design`` alone.
+
+    Resolved when its typical value lies at least
+    :func:`theorems.tolerance.required_margin_sd` standard deviations from
+    the nearest of ``thresholds`` (:func:`theorems.evidence.simulation.underpowered`).
+    The reason names the first later level that resolves it, and the later
+    levels where it is not measured; a figure not measured at ``level`` is
+    unresolved, saying so (``where`` names the table)."""
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {list(LEVELS)}, got {level!r}")
+    if isinstance(thresholds, (str, bytes)) or not len(thresholds):
+        raise ValueError(f"thresholds must be a non-empty sequence of numbers, got {thresholds!r}")
+    later = LEVELS[LEVELS.index(level) + 1:]
+
+    def effect(entry):
+        return min(abs(entry[0] - t) for t in thresholds)
+
+    entry = design.get(level, {}).get(figure)
+    if entry is None:
+        return (f"{figure}: its spread across seeds is not measured at profile {level} ({where}), so the "
+                "design cannot promise a stable verdict")
+    better = next((name for name in later if (e := design.get(name, {}).get(figure)) is not None
+                   and simulation.underpowered(effect=effect(e), spread=e[1], profile=name, better=None) is None),
+                  None)
+    typical, sd = entry
+    why = simulation.underpowered(effect=effect(entry), spread=sd, profile=level, better=better)
+    if why is None:
+        return None
+    unmeasured = [name for name in later if figure not in design.get(name, {})]
+    near = min(thresholds, key=lambda t: abs(typical - t))
+    return (f"{figure} (typical {typical:.4g}, threshold {near:g}): {why}"
+            + (f" (not measured at {', '.join(unmeasured)})" if better is None and unmeasured else ""))
+
+
+def design_note(design: Design, level: str, figures: Sequence[str]) -> str:
+    """``figure typical +- sd; ...`` for the ``figures`` measured at ``level``.
+
+    >>> design_note({"quick": {"a": (0.1234, 0.01)}}, "quick", ["a", "b"])
+    'a 0.123 +- 0.01'
+    """
+    table = design.get(level, {})
+    return "; ".join(f"{f} {table[f][0]:.3g} +- {table[f][1]:.2g}" for f in figures if f in table)
+
+
+def question_evidence(ctx: Context, answered: bool, data: dict, *, detail: str, seconds: float = 0.0,
+                      figure: float = 0.0, threshold: float = 0.0, comparison: str = ">=", cases: int = 0,
+                      **fields: Any):
+    """A question's ``answer`` evidence: ANSWERED when ``answered`` (every
+    figure resolved by design), else INCONCLUSIVE, carrying ``data``."""
+    ev = make(ctx, EvidenceKind.SIMULATION, answered, seconds=seconds, passed=EvidenceStatus.ANSWERED,
+              failed=EvidenceStatus.INCONCLUSIVE, figure=figure, threshold=threshold, comparison=comparison,
+              cases=cases, detail=detail, **fields)
+    ev.data = data
+    return ev
