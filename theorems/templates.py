@@ -739,3 +739,24 @@ def design_expectation(
     return _claim(id, kind, checks, title=title, statement=statement, source=source, control=control,
                   assumptions=assumptions, depends_on=depends_on, tags=tags, algebra=algebra,
                   extra_checks=extra_checks, **fields)
+
+# --- one more exact check of an identity's terms --------------------------------------------
+
+__all__ += ["exact_check"]
+
+
+def exact_check(name: str, *, exact: st.SearchStrategy, terms: Terms, names: Sequence[str], about: str) -> Check:
+    """An exact check of ``terms(impl, *args)`` over a second family of exact
+    inputs, for an identity's ``extra_checks`` (e.g. an SVD-free form of the
+    identity on integer keys beside its main family of exactly factored
+    keys): Hypothesis-generated argument tuples ``exact`` (named ``names`` in
+    the report), residual exactly zero, shrunk to the simplest failing tuple.
+
+    >>> from theorems.strategies import keys
+    >>> check = exact_check("exact-keys", exact=keys().exact, names=("K",), about="integer keys",
+    ...                     terms=lambda impl, K: [(impl.projectors(K)[0], impl.projectors(K)[0].T)])
+    >>> check.name, check.kind.value
+    ('exact-keys', 'symbolic')
+    """
+    inputs = Inputs(tuple(names), exact, lambda ctx: [], st.nothing(), about)
+    return Check(name, EvidenceKind.SYMBOLIC, _exact(inputs, terms), f"exact rationals, residual == 0: {about}")

@@ -21,9 +21,7 @@ from hypothesis import strategies as st
 import linmem
 from linmem import ensembles
 from theorems import kit
-from theorems.evidence import symbolic
 from theorems.kit import integer_array, sq
-from theorems.model import Check, EvidenceKind
 from theorems.residuals import at_most, exact_sq
 from theorems.strategies import (
     HADAMARD4,
@@ -33,6 +31,7 @@ from theorems.strategies import (
     Inputs,
     KeyCase,
     exact_key_matrices,
+    exact_keys_and_values,
     exact_unit_key_matrices,
     exact_factored,
     exact_value_matrices,
@@ -45,6 +44,7 @@ from theorems.strategies import (
 )
 from theorems.templates import (
     counterexample,
+    exact_check,
     gram_input_projector,
     gram_projectors,
     identity,
@@ -231,30 +231,22 @@ SPLIT = Inputs(("K", "V", "W", "factors"), _exact_factored(1), _precise_split,
 
 
 def _residual_split(impl, K, V, W, F):
-    U, s, Z = _svd(impl, K, F)
+    """Against the exact factors or the computed SVD; on integer keys (whose SVD
+    is irrational) the SVD-free form: W U S - V Z = (WK - V) Z, whose norm is
+    ||(WK - V) P||, so the split reads ||WK - V||^2 = ||(WK - V) P||^2 + ||V(I - P)||^2."""
     P, _ = impl.projectors(K)
-    return [(sq(W @ K - V), sq(W @ (U * s) - V @ Z) + sq(V @ (kit.eye(K.shape[1], K) - P)))]
+    floor = sq(V @ (kit.eye(K.shape[1], K) - P))
+    if F is None and kit.is_exact(K):
+        return [(sq(W @ K - V), sq((W @ K - V) @ P) + floor)]
+    U, s, Z = _svd(impl, K, F)
+    return [(sq(W @ K - V), sq(W @ (U * s) - V @ Z) + floor)]
 
 
-def _residual_split_keys(ctx):
-    """The SVD-free form on integer keys with duplicated and dependent columns:
-    W U S - V Z = (WK - V) Z, whose norm is ||(WK - V) P||, so the split reads
-    ||WK - V||^2 = ||(WK - V) P||^2 + ||V(I - P)||^2."""
-
-    @st.composite
-    def inputs(draw):
-        K = draw(exact_key_matrices())
-        V = draw(exact_value_matrices(K.shape[1]))
-        return K, V, draw(integer_matrices(V.shape[0], K.shape[0]))
-
-    def residual(case):
-        K, V, W = case
-        P, _ = ctx.impl.projectors(K)
-        R = W @ K - V
-        return (sq(R) - sq(R @ P) - sq(V @ (kit.eye(K.shape[1], K) - P))) ** 2
-
-    return symbolic.check_exact(ctx, inputs(), residual,
-                                describe=lambda c: {"K": c[0], "V": c[1], "W": c[2]})
+@st.composite
+def _integer_split(draw):
+    """(K, V, W, no factors): integer keys with duplicated and dependent columns."""
+    K, V = draw(exact_keys_and_values())
+    return K, V, draw(integer_matrices(V.shape[0], K.shape[0])), None
 
 
 def _split_scale(K, V, W):
@@ -610,9 +602,9 @@ CLAIMS = [
                      "V any real p x M matrix, W any real p x d matrix"),
         depends_on=("proj.coefficient-projector",),
         inputs=SPLIT, terms=_residual_split, scale=lambda K, V, W, F: _split_scale(K, V, W),
-        extra_checks=(Check("exact-keys", EvidenceKind.SYMBOLIC, _residual_split_keys,
-                            "the SVD-free form ||WK-V||^2 = ||(WK-V)P||^2 + ||V(I-P)||^2 on integer keys, "
-                            "duplicated and dependent columns"),),
+        extra_checks=(exact_check("exact-keys", exact=_integer_split(), terms=_residual_split, names=SPLIT.names,
+                                  about="the SVD-free form ||WK-V||^2 = ||(WK-V)P||^2 + ||V(I-P)||^2 on integer "
+                                  "keys, duplicated and dependent columns"),),
         control=wrong("P = K^T K (the Gram matrix, a projector only for orthonormal keys)", projectors=gram_projectors),
     ),
     identity(
