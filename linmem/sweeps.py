@@ -1118,3 +1118,31 @@ def line_fit(x: Any, y: Any) -> tuple[float, float, float]:
     sxx = float(np.sum((x - x.mean()) ** 2))
     se = math.sqrt(float(res[0]) / dof / sxx) if dof > 0 and res.size and sxx > 0 else math.nan
     return float(a), float(b), se
+
+
+__all__ += ["paired_t"]
+
+
+def paired_t(gains: Any) -> float:
+    """The paired t statistic of ``gains`` (one difference per pair, at least
+    two): their mean over its standard error ``sd / sqrt(n)`` (``ddof = 1``).
+    Equal gains (``sd = 0``) give ``+inf`` for a positive mean and ``-inf``
+    otherwise (a zero gain is no evidence of a gain).
+
+    >>> round(paired_t([0.1, 0.2, 0.3]), 4)
+    3.4641
+    >>> paired_t([0.5, 0.5]), paired_t([0.0, 0.0])
+    (inf, -inf)
+    """
+    if isinstance(gains, (str, bytes)) or gains is None:
+        raise TypeError(f"gains must be a real 1-D array, got {type(gains).__name__}")
+    g = np.asarray(gains)
+    if g.dtype == bool or not (np.issubdtype(g.dtype, np.floating) or np.issubdtype(g.dtype, np.integer)):
+        raise TypeError(f"gains must be a real 1-D array, got dtype {g.dtype}")
+    if g.ndim != 1 or g.size < 2:
+        raise ValueError(f"gains must be a 1-D array of at least 2 paired differences, got shape {g.shape}")
+    g = g.astype(float)
+    if not np.all(np.isfinite(g)):
+        raise ValueError("gains must be finite, got NaN or inf")
+    se = g.std(ddof=1) / math.sqrt(g.size)
+    return float(g.mean() / se) if se > 0 else (math.inf if g.mean() > 0 else -math.inf)

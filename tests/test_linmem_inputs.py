@@ -764,6 +764,27 @@ CASES += [
 ]
 
 
+#: linmem.capacity's normal-law references and linmem.sweeps.paired_t (the tam claims).
+CASES += [
+    *bad_probabilities(capacity.normal_upper_quantile_mp, (0.3,), {"dps": 20}, 0, "r", arrays=False),
+    *bad_ints(capacity.normal_upper_quantile_mp, (0.3,), {"dps": 20}, "dps", "dps"),
+    *bad_ints(capacity.normal_partial_moment_mp, (2, 0.5), {"dps": 20}, 0, "j", minimum=0),
+    *bad_ints(capacity.normal_partial_moment_mp, (2, 0.5), {"dps": 20}, "dps", "dps"),
+    (capacity.normal_partial_moment_mp, (2, "0.5"), {}, TypeError, "a must be a real number, got str"),
+    (capacity.normal_partial_moment_mp, (2, None), {}, TypeError, "a must be a real number, got NoneType"),
+    (capacity.normal_partial_moment_mp, (2, True), {}, TypeError, "a must be a real number, got bool"),
+    (capacity.normal_partial_moment_mp, (2, float("inf")), {}, ValueError, "a must be finite, got inf"),
+    (capacity.normal_partial_moment_mp, (2, mpmath.mpf("nan")), {}, ValueError, "a must be finite, got nan"),
+    (linmem.sweeps.paired_t, ("ab",), {}, TypeError, "gains must be a real 1-D array, got str"),
+    (linmem.sweeps.paired_t, (None,), {}, TypeError, "gains must be a real 1-D array, got NoneType"),
+    (linmem.sweeps.paired_t, ([True, False],), {}, TypeError, "gains must be a real 1-D array, got dtype bool"),
+    (linmem.sweeps.paired_t, ([1.0],), {}, ValueError,
+     "gains must be a 1-D array of at least 2 paired differences, got shape (1,)"),
+    (linmem.sweeps.paired_t, (np.ones((2, 2)),), {}, ValueError, "paired differences, got shape (2, 2)"),
+    (linmem.sweeps.paired_t, ([1.0, np.nan],), {}, ValueError, "gains must be finite, got NaN or inf"),
+]
+
+
 #: linmem.embeddings: the real-against-Gaussian comparison's measurement procedures.
 _STREAMS = np.random.default_rng
 _SAMPLE12 = np.random.default_rng(0).standard_normal((12, 4))
@@ -933,3 +954,4 @@ def test_the_public_modules_are_found():
     names = {m.__name__ for m in PUBLIC_MODULES}
     assert {"linmem.stores", "linmem.recall", "linmem.learn", "linmem.retrieval"} <= names
     assert len(public_callables()) >= 70
+

@@ -38,12 +38,12 @@ from hypothesis import strategies as st
 from scipy import integrate, special
 
 import linmem
-from linmem import sweeps
+from linmem import capacity, sweeps
 from linmem.learn import ConvexFitResult, LinearProgramError
 from theorems import kit
 from theorems.evidence import expectation, montecarlo, precise, property, simulation, symbolic
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind
-from theorems.sweepcache import cached_call, source_fingerprint
+from theorems.sweepcache import source_fingerprint
 from theorems.templates import wrong
 from theorems.tolerance import CERTIFIED_MARGIN_ULPS, margin_sd, scaled_residual
 
@@ -133,11 +133,6 @@ _TAM_SETTING = ("keys and targets i.i.d. N(0, I_d/d); k = round(r (n - 1)) of th
 # --- shared pieces -------------------------------------------------------------------
 
 
-def _cache(ctx, *formulas: str):
-    """The sweep cache, off when a formula it would store results of is overridden."""
-    return None if set(formulas) & set(getattr(ctx.impl, "overridden", ())) else True
-
-
 def _tam_feasible(impl, V, U, k, counter) -> bool:
     """impl.tam_feasible, counting re-posed and undecided instances (an
     instance no form decides counts as infeasible)."""
@@ -165,7 +160,7 @@ def _tam_sweep(ctx, d, counter):
     return sweeps.bisect_crossing(
         success, d, load_kind="alpha", bracket=(TAM_BRACKET[0] * ac, TAM_BRACKET[1] * ac),
         trials=TAM_TRIALS, steps=TAM_STEPS, base_seed=_lp_seed(ctx), name="tam.lp",
-        params={"code": _CODE, "r": TAM_R}, cache=_cache(ctx, "tam_feasible", "competitor_count"))
+        params={"code": _CODE, "r": TAM_R}, cache=kit.sweep_cache(ctx, "tam_feasible", "competitor_count"))
 
 
 @st.composite
@@ -197,12 +192,9 @@ def _memory_or_scores(scores):
     return st.one_of(st.tuples(st.just("scores"), scores), st.tuples(st.just("memory"), _tam_instances()))
 
 
-def _topk_mp(s, k):
-    """Top-k average at the working precision, two ways: by sorting, and by
-    the variational form min_t t + (1/k) sum (s_j - t)_+ (the minimum is
-    attained at a score)."""
-    vals = sorted(s, reverse=True)
-    return sum(vals[:k]) / k, min(t + sum(max(x - t, 0) for x in vals) / k for t in vals)
+def _top_k(s, k):
+    """The top-k average by sorting, in the number system of the scores."""
+    return sum(sorted(s, reverse=True)[:k]) / k
 
 
 def _precise_score_cases():
@@ -245,8 +237,9 @@ def _upper_algebra(ctx):
 def _upper_ladder(ctx):
     def residual(case):
         s, k = kit.to_mp(case[0]), case[1]
-        by_sort, by_min = _topk_mp(s, k)
-        return max(0, sorted(s, reverse=True)[k - 1] - by_sort) + abs(by_sort - by_min), len(s) * max(map(abs, s))
+        vals = sorted(s, reverse=True)  # T_k by sorting, and by min_t t + (1/k) sum (s_j - t)_+ (attained at a score)
+        by_sort, by_min = sum(vals[:k]) / k, min(t + sum(max(x - t, 0) for x in vals) / k for t in vals)
+        return max(0, vals[k - 1] - by_sort) + abs(by_sort - by_min), len(s) * max(map(abs, s))
 
     return precise.check(ctx, _precise_score_cases(), residual, falls=False)
 
@@ -286,9 +279,8 @@ def _convex_ladder(ctx):
 
     def residual(case):
         A, B, k, t = kit.to_mp(case)
-        T = lambda xs: _topk_mp(xs, k)[0]  # noqa: E731
         mix = [t * x + (1 - t) * y for x, y in zip(A, B)]
-        return max(0, T(mix) - t * T(A) - (1 - t) * T(B)), len(A) * (max(map(abs, A)) + max(map(abs, B)))
+        return max(0, _top_k(mix, k) - t * _top_k(A, k) - (1 - t) * _top_k(B, k)), len(A) * (max(map(abs, A)) + max(map(abs, B)))
 
     return precise.check(ctx, cases, residual, falls=False)
 
@@ -379,7 +371,7 @@ def _smoothed_ladder(ctx):
         s, k, beta = [mpmath.mpf(x) for x in case[0]], case[1], mpmath.mpf(case[2])
         m = len(s)
         F = ctx.impl.smoothed_topk_average_mp(s, k, beta=beta, dps=mpmath.mp.dps)
-        T = _topk_mp(s, k)[0]
+        T = _top_k(s, k)
         bound = (mpmath.mpf(m) / k) * mpmath.log(2) / beta if k < m else 0
         err = max(0, T - F) + max(0, F - T - bound)
         if len(set(s)) == 1:
@@ -434,16 +426,8 @@ def _mp_r(r):
 
 
 def _quantile_independent(r):
-    """q = Phi^{-1}(1 - r) at the working precision, by root finding on the
-    normal distribution function (not linmem's erfinv route): on the upper
-    tail for r < 1/2 and on the lower one otherwise, so that no tail
-    probability is formed by cancellation (1 - r is exact for the binary or
-    rational r used here)."""
-    rm = _mp_r(r)
-    if rm < mpmath.mpf(1) / 2:
-        return mpmath.findroot(lambda x: mpmath.ncdf(-x) - rm, mpmath.mpf(-float(special.ndtri(float(rm)))))
-    tail = 1 - rm
-    return mpmath.findroot(lambda x: mpmath.ncdf(x) - tail, mpmath.mpf(float(special.ndtri(float(tail)))))
+    """Phi^{-1}(1 - r) at the working precision by root finding (not linmem's erfinv route)."""
+    return capacity.normal_upper_quantile_mp(r, dps=mpmath.mp.dps)
 
 
 def _kappa_independent(r):
@@ -539,14 +523,8 @@ def _integral_ladder(second, tail, cases, **kw):
 
 
 def _gamma_moment(j, a):
-    """int_a^inf z^j phi(z) dz through the regularised incomplete gamma
-    function Gamma((j+1)/2, a^2/2) on each side of 0 (a route apart from both
-    the closed form and quadrature); for odd j the pieces over [a, |a|]
-    cancel exactly, so no difference is formed."""
-    half = (j + 1) / mpmath.mpf(2)
-    c = 2 ** (half - 1) / mpmath.sqrt(2 * mpmath.pi)
-    upper = c * mpmath.gammainc(half, a * a / 2)  # int_{|a|}^inf z^j phi
-    return upper if a >= 0 or j % 2 else 2 * c * mpmath.gamma(half) - upper
+    """int_a^inf z^j phi(z) dz by the incomplete gamma function (apart from closed form and quadrature)."""
+    return capacity.normal_partial_moment_mp(j, a, dps=mpmath.mp.dps)
 
 
 _integral_quad = _integral_ladder(
@@ -680,8 +658,8 @@ def _cover_enumeration(ctx):
 
 def _cover_montecarlo(ctx):
     impl, counter = ctx.impl, {}
-    expected = ([float(impl.cover_probability(n, D)) for D, n in COVER_GAUSSIAN]
-                + [float(impl.cover_probability(n, du * dv)) for du, dv, n in COVER_TAM])
+    configs = ([{"route": "gaussian", "D": D, "n": n} for D, n in COVER_GAUSSIAN]
+               + [{"route": "tam k=n-1", "D": du * dv, "n": n} for du, dv, n in COVER_TAM])
 
     def draw(rng, size):
         out = []
@@ -695,13 +673,11 @@ def _cover_montecarlo(ctx):
 
     def sample(rng, size):  # the rows depend only on the generator's state: cached under its hash
         state = hashlib.sha256(json.dumps(rng.bit_generator.state, sort_keys=True, default=str).encode())
-        value, _ = cached_call(lambda: draw(rng, size).tolist(), name="tam.cover.mc",
-                               params={"code": _CODE, "size": size}, seed=state.hexdigest()[:32],
-                               cache=_cache(ctx, "tam_feasible", "lp_separable"))
-        return np.asarray(value, dtype=float)
+        return np.asarray(kit.cached(ctx, lambda: draw(rng, size).tolist(), name="tam.cover.mc",
+                                     params={"code": _CODE, "size": size}, seed=state.hexdigest()[:32],
+                                     formulas=("tam_feasible", "lp_separable")), dtype=float)
 
-    configs = ([{"route": "gaussian", "D": D, "n": n} for D, n in COVER_GAUSSIAN]
-               + [{"route": "tam k=n-1", "D": du * dv, "n": n} for du, dv, n in COVER_TAM])
+    expected = [float(impl.cover_probability(c["n"], c["D"])) for c in configs]
     ev = montecarlo.check(ctx, sample, expected, n=COVER_TRIALS * ctx.profile.sweep,
                           names=[f"{'Gaussian' if c['route'] == 'gaussian' else 'TAM'} D={c['D']}, n={c['n']}"
                                  for c in configs],
@@ -755,31 +731,34 @@ def _alpha_from_log_n(x50: float, d: int) -> float:
     return math.exp(x50) / d**2 if math.isfinite(x50) and abs(x50) < 50 else math.nan
 
 
+def _erm_succeeds(ctx, d, n, t, beta) -> bool:
+    """Every plain TAM margin of the ridgeless ERM's W positive, on trial t of the LP sweep at (d, n)."""
+    impl, base, k = ctx.impl, _lp_seed(ctx), ctx.impl.competitor_count(n, TAM_R)
+
+    def fit():
+        V, U = sweeps.gaussian_pairs(d, n, rng=sweeps.instance_rng(base, d, n, t))
+        W = impl.tam_erm(V, U, k=k, beta=beta, ridge=0.0, maxiter=ERM_MAXITER).W
+        return bool(np.all(impl.tam_margins(W, V, U, k=k) > 0))
+
+    return bool(kit.cached(ctx, fit, name="tam.erm", seed=[base, n, t], formulas=("tam_erm", "tam_margins",
+                           "competitor_count"), params={"code": _CODE, "d": d, "n": n, "k": k, "beta": beta,
+                                                        "maxiter": ERM_MAXITER}))
+
+
 def _erm_crossings(ctx, d, betas, counter) -> dict:
     """The LP's crossing on the first BETA_TRIALS trials of every size its
     sweep visited, and the ERM's at each beta on the same instances (the ERM
     cannot succeed where the LP is infeasible)."""
-    lp, base, impl = _tam_sweep(ctx, d, counter), _lp_seed(ctx), ctx.impl
+    lp = _tam_sweep(ctx, d, counter)
     trial = np.arange(lp.ns.size) % TAM_TRIALS
     keep = trial < BETA_TRIALS
     ns, lp_out, trial = lp.ns[keep], lp.outcomes[keep], trial[keep]
     row = {"lp": _alpha_from_log_n(sweeps.logistic_crossing(np.log(ns), lp_out)[0], d)}
     for beta in betas:
-        outs = []
-        for n, feasible, t in zip(ns.tolist(), lp_out.tolist(), trial.tolist()):
-            k = impl.competitor_count(n, TAM_R)
-
-            def fit(n=n, t=t, k=k):
-                V, U = sweeps.gaussian_pairs(d, n, rng=sweeps.instance_rng(base, d, n, t))
-                res = impl.tam_erm(V, U, k=k, beta=beta, ridge=0.0, maxiter=ERM_MAXITER)
-                return bool(np.all(impl.tam_margins(res.W, V, U, k=k) > 0))
-
-            outs.append(bool(feasible) and bool(cached_call(
-                fit, name="tam.erm", params={"code": _CODE, "d": d, "n": n, "k": k, "beta": beta,
-                                             "maxiter": ERM_MAXITER},
-                seed=[base, n, t], cache=_cache(ctx, "tam_erm", "tam_margins", "competitor_count"))[0]))
-        row[beta] = _alpha_from_log_n(sweeps.logistic_crossing(np.log(ns), np.array(outs))[0], d)
-        row[f"agree_{beta}"] = float(np.mean(np.array(outs) == lp_out))
+        outs = np.array([bool(ok) and _erm_succeeds(ctx, d, n, t, beta)
+                         for n, ok, t in zip(ns.tolist(), lp_out.tolist(), trial.tolist())])
+        row[beta] = _alpha_from_log_n(sweeps.logistic_crossing(np.log(ns), outs)[0], d)
+        row[f"agree_{beta}"] = float(np.mean(outs == lp_out))
     return row
 
 
@@ -806,38 +785,27 @@ def _beta_independent(ctx):
     return ev
 
 
-def _paired_t(gains) -> float:
-    gains = np.asarray(gains, dtype=float)
-    se = gains.std(ddof=1) / math.sqrt(gains.size)
-    return float(gains.mean() / se) if se > 0 else (math.inf if gains.mean() > 0 else -math.inf)
-
-
 def _percentile_row(ctx, d, base) -> dict:
     """Mean matched-target percentile of CMM and of the TAM-learned memory on
     PB_SEEDS instances at load PB_ALPHA, and their paired gain."""
     impl, n = ctx.impl, max(3, int(round(PB_ALPHA * d * d)))
     k = impl.competitor_count(n, TAM_R)
-    key = {"code": _CODE, "d": d, "n": n, "k": k, "beta": PB_BETA}
-    pairs = lambda s: sweeps.gaussian_pairs(d, n, rng=sweeps.instance_rng(base, d, n, s))  # noqa: E731
-    rows = []
-    for s in range(PB_SEEDS):
-        def cmm_rank(s=s):
-            V, U = pairs(s)
-            return float(np.mean(impl.percentile_rank(impl.cmm(V, U), V, U)))
 
-        def tam_rank(s=s):
-            V, U = pairs(s)
-            W = impl.tam_erm(V, U, k=k, beta=PB_BETA, ridge=0.0, maxiter=ERM_MAXITER).W
+    def mean_rank(s, memory):  # memory "cmm" or "erm" (the TAM-learned W)
+        def compute():
+            V, U = sweeps.gaussian_pairs(d, n, rng=sweeps.instance_rng(base, d, n, s))
+            W = impl.cmm(V, U) if memory == "cmm" else impl.tam_erm(V, U, k=k, beta=PB_BETA, ridge=0.0,
+                                                                     maxiter=ERM_MAXITER).W
             return float(np.mean(impl.percentile_rank(W, V, U)))
 
-        rows.append((cached_call(cmm_rank, name="tam.pct.cmm", params=key, seed=[base, s],
-                                 cache=_cache(ctx, "cmm", "percentile_rank", "competitor_count"))[0],
-                     cached_call(tam_rank, name="tam.pct.erm", params=key, seed=[base, s],
-                                 cache=_cache(ctx, "tam_erm", "percentile_rank", "competitor_count"))[0]))
-    rows = np.array(rows)
+        return kit.cached(ctx, compute, name=f"tam.pct.{memory}", seed=[base, s],
+                          params={"code": _CODE, "d": d, "n": n, "k": k, "beta": PB_BETA},
+                          formulas=("cmm" if memory == "cmm" else "tam_erm", "percentile_rank", "competitor_count"))
+
+    rows = np.array([[mean_rank(s, "cmm"), mean_rank(s, "erm")] for s in range(PB_SEEDS)])
     gain = rows[:, 1] - rows[:, 0]
     return {"n": n, "k": k, "cmm": float(rows[:, 0].mean()), "tam": float(rows[:, 1].mean()),
-            "gain": float(gain.mean()), "t": _paired_t(gain), "gains": gain.tolist()}
+            "gain": float(gain.mean()), "t": sweeps.paired_t(gain), "gains": gain.tolist()}
 
 
 def _percentile_behind(ctx):
@@ -846,7 +814,7 @@ def _percentile_behind(ctx):
 
     def criterion(sizes, figures):
         gains = np.concatenate([table[d]["gains"] for d in sizes])
-        pooled = _paired_t(gains)
+        pooled = sweeps.paired_t(gains)
         summary = {d: tuple(round(table[d][q], 4) for q in ("cmm", "tam", "gain")) + (round(table[d]["t"], 1),)
                    for d in sizes}
         return all(table[d]["gain"] > 0 for d in sizes) and pooled >= PB_MIN_T, pooled, PB_MIN_T, (

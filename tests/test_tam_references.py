@@ -1,0 +1,87 @@
+"""The references the tam claims read from linmem and the kit (normal-law
+quantile and partial moments by routes of their own, the paired t
+statistic, the sweep cache under negative controls)."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from types import SimpleNamespace
+
+import mpmath
+import numpy as np
+import pytest
+from scipy import integrate, special
+
+from linmem import capacity, sweeps
+from theorems import kit
+
+
+@pytest.mark.parametrize("r", [1e-12, 0.025, 0.15, Fraction(3, 20), 0.5, 0.9, 1 - 2.0**-30])
+def test_upper_quantile_matches_the_erfinv_route(r):
+    with mpmath.workdps(60):
+        q = capacity.normal_upper_quantile_mp(r, dps=60)
+        rm = mpmath.mpf(r.numerator) / r.denominator if isinstance(r, Fraction) else mpmath.mpf(r)
+        assert abs(mpmath.ncdf(-q) - rm) <= 1e-55 * rm  # the tail it was asked for
+        assert abs(q - mpmath.sqrt(2) * mpmath.erfinv(1 - 2 * rm)) <= 1e-50 * max(1, abs(q))
+    assert float(q) == pytest.approx(-special.ndtri(float(r)), rel=1e-12, abs=1e-15)
+
+
+def test_upper_quantile_of_one_half_is_zero_and_kappa_is_the_mean_beyond_it():
+    assert abs(capacity.normal_upper_quantile_mp(0.5, dps=40)) < mpmath.mpf(10) ** -39
+    with mpmath.workdps(40):
+        q = capacity.normal_upper_quantile_mp(0.15, dps=40)
+        kappa = mpmath.npdf(q) / mpmath.mpf(0.15)
+        assert abs(kappa - capacity.kappa_mp(0.15, dps=40)) < mpmath.mpf(10) ** -35
+
+
+@pytest.mark.parametrize("j", [0, 1, 2, 3, 4])
+@pytest.mark.parametrize("a", [-2.5, -0.3, 0.0, 0.7, 3.0])
+def test_partial_moments_match_quadrature(j, a):
+    with mpmath.workdps(30):
+        value = capacity.normal_partial_moment_mp(j, a, dps=30)
+        ref = mpmath.quad(lambda z: z**j * mpmath.npdf(z), [a, 0, 4, mpmath.inf] if a < 0 else [a, a + 4, mpmath.inf])
+        assert abs(value - ref) <= mpmath.mpf(10) ** -25 * max(1, abs(ref))
+    assert float(value) == pytest.approx(integrate.quad(lambda z: z**j * math.exp(-z * z / 2), a, 40)[0]
+                                         / math.sqrt(2 * math.pi), rel=1e-9, abs=1e-12)
+
+
+def test_partial_moments_closed_forms():
+    with mpmath.workdps(50):
+        a = mpmath.mpf("-0.8")
+        assert abs(capacity.normal_partial_moment_mp(0, a, dps=50) - mpmath.ncdf(-a)) < mpmath.mpf(10) ** -48
+        assert abs(capacity.normal_partial_moment_mp(1, a, dps=50) - mpmath.npdf(a)) < mpmath.mpf(10) ** -48
+        # int_a^inf z^2 phi = a phi(a) + (1 - Phi(a))
+        want = a * mpmath.npdf(a) + mpmath.ncdf(-a)
+        assert abs(capacity.normal_partial_moment_mp(2, a, dps=50) - want) < mpmath.mpf(10) ** -48
+    assert abs(capacity.normal_partial_moment_mp(2, Fraction(0), dps=30) - mpmath.mpf(1) / 2) < 1e-29
+
+
+def test_paired_t_is_the_one_sample_t_of_the_differences():
+    rng = np.random.default_rng(3)
+    g = rng.normal(0.2, 1.0, 25)
+    assert sweeps.paired_t(g) == pytest.approx(g.mean() / (g.std(ddof=1) / 5), rel=1e-14)
+    assert sweeps.paired_t([1, 2, 3]) == pytest.approx(2 / (1 / math.sqrt(3)))
+    assert sweeps.paired_t([-0.5, -0.5]) == -math.inf and sweeps.paired_t([0.25, 0.25]) == math.inf
+
+
+def test_sweep_cache_is_off_when_a_named_formula_is_overridden(tmp_path, monkeypatch):
+    honest, control = SimpleNamespace(impl=SimpleNamespace()), SimpleNamespace(impl=SimpleNamespace(overridden=("f",)))
+    assert kit.sweep_cache(honest, "f") is True and kit.sweep_cache(control, "g") is True
+    assert kit.sweep_cache(control, "g", "f") is None
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return [len(calls)]
+
+    cache = str(tmp_path / "cache")
+    monkeypatch.setenv("THEOREMS_SWEEP_CACHE", cache)
+    from theorems import sweepcache
+
+    monkeypatch.setattr(sweepcache, "default_cache", lambda: sweepcache.SweepCache(cache))
+    first = kit.cached(honest, compute, name="test.tam", params={"a": 1}, seed=[1, 2], formulas=("f",))
+    again = kit.cached(honest, compute, name="test.tam", params={"a": 1}, seed=[1, 2], formulas=("f",))
+    assert first == again == [1] and len(calls) == 1  # the second call read the cache
+    fresh = kit.cached(control, compute, name="test.tam", params={"a": 1}, seed=[1, 2], formulas=("f",))
+    assert fresh == [2] and len(calls) == 2  # a control recomputes
