@@ -4,9 +4,9 @@ construct the memory matrix", "Recover Wang's capacity estimate", App. B, C, D).
 The claims about the key SVD need its factors exactly, and rational keys have
 irrational singular values in general. So the exact evidence builds the keys
 *from* their factors, ``K = U diag(s) Z^T`` with exactly orthonormal rational
-``U``, ``Z`` (products of rational Householder reflections, or Cayley
-transforms) and positive rational ``s``: the SVD is then known without being
-computed, and the formulas are checked against it in rational arithmetic.
+``U``, ``Z`` (:class:`theorems.strategies.Factored`) and positive rational
+``s``: the SVD is then known without being computed, and the formulas are
+checked against it in rational arithmetic.
 The precision ladders use such keys too, with condition numbers up to 1e20."""
 
 from __future__ import annotations
@@ -23,35 +23,12 @@ from linmem import ensembles
 from theorems import kit
 from theorems.kit import integer_array, sq
 from theorems.residuals import at_most, exact_sq
-from theorems.strategies import (
-    HADAMARD4,
-    ILL_CONDITIONING,
-    Case,
-    Factored,
-    Inputs,
-    KeyCase,
-    exact_key_matrices,
-    exact_keys_and_values,
-    exact_unit_key_matrices,
-    exact_factored,
-    exact_value_matrices,
-    factored_cases,
-    float_key_cases,
-    integer_matrices,
-    keys_and_values,
-    precise_keys,
-    precise_values,
-)
-from theorems.templates import (
-    counterexample,
-    exact_check,
-    gram_input_projector,
-    gram_projectors,
-    identity,
-    inequality,
-    swapped_stores,
-    wrong,
-)
+from theorems.strategies import (HADAMARD4, ILL_CONDITIONING, Case, Factored, Inputs, KeyCase, exact_factored,
+                                 exact_key_matrices, exact_keys_and_values, exact_unit_key_matrices,
+                                 exact_value_matrices, factored_cases, float_key_cases, integer_matrices,
+                                 keys_and_values, precise_keys, precise_values)
+from theorems.templates import (counterexample, exact_check, gram_input_projector, gram_projectors, identity,
+                                inequality, swapped_stores, wrong)
 from theorems.tolerance import norm
 
 __all__ = ["CLAIMS"]
@@ -355,10 +332,6 @@ def _effective_gram(F: Factored, V):
     return E, E.T @ E
 
 
-def _off_diagonal_energy(G) -> Fraction:
-    return sum((G[i, j] ** 2 for i in range(G.shape[0]) for j in range(G.shape[1]) if i != j), start=Fraction(0))
-
-
 def _not_svd_example() -> tuple[Factored, np.ndarray]:
     """Unit keys [e1, e1, e1, e1, e2]: four copies of one key make the SVD
     rational, U = I, s = (2, 1), z_1 = (1, 1, 1, 1, 0)/2, z_2 = e5. The first
@@ -387,10 +360,9 @@ def _not_svd_verify(impl, w):
     factored = (exact_sq(F.U.T @ F.U, kit.eye(r, K)) == 0 and exact_sq(F.Z.T @ F.Z, kit.eye(r, K)) == 0
                 and all(F.s[i] > F.s[i + 1] for i in range(r - 1)) and F.s[-1] > 0)
     expansion = exact_sq(W, E @ F.U.T) == 0 and exact_sq(W @ F.U, E) == 0
-    off = _off_diagonal_energy(G)
-    WtW = W.T @ W
-    sigma4 = sum(np.diagonal(WtW @ WtW), start=Fraction(0))
-    norms4 = sum((G[l, l] ** 2 for l in range(r)), start=Fraction(0))
+    norms4 = sum(np.diagonal(G) ** 2)  # sum_l ||e_l||^4
+    off = kit.sq(G) - norms4  # the off-diagonal energy of the Gram matrix
+    sigma4 = kit.sq(W.T @ W)  # sum_l sigma_l^4 = tr((W^T W)^2)
     holds = factored and kit.unit_columns(K) and expansion and off > 0 and sigma4 - norms4 == off and kit.rank(E) == r
     return holds, sigma4 - norms4
 
