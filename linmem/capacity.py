@@ -648,3 +648,28 @@ def normal_partial_moment_mp(j: int, a: Any, *, dps: int = DEFAULT_DPS) -> mpmat
         c = 2 ** (half - 1) / mpmath.sqrt(2 * mpmath.pi)
         upper = c * mpmath.gammainc(half, a * a / 2)
         return upper if a >= 0 or j % 2 else 2 * c * mpmath.gamma(half) - upper
+
+
+# --------------------------------------------------------------------------
+# the second-order term of the top-1 threshold (004, conjectured)
+# --------------------------------------------------------------------------
+
+__all__ = sorted([*__all__, "second_order_term"])  # kept sorted (tests/test_capacity.py)
+
+
+def second_order_term(d: float, n: float) -> float:
+    """``d^2 / n - 2 ln n``: what the critical dimension ``d_c^2 = n (2 ln n
+    - 3 ln ln n + o(ln ln n))`` leaves beyond its leading term; at a
+    finite-size critical point ``(d, n_c)`` the conjecture puts it near
+    ``-3 ln ln n_c``. Needs ``n > 1``.
+
+    Source: 004 (finite-size simulations, the second-order correction).
+
+    >>> n = 1000.0
+    >>> d = math.sqrt(n * (2 * math.log(n) - 3 * math.log(math.log(n))))
+    >>> round(second_order_term(d, n) / math.log(math.log(n)), 9)
+    -3.0
+    """
+    d = _positive_real(d, "d")
+    n = _positive_real(n, "n", above=1.0)
+    return d * d / n - 2 * math.log(n)

@@ -1146,3 +1146,72 @@ def paired_t(gains: Any) -> float:
         raise ValueError("gains must be finite, got NaN or inf")
     se = g.std(ddof=1) / math.sqrt(g.size)
     return float(g.mean() / se) if se > 0 else (math.inf if g.mean() > 0 else -math.inf)
+
+
+# --------------------------------------------------------------------------
+# 004's norm peak of the weakly ridged cross-entropy memory
+# --------------------------------------------------------------------------
+
+__all__ += ["cross_entropy_norm_peaks"]
+
+
+def cross_entropy_norm_peaks(
+    memory: Callable[..., Any],
+    d: int,
+    loads: Sequence[float],
+    *,
+    pools: int,
+    base_seed: int,
+    effective_ridge: float,
+    maxiter: int,
+    refine: int = 16,
+) -> dict:
+    """Where ``||W||_F`` of the weakly ridged cross-entropy memory peaks in
+    the load ``c = n ln n / d^2``, over ``pools`` nested pools of pairs.
+
+    The coarse grid is ``n = max(2, round(n(c)))`` for each ``c`` in
+    ``loads`` (:func:`pairs_at_load`; repeated sizes dropped). Pool ``s``
+    draws its pairs from ``instance_rng(base_seed, d, s)``; at each size
+    ``memory(keys, targets, ridge=effective_ridge * d^2 / n, maxiter=maxiter,
+    init=W)`` is fitted warm-started upward and refined between the coarse
+    neighbours of the largest norm (:func:`nested_peak_curve`). Returns
+    :func:`pooled_peaks` of the pools' curves in ``c``, with ``pools`` and
+    the coarse sizes ``coarse_n``. ``memory`` is any function with the
+    signature of :func:`linmem.cross_entropy_memory` returning an object
+    with ``W``.
+
+    Source: 004 (finite-size simulations: the norm peaks at the separability
+    threshold, whose load tends to 1/2).
+
+    >>> from linmem import cross_entropy_memory
+    >>> s = cross_entropy_norm_peaks(cross_entropy_memory, 4, (0.5, 1.0, 2.0), pools=1, base_seed=0,
+    ...                              effective_ridge=1e-8, maxiter=50)
+    >>> s["pools"], s["coarse_n"], len(s["mean_curve"])
+    (1, [5, 8, 13], 3)
+    """
+    memory = _check_callable(memory, "memory")
+    d = check_positive_int(d, "d")
+    if isinstance(loads, (str, bytes)) or not isinstance(loads, Iterable):
+        raise TypeError(f"loads must be a sequence of positive numbers, got {loads!r}")
+    loads = [_check_positive_real(c, "loads entries") for c in loads]
+    if not loads:
+        raise ValueError("loads must be non-empty")
+    pools = check_positive_int(pools, "pools")
+    base_seed = _check_seed_int(base_seed, "base_seed")
+    effective_ridge = _check_positive_real(effective_ridge, "effective_ridge")
+    maxiter = check_positive_int(maxiter, "maxiter")
+    refine = check_positive_int(refine, "refine")
+    coarse: list[int] = []
+    for c in sorted(loads):
+        n = max(2, int(round(pairs_at_load("ratio", d, 1.0 / c))))
+        if not coarse or n > coarse[-1]:
+            coarse.append(n)
+
+    def norm(V, U, init):
+        fit = memory(V, U, ridge=effective_ridge * d * d / V.shape[1], maxiter=maxiter, init=init)
+        W = np.asarray(fit.W, dtype=float)
+        return float(np.linalg.norm(W)), W
+
+    curves = [nested_peak_curve(norm, d, coarse, rng=instance_rng(base_seed, d, s), refine=refine)
+              for s in range(pools)]
+    return {**pooled_peaks(curves, lambda n: n * math.log(n) / (d * d)), "pools": pools, "coarse_n": coarse}

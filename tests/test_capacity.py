@@ -398,3 +398,12 @@ def test_zero_dimensional_loads_give_python_floats_and_errors_name_the_first_bad
         assert type(f(np.array(0.2))) is float
     with pytest.raises(ValueError, match="got 2.0$"):
         capacity.kappa(np.array([0.5, 2.0, 3.0]))
+
+
+def test_second_order_term_is_what_the_critical_dimension_leaves_beyond_2_n_log_n():
+    for n in (3.0, 50.0, 1e6):
+        d = math.sqrt(n * (2 * math.log(n) - 3 * math.log(math.log(n))))
+        assert capacity.second_order_term(d, n) == pytest.approx(-3 * math.log(math.log(n)), rel=1e-12)
+    # at the leading-order dimension d^2 = 2 n log n the term vanishes; a larger d leaves a positive one
+    assert capacity.second_order_term(math.sqrt(2 * 40 * math.log(40)), 40) == pytest.approx(0.0, abs=1e-12)
+    assert capacity.second_order_term(20, 40) == pytest.approx(400 / 40 - 2 * math.log(40))

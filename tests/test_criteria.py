@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import strategies as st
 
+import linmem
 from theorems.claims import finite_size, recall
 from theorems.evidence import precise, simulation
 from theorems.evidence import property as prop
@@ -29,9 +30,10 @@ from theorems.model import (
     NegativeControl,
     Status,
 )
-from theorems.profiles import get_profile
+from theorems.profiles import PROFILES, get_profile
 from theorems.registry import Registry, load_claims
 from theorems.runner import derive_status, run, run_check
+from theorems.templates import SweepTable
 from theorems.tolerance import (
     LADDER_MIN_DROP_DIGITS,
     PRECISION_LADDER,
@@ -284,30 +286,28 @@ def test_every_catalogue_check_returns_the_kind_it_declares(catalogue):
 # --- the finite-size criteria against their controls -----------------------------------
 
 
-def _ce_record(peaks_by_d, prominence=5.0, resolution=0.01):
-    return {d: {"peak": float(np.mean(p)), "seed_peaks": list(p), "prominence": prominence,
-                "resolution": resolution} for d, p in peaks_by_d.items()}
+def _ce_table(peaks_by_d, prominence=5.0, resolution=0.01):
+    rows = [{"peak": float(np.mean(p)), "seed_peaks": list(p), "prominence": prominence,
+             "resolution": resolution} for p in peaks_by_d.values()]
+    return SweepTable(tuple(peaks_by_d), rows, "peak", PROFILES["quick"], "d")
 
 
 def test_the_norm_peak_drift_is_inconclusive_where_the_design_cannot_resolve_it():
     dims = (6, 8, 10, 12)
     rng = np.random.default_rng(0)
     falling = {d: 1.2 - 0.15 * math.log(d / 6) + rng.normal(0, 0.1 / d * 6, 4) for d in dims}
-    crit = finite_size._norm_peak_criterion(_ce_record(falling), sweep=1, profile="quick")
-    verdict, bound, thr, why = crit(dims, [np.mean(falling[d]) for d in dims])
+    verdict, bound, thr, why = finite_size._norm_peak_criterion(_ce_table(falling))
     assert verdict is EvidenceStatus.INCONCLUSIVE and "not resolvable here" in why
     # the negative control: no interior maximum, prominence exactly 1 -> NOT SUPPORTED, never INCONCLUSIVE
-    crit = finite_size._norm_peak_criterion(_ce_record(falling, prominence=1.0), sweep=1, profile="quick")
-    assert crit(dims, [np.mean(falling[d]) for d in dims])[0] is False
+    assert finite_size._norm_peak_criterion(_ce_table(falling, prominence=1.0))[0] is False
     # a drift resolved upward contradicts the statement
     rising = {d: 0.8 + 1.0 * math.log(d / 6) + np.array([0.0, 0.001, -0.001, 0.0]) for d in dims}
-    crit = finite_size._norm_peak_criterion(_ce_record(rising), sweep=1, profile="quick")
-    assert crit(dims, [np.mean(rising[d]) for d in dims])[0] is False
+    assert finite_size._norm_peak_criterion(_ce_table(rising))[0] is False
 
 
 def test_the_norm_peak_design_says_why_no_shipped_profile_resolves_the_drift():
-    for sweep, sd in finite_size.DRIFT_SLOPE_SD.items():
-        assert sd is not None and finite_size.DRIFT_EFFECT / sd < required_margin_sd(), sweep
+    for level, sd in finite_size.DRIFT_SLOPE_SD.items():
+        assert sd is not None and finite_size.DRIFT_EFFECT / sd < required_margin_sd(), level
 
 
 def test_the_second_order_criterion_fails_the_cmm_decider_at_every_dimension():
@@ -315,8 +315,10 @@ def test_the_second_order_criterion_fails_the_cmm_decider_at_every_dimension():
     truth = {4: 9.0, 5: 11.5, 6: 14.5, 7: 19.0}  # run seed 3, quick
     control = {4: 2.5, 5: 3.0, 6: 3.5, 7: 2.5}  # the CMM-decider control, default seed
     for n_c, expect in ((truth, True), (control, False)):
-        record = {d: {"censored_share": 0.0} for d in dims}
-        ok, a, _, why = finite_size._second_order_criterion(record)(dims, [n_c[d] for d in dims])
+        rows = [{"n_c": n, "censored_share": 0.0, "loglog": math.log(math.log(n)),
+                 "term": linmem.capacity.second_order_term(d, n)} for d, n in n_c.items()]
+        table = SweepTable(dims, rows, "n_c", PROFILES["quick"], "d")
+        ok, a, _, why = finite_size._second_order_criterion(table)
         assert ok is expect, why
     assert "no at d = [4, 5, 6, 7]" in why
 

@@ -855,6 +855,14 @@ CASES += [
 ]
 
 
+#: linmem.capacity.second_order_term (fs.second-order).
+CASES += [
+    *bad_positive_reals(capacity.second_order_term, (4.0, 9.5), {}, 0, "d"),
+    (capacity.second_order_term, (4.0, 1), {}, ValueError, "n must be a finite number > 1, got 1.0"),
+    (capacity.second_order_term, (4.0, "9.5"), {}, TypeError, "n must be a real number, got str"),
+]
+
+
 def _values(case) -> tuple:
     return tuple(case.values) if hasattr(case, "values") else tuple(case)
 

@@ -585,3 +585,64 @@ def test_pooled_peaks_summarises_the_pools_on_their_common_grid():
                             float)
     with pytest.raises(TypeError, match="PeakCurve"):
         sweeps.pooled_peaks([], float)
+
+
+# --------------------------------------------------------------------------
+# 004's norm peak of the cross-entropy memory (fs.ce-norm-peak)
+# --------------------------------------------------------------------------
+
+
+class _Fit:
+    def __init__(self, W):
+        self.W = W
+
+
+def test_cross_entropy_norm_peaks_pools_a_planted_peak_in_the_load():
+    calls = []
+
+    def memory(V, U, *, ridge, maxiter, init):  # ||W||_F = 20 - |n - 13|: a planted peak at n = 13
+        n = V.shape[1]
+        calls.append((n, ridge, maxiter, None if init is None else float(np.linalg.norm(init))))
+        return _Fit(np.eye(V.shape[0]) * (20.0 - abs(n - 13)) / math.sqrt(V.shape[0]))
+
+    d = 5
+    s = sweeps.cross_entropy_norm_peaks(memory, d, (2.0, 0.5, 1.0), pools=3, base_seed=4, effective_ridge=1e-8,
+                                        maxiter=7, refine=16)
+    coarse = [max(2, round(sweeps.pairs_at_load("ratio", d, 1 / c))) for c in (0.5, 1.0, 2.0)]
+    assert s["coarse_n"] == coarse and s["pools"] == 3 and len(s["seed_peaks"]) == 3
+    assert s["seed_peak_sizes"] == [13, 13, 13] and s["peak"] == pytest.approx(13 * math.log(13) / d**2)
+    assert s["loads"] == pytest.approx([n * math.log(n) / d**2 for n in coarse]) and s["prominence"] > 1
+    # each fit gets lambda = effective_ridge d^2 / n and the cap; warm starts after the first size of a pool
+    assert all(r == pytest.approx(1e-8 * d * d / n) and m == 7 for n, r, m, _ in calls)
+    assert calls[0][3] is None and calls[1][3] == pytest.approx(20.0 - abs(coarse[0] - 13))
+    # the pools are independent draws: pool s is instance_rng(base_seed, d, s)
+    seen = []
+    sweeps.cross_entropy_norm_peaks(lambda V, U, **kw: seen.append(V[:, :1].copy()) or _Fit(np.eye(1)), d,
+                                    (1.0, 2.0), pools=2, base_seed=4, effective_ridge=1e-8, maxiter=1)
+    for s, first in ((0, seen[0]), (1, seen[-1])):
+        np.testing.assert_array_equal(first, sweeps.gaussian_pairs(d, 1, rng=sweeps.instance_rng(4, d, s))[0])
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, match",
+    [
+        pytest.param({"memory": 3}, TypeError, "memory must be callable", id="memory"),
+        pytest.param({"d": 0}, ValueError, "d must be an integer >= 1", id="d"),
+        pytest.param({"loads": "1.0"}, TypeError, "loads must be a sequence", id="loads-str"),
+        pytest.param({"loads": ()}, ValueError, "loads must be non-empty", id="loads-empty"),
+        pytest.param({"loads": (1.0, -0.5)}, ValueError, "loads entries must be a finite number > 0", id="loads-neg"),
+        pytest.param({"pools": 0}, ValueError, "pools must be an integer >= 1", id="pools"),
+        pytest.param({"base_seed": -1}, ValueError, "base_seed must be a nonnegative integer", id="seed"),
+        pytest.param({"effective_ridge": 0.0}, ValueError, "effective_ridge must be a finite number > 0", id="ridge"),
+        pytest.param({"maxiter": 2.5}, TypeError, "maxiter must be an integer", id="maxiter"),
+        pytest.param({"refine": 0}, ValueError, "refine must be an integer >= 1", id="refine"),
+    ],
+)
+def test_cross_entropy_norm_peaks_refuses_bad_input(kwargs, exc, match):
+    import linmem
+
+    args = {"memory": linmem.cross_entropy_memory, "d": 3, "loads": (1.0,), "pools": 1, "base_seed": 0,
+            "effective_ridge": 1e-8, "maxiter": 5, **kwargs}
+    memory, d, loads = args.pop("memory"), args.pop("d"), args.pop("loads")
+    with pytest.raises(exc, match=match):
+        sweeps.cross_entropy_norm_peaks(memory, d, loads, **args)
