@@ -760,3 +760,80 @@ def exact_check(name: str, *, exact: st.SearchStrategy, terms: Terms, names: Seq
     """
     inputs = Inputs(tuple(names), exact, lambda ctx: [], st.nothing(), about)
     return Check(name, EvidenceKind.SYMBOLIC, _exact(inputs, terms), f"exact rationals, residual == 0: {about}")
+
+
+# --- finite-size crossings per dimension ----------------------------------------------
+
+__all__ += ["crossing_check", "crossing_plot", "crossing_results"]
+
+
+def crossing_results(
+    ctx: Context, success: Callable[[Any], Callable[[np.ndarray, np.ndarray], bool]], dims: Sequence[int], *,
+    load_kind: str, bracket: tuple[float, float], trials: Mapping[str, int], steps: int, seed_label: str,
+    cache_name: str, params: Mapping[str, Any], formulas: Sequence[str],
+) -> dict:
+    """Per dimension ``d`` in ``dims``, the finite-size 1/2 crossing of
+    ``success(ctx.impl)(keys, targets)`` (:func:`linmem.sweeps.bisect_crossing`
+    on ``load_kind``, fresh instances, ``trials`` per bisection step per
+    profile level). Instances come from :func:`theorems.kit.shared_seed` of
+    the run seed and ``seed_label``, so every check of a run that sweeps the
+    same label reads the same cache entries (``cache_name``, ``params``); the
+    cache is off when the run overrides one of the ``formulas`` the success
+    test calls (:func:`theorems.kit.sweep_cache`)."""
+    from linmem import sweeps
+
+    test = success(ctx.impl)
+    return {d: sweeps.bisect_crossing(
+        test, d, load_kind=load_kind, bracket=bracket, trials=ctx.profile.pick(**trials), steps=steps,
+        base_seed=kit.shared_seed(ctx.run_seed, seed_label), name=cache_name, params=dict(params),
+        cache=kit.sweep_cache(ctx, *formulas)) for d in dims}
+
+
+def crossing_plot(title: str, series: list, *, x_label: str, y_label: str = "success rate",
+                  marks: Sequence[tuple[float, str]] = ()) -> dict:
+    """Plot spec of success curves: success against the load (log axis), the
+    level 1/2 and vertical ``marks`` ``(load, label)`` (e.g. the constants
+    the crossings tend to)."""
+    return {"title": title, "x_label": x_label, "y_label": y_label, "xscale": "log", "yscale": "linear",
+            "series": series, "hlines": [{"y": 0.5, "label": "1/2"}],
+            "vlines": [{"x": x, "label": label} for x, label in marks]}
+
+
+#: The columns of a :func:`crossing_check` table (the success curve goes to the plot).
+CROSSING_COLUMNS = ("crossing", "distance", "n50", "slope", "censored", "evaluations", "cache_hits")
+
+
+def crossing_check(
+    name: str, *, success: Callable[[Any], Callable[[np.ndarray, np.ndarray], bool]],
+    dims: Mapping[str, Sequence[int]], band: tuple[float, float], limit: float, distance: Callable[[float], float],
+    shrink: Callable, label: str, series: str, plot_title: str, x_label: str,
+    marks: Sequence[tuple[float, str]] = (), about: str = "", **sweep: Any,
+) -> Check:
+    """A check that finite-size crossings tend to a limit: per dimension
+    (``dims`` per profile level) the crossing of :func:`crossing_results`
+    (``sweep`` holds its keywords: ``load_kind``, ``bracket``, ``trials``,
+    ``steps``, ``seed_label``, ``cache_name``, ``params``, ``formulas``); every
+    crossing finite, uncensored and inside ``band``, and the figure
+    ``distance(crossing)`` (to ``limit``) judged by ``shrink(sizes,
+    figures)`` (e.g. :func:`theorems.evidence.simulation.shrinks`; a
+    non-finite distance is passed as inf). The evidence has the table of
+    :data:`CROSSING_COLUMNS` per d and the success curves as a plot."""
+
+    def measure(ctx, d, rng):
+        r = crossing_results(ctx, success, [d], **sweep)[d]
+        x, y, _ = r.success_curve()
+        return {"crossing": r.crossing, "distance": distance(r.crossing), "n50": r.n50, "slope": r.slope,
+                "censored": r.censored, "evaluations": r.evaluations, "cache_hits": r.cache_hits, "x": x, "y": y}
+
+    def criterion(t):
+        bad = t.where(lambda r: r["censored"] or not math.isfinite(r["crossing"])
+                      or not (band[0] <= r["crossing"] <= band[1]))
+        ok, fig, thr, why = shrink(t.sizes, [f if math.isfinite(f) else math.inf for f in t.figures])
+        return ok and not bad, fig, thr, (
+            f"crossings {[round(c, 3) for c in t.column('crossing')]} (band {band}); distance to "
+            f"{limit}: {why}" + (f"; outside the band or censored at d = {bad}" if bad else ""))
+
+    plot = crossing_plot(plot_title, [{"each": f"{series}, d = {{d}}", "x": "x", "y": "y", "style": "points"}],
+                         x_label=x_label, marks=marks)
+    return sweep_table_check(name, sizes=dims, measure=measure, statistic="distance", criterion=criterion,
+                             label=label, size_name="d", columns=CROSSING_COLUMNS, plot=plot, about=about)

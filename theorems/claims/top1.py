@@ -36,7 +36,7 @@ from linmem.learn import GordanCertificate, LinearProgramError, MaxMarginResult,
 from theorems import kit, strategies, sweepcache
 from theorems.evidence import expectation, montecarlo, precise, property, simulation, symbolic
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind
-from theorems.templates import sweep_table_check, wrong
+from theorems.templates import crossing_check, crossing_plot, crossing_results, sweep_table_check, wrong
 from theorems.tolerance import THRESHOLD, scaled_residual
 
 __all__ = ["CLAIMS"]
@@ -343,54 +343,22 @@ def _retrieves_all(impl, store: str):
     return success
 
 
-def _crossings(ctx, label, store, dims, bracket):
-    """Logistic crossings (bisection on the load with fresh instances) per d."""
-    success = _retrieves_all(ctx.impl, store)
-    return {d: sweeps.bisect_crossing(
-        success, d, load_kind="ratio", bracket=bracket, trials=ctx.profile.pick(**CROSSING_TRIALS),
-        steps=CROSSING_STEPS, base_seed=kit.shared_seed(ctx.run_seed, label), name=f"top1.{label}",
-        params={"code": _CODE}, cache=kit.sweep_cache(ctx, store, "all_retrieved")) for d in dims}
+def _crossing_sweep(tag: str, store: str, bracket) -> dict:
+    """The crossing sweep of ``impl.<store>`` (keywords of templates.crossing_results)."""
+    return dict(load_kind="ratio", bracket=bracket, trials=CROSSING_TRIALS,
+                steps=CROSSING_STEPS, seed_label=tag, cache_name=f"top1.{tag}", params={"code": _CODE},
+                formulas=(store, "all_retrieved"))
 
 
-def _curve_series(label, res_by_d):
-    return [{"label": f"{label}, d = {d}", "x": x, "y": y, "style": "points"}
-            for d, r in res_by_d.items() for x, y, _ in [r.success_curve()]]
+def _crossing_trend(check: str, tag: str, store: str, bracket, **kw):
+    """|crossing - 8| (CMM) or 8 - crossing (least squares) shrinking with d."""
+    return crossing_check(check, success=lambda impl: _retrieves_all(impl, store), limit=CMM_TOP1_CONSTANT,
+                          x_label=_LOAD, marks=_MARKS, **_crossing_sweep(tag, store, bracket), **kw)
 
 
-def _success_plot(title: str, series, y_label="success rate", marks=("2", "8")) -> dict:
-    """Plot spec: all-pairs top-1 success rate against d^2/(n ln n), 2 and 8 marked."""
-    return {"title": title, "x_label": "d^2 / (n ln n)", "y_label": y_label, "xscale": "log", "yscale": "linear",
-            "series": series, "hlines": [{"y": 0.5, "label": "1/2"}],
-            "vlines": [{"x": OPTIMAL_TOP1_CONSTANT, "label": marks[0]}, {"x": CMM_TOP1_CONSTANT, "label": marks[1]}]}
-
-
-#: The per-d columns of a crossing sweep's table (its success curve goes to the plot).
-_CROSSING_COLUMNS = ("crossing", "distance", "n50", "slope", "censored", "evaluations", "cache_hits")
-
-
-def _crossing_trend(check, label, store, *, dims, bracket, band, shrink, distance, figure, title, name, about):
-    """A check: per-d crossings of ``impl.<store>``, each finite, uncensored
-    and inside ``band``, whose ``distance(c_d)`` to 8 shrinks with d."""
-
-    def measure(ctx, d, rng):
-        r = _crossings(ctx, label, store, [d], bracket)[d]
-        x, y, _ = r.success_curve()
-        return {"crossing": r.crossing, "distance": distance(r.crossing), "n50": r.n50, "slope": r.slope,
-                "censored": r.censored, "evaluations": r.evaluations, "cache_hits": r.cache_hits, "x": x, "y": y}
-
-    def criterion(t):
-        bad = t.where(lambda r: r["censored"] or not math.isfinite(r["crossing"])
-                      or not (band[0] <= r["crossing"] <= band[1]))
-        ok, fig, thr, why = shrink(t.sizes, [f if math.isfinite(f) else math.inf for f in t.figures])
-        return ok and not bad, fig, thr, (
-            f"crossings {[round(c, 3) for c in t.column('crossing')]} (band {band}); distance to "
-            f"{CMM_TOP1_CONSTANT}: {why}" + (f"; outside the band or censored at d = {bad}" if bad else ""))
-
-    plot = _success_plot(f"{title}: probability that all n pairs are retrieved top-1",
-                         [{"each": f"{name}, d = {{d}}", "x": "x", "y": "y", "style": "points"}])
-    return sweep_table_check(check, sizes=dims,
-                             measure=measure, statistic="distance", criterion=criterion, label=figure,
-                             size_name="d", columns=_CROSSING_COLUMNS, plot=plot, about=about)
+#: The load axis and the two constants marked on every success plot.
+_LOAD = "d^2 / (n ln n)"
+_MARKS = ((OPTIMAL_TOP1_CONSTANT, "2"), (CMM_TOP1_CONSTANT, "8"))
 
 
 def _lp_row(ctx, d, rng):
@@ -435,16 +403,20 @@ _LP_SWEEP = sweep_table_check(
     domain=lambda t: {"pools per d": t.column("pools")},
     columns=("crossing", "n", "prediction", "gap", "window", "censored", "pools", "n_star", "evaluations",
              "cache_hits"),
-    plot=_success_plot("Probability that all n pairs are retrieved top-1: best linear memory (LP) and CMM",
-                       [{"each": "optimal (LP), d = {d}", "x": "x", "y": "y", "style": "line"}],
-                       y_label="success probability", marks=("2 (any linear memory)", "8 (CMM)")),
+    plot=crossing_plot("Probability that all n pairs are retrieved top-1: best linear memory (LP) and CMM",
+                       [{"each": "optimal (LP), d = {d}", "x": "x", "y": "y", "style": "line"}], x_label=_LOAD,
+                       y_label="success probability",
+                       marks=((OPTIMAL_TOP1_CONSTANT, "2 (any linear memory)"), (CMM_TOP1_CONSTANT, "8 (CMM)"))),
     about="LP crossings below 2 and within a band of the second-order prediction")
 
 
 def _optimal_crossing(ctx):
     """The LP sweep, with CMM's success curves (the same cached sweep as t1.cmm-threshold-8) in its plot."""
     ev = _LP_SWEEP.run(ctx)
-    ev.data["plot"]["series"] += _curve_series("CMM", _crossings(ctx, "cmm", "cmm", CMM_DIMS, CMM_BRACKET))
+    cmm = crossing_results(ctx, lambda impl: _retrieves_all(impl, "cmm"), CMM_DIMS,
+                           **_crossing_sweep("cmm", "cmm", CMM_BRACKET))
+    ev.data["plot"]["series"] += [{"label": f"CMM, d = {d}", "x": x, "y": y, "style": "points"}
+                                  for d, r in cmm.items() for x, y, _ in [r.success_curve()]]
     return ev
 
 
@@ -779,10 +751,11 @@ CLAIMS = [
         ),
         depends_on=("t1.score-scales",),
         checks=(
-            _crossing_trend("crossing-trend", "cmm", "cmm", dims=CMM_DIMS_BY_LEVEL, bracket=CMM_BRACKET, band=CMM_BAND,
+            _crossing_trend("crossing-trend", "cmm", "cmm", CMM_BRACKET, dims=CMM_DIMS_BY_LEVEL, band=CMM_BAND,
                             shrink=_shrinks(max_slope=CMM_MAX_SLOPE, max_last_over_first=CMM_MAX_LAST_OVER_FIRST),
-                            distance=lambda c: abs(c - CMM_TOP1_CONSTANT), title="CMM", name="CMM",
-                            figure="CMM all-pairs top-1: |finite-size crossing of d^2/(n ln n) - 8|",
+                            distance=lambda c: abs(c - CMM_TOP1_CONSTANT), series="CMM",
+                            plot_title="CMM: probability that all n pairs are retrieved top-1",
+                            label="CMM all-pairs top-1: |finite-size crossing of d^2/(n ln n) - 8|",
                             about="|crossing - 8| shrinks with d; every crossing in [2, 32]"),
         ),
         negative_control=_CMM_TRANSPOSED,
@@ -810,12 +783,12 @@ CLAIMS = [
         depends_on=("t1.dual-certificate",),
         checks=(
             Check("optimal-crossing", EvidenceKind.SIMULATION, _optimal_crossing, _LP_SWEEP.description),
-            _crossing_trend("least-squares-crossing", "ls", "least_squares_store", dims=LS_DIMS_BY_LEVEL,
-                            bracket=LS_BRACKET, band=LS_BAND,
+            _crossing_trend("least-squares-crossing", "ls", "least_squares_store", LS_BRACKET,
+                            dims=LS_DIMS_BY_LEVEL, band=LS_BAND,
                             shrink=_shrinks(max_slope=LS_MAX_SLOPE, max_last_over_first=LS_MAX_LAST_OVER_FIRST),
-                            distance=lambda c: CMM_TOP1_CONSTANT - c, title="Least-squares memory",
-                            name="least squares",
-                            figure="least-squares memory U V^+: 8 - finite-size crossing of d^2/(n ln n)",
+                            distance=lambda c: CMM_TOP1_CONSTANT - c, series="least squares",
+                            plot_title="Least-squares memory: probability that all n pairs are retrieved top-1",
+                            label="least-squares memory U V^+: 8 - finite-size crossing of d^2/(n ln n)",
                             about="least-squares crossings in [2, 8], approaching 8"),
         ),
         negative_control=wrong("max-margin memory returned transposed, least-squares memory built as V K^T",

@@ -1,0 +1,88 @@
+"""templates.crossing_check / crossing_results / crossing_plot: finite-size
+crossings per dimension that tend to a limit pass, crossings that stay away
+from it or leave the band fail, and the evidence carries the table and the
+success curves."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from scipy.special import ndtr
+
+from theorems.evidence import simulation
+from theorems.model import ClaimKind
+from theorems.profiles import PROFILES
+from theorems.runner import run_claim
+from theorems.templates import CROSSING_COLUMNS, crossing_check, crossing_plot, wrong, _claim
+
+QUICK = PROFILES["quick"]
+
+
+def _planted(offset):
+    """success(impl): an instance at load d^2/(n ln n) succeeds with probability
+    1 / (1 + exp(-8 (load - c_d))), c_d = 4 + offset(d); the uniform comes from
+    the instance's first key entry (N(0, 1/d))."""
+
+    def success(impl):
+        def test(V, U):
+            d, n = V.shape
+            load = d * d / (n * math.log(n))
+            return bool(ndtr(V[0, 0] * math.sqrt(d)) < 1 / (1 + math.exp(-8 * (load - 4 - offset(d)))))
+
+        return test
+
+    return success
+
+
+def _claim_of(offset, band=(2.0, 16.0)):
+    check = crossing_check(
+        "trend", success=_planted(offset), dims=dict(quick=(8, 16, 32), standard=(8, 16, 32), thorough=(8, 16, 32)),
+        band=band, limit=4, distance=lambda c: abs(c - 4), shrink=simulation.shrinks(max_slope=-0.3,
+                                                                                     max_last_over_first=0.6),
+        label="|crossing - 4|", series="planted", plot_title="planted crossings", x_label="d^2 / (n ln n)",
+        marks=((4, "4"),), load_kind="ratio", bracket=(1.0, 32.0), trials=dict(quick=16, standard=16, thorough=16),
+        steps=6, seed_label="planted", cache_name="test.crossing", params={}, formulas=("cmm",))
+    return _claim("t.crossing", ClaimKind.ASYMPTOTIC, (check,), title="", statement="", source="test",
+                  control=wrong("unused", cmm=lambda V, U: U), assumptions=(), depends_on=(), tags=(), algebra=None,
+                  extra_checks=())
+
+
+@pytest.fixture(autouse=True)
+def _no_cache(monkeypatch):
+    monkeypatch.setenv("THEOREMS_CACHE", "off")
+
+
+def test_crossings_that_tend_to_the_limit_pass_with_their_table_and_plot():
+    (ev,) = run_claim(_claim_of(lambda d: 48.0 / d), profile=QUICK, seed=1).evidence
+    assert ev.status.value == "supported", ev.detail
+    table = ev.data["table"]
+    assert table["columns"] == ["d", *CROSSING_COLUMNS]
+    crossings = [row[1] for row in table["rows"]]
+    assert [row[0] for row in table["rows"]] == [8, 16, 32]
+    assert crossings[0] > crossings[1] > crossings[2] > 4  # c_d = 4 + 48/d, up to the sampling
+    assert ev.data["domain"]["d"]["values"] == [8, 16, 32]
+    plot = ev.data["plot"]
+    assert [s["label"] for s in plot["series"]] == ["planted, d = 8", "planted, d = 16", "planted, d = 32"]
+    assert plot["vlines"] == [{"x": 4, "label": "4"}] and plot["xscale"] == "log"
+
+
+def test_crossings_that_stay_away_from_the_limit_fail():
+    (ev,) = run_claim(_claim_of(lambda d: 4.0), profile=QUICK, seed=1).evidence
+    assert ev.status.value == "not_supported", ev.detail
+    assert "distance to 4" in ev.detail
+
+
+def test_a_crossing_outside_the_band_fails_even_when_the_trend_holds():
+    (ev,) = run_claim(_claim_of(lambda d: 48.0 / d, band=(2.0, 8.0)), profile=QUICK, seed=1).evidence
+    assert ev.status.value == "not_supported"
+    assert "outside the band or censored at d = [8]" in ev.detail
+
+
+def test_crossing_plot_marks_the_constants():
+    spec = crossing_plot("t", [], x_label="x", marks=((2, "2"), (8, "8")))
+    assert spec["vlines"] == [{"x": 2, "label": "2"}, {"x": 8, "label": "8"}]
+    assert spec["hlines"] == [{"y": 0.5, "label": "1/2"}] and spec["y_label"] == "success rate"
+    with pytest.raises(ValueError, match="sizes must give every profile level"):
+        crossing_check("x", success=_planted(lambda d: 0.0), dims={"quick": (8,)}, band=(0, 1), limit=0,
+                       distance=abs, shrink=None, label="", series="", plot_title="", x_label="")
