@@ -1,19 +1,13 @@
 """Learners of :mod:`linmem.learn` pinned to the objectives they document
-(ours): the max-margin LP satisfies its optimality conditions, the
-cutting-plane LP reaches the dense LP's optimum, and the cross-entropy and
-smoothed-TAM fits are stationary points of their documented objectives,
-with the loss they report being that objective.
-
-What the checks compare against is evaluated independently of the learners,
-by :mod:`linmem.optimality` (called through ``ctx.impl``, so a negative
-control reaches it too): the LP's KKT defects from the comparisons formed by
-einsum, its optimum re-solved exactly on the support a solution names, the
-objectives and gradients in mpmath from the documented formulas, and the
-stationary point by Newton's method in mpmath.
-"""
+(ours): the max-margin LP meets its optimality conditions, the cutting plane
+reaches the dense optimum, and the cross-entropy and smoothed-TAM fits are
+stationary points of their objectives, whose value is the loss they report.
+The optimality conditions are evaluated independently of the learners, by
+:mod:`linmem.optimality` through ``ctx.impl`` (negative controls reach it)."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from functools import partial
 
@@ -24,7 +18,6 @@ from hypothesis import strategies as st
 
 import linmem
 from linmem import learn as _learn
-from linmem.learn import FIT_GRADIENT_TOL, GordanCertificate
 from theorems import kit
 from theorems.evidence import precise, property, symbolic
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind
@@ -64,19 +57,15 @@ def _solution(res) -> dict:
     return {"W": res.W, "margin": res.margin, "multipliers": res.multipliers}
 
 
-# --------------------------------------------------------------------------
-# learn.max-margin-kkt and learn.cutting-plane-exact
-# --------------------------------------------------------------------------
+# --- learn.max-margin-kkt and learn.cutting-plane-exact ---------------------------
 
 
 def _lp_duality_algebra(ctx):
     """Sum of lambda_p (<W, A_p> - t) = <W, sum lambda A> - t sum lambda, and
     <W, A_ij> = S_ii - S_ij (the scorer's gap is the LP row), on a symbolic
     3-pair instance with 1 x 2 memories."""
-    w = sympy.Matrix(1, 2, sympy.symbols("w0:2"))
-    us = [sympy.Symbol(f"u{i}") for i in range(3)]
+    w, t, us = sympy.Matrix(1, 2, sympy.symbols("w0:2")), sympy.Symbol("t"), sympy.symbols("u0:3")
     vs = [sympy.Matrix(sympy.symbols(f"v{i}_0:2")) for i in range(3)]
-    t = sympy.Symbol("t")
     pairs = [(i, j) for i in range(3) for j in range(3) if i != j]
     lam = {p: sympy.Symbol(f"l{p[0]}{p[1]}") for p in pairs}
     A = {p: (us[p[0]] - us[p[1]]) * vs[p[0]].T for p in pairs}
@@ -95,15 +84,9 @@ def _kkt_score(impl, res, V, U) -> float:
     return THRESHOLD * impl.max_margin_kkt_defect(V, U, **_solution(res))
 
 
-def _kkt_property(ctx):
-    return property.check(ctx, lp_instances(), lambda c: _kkt_score(ctx.impl, ctx.impl.max_margin_memory(c[1], c[2]),
-                                                                    c[1], c[2]), describe=lambda c: c[0])
-
-
 def _kkt_precise(ctx, method="auto"):
-    """The optimum re-solved exactly on the support of the solution: the
-    defect is a rational (0 when optimal), at every rung that rational in
-    mpmath, so exactly 0 at the top rung. Solved once per instance."""
+    """The optimum re-solved exactly on the solution's support (once per instance): the defect is
+    a rational, 0 when optimal, at every rung that rational in mpmath (exactly 0 at the top)."""
     rng, memo = ctx.rng("learn-exact"), {}
     cases = [(f"d={d}, n={n}", _dyadic(rng, d, n)) for d, n, _ in EXACT_SIZES]
 
@@ -118,7 +101,7 @@ def _kkt_precise(ctx, method="auto"):
 
 
 def _separable(res, V, U) -> bool:
-    return bool(res.margin > 0 and GordanCertificate(W=np.asarray(res.W, float), lam=None, keys=V, targets=U).verify())
+    return bool(res.margin > 0 and _learn.GordanCertificate(W=np.asarray(res.W, float), lam=None, keys=V, targets=U).verify())
 
 
 def _cp_property(ctx):
@@ -144,57 +127,35 @@ def _cp_stopped_early(keys, targets, *, method="auto"):
 
 def _dense_dropping_a_row(keys, targets, *, method="auto"):
     """Wrong variant: the multipliers of the dense LP with the largest one moved
-    onto a non-binding comparison."""
+    onto the comparison with the most slack (a non-binding one)."""
     res = linmem.max_margin_memory(keys, targets, method="dense")
-    lam = res.multipliers.copy()
-    n = lam.shape[0]
+    lam, slack = res.multipliers.copy(), linmem.comparison_gaps(res.W, keys, targets)
     i, j = np.unravel_index(np.argmax(lam), lam.shape)
-    slack = linmem.comparison_gaps(res.W, keys, targets)
     slack[i, j] = -np.inf
-    k, m = np.unravel_index(np.argmax(np.where(np.isfinite(slack), slack, -np.inf)), (n, n))
+    np.fill_diagonal(slack, -np.inf)
+    k, m = np.unravel_index(np.argmax(slack), lam.shape)
     lam[k, m], lam[i, j] = lam[k, m] + lam[i, j], 0.0
-    return _learn.MaxMarginResult(W=res.W, margin=res.margin, status=res.status, message=res.message,
-                                  multipliers=lam, method="dense", rounds=1, comparisons=res.comparisons)
+    return dataclasses.replace(res, multipliers=lam)
 
 
-# --------------------------------------------------------------------------
-# learn.cross-entropy-stationary and learn.tam-erm-stationary
-# --------------------------------------------------------------------------
-
-
-def _ce_fit(impl, V, U, c):
-    return impl.cross_entropy_memory(V, U, ridge=c["ridge"])
-
-
-def _ce_objective(impl, W, V, U, c):
-    return impl.cross_entropy_objective_mp(W, V, U, ridge=c["ridge"])
-
-
-def _tam_fit(impl, V, U, c):
-    return impl.tam_erm(V, U, k=c["k"], beta=c["beta"], ridge=c["ridge"])
-
-
-def _tam_objective(impl, W, V, U, c):
-    return impl.tam_objective_mp(W, V, U, k=c["k"], beta=c["beta"], ridge=c["ridge"])
+# --- learn.cross-entropy-stationary and learn.tam-erm-stationary ---------------------
 
 
 def _stationary_score(ctx, fit, objective, case) -> float:
-    """max of: THRESHOLD x max |gradient| / FIT_GRADIENT_TOL (stationary to the
-    documented tolerance), and the scaled difference between the reported loss
-    and the objective, both evaluated at PROPERTY_DPS digits."""
+    """The larger of THRESHOLD x max |gradient| / FIT_GRADIENT_TOL and the scaled gap
+    between the reported loss and the objective (both at PROPERTY_DPS digits)."""
     info, V, U = case
     res = fit(ctx.impl, V, U, info)
     with mpmath.workdps(PROPERTY_DPS):
         val, grad = objective(ctx.impl, res.W, V, U, info)
         g = float(max(abs(x) for x in grad.ravel()))
         loss_err = scaled_residual(abs(val - mpmath.mpf(float(res.loss))), scale=V.shape[1] * (1 + abs(val)) * res.W.size)
-    return max(THRESHOLD * g / FIT_GRADIENT_TOL, loss_err)
+    return max(THRESHOLD * g / _learn.FIT_GRADIENT_TOL, loss_err)
 
 
 def _stationary_precise(ctx, which, fit, objective):
-    """Newton on the objective's gradient from the fitted W, at each rung: the
-    error is the gradient at the root, and a fit farther from it than the
-    strong-convexity bound sqrt(D) FIT_GRADIENT_TOL / (2 ridge) scores inf."""
+    """Newton on the gradient from the fitted W at each rung: the error is the gradient at the root;
+    a fit farther from it than sqrt(D) FIT_GRADIENT_TOL / (2 ridge) (strong convexity) scores inf."""
     rng, info = ctx.rng(f"learn-{which}-precise"), {"ridge": FIT_RIDGES[-1], "k": 1, "beta": 4.0}
     cases = []
     for d, n in ((1, 3), (2, 3), (2, 4)):
@@ -205,7 +166,7 @@ def _stationary_precise(ctx, which, fit, objective):
         V, U, W0 = case
         grad = lambda W: objective(ctx.impl, W, V, U, info)[1]  # noqa: E731
         root, dist = ctx.impl.stationary_point_mp(grad, W0)
-        if dist > math.sqrt(W0.size) * FIT_GRADIENT_TOL / (2 * info["ridge"]):
+        if dist > math.sqrt(W0.size) * _learn.FIT_GRADIENT_TOL / (2 * info["ridge"]):
             return mpmath.inf, 1
         return mpmath.norm(mpmath.matrix(list(grad(root).ravel()))), V.shape[1] * W0.size
 
@@ -213,8 +174,7 @@ def _stationary_precise(ctx, which, fit, objective):
 
 
 def _ce_gradient_algebra(ctx):
-    """d/dw of the objective is the documented gradient, on a symbolic 1 x 1
-    memory with 3 pairs."""
+    """d/dw of the objective is the documented gradient (a symbolic 1 x 1 memory, 3 pairs)."""
     w, lam = sympy.symbols("w lambda", positive=True)
     v, u = sympy.symbols("v0:3"), sympy.symbols("u0:3")
     S = [[u[j] * w * v[i] for j in range(3)] for i in range(3)]
@@ -226,9 +186,8 @@ def _ce_gradient_algebra(ctx):
 
 
 def _tam_gradient_algebra(ctx):
-    """The pieces of the documented TAM gradient (k = 1, two competitors): the
-    inner minimiser's condition and, by the envelope theorem, dF/ds_j =
-    sigmoid(beta (s_j - t*)) / k; the logistic loss's derivative."""
+    """The documented TAM gradient's pieces (k = 1, two competitors): the inner minimiser's condition,
+    dF/ds_j = sigmoid(beta (s_j - t*)) / k (envelope theorem), the logistic loss's derivative."""
     beta, t, m = sympy.Symbol("beta", positive=True), sympy.Symbol("t", positive=True), sympy.Symbol("m")
     s = sympy.symbols("s0:2")
     sig = lambda x: 1 / (1 + sympy.exp(-x))  # noqa: E731
@@ -255,15 +214,12 @@ def _ce_ridge_three(keys, targets, *, ridge=_learn.DEFAULT_RIDGE, maxiter=_learn
     return _learn.ConvexFitResult(W, val, data, float(np.linalg.norm(W)), int(res.nit), bool(res.success), str(res.message))
 
 
-def _tam_loss_e(keys, targets, *, k, beta, ridge=0.0, maxiter=_learn.DEFAULT_MAXITER, init=None):
+def _tam_loss_e(keys, targets, *, k, beta, ridge=0.0, **options):
     """Wrong variant: the loss log(e + e^-m) in place of log(1 + e^-m) (value only)."""
-    fit = linmem.tam_erm(keys, targets, k=k, beta=beta, ridge=ridge, maxiter=maxiter, init=init)
-    V, U = np.asarray(keys, float), np.asarray(targets, float)
-    S = (V.T @ fit.W.T) @ U
-    m = np.diag(S) - linmem.smoothed_topk_average(S, k, beta=beta)
-    data = float(np.mean(np.logaddexp(1.0, -m)))
-    return _learn.ConvexFitResult(fit.W, data + ridge * float(np.sum(fit.W**2)), data, fit.norm, fit.n_iter,
-                                  fit.converged, fit.message)
+    fit = linmem.tam_erm(keys, targets, k=k, beta=beta, ridge=ridge, **options)
+    S = (np.asarray(keys, float).T @ fit.W.T) @ np.asarray(targets, float)
+    data = float(np.mean(np.logaddexp(1.0, -(np.diag(S) - linmem.smoothed_topk_average(S, k, beta=beta)))))
+    return dataclasses.replace(fit, loss=data + ridge * float(np.sum(fit.W**2)), data_loss=data)
 
 
 def _claim(cid, title, statement, checks, control, assumptions=()):
@@ -272,9 +228,7 @@ def _claim(cid, title, statement, checks, control, assumptions=()):
 
 
 def _stationary_claim(cid, title, statement, *, which, fit, objective, algebra, control, assumption):
-    """A learner's fit is a stationary point of its documented objective: the
-    gradient's algebra, a Newton root beside the fit, and gradient and loss
-    by an independent evaluation."""
+    """A fit is a stationary point of its objective: algebra, Newton root, independent gradient and loss."""
     return _claim(cid, title, statement + r",\ \text{reported loss} = L(W)", [
         Check("documented gradient", EvidenceKind.SYMBOLIC, algebra),
         Check("Newton root near the fit", EvidenceKind.PRECISE,
@@ -292,7 +246,9 @@ CLAIMS = [
         r"A_{ij} = (u_i - u_j) v_i^\top",
         [Check("lp-duality algebra", EvidenceKind.SYMBOLIC, _lp_duality_algebra),
          Check("optimum re-solved exactly on its support", EvidenceKind.PRECISE, _kkt_precise),
-         Check("KKT defects of the float solution", EvidenceKind.PROPERTY, _kkt_property)],
+         Check("KKT defects of the float solution", EvidenceKind.PROPERTY, lambda ctx: property.check(
+             ctx, lp_instances(), lambda c: _kkt_score(ctx.impl, ctx.impl.max_margin_memory(*c[1:]), *c[1:]),
+             describe=lambda c: c[0]))],
         wrong("the largest multiplier moved onto a non-binding comparison", max_margin_memory=_dense_dropping_a_row),
         ["defects judged against CERTIFICATE_RESIDUAL_FACTOR x LP_FEASIBILITY_TOL x (1 + max |A|) x d_k d_t"]),
     _claim(
@@ -308,14 +264,18 @@ CLAIMS = [
         "learn.cross-entropy-stationary", "The ridged cross-entropy memory is a stationary point of its objective",
         r"\|\nabla L(W)\|_\infty \le \mathtt{FIT\_GRADIENT\_TOL},\ L(W) = \tfrac1n \textstyle\sum_i "
         r"\big[\log \sum_j e^{S_{ij}} - S_{ii}\big] + \lambda \|W\|_F^2",
-        which="ce", fit=_ce_fit, objective=_ce_objective, algebra=_ce_gradient_algebra,
+        which="ce", fit=lambda impl, V, U, c: impl.cross_entropy_memory(V, U, ridge=c["ridge"]),
+        objective=lambda impl, W, V, U, c: impl.cross_entropy_objective_mp(W, V, U, ridge=c["ridge"]),
+        algebra=_ce_gradient_algebra,
         control=wrong("ridge term of the gradient 3 lambda W", cross_entropy_memory=_ce_ridge_three),
         assumption=f"ridges {FIT_RIDGES} (strongly convex: the fit converges)"),
     _stationary_claim(
         "learn.tam-erm-stationary", "TAM ERM's result is a stationary point of its smoothed objective",
         r"\|\nabla L(W)\|_\infty \le \mathtt{FIT\_GRADIENT\_TOL},\ L(W) = \tfrac1n \textstyle\sum_i "
         r"\log\big(1 + e^{-(S_{ii} - F_\beta(S_{i,-i}))}\big) + \lambda \|W\|_F^2",
-        which="tam", fit=_tam_fit, objective=_tam_objective, algebra=_tam_gradient_algebra,
+        which="tam", fit=lambda impl, V, U, c: impl.tam_erm(V, U, k=c["k"], beta=c["beta"], ridge=c["ridge"]),
+        objective=lambda impl, W, V, U, c: impl.tam_objective_mp(W, V, U, k=c["k"], beta=c["beta"], ridge=c["ridge"]),
+        algebra=_tam_gradient_algebra,
         control=wrong("loss log(e + e^-m) in place of log(1 + e^-m)", tam_erm=_tam_loss_e),
         assumption=f"ridges {FIT_RIDGES}, k < n - 1 (the smoothed top-k's minimiser is attained)"),
 ]
