@@ -455,3 +455,20 @@ def test_a_law_averages_exactly_and_builds_joint_and_repeated_laws():
 def test_a_law_refuses_weights_that_are_not_a_distribution(outcomes, weights, message):
     with pytest.raises(ValueError, match=message):
         kit.Law(outcomes, weights)
+
+
+def test_design_check_hands_each_law_the_case_it_poses():
+    from hypothesis import strategies as st
+
+    from theorems.templates import design_expectation
+
+    def scaled_coins(n):  # the case n poses two laws: coins of size n and 2n, each with its own claimed E X^2
+        return [(m, kit.law([kit.exact([m]), kit.exact([-m])])) for m in (n, 2 * n)]
+
+    claim = design_expectation(
+        "t.posed", title="", statement="", source="test", cases=st.integers(1, 5), law=scaled_coins,
+        quantity=lambda impl, m, X: X * X, claimed=lambda impl, m: [m * m],
+        mc_cases=lambda rng: [1], mc_draw=lambda impl, m, rng, size: (m * rng.standard_normal((size, 1)),),
+        mc_label="normal", control=wrong("unused", leverage_scores=lambda K: K))
+    assert {e.check: e.status.value for e in run_claim(claim, profile=QUICK, seed=0).evidence} == {
+        "enumeration": "passed", "montecarlo": "passed"}

@@ -645,18 +645,21 @@ def design_check(
     """The exact half of :func:`design_expectation`: for every drawn case,
     each finite law of ``law(case)`` (a :class:`theorems.kit.Law` or a
     sequence of them) gives ``E quantity(impl, case, *law.outcomes)``
-    exactly, which must equal ``claimed(impl, case)``; ``hypotheses(case,
-    law)``, optional, is the law's own exact defect from the moments the
-    statement assumes (0 when it has them), so the evidence certifies its
-    hypotheses. The first nonzero residual is returned at once (a failure
-    shrinks quickly)."""
+    exactly, which must equal ``claimed(impl, case)``. An entry of the
+    sequence may be a pair ``(posed, law)``: the case as that law poses it
+    (e.g. keys embedded in the design's dimension), which ``quantity`` and
+    ``claimed`` then get. ``hypotheses(case, law)``, optional, is the law's
+    own exact defect from the moments the statement assumes (0 when it has
+    them), so the evidence certifies its hypotheses. The first nonzero
+    residual is returned at once (a failure shrinks quickly)."""
 
     def run(ctx):
         def residual_of(case):
             laws = law(case)
-            for one in (laws,) if isinstance(laws, kit.Law) else laws:
-                out = exact_sq(one.mean(quantity(ctx.impl, case, *one.outcomes)), claimed(ctx.impl, case))
-                out += hypotheses(case, one) if hypotheses is not None else 0
+            for item in (laws,) if isinstance(laws, kit.Law) else laws:
+                posed, one = item if isinstance(item, tuple) else (case, item)
+                out = exact_sq(one.mean(quantity(ctx.impl, posed, *one.outcomes)), claimed(ctx.impl, posed))
+                out += hypotheses(posed, one) if hypotheses is not None else 0
                 if out != 0:
                     return out
             return 0
@@ -739,6 +742,7 @@ def design_expectation(
     return _claim(id, kind, checks, title=title, statement=statement, source=source, control=control,
                   assumptions=assumptions, depends_on=depends_on, tags=tags, algebra=algebra,
                   extra_checks=extra_checks, **fields)
+
 
 # --- one more exact check of an identity's terms --------------------------------------------
 

@@ -25,9 +25,11 @@ and fixed exactly-unit rational ``w_i`` (exact), or uniform on the sphere
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from fractions import Fraction
+from typing import Any, NamedTuple
 
 import mpmath
 import numpy as np
@@ -38,10 +40,9 @@ import linmem
 from linmem import ensembles
 from linmem.precise import mp_array
 from theorems import kit
-from theorems.evidence import expectation, montecarlo, precise
+from theorems.evidence import precise
 from theorems.evidence._common import IMPLEMENTATION_ERRORS
-from theorems.evidence.expectation import sign_average
-from theorems.model import Check, Claim, ClaimKind, EvidenceKind
+from theorems.model import Check, EvidenceKind
 from theorems.residuals import at_most, exact_sq
 from theorems.strategies import (
     Case,
@@ -52,7 +53,7 @@ from theorems.strategies import (
     integer_matrices,
     precise_keys,
 )
-from theorems.templates import counterexample, identity, wrong
+from theorems.templates import counterexample, design_expectation, identity, wrong
 
 __all__ = ["CLAIMS"]
 
@@ -81,58 +82,82 @@ VALUE_ASSUMPTIONS = (
 # --- finite noise designs (exact) -------------------------------------------------
 
 
-def _product_design(levels, d: int):
-    """i.i.d. coordinates taking the values of ``levels`` ((value, probability)
-    pairs): the outcomes as the columns of S and their probabilities."""
+def _product_design(levels, d: int, tau) -> kit.Law:
+    """i.i.d. coordinates ``tau x`` with ``x`` taking the values of ``levels``
+    ((value, probability) pairs): the noise columns eta (N, d, 1)."""
     outcomes = list(itertools.product(levels, repeat=d))
-    S = np.array([[x for x, _ in o] for o in outcomes], dtype=object).reshape(len(outcomes), d).T
-    return S, np.array([math.prod(p for _, p in o) for o in outcomes], dtype=object)
+    return kit.Law([np.array([[[tau * x] for x, _ in o] for o in outcomes], dtype=object).reshape(-1, d, 1)],
+                   [math.prod(p for _, p in o) for o in outcomes])
 
 
-def _rademacher(d: int):
-    half = Fraction(1, 2)
-    return _product_design(((Fraction(-1), half), (Fraction(1), half)), d)
+def _rademacher(d: int, tau) -> kit.Law:
+    return _product_design(((-1, Fraction(1, 2)), (1, Fraction(1, 2))), d, tau)
 
 
-def _skewed(d: int):
-    return _product_design(((Fraction(2), Fraction(1, 5)), (Fraction(-1, 2), Fraction(4, 5))), d)
+def _skewed(d: int, tau) -> kit.Law:
+    return _product_design(((2, Fraction(1, 5)), (Fraction(-1, 2), Fraction(4, 5))), d, tau)
 
 
-def _signed_coordinate(d: int):
+def _signed_coordinate(d: int, tau) -> kit.Law:
     root = math.isqrt(d)
     if root * root != d:
         raise ValueError(f"the signed-coordinate design needs a square dimension, got {d}")
-    S = np.zeros((d, 2 * d), dtype=object)
-    for i in range(d):
-        S[i, 2 * i], S[i, 2 * i + 1] = Fraction(root), Fraction(-root)
-    return S, np.full(2 * d, Fraction(1, 2 * d), dtype=object)
+    return kit.law([s * root * tau * kit.eye(d, np.zeros((1, 1), dtype=object))[:, i:i + 1]
+                    for i in range(d) for s in (1, -1)])
 
 
 _DESIGNS = {"rademacher": _rademacher, "skewed": _skewed, "coordinate": _signed_coordinate}
 
 
-def _design_moment_defect(S, w):
-    """Exact distance of the design from mean 0 and second moment I (zero by construction)."""
-    d = S.shape[0]
-    return exact_sq(S @ w, np.zeros(d, dtype=object)) + exact_sq((S * w) @ S.T, kit.eye(d, S))
+class _Query(NamedTuple):
+    """A noisy query: keys K, noise level tau, and a fixed store W with its
+    values V, or ``W = None`` for the least-squares store of random values.
+    ``design`` names the exact noise design, ``noises`` are the continuous
+    noise laws of the Monte Carlo."""
+
+    K: Any
+    tau: Any
+    W: Any = None
+    V: Any = None
+    design: tuple = ()
+    noises: tuple = ()
 
 
-def _noisy_errors(W, K, V, tau, design):
-    """Exact ``E_eta ||W (k_j + eta) - v_j||^2`` for every key j, by enumeration."""
-    S, w = design
-    R = W @ K - V
-    N = (W @ S) * tau
-    E = R[:, :, None] + N[:, None, :]
-    return np.sum(E * E, axis=0) @ w
+def _noisy_errors(impl, q: _Query, *outcomes):
+    """||W (k_j + eta) - v_j||^2 for every key j, outcome and noise: outcomes
+    ``(eta, ...)`` for a fixed store, ``(V, eta, ...)`` for W_LS = V K^+ of
+    random values V (:func:`theorems.kit.store` makes a batch of stores one
+    call); one noise in the exact laws, one per noise law in the Monte Carlo."""
+    V, etas = (q.V, outcomes) if q.W is not None else (outcomes[0], outcomes[1:])
+    W = q.W if q.W is not None else kit.store(impl.least_squares_store, q.K, V)
+    R = [W @ (q.K + eta) - V for eta in etas]
+    return np.concatenate([np.sum(r * r, axis=-2) for r in R], axis=-1)
+
+
+def _claimed_error(impl, q: _Query):
+    one = (impl.query_noise_error(q.K, tau=q.tau) if q.W is None
+           else impl.fixed_store_noise_error(q.W, q.K, q.V, tau=q.tau))
+    return np.concatenate([one] * max(1, len(q.noises)))
+
+
+@functools.lru_cache(maxsize=None)
+def _noise_design(name: str, d: int, tau) -> kit.Law:
+    return _DESIGNS[name](d, tau)
+
+
+@functools.lru_cache(maxsize=None)
+def _noise_moments(name: str, d: int, tau):
+    """Exact distance of a noise design from mean 0 and covariance tau^2 I (zero by construction)."""
+    law = _noise_design(name, d, tau)
+    eta = law.outcomes[0]
+    second = law.mean(eta @ np.swapaxes(eta, -1, -2))
+    return exact_sq(law.mean(eta), 0 * eta[0]) + exact_sq(second, tau**2 * kit.eye(d, eta))
 
 
 def _pad_rows(K, d):
     """Keys embedded in R^d by zero rows (still any keys: rank-deficient rows)."""
     pad = np.full((d - K.shape[0], K.shape[1]), Fraction(0), dtype=object)
     return np.concatenate([K, pad], axis=0)
-
-
-# --- strategies (exact) --------------------------------------------------------------
 
 
 @st.composite
@@ -155,33 +180,26 @@ def _describe(case):
     return {"K": K, "V": V, "W": "least-squares store" if W is None else W, "W0": W0, "tau": tau}
 
 
-def _design_keys(K, name):
-    """The keys in the design's dimension (padded with zero rows for the signed-coordinate design)."""
-    return _pad_rows(K, COORDINATE_DIM) if name == "coordinate" else K
+def _noise_laws(names=("rademacher",), fixed=True, ls=True):
+    """The exact laws of a case: for each noise design, the fixed store (the
+    drawn W, or W_LS of the drawn V: an input, not under test) over the noise,
+    and W_LS over the joint law of sign values and noise; keys padded with
+    zero rows to the design's dimension (the signed-coordinate design)."""
 
+    def laws(case):
+        K, V, W, W0, tau = case
+        out = []
+        for name in names:
+            Kd = _pad_rows(K, COORDINATE_DIM) if name == "coordinate" else K
+            design = (name, Kd.shape[0], tau)
+            if fixed:
+                Wd = linmem.least_squares_store(Kd, V) if W is None else W[:, : Kd.shape[0]]
+                out.append((_Query(Kd, tau, Wd, V, design), _noise_design(*design)))
+            if ls:
+                out.append((_Query(Kd, tau, design=design), kit.sign_law(W0) * _noise_design(*design)))
+        return out
 
-def _fixed_store_residual(impl, case, name):
-    """Exact expectation under design ``name`` minus the claimed fixed-store formula."""
-    K, V, W, _, tau = case
-    K = _design_keys(K, name)
-    design = _DESIGNS[name](K.shape[0])
-    W = linmem.least_squares_store(K, V) if W is None else W[:, : K.shape[0]]  # an input, not under test
-    claimed = impl.fixed_store_noise_error(W, K, V, tau=tau)
-    return _design_moment_defect(*design) + exact_sq(_noisy_errors(W, K, V, tau, design), claimed)
-
-
-def _ls_total_residual(impl, case, name):
-    """Joint enumeration over the value signs and the noise design ``name``."""
-    K, _, _, W0, tau = case
-    K = _design_keys(K, name)
-    design = _DESIGNS[name](K.shape[0])
-
-    def per_sign(s):
-        V = W0 * s
-        return _noisy_errors(impl.least_squares_store(K, V), K, V, tau, design)
-
-    E = sign_average(per_sign, K.shape[1])
-    return _design_moment_defect(*design) + exact_sq(E, impl.query_noise_error(K, tau=tau))
+    return laws
 
 
 # --- Monte Carlo (continuous noise) -------------------------------------------------------
@@ -200,10 +218,9 @@ def _laplace(rng, shape, tau):
     return rng.laplace(0.0, tau / math.sqrt(2), shape)  # variance 2 b^2 = tau^2
 
 
-def _mc_keys(ctx):
+def _mc_keys(rng):
     """Fixed float keys: M > d spherical, M < d, rank-deficient non-unit,
     duplicated, and ill-conditioned (condition 1e3)."""
-    rng = ctx.rng("noise-mc-keys")
     return [
         ensembles.spherical_vectors(4, 7, rng=rng),
         ensembles.spherical_vectors(6, 3, rng=rng),
@@ -213,78 +230,40 @@ def _mc_keys(ctx):
     ]
 
 
-def _fixed_store_cases(ctx):
-    """(W, K, V) with fixed stores of three kinds: arbitrary, least-squares, outer-product."""
-    rng = ctx.rng("noise-mc-stores")
-    K1, K2, K3 = _mc_keys(ctx)[:3]
-    V1 = ensembles.gaussian_vectors(3, K1.shape[1], rng=rng)
-    V2 = ensembles.gaussian_vectors(2, K2.shape[1], rng=rng)
-    V3 = ensembles.gaussian_vectors(4, K3.shape[1], rng=rng)
-    return [
-        (rng.standard_normal((3, K1.shape[0])), K1, V1),
-        (linmem.least_squares_store(K2, V2), K2, V2),
-        (linmem.outer_product_store(K3, V3), K3, V3),
-    ]
+def _mc_queries(noises, fixed=True, ls=True):
+    """Monte Carlo queries at tau = MC_TAU for each noise law: fixed stores of
+    three kinds (arbitrary, least-squares, outer-product) on the first three
+    keys, and W_LS of spherical values on every key matrix."""
 
-
-def _ls_cases(ctx):
-    """The Monte Carlo keys as least-squares cases: values spherical, drawn per sample."""
-    return [(None, K, None) for K in _mc_keys(ctx)]
-
-
-def _sampler(impl, cases, noises, tau, p: int = 3):
-    """Per-key ||W (k_j + eta) - v_j||^2 for each case and noise: a fixed
-    store (W, K, V), or (None, K, None) for W_LS over spherical values in R^p;
-    W_LS = V K^+ is linear in V, so each sample's store is V @ W_LS(K, I_M)
-    (:func:`theorems.kit.store`)."""
-
-    def sample(rng, size):
+    def queries(rng):
+        keys = _mc_keys(rng)
         out = []
-        for W, K, V in cases:
-            if W is None:
-                V = kit.spherical_batch(rng, size, p, K.shape[1])
-                W = kit.store(impl.least_squares_store, K, V)
-            for noise in noises:
-                R = W @ (K + noise(rng, (size,) + K.shape, tau)) - V
-                out.append(np.sum(R * R, axis=1))
-        return np.concatenate(out, axis=1)
+        if fixed:
+            V1, V2, V3 = (ensembles.gaussian_vectors(p, K.shape[1], rng=rng) for p, K in zip((3, 2, 4), keys))
+            stores = [(rng.standard_normal((3, keys[0].shape[0])), keys[0], V1),
+                      (linmem.least_squares_store(keys[1], V2), keys[1], V2),
+                      (linmem.outer_product_store(keys[2], V3), keys[2], V3)]
+            out += [_Query(K, MC_TAU, W, V, noises=noises) for W, K, V in stores]
+        if ls:
+            out += [_Query(K, MC_TAU, noises=noises) for K in keys]
+        return out
 
-    return sample
-
-
-def _claimed(impl, cases, noises, tau):
-    return np.concatenate([impl.query_noise_error(K, tau=tau) if W is None
-                           else impl.fixed_store_noise_error(W, K, V, tau=tau) for W, K, V in cases for _ in noises])
+    return queries
 
 
-def _noise_montecarlo(noises, cases, label: str):
-    """The Monte Carlo check over ``cases(ctx)`` and the given noises at tau = MC_TAU."""
-
-    def run(ctx):
-        cs = cases(ctx)
-        return montecarlo.check(ctx, _sampler(ctx.impl, cs, noises, MC_TAU), _claimed(ctx.impl, cs, noises, MC_TAU),
-                                label=f"{label}, tau = {MC_TAU}")
-
-    return run
+def _draw_noisy(impl, q: _Query, rng, size):
+    """Noise independent per key (and spherical values in R^3 for W_LS)."""
+    V = () if q.W is not None else (kit.spherical_batch(rng, size, 3, q.K.shape[1]),)
+    return V + tuple(noise(rng, (size,) + q.K.shape, q.tau) for noise in q.noises)
 
 
-def _noise_enumeration(formulas, designs=("rademacher",)):
-    """The exact check: every formula under every design on every input; the
-    first nonzero residual is returned at once, which keeps the shrinking of
-    a failure short."""
-
-    def run(ctx):
-        def residual(case):
-            for name in designs:
-                for formula in formulas:
-                    value = formula(ctx.impl, case, name)
-                    if value != 0:
-                        return value
-            return 0
-
-        return expectation.check(ctx, _noise_inputs(), residual, describe=_describe)
-
-    return run
+def _noise_claim(id, *, laws, queries, mc_label, **fields):
+    """A noise claim: the exact enumeration over the finite noise designs
+    (certifying their moments), the Monte Carlo over continuous noise."""
+    return design_expectation(
+        id, cases=_noise_inputs(), law=laws, quantity=_noisy_errors, claimed=_claimed_error,
+        hypotheses=lambda q, law: _noise_moments(*q.design), describe=_describe, mc_cases=queries, mc_draw=_draw_noisy,
+        mc_stream="noise-mc-keys", mc_label=f"{mc_label}, tau = {MC_TAU}", **fields)
 
 
 def _with_noise_term(term):
@@ -346,23 +325,18 @@ def _energy_reference(K) -> Fraction:
     return Fraction(int(value.p), int(value.q))
 
 
-def _pinv_energy_exact(ctx):
-    @st.composite
-    def inputs(draw):
-        K = draw(exact_key_matrices(max_count=5))
-        seed = draw(st.integers(0, 2**32 - 1))
-        return K, kit.sign_values(draw(st.integers(1, 3)), K.shape[1], np.random.default_rng(seed))
+@st.composite
+def _keys_and_directions(draw):
+    """Any exact keys (M <= 5) and fixed unit rational value directions W0."""
+    K = draw(exact_key_matrices(max_count=5))
+    seed = draw(st.integers(0, 2**32 - 1))
+    return K, kit.sign_values(draw(st.integers(1, 3)), K.shape[1], np.random.default_rng(seed))
 
-    def residual(case):
-        K, W0 = case
-        impl = ctx.impl
-        E = sign_average(lambda s: np.sum(impl.least_squares_store(K, W0 * s) ** 2), K.shape[1])
-        claimed = impl.pinv_energy(K)
-        if E != claimed:
-            return (E - claimed) ** 2  # without the costly reference: a failure shrinks faster
-        return (claimed - _energy_reference(K)) ** 2
 
-    return expectation.check(ctx, inputs(), residual, describe=lambda c: {"K": c[0], "W0": c[1]})
+def _store_energy(impl, case, V):
+    """||V K^+||_F^2 of every value matrix of the batch."""
+    W = kit.store(impl.least_squares_store, case[0], V)
+    return np.sum(W * W, axis=(-2, -1))
 
 
 def _pinv_energy_precise(ctx):
@@ -378,23 +352,6 @@ def _pinv_energy_precise(ctx):
         return err, max(K.shape) * linmem.condition_number(Km) * ref
 
     return precise.check(ctx, cases, residual)
-
-
-def _pinv_energy_montecarlo(ctx):
-    impl = ctx.impl
-    keys = _mc_keys(ctx)
-    Gs = [impl.pinv(K) for K in keys]
-    p = 3
-
-    def sample(rng, size):
-        out = []
-        for K, G in zip(keys, Gs):
-            W = kit.spherical_batch(rng, size, p, K.shape[1]) @ G
-            out.append(np.sum(W * W, axis=(1, 2))[:, None])
-        return np.concatenate(out, axis=1)
-
-    return montecarlo.check(ctx, sample, [impl.pinv_energy(K) for K in keys],
-                            label="||V K^+||_F^2, spherical values in R^3")
 
 
 def _flat_spectrum_energy(K):
@@ -524,86 +481,72 @@ CLAIMS = [
         how="found by a Hypothesis search over exactly-unit rational keys (distinct, M > d, full row rank), shrunk",
         control=wrong("leverage read off the key norms, h_j = ||k_j||^2 r_K / M", leverage_scores=_leverage_from_norms),
     ),
-    Claim(
-        id="noise.fixed-store",
+    _noise_claim(
+        "noise.fixed-store",
         title="A fixed store's error at a noisy key adds tau^2 ||W||_F^2, whatever the noise distribution",
         statement=(r"\mathbb{E}_\eta \|W(k_j + \eta) - v_j\|^2 = \|W k_j - v_j\|^2 + \tau^2 \|W\|_F^2,"
                    r"\qquad \mathbb{E}\eta = 0,\ \operatorname{Cov}\eta = \tau^2 I_d"),
-        kind=ClaimKind.EXPECTATION,
         source="000, App. G; 'Sensitivity to query perturbations'",
         assumptions=NOISE_ASSUMPTIONS + ("W, K, V fixed and arbitrary (any store, any keys)",),
-        checks=(
-            Check("enumeration", EvidenceKind.EXPECTATION, _noise_enumeration((_fixed_store_residual,)),
-                  "exact expectation over Rademacher noise tau s; arbitrary integer and least-squares stores"),
-            Check("montecarlo", EvidenceKind.MONTECARLO, _noise_montecarlo(
-                (_gaussian, _uniform), _fixed_store_cases,
-                "per-key ||W(k_j + eta) - v_j||^2, Gaussian and uniform noise"),
-                  "Gaussian and uniform noise; arbitrary, least-squares and outer-product stores"),
-        ),
-        negative_control=wrong("noise of total variance tau^2 (covariance tau^2 I / d)",
-                               fixed_store_noise_error=_with_noise_term(lambda W, K, tau: tau * tau * np.sum(W * W)
-                                                                        / K.shape[0])),
+        laws=_noise_laws(ls=False), queries=_mc_queries((_gaussian, _uniform), ls=False),
+        about="exact expectation over Rademacher noise tau s; arbitrary integer and least-squares stores",
+        mc_label="per-key ||W(k_j + eta) - v_j||^2, Gaussian and uniform noise",
+        mc_about="Gaussian and uniform noise; arbitrary, least-squares and outer-product stores",
+        control=wrong("noise of total variance tau^2 (covariance tau^2 I / d)",
+                      fixed_store_noise_error=_with_noise_term(lambda W, K, tau: tau * tau * np.sum(W * W)
+                                                               / K.shape[0])),
     ),
-    Claim(
-        id="noise.pinv-energy",
+    design_expectation(
+        "noise.pinv-energy",
         title="Over random values the least-squares store's energy is ||K^+||_F^2 = sum of s_l^-2",
         statement=(r"\mathbb{E}_V \|V K^{+}\|_F^2 = \|K^{+}\|_F^2 = \sum_{\ell=1}^{r_K} \sigma_{K,\ell}^{-2}"),
-        kind=ClaimKind.EXPECTATION,
         source="000, App. G",
         assumptions=VALUE_ASSUMPTIONS,
-        checks=(
-            Check("enumeration", EvidenceKind.EXPECTATION, _pinv_energy_exact,
-                  "exact expectation over random signs; sum s^-2 from the Gram characteristic polynomial"),
-            Check("ladder", EvidenceKind.PRECISE, _pinv_energy_precise,
-                  "mpmath: ||K^+||_F^2 against the exact sum s^-2, condition up to 1e20, rank-deficient"),
-            Check("montecarlo", EvidenceKind.MONTECARLO, _pinv_energy_montecarlo,
-                  "spherical values; M > d, M < d, rank-deficient, duplicated, condition 1e3"),
-        ),
-        negative_control=wrong("flat-spectrum shortcut r_K^2 / ||K||_F^2", pinv_energy=_flat_spectrum_energy),
+        cases=_keys_and_directions(), law=lambda case: kit.sign_law(case[1]),
+        quantity=lambda impl, case, V: np.stack([_store_energy(impl, case, V)] * 2, axis=-1),
+        claimed=lambda impl, case: [impl.pinv_energy(case[0]), _energy_reference(case[0])],
+        describe=lambda case: {"K": case[0], "W0": case[1]},
+        about="exact expectation over random signs; sum s^-2 from the Gram characteristic polynomial",
+        mc_cases=lambda rng: [(K, None) for K in _mc_keys(rng)], mc_stream="noise-mc-keys",
+        mc_draw=lambda impl, case, rng, size: (kit.spherical_batch(rng, size, 3, case[0].shape[1]),),
+        mc_quantity=_store_energy, mc_claimed=lambda impl, case: impl.pinv_energy(case[0]),
+        mc_label="||V K^+||_F^2, spherical values in R^3",
+        mc_about="spherical values; M > d, M < d, rank-deficient, duplicated, condition 1e3",
+        extra_checks=(Check("ladder", EvidenceKind.PRECISE, _pinv_energy_precise,
+                            "mpmath: ||K^+||_F^2 against the exact sum s^-2, condition up to 1e20, rank-deficient"),),
+        control=wrong("flat-spectrum shortcut r_K^2 / ||K||_F^2", pinv_energy=_flat_spectrum_energy),
     ),
-    Claim(
-        id="noise.ls-total",
+    _noise_claim(
+        "noise.ls-total",
         title="Least-squares recall at a noisy key: expected error 1 - h_j + tau^2 sum s_l^-2",
         statement=(r"\mathbb{E}_{V,\eta}\|W_{\mathrm{LS}}(k_j+\eta) - v_j\|^2 = 1 - h_j + "
                    r"\tau^2 \sum_{\ell=1}^{r_K} \sigma_{K,\ell}^{-2}"),
-        kind=ClaimKind.EXPECTATION,
         source="000, 'Sensitivity to query perturbations' (boxed); App. G",
         assumptions=VALUE_ASSUMPTIONS + NOISE_ASSUMPTIONS,
         depends_on=("noise.fixed-store", "noise.pinv-energy", "recall.error"),
-        checks=(
-            Check("enumeration", EvidenceKind.EXPECTATION, _noise_enumeration((_ls_total_residual,)),
-                  "exact joint expectation over value signs and Rademacher noise"),
-            Check("montecarlo", EvidenceKind.MONTECARLO, _noise_montecarlo(
-                (_gaussian, _uniform), _ls_cases,
-                "per-key ||W_LS(k_j + eta) - v_j||^2, spherical values, Gaussian and uniform noise"),
-                  "spherical values with Gaussian and uniform noise"),
-        ),
-        negative_control=wrong("noise gain sum s^2 = ||K||_F^2 in place of sum s^-2",
-                               query_noise_error=_with_ls_noise_term(lambda K, tau: tau * tau * np.sum(K * K))),
+        laws=_noise_laws(fixed=False), queries=_mc_queries((_gaussian, _uniform), fixed=False),
+        about="exact joint expectation over value signs and Rademacher noise",
+        mc_label="per-key ||W_LS(k_j + eta) - v_j||^2, spherical values, Gaussian and uniform noise",
+        mc_about="spherical values with Gaussian and uniform noise",
+        control=wrong("noise gain sum s^2 = ||K||_F^2 in place of sum s^-2",
+                      query_noise_error=_with_ls_noise_term(lambda K, tau: tau * tau * np.sum(K * K))),
     ),
-    Claim(
-        id="noise.no-gaussian-needed",
+    _noise_claim(
+        "noise.no-gaussian-needed",
         title="Both noise formulas hold for any noise with mean zero and covariance tau^2 I",
         statement=(r"\text{for every } \eta \text{ with } \mathbb{E}\eta = 0,\ \operatorname{Cov}\eta = "
                    r"\tau^2 I_d:\ \mathbb{E}_\eta\|W(k_j+\eta)-v_j\|^2 = \|Wk_j - v_j\|^2 + \tau^2\|W\|_F^2,"
                    r"\ \mathbb{E}_{V,\eta}\|W_{\mathrm{LS}}(k_j+\eta)-v_j\|^2 = 1 - h_j + "
                    r"\tau^2\sum_\ell \sigma_{K,\ell}^{-2}"),
-        kind=ClaimKind.EXPECTATION,
         source="000, App. G (no Gaussian assumption is needed)",
         assumptions=NOISE_ASSUMPTIONS + VALUE_ASSUMPTIONS[:1] + (
             "exact designs: Rademacher, skewed two-point (nonzero third moment), signed coordinate "
             "(dependent coordinates); Monte Carlo: uniform and Laplace",),
         depends_on=("noise.fixed-store", "noise.ls-total"),
-        checks=(
-            Check("enumeration", EvidenceKind.EXPECTATION, _noise_enumeration(
-                (_fixed_store_residual, _ls_total_residual), designs=tuple(_DESIGNS)),
-                  "exact expectation over three non-Gaussian designs, both formulas"),
-            Check("montecarlo", EvidenceKind.MONTECARLO, _noise_montecarlo(
-                (_uniform, _laplace), lambda ctx: _fixed_store_cases(ctx) + _ls_cases(ctx),
-                "both noise formulas, uniform and Laplace noise"),
-                  "uniform and Laplace noise, both formulas"),
-        ),
-        negative_control=wrong(
+        laws=_noise_laws(tuple(_DESIGNS)), queries=_mc_queries((_uniform, _laplace)),
+        about="exact expectation over three non-Gaussian designs, both formulas",
+        mc_label="both noise formulas, uniform and Laplace noise", mc_about="uniform and Laplace noise, both formulas",
+        control=wrong(
             "tau in place of tau^2 in both formulas",
             fixed_store_noise_error=_with_noise_term(lambda W, K, tau: tau * np.sum(W * W)),
             query_noise_error=_with_ls_noise_term(lambda K, tau: tau * linmem.pinv_energy(K))),
