@@ -531,3 +531,59 @@ def float_factored(draw, *, max_dim: int = 8):
     s = magnitude * (np.geomspace(1.0, 1.0 / cond, r) if r > 1 else np.ones(r))
     F = Factored(np.linalg.qr(rng.standard_normal((m, m)))[0][:, :r], s, np.linalg.qr(rng.standard_normal((n, n)))[0])
     return Case((F,), {"m": m, "n": n, "rank": r, "cond": cond, "magnitude": magnitude, "seed": seed})
+
+
+# --- scores and memories of retrieval claims (top-k averages, TAM margins, Cover) ----
+
+__all__ += ["SCORE_KINDS", "general_position_points", "memory_instances", "score_vectors"]
+
+#: The kinds of :func:`score_vectors`.
+SCORE_KINDS = ("gaussian", "ties", "tied", "wide")
+
+
+@st.composite
+def score_vectors(draw, *, max_m: int = 12):
+    """``(recipe, s, k)``: ``m <= max_m`` float competitor scores of one kind
+    of :data:`SCORE_KINDS` (Gaussian; integer ties in -2..2; all tied at an
+    integer in -3..3; Gaussian times magnitudes over 16 decades) and ``k``
+    from 1 to m. ``recipe`` (m, kind, seed, k) replays the draw."""
+    m, kind = draw(st.integers(1, max_m)), draw(st.sampled_from(SCORE_KINDS))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    s = {"gaussian": lambda: rng.standard_normal(m), "ties": lambda: rng.integers(-2, 3, size=m).astype(float),
+         "tied": lambda: np.full(m, float(rng.integers(-3, 4))),
+         "wide": lambda: rng.standard_normal(m) * 10.0 ** rng.integers(-8, 9, size=m)}[kind]()
+    k = draw(st.integers(1, m))
+    return {"m": m, "kind": kind, "seed": seed, "k": k}, s, k
+
+
+@st.composite
+def memory_instances(draw, *, max_n: int = 9, max_d: int = 4):
+    """``(recipe, W, V, U, k)``: Gaussian keys ``V`` (d_k x n) and targets
+    ``U`` (d_t x n), d_k != d_t allowed (1..``max_d``), n in 2..``max_n``; the
+    memory ``W`` Gaussian or the correlation memory ``U V^T``; ``k`` in
+    1..n-1 (a TAM competitor count). ``recipe`` (n, dk, dt, seed, k) replays
+    the arrays; W's choice is the last draw."""
+    n, dk, dt = draw(st.integers(2, max_n)), draw(st.integers(1, max_d)), draw(st.integers(1, max_d))
+    seed, k = draw(st.integers(0, 2**32 - 1)), draw(st.integers(1, n - 1))
+    rng = np.random.default_rng(seed)
+    V, U = rng.standard_normal((dk, n)), rng.standard_normal((dt, n))
+    W = rng.standard_normal((dt, dk)) if draw(st.booleans()) else U @ V.T
+    return {"n": n, "dk": dk, "dt": dt, "seed": seed, "k": k}, W, V, U, k
+
+
+@st.composite
+def general_position_points(draw, *, max_D: int = 3, max_n: int = 7, bound: int = 5, tries: int = 100):
+    """``(recipe, X)``: n <= ``max_n`` integer points (rows of an object
+    array) in R^D, D <= ``max_D``, entries in -bound..bound, in general
+    position (every min(n, D) of them independent, checked exactly by
+    :func:`linmem.capacity.in_general_position`): the first of ``tries``
+    draws from the recipe's seed that is."""
+    D, n, seed = draw(st.integers(1, max_D)), draw(st.integers(1, max_n)), draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    for _ in range(tries):
+        X = rng.integers(-bound, bound + 1, size=(n, D)).astype(object)
+        if linmem.capacity.in_general_position(X):
+            return {"D": D, "n": n, "seed": seed}, X
+    raise ValueError(f"no {n} points of R^{D} with entries in -{bound}..{bound} in general position in {tries} "
+                     f"draws from seed {seed}; widen bound")  # pragma: no cover

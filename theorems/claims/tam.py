@@ -40,7 +40,7 @@ from scipy import integrate, special
 import linmem
 from linmem import capacity, sweeps
 from linmem.learn import ConvexFitResult, LinearProgramError
-from theorems import kit
+from theorems import kit, strategies
 from theorems.evidence import expectation, montecarlo, precise, property, simulation, symbolic
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind
 from theorems.sweepcache import source_fingerprint
@@ -163,33 +163,8 @@ def _tam_sweep(ctx, d, counter):
         params={"code": _CODE, "r": TAM_R}, cache=kit.sweep_cache(ctx, "tam_feasible", "competitor_count"))
 
 
-@st.composite
-def _score_vectors(draw, *, max_m: int = 12):
-    """Competitor scores: Gaussian, integer ties, all tied, and magnitudes over
-    16 decades; with k from 1 to m."""
-    m, kind = draw(st.integers(1, max_m)), draw(st.sampled_from(("gaussian", "ties", "tied", "wide")))
-    seed = draw(st.integers(0, 2**32 - 1))
-    rng = np.random.default_rng(seed)
-    s = {"gaussian": lambda: rng.standard_normal(m), "ties": lambda: rng.integers(-2, 3, size=m).astype(float),
-         "tied": lambda: np.full(m, float(rng.integers(-3, 4))),
-         "wide": lambda: rng.standard_normal(m) * 10.0 ** rng.integers(-8, 9, size=m)}[kind]()
-    k = draw(st.integers(1, m))
-    return {"m": m, "kind": kind, "seed": seed, "k": k}, s, k
-
-
-@st.composite
-def _tam_instances(draw):
-    """A random memory and pairs (d_k != d_t allowed) with k in 1..n-1."""
-    n, dk, dt = draw(st.integers(2, 9)), draw(st.integers(1, 4)), draw(st.integers(1, 4))
-    seed, k = draw(st.integers(0, 2**32 - 1)), draw(st.integers(1, n - 1))
-    rng = np.random.default_rng(seed)
-    V, U = rng.standard_normal((dk, n)), rng.standard_normal((dt, n))
-    W = rng.standard_normal((dt, dk)) if draw(st.booleans()) else U @ V.T
-    return {"n": n, "dk": dk, "dt": dt, "seed": seed, "k": k}, W, V, U, k
-
-
 def _memory_or_scores(scores):
-    return st.one_of(st.tuples(st.just("scores"), scores), st.tuples(st.just("memory"), _tam_instances()))
+    return st.one_of(st.tuples(st.just("scores"), scores), st.tuples(st.just("memory"), strategies.memory_instances()))
 
 
 def _top_k(s, k):
@@ -258,7 +233,7 @@ def _upper_float(ctx):
                 return math.inf
         return 0.0
 
-    return property.check(ctx, _memory_or_scores(_score_vectors()), measure, describe=lambda c: c[1][0])
+    return property.check(ctx, _memory_or_scores(strategies.score_vectors()), measure, describe=lambda c: c[1][0])
 
 
 # --- tam.convex ----------------------------------------------------------------------
@@ -280,14 +255,15 @@ def _convex_ladder(ctx):
     def residual(case):
         A, B, k, t = kit.to_mp(case)
         mix = [t * x + (1 - t) * y for x, y in zip(A, B)]
-        return max(0, _top_k(mix, k) - t * _top_k(A, k) - (1 - t) * _top_k(B, k)), len(A) * (max(map(abs, A)) + max(map(abs, B)))
+        scale = len(A) * (max(map(abs, A)) + max(map(abs, B)))
+        return max(0, _top_k(mix, k) - t * _top_k(A, k) - (1 - t) * _top_k(B, k)), scale
 
     return precise.check(ctx, cases, residual, falls=False)
 
 
 @st.composite
 def _convex_cases(draw):
-    info, a, k = draw(_score_vectors())
+    info, a, k = draw(strategies.score_vectors())
     seed = draw(st.integers(0, 2**32 - 1))
     b = np.random.default_rng(seed).standard_normal(a.size) * (1 + np.max(np.abs(a)))
     b = np.round(b) if draw(st.booleans()) else b  # ties in b too
@@ -338,7 +314,7 @@ def _topk_order_statistic(scores, k):
 
 @st.composite
 def _smoothed_cases(draw):
-    info, s, k = draw(_score_vectors())
+    info, s, k = draw(strategies.score_vectors())
     beta = draw(st.sampled_from((0.1, 1.0, 7.0, 100.0, 1e4)))
     if draw(st.booleans()) and s.size >= 2:  # the tight case: ties and k = m/2
         s, k = np.full(s.size, s[0]), max(1, s.size // 2)
@@ -636,24 +612,12 @@ def _cover_recursion(ctx):
                                 describe=lambda nd: {"n": nd[0], "D": nd[1]})
 
 
-@st.composite
-def _cover_instances(draw):
-    """Integer points in general position (checked exactly), n <= 7 in R^D, D <= 3."""
-    D, n, seed = draw(st.integers(1, COVER_MAX_D)), draw(st.integers(1, COVER_MAX_N)), draw(st.integers(0, 2**32 - 1))
-    rng = np.random.default_rng(seed)
-    for _ in range(100):
-        X = rng.integers(-5, 6, size=(n, D)).astype(object)
-        if linmem.capacity.in_general_position(X):
-            return {"D": D, "n": n, "seed": seed}, X
-    raise AssertionError("no point set in general position found")  # pragma: no cover
-
-
 def _cover_enumeration(ctx):
     def residual(case):  # every sign pattern decided exactly (Fourier-Motzkin in rationals)
         info, X = case
         return (ctx.impl.separable_fraction(X) - ctx.impl.cover_probability(info["n"], info["D"])) ** 2
 
-    return expectation.check(ctx, _cover_instances(), residual, describe=lambda c: c[0])
+    return expectation.check(ctx, strategies.general_position_points(), residual, describe=lambda c: c[0])
 
 
 def _cover_montecarlo(ctx):
