@@ -50,3 +50,16 @@ def test_question_evidence_is_answered_or_inconclusive_with_its_data():
     no = question_evidence(ctx, False, {"answer": "y"}, detail="d")
     assert (yes.status.value, no.status.value) == ("answered", "inconclusive")
     assert yes.data == {"answer": "x"} and yes.figure == 2.0 and yes.check == claim.checks[0].name
+
+
+def test_question_declares_an_answer_and_a_reference_check():
+    from theorems.model import ClaimKind, EvidenceKind
+    from theorems.questions import question
+    from theorems.templates import wrong
+
+    claim = question("doc.q", title="t", statement="s", source="ours", answer=len, reference=len,
+                     control=wrong("w", snr=abs), about=("what answers", "what recomputes it"), tags=("x",))
+    assert claim.kind is ClaimKind.QUESTION and claim.tags == ("x",) and claim.depends_on == ()
+    assert [(c.name, c.kind) for c in claim.checks] == [("answer", EvidenceKind.SIMULATION),
+                                                         ("reference", EvidenceKind.PROPERTY)]
+    assert [c.description for c in claim.checks] == ["what answers", "what recomputes it"]

@@ -20,14 +20,14 @@ True
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from theorems.evidence import simulation
 from theorems.evidence._common import make
-from theorems.model import Context, EvidenceKind, EvidenceStatus
+from theorems.model import Check, Claim, ClaimKind, Context, EvidenceKind, EvidenceStatus, NegativeControl
 from theorems.profiles import LEVELS
 
-__all__ = ["design_note", "design_resolution", "question_evidence"]
+__all__ = ["design_note", "design_resolution", "question", "question_evidence"]
 
 #: A measured design: {profile level: {figure: (typical value, sd across run seeds)}}.
 Design = Mapping[str, Mapping[str, tuple[float, float]]]
@@ -90,3 +90,17 @@ def question_evidence(ctx: Context, answered: bool, data: dict, *, detail: str, 
               cases=cases, detail=detail, **fields)
     ev.data = data
     return ev
+
+
+def question(id: str, *, title: str, statement: str, source: str, answer: Callable, reference: Callable,
+             control: NegativeControl, about: tuple[str, str], assumptions: Sequence[str] = (),
+             depends_on: Sequence[str] = (), tags: Sequence[str] = (), **fields: Any) -> Claim:
+    """A question claim: the ``answer`` check (simulation evidence through
+    :func:`question_evidence`, decided by design) and a ``reference`` check
+    (property evidence that can fail: the pipeline's figures recomputed
+    independently), described by ``about`` = (answer, reference)."""
+    checks = (Check("answer", EvidenceKind.SIMULATION, answer, about[0]),
+              Check("reference", EvidenceKind.PROPERTY, reference, about[1]))
+    return Claim(id=id, title=title, statement=statement, kind=ClaimKind.QUESTION, source=source, checks=checks,
+                 assumptions=tuple(assumptions), depends_on=tuple(depends_on), negative_control=control,
+                 tags=tuple(tags), **fields)

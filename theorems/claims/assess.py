@@ -15,7 +15,6 @@ import math
 from dataclasses import replace
 from fractions import Fraction
 
-import mpmath
 import numpy as np
 import sympy
 from hypothesis import strategies as st
@@ -24,56 +23,54 @@ import linmem
 from linmem.assess import MODEL_LABEL
 from theorems import kit
 from theorems.evidence import precise, property, symbolic
-from theorems.model import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
+from theorems.model import Check, Claim, ClaimKind, EvidenceKind
 from theorems.strategies import float_key_cases, precise_keys, precise_values
+from theorems.templates import wrong
 from theorems.tolerance import least_squares_tolerance, scaled_residual
 
 __all__ = ["CLAIMS"]
 
-#: Shape of the symbolic store of the noise identity (p x d).
-SYMBOLIC_SHAPE = (2, 3)
-
 
 def _noise_identity(ctx):
-    p, d = SYMBOLIC_SHAPE
+    """A symbolic 2 x 3 store: the mean of a quadratic in eta needs only its mean (0) and covariance
+    (tau^2 I), so Isserlis' rule (:func:`theorems.kit.gaussian_moment`) gives it for every such noise."""
     tau = sympy.Symbol("tau", positive=True)
-    W = sympy.Matrix(p, d, lambda a, b: sympy.Symbol(f"w{a}{b}", real=True))
-    k = sympy.Matrix(d, 1, lambda a, _: sympy.Symbol(f"k{a}", real=True))
-    v = sympy.Matrix(p, 1, lambda a, _: sympy.Symbol(f"v{a}", real=True))
-    eta = sympy.Matrix(d, 1, lambda a, _: sympy.Symbol(f"e{a}", real=True))
-    r = W * (k + eta) - v
-    poly = sympy.Poly(sympy.expand((r.T * r)[0]), *eta)
-    # E over eta: monomials of degree 1 and e_a e_b (a != b) vanish, e_a^2 -> tau^2 (zero mean, covariance tau^2 I)
-    expect = sum(c * (1 if sum(m) == 0 else tau**2 if max(m) == 2 else 0) for m, c in poly.terms())
-    fixed = ((W * k - v).T * (W * k - v))[0] + tau**2 * sum(x**2 for x in W)
-    return symbolic.check_scalar(ctx, [
-        ("E ||W(k + eta) - v||^2 - (||W k - v||^2 + tau^2 ||W||_F^2), p x d = 2 x 3", expect - fixed),
-    ])
+    W = sympy.Matrix(2, 3, sympy.symbols("w:2:3", real=True))
+    k, eta = sympy.Matrix(sympy.symbols("k:3", real=True)), sympy.Matrix(sympy.symbols("e:3", real=True))
+    v = sympy.Matrix(sympy.symbols("v:2", real=True))
+    r, r0 = W * (k + eta) - v, W * k - v
+    return symbolic.check_scalar(ctx, [("E ||W(k + eta) - v||^2 - (||W k - v||^2 + tau^2 ||W||_F^2), p x d = 2 x 3",
+                                        kit.gaussian_moment(r.dot(r), eta, tau**2) - r0.dot(r0)
+                                        - tau**2 * sum(x**2 for x in W))])
+
+
+def _defect(a, W, K, V, to=lambda x: x):
+    """The largest gap of the assessment ``a`` of (W, K, V) to the direct sums ||W k_j - v_j||^2 and
+    ||W||_F^2 (formed in W's number system, then ``to``)."""
+    R = W @ K - V
+    return max(max(np.abs(a.residuals - to(np.sum(R * R, axis=0)))), abs(a.noise_gain - to(np.sum(W * W))))
 
 
 def _precise(ctx):
     """Exact keys and values; W_ls = V K^+ exactly must be recognised, W_ls + a rational perturbation not."""
-    rng = ctx.rng("assess-perturbation")
-    cases = []
+    rng, cases = ctx.rng("assess-perturbation"), []
     for label, K in precise_keys(ctx):
         V = precise_values(K, ctx)
         W_ls = V @ linmem.pinv(K)
-        E = kit.exact(rng.integers(-2, 3, size=W_ls.shape)) / 7
+        E = kit.integer_array(rng, W_ls.shape, bound=2) / 7
         E[0, 0] = Fraction(1, 7)  # never the zero perturbation
         cases.append((label, (K, V, W_ls, W_ls + E)))
 
     def residual(case):
         K, V, W_ls, W_off = case
-        errors, scale, svd = [], mpmath.mpf(0), linmem.compact_svd(kit.to_mp(K))
+        errors, scale, svd = [], 0.0, linmem.compact_svd(kit.to_mp(K))
         for W, must_be_ls in ((W_ls, True), (W_off, False)):
-            a = ctx.impl.assess(kit.to_mp(W), kit.to_mp(K), kit.to_mp(V))
+            a = ctx.impl.assess(*kit.to_mp((W, K, V)))
             if bool(a.is_least_squares) is not must_be_ls:
-                return mpmath.inf, 1
-            R, gain = W @ K - V, np.sum(W * W)
-            errors += list(np.abs(a.residuals - kit.to_mp(np.sum(R * R, axis=0))))  # exact sums, rounded once
-            errors += [abs(a.noise_gain - kit.to_mp(gain))] + ([a.least_squares_distance] if must_be_ls else [])
-            scale = max(scale, max(W.shape + K.shape) * (1 + float(gain) + float(np.sum(V * V))
-                                                            + float(np.sum(K * K))) * svd.s[0] / svd.s[-1])
+                return math.inf, 1
+            errors += [_defect(a, W, K, V, kit.to_mp)] + ([a.least_squares_distance] if must_be_ls else [])
+            scale = max(scale, max(W.shape + K.shape) * (1 + float(np.sum(W * W)) + float(np.sum(V * V))
+                                                         + float(np.sum(K * K))) * svd.s[0] / svd.s[-1])
         return max(errors), scale
 
     return precise.check(ctx, cases, residual)
@@ -83,8 +80,7 @@ def _property(ctx):
     cases = st.tuples(float_key_cases(), st.sampled_from((0.0, 1e-3, 1.0)))  # (keys and values, shift of W)
 
     def measure(example):
-        case, shift = example
-        K, V = case.K, case.V
+        (case, shift), K, V = example, example[0].K, example[0].V
         W = V @ np.linalg.pinv(K) + shift  # LAPACK's V K^+, shifted
         a = ctx.impl.assess(W, K, V)
         if shift == 0.0 and not a.is_least_squares:
@@ -95,16 +91,14 @@ def _property(ctx):
             return math.inf
         if a.model != MODEL_LABEL or not np.array_equal(a.expected_error, 1 - a.leverage):
             return math.inf  # 1 - h_j reported beside the residuals, labelled as the model
-        R = W @ K - V
-        err = max(float(np.max(np.abs(a.residuals - np.sum(R * R, axis=0)))), abs(a.noise_gain - float(np.sum(W * W))))
         scale = max(K.shape + V.shape) * (float(np.sum(W * W)) * float(np.sum(K * K)) + float(np.sum(V * V)) + 1)
-        return scaled_residual(err, scale=scale)
+        return scaled_residual(float(_defect(a, W, K, V)), scale=scale)
 
     return property.check(ctx, cases, measure, describe=lambda e: {**e[0].describe(), "shift": e[1]})
 
 
 def _gain_spectral(W, K=None, V=None, **kw):
-    """Wrong variant: noise gain taken as the squared spectral norm ||W||_2^2."""
+    """Wrong: the noise gain taken as the squared spectral norm ||W||_2^2."""
     a = linmem.assess(W, K, V, **kw)
     s = a.w_singular_values
     return replace(a, noise_gain=(s[0] * s[0] if len(s) else 0 * a.noise_gain))
@@ -133,9 +127,7 @@ CLAIMS = [
                   "recognised, W + 1 refused where that shift exceeds twice the documented tolerance, 1 - h_j "
                   "labelled as the model"),
         ),
-        negative_control=NegativeControl(
-            "noise gain taken as the squared spectral norm ||W||_2^2 instead of ||W||_F^2",
-            {"assess": _gain_spectral},
-        ),
+        negative_control=wrong("noise gain taken as the squared spectral norm ||W||_2^2 instead of ||W||_F^2",
+                               assess=_gain_spectral),
     ),
 ]
