@@ -587,3 +587,58 @@ def general_position_points(draw, *, max_D: int = 3, max_n: int = 7, bound: int 
             return {"D": D, "n": n, "seed": seed}, X
     raise ValueError(f"no {n} points of R^{D} with entries in -{bound}..{bound} in general position in {tries} "
                      f"draws from seed {seed}; widen bound")  # pragma: no cover
+
+
+# --- exact keys with a prescribed leverage (the capacity claims) ------------------------
+
+__all__ += ["rank_d_keys_at_two_d", "uniform_leverage_keys"]
+
+
+def _integer_lower_triangular(draw, d: int, diagonal: tuple[int, ...]) -> np.ndarray:
+    """An invertible integer lower-triangular d x d matrix: diagonal entries
+    from ``diagonal`` (nonzero), entries below it in -2..2."""
+    L = np.zeros((d, d), dtype=int)
+    for i in range(d):
+        L[i, i] = draw(st.sampled_from(diagonal))
+        for j in range(i):
+            L[i, j] = draw(st.integers(-2, 2))
+    return L
+
+
+@st.composite
+def uniform_leverage_keys(draw):
+    """Exact d x M keys (M in 2, 4, 8; 1 <= d < M) whose leverage is exactly
+    d/M for every key: ``A H_S D Pi``, with ``H_S`` any d rows of a
+    Sylvester-Hadamard matrix of order M (orthogonal rows of equal norm, so
+    ``P = H_S^T H_S / M``), ``A`` an invertible integer matrix (the row space,
+    hence P, is unchanged), ``D`` random column signs and ``Pi`` a column
+    permutation (they conjugate P by a signed permutation, keeping its
+    diagonal uniform). The keys are neither unit nor orthogonal in general."""
+    import scipy.linalg
+
+    M = draw(st.sampled_from((2, 4, 8)))
+    d = draw(st.integers(1, M - 1))
+    rows = draw(st.lists(st.integers(0, M - 1), min_size=d, max_size=d, unique=True))
+    A = _integer_lower_triangular(draw, d, (1, -1, 2, -3))
+    signs = np.array(draw(st.lists(st.sampled_from((1, -1)), min_size=M, max_size=M)))
+    perm = draw(st.permutations(range(M)))
+    return linmem.exact_array(((A @ scipy.linalg.hadamard(M)[rows]) * signs)[:, list(perm)])
+
+
+@st.composite
+def rank_d_keys_at_two_d(draw, *, max_dim: int = 3):
+    """Exact d x 2d keys of rank exactly d (d <= ``max_dim``): ``L [I_d | X]``
+    with its columns permuted, ``L`` invertible lower-triangular, every
+    column of ``X`` a copy of a basis key (a duplicate) or a nonzero integer
+    combination of them, so the leverage is spread unevenly."""
+    d = draw(st.integers(1, max_dim))
+    L = _integer_lower_triangular(draw, d, (1, -1, 2, 3))
+    X = np.zeros((d, d), dtype=int)
+    for j in range(d):
+        if draw(st.booleans()):
+            X[draw(st.integers(0, d - 1)), j] = 1
+        else:
+            col = draw(st.lists(st.integers(-2, 2), min_size=d, max_size=d))
+            X[:, j] = col if any(col) else [1] * d
+    perm = draw(st.permutations(range(2 * d)))
+    return linmem.exact_array((L @ np.hstack([np.eye(d, dtype=int), X]))[:, list(perm)])

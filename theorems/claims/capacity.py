@@ -16,7 +16,6 @@ import math
 from fractions import Fraction
 
 import numpy as np
-import scipy.linalg
 import sympy
 from hypothesis import strategies as st
 
@@ -28,26 +27,16 @@ from theorems.evidence import montecarlo, simulation, symbolic
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
 from theorems.residuals import at_most, exact_sq
 from theorems.strategies import (Case, Inputs, exact_key_matrices, float_key_cases, keys_and_values, precise_keys,
-                                 precise_values)
-from theorems.templates import expectation, identity, inequality, wrong
+                                 precise_values, rank_d_keys_at_two_d, uniform_leverage_keys)
+from theorems.templates import expectation, identity, inequality, sweep_check, wrong
 from theorems.tolerance import norm
 
-__all__ = [
-    "CLAIMS",
-    "EXCHANGEABLE_DESIGNS",
-    "EXCHANGEABLE_MC_MIN",
-    "EXCHANGEABLE_MC_SHARE",
-    "LOAD_RATIO",
-    "OTHER_LOADS",
-    "POOLED_KEYS",
-    "SNR_LOADS",
-    "SWEEP_DIMS",
-]
+__all__ = ["CLAIMS", "rank_d_keys_at_two_d"]
 
 LOAD_RATIO = 2
 
-#: Key dimensions of the sweeps at sweep multiplier 1 (the profile scales them).
-SWEEP_DIMS = (16, 32, 64, 128)
+#: Key dimensions of the sweeps, per profile.
+SWEEP_DIMS = dict(quick=(16, 32, 64, 128), standard=(32, 64, 128, 256), thorough=(64, 128, 256, 512))
 
 #: Keys pooled per dimension (over repeated draws), so every figure averages
 #: about the same number of leverage scores.
@@ -100,27 +89,18 @@ def _holds(fact: bool) -> tuple:
 # --- sweeps of spherical keys: cap.uniform-leverage-accuracy, cap.uniform-leverage-snr --------
 
 
-def _leverage_pool(impl, d, rng, load):
-    M = int(load * d)
-    reps = max(1, POOLED_KEYS // M)
-    return np.concatenate([impl.leverage_scores(ensembles.spherical_vectors(d, M, rng=rng)) for _ in range(reps)]), M
+def _pooled_sweep(name, statistic, what: str, about: str, load=LOAD_RATIO, criterion=RATE_CRITERION):
+    """A sweep over d of ``statistic(impl, h, d, M)`` over POOLED_KEYS spherical leverage scores at M = load d."""
 
+    def measure(impl, d, rng):
+        M = int(load * d)
+        h = np.concatenate([impl.leverage_scores(ensembles.spherical_vectors(d, M, rng=rng))
+                            for _ in range(max(1, POOLED_KEYS // M))])
+        return float(statistic(impl, h, d, M))
 
-def _pooled_sweep(statistic, what: str, load=LOAD_RATIO, criterion=RATE_CRITERION):
-    """A sweep over d (SWEEP_DIMS times the profile's multiplier) of
-    ``statistic(impl, h, d, M)`` over POOLED_KEYS spherical leverage scores at M = load d."""
-
-    def run(ctx):
-        def measure(d, rng):
-            h, M = _leverage_pool(ctx.impl, d, rng, load)
-            return float(statistic(ctx.impl, h, d, M))
-
-        return simulation.check(ctx, tuple(d * ctx.profile.sweep for d in SWEEP_DIMS), measure, criterion,
-                                size_name="d", label=f"{what} for spherical keys at M = {load}d",
-                                domain={"M/d": [load if isinstance(load, int) else float(load)],
-                                        "keys pooled per d": POOLED_KEYS})
-
-    return run
+    return sweep_check(name, sizes=SWEEP_DIMS, measure=measure, criterion=criterion, size_name="d",
+                       label=f"{what} for spherical keys at M = {load}d", about=about,
+                       domain={"M/d": [load if isinstance(load, int) else float(load)], "keys pooled per d": POOLED_KEYS})
 
 
 # named, not lambdas: a sweep may pickle the implementation with its overrides
@@ -145,12 +125,6 @@ def _relative_snr_gap(impl, h, d, M):
 # (I - P projects onto ker K), zero exactly when r_K = M <= d.
 
 
-def _kernel_row(K) -> np.ndarray:
-    """A nonzero exact row vector n with K n^T = 0 (sympy's nullspace, a reference)."""
-    n = sympy.Matrix(K.tolist()).nullspace()[0]
-    return kit.exact([[Fraction(int(sympy.Rational(x).p), int(sympy.Rational(x).q)) for x in n]])
-
-
 def _independence(impl, K, V):
     """||W_LS K - I||^2 = M - r_K, the consistency verdict on I (iff r_K = M,
     never for M > d), the rank; any V fitted when independent; in exact
@@ -166,7 +140,7 @@ def _independence(impl, K, V):
         c = 1 if kit.is_exact(K) else 1 + norm(V)
         terms.append((impl.least_squares_store(K, V) @ K / c, V / c))
     elif kit.is_exact(K):
-        n = _kernel_row(K)
+        n = kit.null_space(K)[:, :1].T  # a nonzero exact row with K n^T = 0 (the kit's reference)
         Rn = impl.least_squares_store(K, n) @ K - n
         terms += [_holds(not impl.is_consistent(K, n)), (np.sum(Rn * Rn), np.sum(n * n))]
     return terms
@@ -191,27 +165,6 @@ INDEPENDENCE_INPUTS = Inputs(
 # --- cap.uniform-leverage-snr: exact keys of uniform leverage ------------------------------
 
 
-@st.composite
-def _uniform_leverage_keys(draw):
-    """Keys with exactly uniform leverage d/M: A H_S D Pi, with H_S any d rows
-    of a Sylvester-Hadamard matrix of order M (orthogonal rows of equal norm,
-    so P = H_S^T H_S / M), A an invertible integer matrix (the row space, hence
-    P, is unchanged), D random column signs and Pi a column permutation (they
-    conjugate P by a signed permutation, keeping its diagonal uniform). The
-    keys are neither unit nor orthogonal in general."""
-    M = draw(st.sampled_from((2, 4, 8)))
-    d = draw(st.integers(1, M - 1))
-    rows = draw(st.lists(st.integers(0, M - 1), min_size=d, max_size=d, unique=True))
-    A = np.zeros((d, d), dtype=int)
-    for i in range(d):
-        A[i, i] = draw(st.sampled_from((1, -1, 2, -3)))
-        for j in range(i):
-            A[i, j] = draw(st.integers(-2, 2))
-    signs = np.array(draw(st.lists(st.sampled_from((1, -1)), min_size=M, max_size=M)))
-    perm = draw(st.permutations(range(M)))
-    return kit.exact(((A @ scipy.linalg.hadamard(M)[rows]) * signs)[:, list(perm)])
-
-
 def _uniform_snr_exact(ctx):
     def residual(K):
         impl = ctx.impl
@@ -225,7 +178,7 @@ def _uniform_snr_exact(ctx):
         h = impl.leverage_scores(K)
         return exact_sq(h, [Fraction(d, M)] * M) + sum((impl.snr(x) - target) ** 2 for x in h)
 
-    return symbolic.check_exact(ctx, _uniform_leverage_keys(), residual, describe=lambda K: {"K": K})
+    return symbolic.check_exact(ctx, uniform_leverage_keys(), residual, describe=lambda K: {"K": K})
 
 
 def _uniform_snr_algebra(ctx):
@@ -329,29 +282,6 @@ TWO_D_INPUTS = Inputs(
 # --- cap.mean-error-at-two-d -----------------------------------------------------------
 
 _PAPER_KEYS = kit.exact([[1, 1, 1, 0], [0, 0, 0, 1]])  # [e1, e1, e1, e2], 000 App. F
-
-
-@st.composite
-def rank_d_keys_at_two_d(draw, *, max_dim: int = 3):
-    """d x 2d exact keys of rank exactly d: L [I_d | X] with its columns
-    permuted, L invertible lower-triangular, every column of X a copy of a
-    basis key (a duplicate) or a nonzero integer combination of them, so the
-    leverage is spread unevenly."""
-    d = draw(st.integers(1, max_dim))
-    L = np.zeros((d, d), dtype=int)
-    for i in range(d):
-        L[i, i] = draw(st.sampled_from((1, -1, 2, 3)))
-        for j in range(i):
-            L[i, j] = draw(st.integers(-2, 2))
-    X = np.zeros((d, d), dtype=int)
-    for j in range(d):
-        if draw(st.booleans()):
-            X[draw(st.integers(0, d - 1)), j] = 1
-        else:
-            col = draw(st.lists(st.integers(-2, 2), min_size=d, max_size=d))
-            X[:, j] = col if any(col) else [1] * d
-    perm = draw(st.permutations(range(2 * d)))
-    return kit.exact((L @ np.hstack([np.eye(d, dtype=int), X]))[:, list(perm)])
 
 
 def _mean_error_two_d_algebra(impl):
@@ -580,13 +510,12 @@ CLAIMS = [
         assumptions=("independent uniform spherical keys", "M/d fixed (here 2), M > d, full row rank"),
         depends_on=("lev.range",),
         checks=(
-            Check("leverage-spread", EvidenceKind.SIMULATION,
-                  _pooled_sweep(lambda impl, h, d, M: np.sqrt(np.mean((h - d / M) ** 2)), "RMS of h_j - d/M"),
-                  "RMS deviation of h_j from d/M falls like d^(-1/2) (fitted exponent within 0.1)"),
-            Check("snr-gap", EvidenceKind.SIMULATION,
-                  _pooled_sweep(lambda impl, h, d, M: np.mean(np.abs(impl.snr(h) - impl.uniform_leverage_snr(d, M))),
-                                "mean |SNR_j - d/(M-d)|"),
-                  "mean gap between per-key SNR and d/(M-d) falls like d^(-1/2) (fitted exponent within 0.1)"),
+            _pooled_sweep("leverage-spread", lambda impl, h, d, M: np.sqrt(np.mean((h - d / M) ** 2)),
+                          "RMS of h_j - d/M", "RMS deviation of h_j from d/M falls like d^(-1/2) (fitted exponent "
+                          "within 0.1)"),
+            _pooled_sweep("snr-gap", lambda impl, h, d, M: np.mean(np.abs(impl.snr(h) - impl.uniform_leverage_snr(d, M))),
+                          "mean |SNR_j - d/(M-d)|", "mean gap between per-key SNR and d/(M-d) falls like d^(-1/2) "
+                          "(fitted exponent within 0.1)"),
         ),
         domain={"d": "d -> infinity", "M/d": [LOAD_RATIO, LOAD_RATIO]},
         negative_control=NegativeControl("uniform-leverage SNR d/M in place of d/(M-d)",
@@ -625,12 +554,11 @@ CLAIMS = [
             Check("hadamard", EvidenceKind.SYMBOLIC, _uniform_snr_exact,
                   "exact keys with uniform leverage (Hadamard rows, mixed, signed, permuted): "
                   "h_j = d/M and SNR_j = d/(M-d)"),
-            Check("relative-gap-3/2", EvidenceKind.SIMULATION,
-                  _pooled_sweep(_relative_snr_gap, "relative RMS of SNR_j - d/(M-d)", SNR_LOADS[0], CRITERION),
-                  "relative RMS gap of SNR_j to d/(M-d) at M = 3d/2 falls with d"),
-            Check("relative-gap-4", EvidenceKind.SIMULATION,
-                  _pooled_sweep(_relative_snr_gap, "relative RMS of SNR_j - d/(M-d)", SNR_LOADS[1]),
-                  "relative RMS gap of SNR_j to d/(M-d) at M = 4d falls like d^(-1/2) (exponent within 0.1)"),
+            _pooled_sweep("relative-gap-3/2", _relative_snr_gap, "relative RMS of SNR_j - d/(M-d)",
+                          "relative RMS gap of SNR_j to d/(M-d) at M = 3d/2 falls with d", SNR_LOADS[0], CRITERION),
+            _pooled_sweep("relative-gap-4", _relative_snr_gap, "relative RMS of SNR_j - d/(M-d)",
+                          "relative RMS gap of SNR_j to d/(M-d) at M = 4d falls like d^(-1/2) (exponent within 0.1)",
+                          SNR_LOADS[1]),
         ),
         negative_control=NegativeControl("uniform-leverage SNR d/(M+d), i.e. h/(1+h) at h = d/M",
                                           {"uniform_leverage_snr": _snr_plus_at_uniform}),
