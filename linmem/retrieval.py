@@ -717,3 +717,30 @@ def exact_dependence(keys: Any, targets: Any, lam: Any) -> np.ndarray | None:
     for p, v in zip(support, sol):
         x[p] = Fraction(int(sympy.fraction(v)[0]), int(sympy.fraction(v)[1]))
     return x
+
+
+__all__ = sorted([*__all__, "score_statistics"])
+
+
+def score_statistics(scores: Any) -> tuple[float, float, float, float]:
+    """The four score scales of a square score matrix, as 004 reads them.
+
+    ``scores`` is ``S`` with ``S_ij = u_j^T W v_i`` (:func:`scores`), ``n x n``
+    with ``n >= 2``. Returns ``(mean S_ii, mean S_ij, mean S_ij^2, mean
+    (S_ii - 1)^2)``, the means over ``i`` and over ``i != j``. For the CMM on
+    ``n`` Gaussian ``N(0, I_d / d)`` pairs their expectations are 1, 0,
+    :func:`competitor_variance` and :func:`matched_variance`.
+
+    Source: 004 (the extreme-value heuristic's score scales).
+
+    >>> score_statistics(np.array([[1.0, 2.0], [0.0, 3.0]]))
+    (2.0, 1.0, 2.0, 2.0)
+    """
+    S = _float_matrix(scores, "scores")
+    n = S.shape[0]
+    if S.shape != (n, n) or n < 2:
+        raise ValueError(f"scores must be a square n x n array with n >= 2, got shape {S.shape}")
+    diag, pairs = np.diag(S), n * (n - 1)
+    comp_sq = np.einsum("ij,ij->", S, S) - diag @ diag
+    return (float(diag.mean()), float((S.sum() - diag.sum()) / pairs), float(comp_sq / pairs),
+            float(((diag - 1) ** 2).mean()))

@@ -863,6 +863,16 @@ CASES += [
 ]
 
 
+#: linmem.retrieval.score_statistics (t1.score-scales).
+CASES += [
+    *bad_arrays(retrieval.score_statistics, (K2,), {}, 0, "scores", float_only=True),
+    (retrieval.score_statistics, (np.ones((2, 3)),), {}, ValueError,
+     "scores must be a square n x n array with n >= 2, got shape (2, 3)"),
+    (retrieval.score_statistics, (np.ones((1, 1)),), {}, ValueError,
+     "scores must be a square n x n array with n >= 2, got shape (1, 1)"),
+]
+
+
 def _values(case) -> tuple:
     return tuple(case.values) if hasattr(case, "values") else tuple(case)
 

@@ -261,3 +261,27 @@ def test_three_point_mean_has_the_gaussian_moments_up_to_order_5():
     assert 27 * m[5] == 9 != 15  # the sixth is not Gaussian's: the design is exact to order 5 only
     pair = kit.three_point_mean(lambda e: (e[0] * e[1], e[0] ** 2 * e[1] ** 2), 2)
     assert pair == [0, Fraction(1, 9)]
+
+
+def test_score_statistics_are_the_four_means():
+    rng = np.random.default_rng(SEED)
+    S = rng.standard_normal((5, 5))
+    off = ~np.eye(5, dtype=bool)
+    got = retrieval.score_statistics(S)
+    want = (np.diag(S).mean(), S[off].mean(), (S[off] ** 2).mean(), ((np.diag(S) - 1) ** 2).mean())
+    assert got == pytest.approx(want, rel=1e-13) and all(isinstance(x, float) for x in got)
+
+
+def test_score_statistics_of_the_cmm_have_the_claimed_means():
+    """A crude witness (t1.score-scales does it properly): 400 CMM instances at
+    n = 6, d = 4 within 5 standard errors of 1, 0 and the exact variances."""
+    rng = np.random.default_rng(SEED)
+    n, d = 6, 4
+    rows = []
+    for _ in range(400):
+        V, U = rng.standard_normal((2, d, n)) / math.sqrt(d)
+        rows.append(retrieval.score_statistics(retrieval.scores(retrieval.cmm(V, U), V, U)))
+    rows = np.array(rows)
+    claimed = [1, 0, float(retrieval.competitor_variance(n, d)), float(retrieval.matched_variance(n, d))]
+    z = (rows.mean(axis=0) - claimed) / (rows.std(axis=0, ddof=1) / math.sqrt(len(rows)))
+    assert np.all(np.abs(z) < 5), z

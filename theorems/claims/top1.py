@@ -139,24 +139,12 @@ def _scales_enumeration(ctx):
     memo = {}
 
     def residual(config):
-        n, d = config
-        if config not in memo:
-            memo[config] = _design_expectations(ctx.impl, n, d)
-        m1, c1, c2, m2 = memo[config]
-        return ((m1 - 1) ** 2 + c1**2 + (c2 - ctx.impl.competitor_variance(n, d)) ** 2
-                + (m2 - 1 - ctx.impl.matched_variance(n, d)) ** 2)
+        got = memo[config] = memo.get(config) or _design_expectations(ctx.impl, *config)
+        claimed = (1, 0, ctx.impl.competitor_variance(*config), 1 + ctx.impl.matched_variance(*config))
+        return sum((g - c) ** 2 for g, c in zip(got, claimed))
 
     return expectation.check(ctx, st.sampled_from(SCORE_CONFIGS_EXACT), residual,
                              describe=lambda c: {"n": c[0], "d": c[1]})
-
-
-def _score_figures(impl, keys, targets):
-    """(mean S_ii, mean S_ij, mean S_ij^2, mean (S_ii - 1)^2) of one instance."""
-    S = impl.scores(impl.cmm(keys, targets), keys, targets)
-    n, diag = S.shape[0], np.diag(S)
-    pairs = n * (n - 1)
-    comp_sq = np.einsum("ij,ij->", S, S) - diag @ diag
-    return diag.mean(), (S.sum() - diag.sum()) / pairs, comp_sq / pairs, ((diag - 1) ** 2).mean()
 
 
 def _scales_montecarlo(ctx):
@@ -168,8 +156,8 @@ def _scales_montecarlo(ctx):
         out = np.empty((size, 4 * len(SCORE_CONFIGS_MC)))
         for c, (n, d) in enumerate(SCORE_CONFIGS_MC):
             X = rng.standard_normal((size, 2, d, n)) / math.sqrt(d)
-            for s in range(size):
-                out[s, 4 * c : 4 * c + 4] = _score_figures(impl, X[s, 0], X[s, 1])
+            for s, (keys, targets) in enumerate(X):
+                out[s, 4 * c : 4 * c + 4] = impl.score_statistics(impl.scores(impl.cmm(keys, targets), keys, targets))
         return out
 
     names = [f"{q} (n={n}, d={d})" for n, d in SCORE_CONFIGS_MC
@@ -220,39 +208,27 @@ def _ev_iid(ctx):
                             label="1 - E[max of n-1 iid N(0,1)] / sqrt(2 ln n) (exact quadrature)")
 
 
-def _ev_cmm(ctx):
-    impl, ns, table = ctx.impl, ctx.profile.pick(**EV_NS_CMM_BY_LEVEL), {}
+def _ev_cmm_row(ctx, n, rng):
+    """CMM at d = round(critical_d(n, 8)): the mean of the largest competitor
+    score over about EV_ROWS rows against s sqrt(2 ln n), with the exact i.i.d. figure."""
+    impl = ctx.impl
+    d = max(1, int(round(impl.critical_d(n, CMM_TOP1_CONSTANT))))
+    s = math.sqrt(float(impl.competitor_variance(n, d)))
+    maxima = []
+    for _ in range(max(1, math.ceil(EV_ROWS / n))):
+        V, U = sweeps.gaussian_pairs(d, n, rng=rng)
+        S = impl.scores(impl.cmm(V, U), V, U)
+        np.fill_diagonal(S, -np.inf)
+        maxima.append(S.max(axis=1))
+    err = 1 - float(np.mean(np.concatenate(maxima))) / (s * math.sqrt(2 * math.log(n)))
+    return {"d": d, "relative_error": err, "iid": _iid_relative_error(impl, n)}
 
-    def measure(n, rng):
-        d = max(1, int(round(impl.critical_d(n, CMM_TOP1_CONSTANT))))
-        s = math.sqrt(float(impl.competitor_variance(n, d)))
-        maxima = []
-        for _ in range(max(1, math.ceil(EV_ROWS / n))):
-            V, U = sweeps.gaussian_pairs(d, n, rng=rng)
-            S = impl.scores(impl.cmm(V, U), V, U)
-            np.fill_diagonal(S, -np.inf)
-            maxima.append(S.max(axis=1))
-        err = 1 - float(np.mean(np.concatenate(maxima))) / (s * math.sqrt(2 * math.log(n)))
-        table[n] = {"d": d, "relative_error": err, "iid": _iid_relative_error(impl, n)}
-        return err
 
-    def criterion(sizes, figures):
-        ok, fig, thr, why = EV_CRITERION_CMM(sizes, figures)
-        gap = max(abs(table[n]["relative_error"] - table[n]["iid"]) for n in sizes)
-        return ok and gap <= EV_NEAR_INDEPENDENT, fig, thr, (
-            f"{why}; largest gap to the iid figure {gap:.3f} (need <= {EV_NEAR_INDEPENDENT})")
-
-    ev = simulation.check(ctx, ns, measure, criterion,
-                          label="CMM: 1 - E[max_j S_ij] / (s sqrt(2 ln n)), s^2 = (n+2d+2)/d^2, d^2 = 8 n ln n")
-    ev.data["table"] = {str(k): v for k, v in table.items()}
-    ev.data["plot"] = {
-        "title": "Relative error of the extreme-value scale s sqrt(2 ln n)",
-        "x_label": "n", "y_label": "1 - E max / (s sqrt(2 ln n))", "xscale": "log", "yscale": "log",
-        "series": [{"label": label, "x": list(ns), "y": [table[n][key] for n in ns], "style": style}
-                   for label, key, style in (("CMM competitors (d^2 = 8 n ln n)", "relative_error", "points"),
-                                             ("n-1 independent N(0, s^2) (exact)", "iid", "line"))],
-    }
-    return ev
+def _ev_cmm_criterion(t):
+    ok, fig, thr, why = EV_CRITERION_CMM(t.sizes, t.figures)
+    gap = max(abs(r["relative_error"] - r["iid"]) for r in t.rows)
+    return ok and gap <= EV_NEAR_INDEPENDENT, fig, thr, (
+        f"{why}; largest gap to the iid figure {gap:.3f} (need <= {EV_NEAR_INDEPENDENT})")
 
 
 def _ev_scale(ctx):
@@ -635,8 +611,7 @@ def _repair(ctx):
     for d, load in itertools.product(dims, REPAIR_LOADS):
         n, counts = _repair_counts(ctx, d, load, range(REPAIR_SEEDS), base)
         gain = (counts[:, 1] - counts[:, 0]) / n
-        se = gain.std(ddof=1) / math.sqrt(len(gain)) if len(gain) > 1 else math.inf
-        t = gain.mean() / se if se > 0 else (math.inf if gain.mean() > 0 else -math.inf)
+        t = sweeps.paired_t(gain)
         fail_cmm = float(np.sum(n - counts[:, 0]))
         table[(d, load)] = {
             "n": n, **{key: float(counts[:, q].mean() / n) for q, (key, _) in enumerate(_REPAIR_SERIES)},
@@ -725,8 +700,16 @@ CLAIMS = [
         checks=(
             Check("iid-maximum", EvidenceKind.SIMULATION, _ev_iid,
                   "exact E max of n-1 iid normals (quadrature) against sqrt(2 ln n), n = 10..1e6"),
-            Check("cmm-competitors", EvidenceKind.SIMULATION, _ev_cmm,
-                  "CMM row maxima against s sqrt(2 ln n), and against the iid figure"),
+            sweep_table_check(
+                "cmm-competitors", sizes=EV_NS_CMM_BY_LEVEL, measure=_ev_cmm_row, statistic="relative_error",
+                criterion=_ev_cmm_criterion, size_name="n",
+                label="CMM: 1 - E[max_j S_ij] / (s sqrt(2 ln n)), s^2 = (n+2d+2)/d^2, d^2 = 8 n ln n",
+                plot={"title": "Relative error of the extreme-value scale s sqrt(2 ln n)", "x_label": "n",
+                      "y_label": "1 - E max / (s sqrt(2 ln n))", "xscale": "log", "yscale": "log",
+                      "series": [{"label": "CMM competitors (d^2 = 8 n ln n)", "x": "n", "y": "relative_error"},
+                                 {"label": "n-1 independent N(0, s^2) (exact)", "x": "n", "y": "iid",
+                                  "style": "line"}]},
+                about="CMM row maxima against s sqrt(2 ln n), and against the iid figure"),
             Check("matched-scale", EvidenceKind.SIMULATION, _ev_scale,
                   "s sqrt(2 ln n) at d^2 = 2 n ln n tends to the matched score 1"),
             Check("equating", EvidenceKind.SYMBOLIC, _ev_symbolic,
