@@ -642,3 +642,149 @@ def rank_d_keys_at_two_d(draw, *, max_dim: int = 3):
             X[:, j] = col if any(col) else [1] * d
     perm = draw(st.permutations(range(2 * d)))
     return linmem.exact_array((L @ np.hstack([np.eye(d, dtype=int), X]))[:, list(perm)])
+
+
+# --- finite designs: exact stand-ins for the sphere and for query noise --------------
+
+import functools  # noqa: E402
+import itertools  # noqa: E402
+import math  # noqa: E402
+
+from theorems import kit  # noqa: E402
+
+__all__ += ["NOISE_DESIGN_KINDS", "SPHERE_DESIGN_KINDS", "noise_design", "rational_unit_columns", "sphere_design",
+            "sphere_designs"]
+
+#: The finite key laws of :func:`sphere_design`.
+SPHERE_DESIGN_KINDS = ("coordinate", "frame", "sign", "plane", "orbit")
+
+#: The finite noise laws of :func:`noise_design`.
+NOISE_DESIGN_KINDS = ("rademacher", "skewed", "coordinate")
+
+
+def _exact_column(xs) -> np.ndarray:
+    """An exact column; integral entries stay Python ints, which keeps exact arithmetic fast."""
+    fr = [Fraction(x) for x in xs]
+    return np.array([int(x) if x.denominator == 1 else x for x in fr], dtype=object)
+
+
+def _symmetric_law(name: str, halves: list, half_weights: list) -> kit.Law:
+    """Points ``±x`` with the weight of ``x`` split evenly between the two signs."""
+    points = [p for x in halves for p in (x, -x)]
+    return kit.law(points, [w / 2 for w in half_weights for _ in (1, -1)], name, d=len(halves[0]))
+
+
+def _square_root(d: int, what: str) -> int:
+    root = math.isqrt(d) if isinstance(d, int) and d >= 1 else 0
+    if root * root != d:
+        raise ValueError(f"the {what} design needs a square dimension d >= 1 (rational sqrt(d)), got {d!r}")
+    return root
+
+
+@functools.lru_cache(maxsize=None)
+def sphere_design(kind: str, d: int = 0, seed: int = 0) -> kit.Law:
+    """A finite key law with exactly the first two moments of a uniform unit
+    key of R^d (``E k = 0``, ``E k k^T = I/d``) and exactly-unit rational
+    points (the rows of ``law.outcomes[0]``, shape (N, d); ``law.info["d"]``):
+
+    * ``coordinate``: ``±e_a``, each with probability ``1/(2d)``;
+    * ``frame``: ``±q_a`` for the columns of an exactly orthogonal rational
+      matrix (:func:`linmem.ensembles.rational_orthogonal` at ``seed``);
+    * ``sign``: the ``2^d`` vectors ``s / sqrt(d)`` (d a square: rational);
+    * ``plane`` (d = 2): (1, 0) with weight 7/32 and (3/5, ±4/5) with weight
+      25/64 each, both signs: second moment diag(7/32 + 9/32, 16/32) = I/2,
+      and no orthogonal pair (inner products ±1, ±3/5, ±7/25);
+    * ``orbit`` (d = 3): uniform on the 24 signed permutations of (4, 4, 7)/9,
+      invariant under the hyperoctahedral group (second moment I/3), no
+      orthogonal pair (|inner product| >= 16/81).
+
+    Each is symmetric under ``k -> -k``. A statement that uses only these two
+    moments of the key law holds on the sphere exactly when it holds here.
+
+    >>> plane = sphere_design("plane")
+    >>> K = plane.outcomes[0]
+    >>> plane.mean(K[:, :, None] * K[:, None, :]).tolist() == [[Fraction(1, 2), 0], [0, Fraction(1, 2)]]
+    True
+    """
+    if kind in ("coordinate", "frame") and not (isinstance(d, int) and d >= 1):
+        raise ValueError(f"d must be an integer >= 1 for the {kind} design, got {d!r}")
+    if kind == "coordinate":
+        return _symmetric_law("coordinate", [_exact_column([int(a == b) for b in range(d)]) for a in range(d)],
+                              [Fraction(1, d)] * d)
+    if kind == "frame":
+        Q = ensembles.rational_orthogonal(d, rng=np.random.default_rng(seed))
+        return _symmetric_law(f"frame(seed={seed})", [Q[:, a].copy() for a in range(d)], [Fraction(1, d)] * d)
+    if kind == "sign":
+        r = _square_root(d, "sign")
+        points = [_exact_column([Fraction(s, r) for s in signs]) for signs in itertools.product((-1, 1), repeat=d)]
+        return kit.law(points, label=f"sign(d={d})", d=d)
+    if kind == "plane":
+        halves = [_exact_column([1, 0]), _exact_column([Fraction(3, 5), Fraction(4, 5)]),
+                  _exact_column([Fraction(3, 5), Fraction(-4, 5)])]
+        return _symmetric_law("plane", halves, [Fraction(7, 32), Fraction(25, 64), Fraction(25, 64)])
+    if kind == "orbit":
+        points = {tuple(s * x for s, x in zip(signs, perm)) for perm in itertools.permutations((4, 4, 7))
+                  for signs in itertools.product((-1, 1), repeat=3)}
+        return kit.law([_exact_column([Fraction(x, 9) for x in p]) for p in sorted(points)], label="orbit", d=3)
+    raise ValueError(f"kind must be one of {SPHERE_DESIGN_KINDS}, got {kind!r}")
+
+
+@st.composite
+def sphere_designs(draw, *, kinds: Sequence[str] = SPHERE_DESIGN_KINDS) -> kit.Law:
+    """A :func:`sphere_design` of one of ``kinds``: coordinate in R^1..R^6,
+    frame in R^1..R^4 (8 seeds), sign in R^1 and R^4, plane, orbit."""
+    kind = draw(st.sampled_from(kinds))
+    if kind == "coordinate":
+        return sphere_design(kind, draw(st.integers(1, 6)))
+    if kind == "frame":
+        return sphere_design(kind, draw(st.integers(1, 4)), draw(st.integers(0, 7)))
+    if kind == "sign":
+        return sphere_design(kind, draw(st.sampled_from((1, 4))))
+    return sphere_design(kind)
+
+
+@st.composite
+def rational_unit_columns(draw, dim: int, count: int) -> np.ndarray:
+    """``count`` exactly unit rational vectors in R^dim (a dim x count object
+    array) by inverse stereographic projection (:func:`theorems.kit.stereographic`)
+    of small rational points, drawn entry by entry, so that a failing case
+    shrinks in a few steps (toward e_dim); ±1 in R^1."""
+    cols = []
+    for _ in range(count):
+        if dim == 1:
+            cols.append(_exact_column([draw(st.sampled_from((1, -1)))]))
+        else:
+            t = [Fraction(draw(st.integers(-3, 3)), draw(st.integers(1, 3))) for _ in range(dim - 1)]
+            cols.append(_exact_column(kit.stereographic(t)))
+    return np.stack(cols, axis=1)
+
+
+@functools.lru_cache(maxsize=None)
+def noise_design(kind: str, d: int, tau) -> kit.Law:
+    """A finite law of query noise in R^d with exactly ``E eta = 0`` and
+    ``Cov eta = tau^2 I_d`` and nothing else in common with a Gaussian; the
+    noise columns are ``law.outcomes[0]``, shape (N, d, 1):
+
+    * ``rademacher``: ``eta = tau s``, ``s`` uniform on ``{-1, +1}^d``;
+    * ``skewed``: i.i.d. coordinates ``2 tau`` (probability 1/5) or ``-tau/2``
+      (probability 4/5), third moment not zero;
+    * ``coordinate``: ``±tau sqrt(d) e_i`` uniformly (2d outcomes),
+      coordinates uncorrelated but dependent; d a square (rational sqrt(d)).
+
+    >>> law = noise_design("skewed", 1, Fraction(1, 2))
+    >>> [law.mean(law.outcomes[0] ** k).item() for k in (1, 2, 3)]
+    [Fraction(0, 1), Fraction(1, 4), Fraction(3, 16)]
+    """
+    if not (isinstance(d, int) and d >= 1):
+        raise ValueError(f"d must be an integer >= 1, got {d!r}")
+    if kind == "coordinate":
+        root = _square_root(d, "signed-coordinate")
+        return kit.law([s * root * tau * kit.eye(d, np.zeros((1, 1), dtype=object))[:, i:i + 1]
+                        for i in range(d) for s in (1, -1)], label="signed coordinate")
+    levels = {"rademacher": ((-1, Fraction(1, 2)), (1, Fraction(1, 2))),
+              "skewed": ((2, Fraction(1, 5)), (Fraction(-1, 2), Fraction(4, 5)))}.get(kind)
+    if levels is None:
+        raise ValueError(f"kind must be one of {NOISE_DESIGN_KINDS}, got {kind!r}")
+    outcomes = list(itertools.product(levels, repeat=d))
+    return kit.Law([np.array([[[tau * x] for x, _ in o] for o in outcomes], dtype=object).reshape(-1, d, 1)],
+                   [math.prod(p for _, p in o) for o in outcomes], kind)

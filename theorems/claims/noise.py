@@ -5,28 +5,19 @@ leverage (000, "What the dimension-only estimate leaves out").
 The noise claims assume only that the query noise ``eta`` is independent of
 keys and values, has mean zero and covariance ``tau^2 I_d``. The exact
 evidence therefore enumerates finite noise designs with exactly those two
-moments (and nothing else in common with a Gaussian):
-
-* Rademacher: ``eta = tau s`` with ``s`` uniform on ``{-1, +1}^d``;
-* skewed two-point: i.i.d. coordinates ``2 tau`` (probability 1/5) or
-  ``-tau/2`` (probability 4/5), whose third moment is not zero;
-* signed coordinate: ``eta = ±tau sqrt(d) e_i`` uniformly (2d outcomes),
-  coordinates uncorrelated but dependent; rational only for square d, so used
-  with d = 4 (keys of smaller dimension are padded with zero rows).
-
-Each design's mean and second moment are recomputed exactly inside the
-checks, so the evidence certifies its own hypotheses. The Monte Carlo
-evidence uses Gaussian, uniform on ``[-sqrt(3) tau, sqrt(3) tau]`` and Laplace
-(scale ``tau / sqrt(2)``) noise, all of variance ``tau^2`` per coordinate.
-Values follow 000's assumptions: ``v_i = s_i w_i`` with independent fair signs
-and fixed exactly-unit rational ``w_i`` (exact), or uniform on the sphere
-(Monte Carlo).
+moments and nothing else in common with a Gaussian
+(:func:`theorems.strategies.noise_design`: Rademacher, skewed two-point with a
+nonzero third moment, signed coordinate with dependent coordinates, in R^4,
+keys of smaller dimension padded with zero rows), and recomputes their
+moments exactly inside the checks. The Monte Carlo evidence uses Gaussian,
+uniform and Laplace noise of variance ``tau^2`` per coordinate. Values follow
+000's assumptions: ``v_i = s_i w_i`` with fair signs and fixed exactly-unit
+rational ``w_i`` (exact), or uniform on the sphere (Monte Carlo).
 """
 
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 from fractions import Fraction
 from typing import Any, NamedTuple
@@ -45,12 +36,14 @@ from theorems.evidence._common import IMPLEMENTATION_ERRORS
 from theorems.model import Check, EvidenceKind
 from theorems.residuals import at_most, exact_sq
 from theorems.strategies import (
+    NOISE_DESIGN_KINDS,
     Case,
     Inputs,
     exact_key_matrices,
     exact_unit_key_matrices,
     exact_value_matrices,
     integer_matrices,
+    noise_design,
     precise_keys,
 )
 from theorems.templates import counterexample, design_expectation, identity, wrong
@@ -80,33 +73,6 @@ VALUE_ASSUMPTIONS = (
 
 
 # --- finite noise designs (exact) -------------------------------------------------
-
-
-def _product_design(levels, d: int, tau) -> kit.Law:
-    """i.i.d. coordinates ``tau x`` with ``x`` taking the values of ``levels``
-    ((value, probability) pairs): the noise columns eta (N, d, 1)."""
-    outcomes = list(itertools.product(levels, repeat=d))
-    return kit.Law([np.array([[[tau * x] for x, _ in o] for o in outcomes], dtype=object).reshape(-1, d, 1)],
-                   [math.prod(p for _, p in o) for o in outcomes])
-
-
-def _rademacher(d: int, tau) -> kit.Law:
-    return _product_design(((-1, Fraction(1, 2)), (1, Fraction(1, 2))), d, tau)
-
-
-def _skewed(d: int, tau) -> kit.Law:
-    return _product_design(((2, Fraction(1, 5)), (Fraction(-1, 2), Fraction(4, 5))), d, tau)
-
-
-def _signed_coordinate(d: int, tau) -> kit.Law:
-    root = math.isqrt(d)
-    if root * root != d:
-        raise ValueError(f"the signed-coordinate design needs a square dimension, got {d}")
-    return kit.law([s * root * tau * kit.eye(d, np.zeros((1, 1), dtype=object))[:, i:i + 1]
-                    for i in range(d) for s in (1, -1)])
-
-
-_DESIGNS = {"rademacher": _rademacher, "skewed": _skewed, "coordinate": _signed_coordinate}
 
 
 class _Query(NamedTuple):
@@ -141,14 +107,9 @@ def _claimed_error(impl, q: _Query):
 
 
 @functools.lru_cache(maxsize=None)
-def _noise_design(name: str, d: int, tau) -> kit.Law:
-    return _DESIGNS[name](d, tau)
-
-
-@functools.lru_cache(maxsize=None)
 def _noise_moments(name: str, d: int, tau):
     """Exact distance of a noise design from mean 0 and covariance tau^2 I (zero by construction)."""
-    law = _noise_design(name, d, tau)
+    law = noise_design(name, d, tau)
     eta = law.outcomes[0]
     second = law.mean(eta @ np.swapaxes(eta, -1, -2))
     return exact_sq(law.mean(eta), 0 * eta[0]) + exact_sq(second, tau**2 * kit.eye(d, eta))
@@ -194,9 +155,9 @@ def _noise_laws(names=("rademacher",), fixed=True, ls=True):
             design = (name, Kd.shape[0], tau)
             if fixed:
                 Wd = linmem.least_squares_store(Kd, V) if W is None else W[:, : Kd.shape[0]]
-                out.append((_Query(Kd, tau, Wd, V, design), _noise_design(*design)))
+                out.append((_Query(Kd, tau, Wd, V, design), noise_design(*design)))
             if ls:
-                out.append((_Query(Kd, tau, design=design), kit.sign_law(W0) * _noise_design(*design)))
+                out.append((_Query(Kd, tau, design=design), kit.sign_law(W0) * noise_design(*design)))
         return out
 
     return laws
@@ -543,7 +504,7 @@ CLAIMS = [
             "exact designs: Rademacher, skewed two-point (nonzero third moment), signed coordinate "
             "(dependent coordinates); Monte Carlo: uniform and Laplace",),
         depends_on=("noise.fixed-store", "noise.ls-total"),
-        laws=_noise_laws(tuple(_DESIGNS)), queries=_mc_queries((_uniform, _laplace)),
+        laws=_noise_laws(NOISE_DESIGN_KINDS), queries=_mc_queries((_uniform, _laplace)),
         about="exact expectation over three non-Gaussian designs, both formulas",
         mc_label="both noise formulas, uniform and Laplace noise", mc_about="uniform and Laplace noise, both formulas",
         control=wrong(

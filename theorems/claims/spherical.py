@@ -5,19 +5,12 @@ Two facts about a uniform unit key carry the whole appendix: its mean is zero
 and its second-moment matrix is ``I/d``. Everything else here (the pair
 moments, the Chebyshev tail, the averaged outer-product error) is derived from
 those two moments alone. That is why the exact evidence can replace the
-continuous sphere by *finite designs* with exactly the same two moments:
-
-* ``coordinate``: ``±e_a``, each with probability ``1/(2d)``;
-* ``frame``: ``±q_a`` for the columns of an exactly orthogonal rational matrix;
-* ``sign``: the ``2^d`` vectors ``s / sqrt(d)``, exactly rational for ``d = 1, 4``;
-* ``plane``: a weighted tight frame of six rational unit vectors in R^2 with
-  no orthogonal pair (so every squared inner product is positive);
-* ``orbit``: the 24 signed permutations of ``(4, 4, 7)/9`` in R^3, again
-  without an orthogonal pair.
-
-Each design is symmetric under ``k -> -k`` (mean zero), and its second moment
-is ``I/d`` exactly; the second-moment claim verifies both by enumeration.
-Monte Carlo evidence uses truly spherical keys (``linmem.spherical_vectors``).
+continuous sphere by the finite designs of
+:func:`theorems.strategies.sphere_design` (coordinate, orthogonal-frame,
+sign, plane and orbit designs, the last two without an orthogonal pair), each
+symmetric under ``k -> -k`` with second moment exactly ``I/d``; the
+second-moment claim verifies both moments by enumeration. Monte Carlo
+evidence uses truly spherical keys (``linmem.spherical_vectors``).
 """
 
 from __future__ import annotations
@@ -40,7 +33,8 @@ from theorems.evidence import precise, simulation, symbolic
 from theorems.evidence import property as prop
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
 from theorems.residuals import exact_sq
-from theorems.strategies import exact_unit_key_matrices, unit_keys
+from theorems.strategies import (SPHERE_DESIGN_KINDS, exact_unit_key_matrices, rational_unit_columns, sphere_design,
+                                 sphere_designs, unit_keys)
 from theorems.templates import (MC_VALUE_DIM, counterexample, design_expectation, expectation, identity, sweep_check,
                                 witness_check, wrong)
 from theorems.tolerance import scaled_residual
@@ -86,99 +80,12 @@ _VALUES = "values independent of each other and of the keys, zero-mean, unit-nor
 # --- finite designs ---------------------------------------------------------
 
 
-def _col(xs) -> np.ndarray:
-    """An exact column; integral entries stay Python ints, which keeps the
-    exact arithmetic of the coordinate designs fast."""
-    fr = [Fraction(x) for x in xs]
-    return np.array([int(x) if x.denominator == 1 else x for x in fr], dtype=object)
-
-
-def _symmetric(name: str, halves: list, half_weights: list) -> kit.Law:
-    """Points ``±x`` with the weight of ``x`` split evenly between the two signs."""
-    points = [p for x in halves for p in (x, -x)]
-    return kit.law(points, [w / 2 for w in half_weights for _ in (1, -1)], name, d=len(halves[0]))
-
-
-def _coordinate_design(d: int) -> kit.Law:
-    eye = [_col([int(a == b) for b in range(d)]) for a in range(d)]
-    return _symmetric("coordinate", eye, [Fraction(1, d)] * d)
-
-
-def _frame_design(d: int, seed: int) -> kit.Law:
-    Qm = ensembles.rational_orthogonal(d, rng=np.random.default_rng(seed))
-    return _symmetric(f"frame(seed={seed})", [Qm[:, a].copy() for a in range(d)], [Fraction(1, d)] * d)
-
-
-def _sign_design(r: int) -> kit.Law:
-    """The 2^(r^2) vectors s / r, s in {-1, 1}^(r^2): exactly unit and rational."""
-    pts = [_col([Fraction(s, r) for s in signs]) for signs in itertools.product((-1, 1), repeat=r * r)]
-    return kit.law(pts, label=f"sign(d={r * r})", d=r * r)
-
-
-def _plane_design() -> kit.Law:
-    """(1, 0) with weight 7/32 and (3/5, ±4/5) with weight 25/64 each, all with
-    both signs. Second moment: diag(7/32 + (25/32)(9/25), (25/32)(16/25)) =
-    I/2, off-diagonal (25/64)(12/25) - (25/64)(12/25) = 0. Pairwise inner
-    products are ±1, ±3/5 and ±7/25: never zero."""
-    halves = [_col([1, 0]), _col([Fraction(3, 5), Fraction(4, 5)]), _col([Fraction(3, 5), Fraction(-4, 5)])]
-    return _symmetric("plane", halves, [Fraction(7, 32), Fraction(25, 64), Fraction(25, 64)])
-
-
-def _orbit_design() -> kit.Law:
-    """Uniform on the signed permutations of (4, 4, 7)/9: invariant under the
-    hyperoctahedral group, hence second moment c I with c = 1/3; every pair of
-    points has a nonzero inner product (at least 16/81 in absolute value)."""
-    pts = {tuple(s * x for s, x in zip(signs, perm)) for perm in itertools.permutations((4, 4, 7))
-           for signs in itertools.product((-1, 1), repeat=3)}
-    return kit.law([_col([Fraction(x, 9) for x in p]) for p in sorted(pts)], label="orbit", d=3)
-
-
-@functools.lru_cache(maxsize=None)
-def _build(spec: tuple) -> kit.Law:
-    kind, arg = spec
-    if kind == "coordinate":
-        return _coordinate_design(arg)
-    if kind == "frame":
-        return _frame_design(*arg)
-    if kind == "sign":
-        return _sign_design(arg)
-    return _plane_design() if kind == "plane" else _orbit_design()
-
-
-@st.composite
-def _designs(draw, *, kinds=("coordinate", "frame", "sign", "plane", "orbit")):
-    """Every finite design of the module, in dimensions 1 to 6."""
-    kind = draw(st.sampled_from(kinds))
-    if kind == "coordinate":
-        return _build((kind, draw(st.integers(1, 6))))
-    if kind == "frame":
-        return _build((kind, (draw(st.integers(1, 4)), draw(st.integers(0, 7)))))
-    if kind == "sign":
-        return _build((kind, draw(st.integers(1, 2))))
-    return _build((kind, None))
-
-
-@st.composite
-def _rational_unit_vectors(draw, dim: int, count: int):
-    """``count`` exactly unit rational vectors in R^dim (a dim x count Fraction
-    array) by inverse stereographic projection of small rational points; drawn
-    entry by entry, so a failing case shrinks in a few steps (toward e_dim)."""
-    cols = []
-    for _ in range(count):
-        if dim == 1:
-            cols.append(_col([draw(st.sampled_from((1, -1)))]))
-            continue
-        t = [Fraction(draw(st.integers(-3, 3)), draw(st.integers(1, 3))) for _ in range(dim - 1)]
-        cols.append(_col(kit.stereographic(t)))
-    return _matrix(cols)
+def _points(design: kit.Law) -> np.ndarray:
+    return design.outcomes[0]
 
 
 def _matrix(cols) -> np.ndarray:
     return np.stack(list(cols), axis=1)
-
-
-def _points(design: kit.Law) -> np.ndarray:
-    return design.outcomes[0]
 
 
 def _pair_second_moment(impl, d):
@@ -223,17 +130,17 @@ def _rows_normalised(dim, count, *, rng):
 
 
 @st.composite
-def _design_and_key(draw, *, kinds=("coordinate", "frame", "sign", "plane", "orbit")):
+def _design_and_key(draw, *, kinds=SPHERE_DESIGN_KINDS):
     """A fixed exactly-unit k_j and a design: k_j a generic rational unit
     vector, a coordinate vector or one of the design's own points."""
-    design = draw(_designs(kinds=kinds))
+    design = draw(sphere_designs(kinds=kinds))
     d = design.info["d"]
     how = draw(st.sampled_from(("rational", "coordinate", "design point")))
     if how == "rational":
-        kj = draw(_rational_unit_vectors(d, 1))[:, 0]
+        kj = draw(rational_unit_columns(d, 1))[:, 0]
     elif how == "coordinate":
         a = draw(st.integers(0, d - 1))
-        kj = _col([int(b == a) for b in range(d)])
+        kj = np.array([int(b == a) for b in range(d)], dtype=object)
     else:
         kj = _points(design)[draw(st.integers(0, len(design) - 1))]
     return kj, design
@@ -427,8 +334,8 @@ def _unit_mc_keys(rng):
 #: Fixed exactly-unit value directions w_i by value dimension p (some not
 #: orthogonal to each other); the values are v_i = s_i w_i.
 _VALUE_DIRECTIONS = {
-    1: (_col([1]), _col([-1])),
-    2: (_col([1, 0]), _col([0, 1]), _col([Fraction(3, 5), Fraction(4, 5)]), _col([Fraction(-5, 13), Fraction(12, 13)])),
+    1: tuple(kit.exact([[1], [-1]])),
+    2: tuple(kit.exact([[1, 0], [0, 1], [Fraction(3, 5), Fraction(4, 5)], [Fraction(-5, 13), Fraction(12, 13)]])),
 }
 
 
@@ -438,13 +345,13 @@ def _spherical_specs():
     signs) stays within ENUMERATION_LIMIT, plus the unit-SNR point M = d + 1
     for d = 2 (512 outcomes); cheapest first, where a failing case shrinks to.
     Covers M = 1, M < d, M = d, M = d + 1 and M > d + 1."""
-    specs = [("coordinate", 1), ("coordinate", 2), ("coordinate", 3), ("frame", (2, 0)), ("frame", (3, 1)),
-             ("plane", None), ("sign", 2)]
+    specs = [("coordinate", 1), ("coordinate", 2), ("coordinate", 3), ("frame", 2, 0), ("frame", 3, 1), ("plane",),
+             ("sign", 4)]
     out = []
     for spec in specs:
-        N, d = len(_build(spec)), _build(spec).info["d"]
+        N, d = len(sphere_design(*spec)), sphere_design(*spec).info["d"]
         out += [(spec, M) for M in range(1, 6) if (2 * N) ** M <= ENUMERATION_LIMIT or M == d + 1 == 3]
-    return tuple(sorted(out, key=lambda c: len(_build(c[0])) ** c[1]))
+    return tuple(sorted(out, key=lambda c: len(sphere_design(*c[0])) ** c[1]))
 
 
 @st.composite
@@ -453,7 +360,7 @@ def _op_spherical_cases(draw):
     spec, M = draw(st.sampled_from(_spherical_specs()))
     table = _VALUE_DIRECTIONS[draw(st.sampled_from(sorted(_VALUE_DIRECTIONS)))]
     W0 = _matrix([table[draw(st.integers(0, len(table) - 1))] for _ in range(M)])
-    design = _build(spec)
+    design = sphere_design(*spec)
     return design.info["d"], M, design.stacked(M) * kit.sign_law(W0)
 
 
@@ -513,14 +420,14 @@ _RATIO_SPECS = (("plane", 2), ("plane", 3))
 
 def _ratio_differs(impl, spec) -> bool:
     """The search's condition: E[1/X_j] is not d/(M-1) for some j (or is infinite)."""
-    design = _build((spec[0], None))
+    design = sphere_design(spec[0])
     _, Einv, _ = _ratio_moments(impl, design, spec[1])
     snr = impl.op_spherical_snr(Fraction(design.info["d"]), Fraction(spec[1]))
     return Einv is None or any(e != snr for e in Einv)
 
 
 def _ratio_witness_holds(impl, spec):
-    design, M = _build((spec[0], None)), spec[1]
+    design, M = sphere_design(spec[0]), spec[1]
     EX, Einv, values = _ratio_moments(impl, design, M)
     snr = impl.op_spherical_snr(Fraction(design.info["d"]), Fraction(M))
     holds = (
@@ -565,7 +472,7 @@ CLAIMS = [
             "the enumeration verifies both moments exactly for each of them, so they may stand in "
             "for the sphere wherever only these two moments are used",
         ),
-        cases=_designs().map(lambda design: (design.info["d"], design)), law=lambda case: case[1],
+        cases=sphere_designs().map(lambda design: (design.info["d"], design)), law=lambda case: case[1],
         quantity=_moments, claimed=_moments_claimed, describe=lambda case: case[1].describe(),
         about="exact mean and second moment of coordinate, frame, sign, plane and orbit designs",
         mc_cases=lambda rng: [(d, None) for d in _MOMENT_DIMS],
