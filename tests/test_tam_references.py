@@ -85,3 +85,20 @@ def test_sweep_cache_is_off_when_a_named_formula_is_overridden(tmp_path, monkeyp
     assert first == again == [1] and len(calls) == 1  # the second call read the cache
     fresh = kit.cached(control, compute, name="test.tam", params={"a": 1}, seed=[1, 2], formulas=("f",))
     assert fresh == [2] and len(calls) == 2  # a control recomputes
+
+
+def test_plot_spec_is_what_the_report_draws():
+    from theorems.plots import spec_plot
+
+    spec = kit.plot("gap against beta", "beta", "gap", [kit.series("tied", [1.0, 10.0], [0.5, 0.05], "points"),
+                                                        kit.series("bound", [1.0, 10.0], [0.7, 0.07])],
+                    xscale="log", yscale="log", hlines=[{"y": 0.1, "label": "level"}])
+    assert spec == {"title": "gap against beta", "x_label": "beta", "y_label": "gap", "xscale": "log", "yscale": "log",
+                    "series": [{"label": "tied", "x": [1.0, 10.0], "y": [0.5, 0.05], "style": "points"},
+                               {"label": "bound", "x": [1.0, 10.0], "y": [0.7, 0.07], "style": "line"}],
+                    "hlines": [{"y": 0.1, "label": "level"}]}
+    assert spec_plot(spec, salt="test") is not None
+    with pytest.raises(ValueError, match="style must be 'line' or 'points', got 'bars'"):
+        kit.series("a", [1], [1], "bars")
+    with pytest.raises(ValueError, match="yscale must be 'linear' or 'log', got 'symlog'"):
+        kit.plot("t", "x", "y", [], yscale="symlog")

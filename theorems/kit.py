@@ -604,3 +604,37 @@ def cached(ctx, compute: Callable[[], Any], *, name: str, params: dict, seed: An
     from theorems.sweepcache import cached_call
 
     return cached_call(compute, name=name, params=params, seed=seed, cache=sweep_cache(ctx, *formulas))[0]
+
+
+# --- report plots --------------------------------------------------------------------
+
+__all__ += ["plot", "series"]
+
+
+def series(label: str, x, y, style: str = "line", **more) -> dict:
+    """One series of a :func:`plot`: JSON-able ``x`` and ``y``, ``style``
+    ``"line"`` or ``"points"``; ``more`` e.g. ``yerr=`` (error bars).
+
+    >>> series("bound", [1, 2], [0.5, 0.25])["style"]
+    'line'
+    """
+    if style not in ("line", "points"):
+        raise ValueError(f"style must be 'line' or 'points', got {style!r}")
+    return {"label": label, "x": x, "y": y, "style": style, **more}
+
+
+def plot(title: str, x_label: str, y_label: str, series: list, *, xscale: str = "linear", yscale: str = "linear",
+         **more) -> dict:
+    """The ``data["plot"]`` spec the HTML report draws
+    (:func:`theorems.plots.spec_plot`): axes labels and scales, the
+    :func:`series`, and in ``more`` e.g. ``hlines=[{"y": 1, "label": ...}]``
+    or ``vlines=[{"x": ..., "label": ...}]``.
+
+    >>> sorted(plot("t", "x", "y", [series("a", [1], [2], "points")], yscale="log"))
+    ['series', 'title', 'x_label', 'xscale', 'y_label', 'yscale']
+    """
+    for name, value in (("xscale", xscale), ("yscale", yscale)):
+        if value not in ("linear", "log"):
+            raise ValueError(f"{name} must be 'linear' or 'log', got {value!r}")
+    return {"title": title, "x_label": x_label, "y_label": y_label, "xscale": xscale, "yscale": yscale,
+            "series": list(series), **more}

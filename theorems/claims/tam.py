@@ -382,14 +382,12 @@ def _smoothed_rate(ctx):
     ev.detail += f"; tied gap vs beta: log-log slope {slope:.4f} (need in {RATE_SLOPE})"
     ev.data.update(slope=slope, table={str(b): v for b, v in table.items()})
     positive = [b for b in RATE_BETAS if table[b]["generic"] > 0]
-    ev.data["plot"] = {
-        "title": "Smoothing gap F_beta - T_k against beta", "x_label": "beta", "y_label": "gap",
-        "xscale": "log", "yscale": "log", "series": [
-            {"label": "tied scores (worst case)", "x": list(RATE_BETAS), "y": gaps.tolist(), "style": "points"},
-            {"label": "distinct scores (gap 0 in float64 not shown)", "x": positive,
-             "y": [table[b]["generic"] for b in positive], "style": "points"},
-            {"label": "bound (m/k) log 2 / beta", "x": list(RATE_BETAS),
-             "y": [table[b]["bound"] for b in RATE_BETAS], "style": "line"}]}
+    ev.data["plot"] = kit.plot("Smoothing gap F_beta - T_k against beta", "beta", "gap", [
+        kit.series("tied scores (worst case)", list(RATE_BETAS), gaps.tolist(), "points"),
+        kit.series("distinct scores (gap 0 in float64 not shown)", positive, [table[b]["generic"] for b in positive],
+                   "points"),
+        kit.series("bound (m/k) log 2 / beta", list(RATE_BETAS), [table[b]["bound"] for b in RATE_BETAS])],
+        xscale="log", yscale="log")
     return ev
 
 
@@ -679,14 +677,11 @@ def _threshold(ctx):
                                      "evaluations": r.evaluations, "cache_hits": r.cache_hits} for d, r in table.items()}
     ev.data["lp_reposed"] = counter
     rs = np.linspace(0.01, 0.99, 99)
-    ev.data["plot"] = {
-        "title": "TAM threshold alpha_c(r) and finite-size feasibility crossings", "x_label": "r = k / n",
-        "y_label": "alpha = n / d^2", "xscale": "linear", "yscale": "linear",
-        "series": [{"label": "alpha_c(r)", "x": rs.tolist(), "y": np.asarray(ctx.impl.alpha_c(rs), float).tolist(),
-                    "style": "line"}]
-        + [{"label": f"finite-size crossing, d = {d}", "x": [TAM_R], "y": [r.crossing], "style": "points"}
-           for d, r in table.items()]
-        + [{"label": "r -> 1: Cover, P = 1/2 exactly at n = 2 d^2", "x": [1.0], "y": [2.0], "style": "points"}]}
+    ev.data["plot"] = kit.plot(
+        "TAM threshold alpha_c(r) and finite-size feasibility crossings", "r = k / n", "alpha = n / d^2",
+        [kit.series("alpha_c(r)", rs.tolist(), np.asarray(ctx.impl.alpha_c(rs), float).tolist())]
+        + [kit.series(f"finite-size crossing, d = {d}", [TAM_R], [r.crossing], "points") for d, r in table.items()]
+        + [kit.series("r -> 1: Cover, P = 1/2 exactly at n = 2 d^2", [1.0], [2.0], "points")])
     return ev
 
 
@@ -754,19 +749,14 @@ def _percentile_row(ctx, d, base) -> dict:
     PB_SEEDS instances at load PB_ALPHA, and their paired gain."""
     impl, n = ctx.impl, max(3, int(round(PB_ALPHA * d * d)))
     k = impl.competitor_count(n, TAM_R)
-
-    def mean_rank(s, memory):  # memory "cmm" or "erm" (the TAM-learned W)
-        def compute():
-            V, U = sweeps.gaussian_pairs(d, n, rng=sweeps.instance_rng(base, d, n, s))
-            W = impl.cmm(V, U) if memory == "cmm" else impl.tam_erm(V, U, k=k, beta=PB_BETA, ridge=0.0,
-                                                                     maxiter=ERM_MAXITER).W
-            return float(np.mean(impl.percentile_rank(W, V, U)))
-
-        return kit.cached(ctx, compute, name=f"tam.pct.{memory}", seed=[base, s],
-                          params={"code": _CODE, "d": d, "n": n, "k": k, "beta": PB_BETA},
-                          formulas=("cmm" if memory == "cmm" else "tam_erm", "percentile_rank", "competitor_count"))
-
-    rows = np.array([[mean_rank(s, "cmm"), mean_rank(s, "erm")] for s in range(PB_SEEDS)])
+    memories = {"cmm": impl.cmm, "tam_erm": lambda V, U: impl.tam_erm(V, U, k=k, beta=PB_BETA, ridge=0.0,
+                                                                     maxiter=ERM_MAXITER).W}
+    rows = np.stack([sweeps.measure_grid(  # the mean percentile of each instance seed, cached per instance
+        lambda V, U, build=build: float(np.mean(impl.percentile_rank(build(V, U), V, U))), d, [n],
+        seeds=range(PB_SEEDS), base_seed=base, name=f"tam.pct.{name}", params={"code": _CODE, "k": k,
+                                                                             "beta": PB_BETA},
+        cache=kit.sweep_cache(ctx, name, "percentile_rank", "competitor_count"))[:, 0]
+        for name, build in memories.items()], axis=1)
     gain = rows[:, 1] - rows[:, 0]
     return {"n": n, "k": k, "cmm": float(rows[:, 0].mean()), "tam": float(rows[:, 1].mean()),
             "gain": float(gain.mean()), "t": sweeps.paired_t(gain), "gains": gain.tolist()}
@@ -790,13 +780,11 @@ def _percentile_behind(ctx):
                           domain={"alpha": [PB_ALPHA], "r": [TAM_R], "seeds per d": [PB_SEEDS]})
     ev.comparison = ">="
     ev.data["table"] = {str(d): v for d, v in table.items()}
-    ev.data["plot"] = {
-        "title": f"Mean percentile rank of the matched target at alpha = {PB_ALPHA}", "x_label": "d",
-        "y_label": "mean percentile rank", "xscale": "linear", "yscale": "linear",
-        "hlines": [{"y": 1 - TAM_R, "label": "1 - r"}],
-        "series": [{"label": "CMM", "x": list(dims), "y": [table[d]["cmm"] for d in dims], "style": "line"},
-                   {"label": f"TAM-learned (beta = {PB_BETA:g})", "x": list(dims),
-                    "y": [table[d]["tam"] for d in dims], "style": "line"}]}
+    ev.data["plot"] = kit.plot(
+        f"Mean percentile rank of the matched target at alpha = {PB_ALPHA}", "d", "mean percentile rank",
+        [kit.series(label, list(dims), [table[d][key] for d in dims])
+         for key, label in (("cmm", "CMM"), ("tam", f"TAM-learned (beta = {PB_BETA:g})"))],
+        hlines=[{"y": 1 - TAM_R, "label": "1 - r"}])
     return ev
 
 
