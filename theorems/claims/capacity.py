@@ -24,7 +24,7 @@ from linmem import ensembles
 from theorems import kit
 from theorems.evidence import expectation as expect
 from theorems.evidence import montecarlo, simulation, symbolic
-from theorems.model import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
+from theorems.model import Check, Claim, ClaimKind, EvidenceKind
 from theorems.residuals import at_most, exact_sq
 from theorems.strategies import (Case, Inputs, exact_key_matrices, float_key_cases, keys_and_values, precise_keys,
                                  precise_values, rank_d_keys_at_two_d, uniform_leverage_keys)
@@ -79,7 +79,6 @@ EXCHANGEABLE_MC_SHARE = Fraction(1, 16)
 EXCHANGEABLE_MC_MIN = 2000
 
 
-
 def _holds(fact: bool) -> tuple:
     """A yes/no fact as a term of the residual contract: no residual when it
     holds, an infinite one (in every number system) when it does not."""
@@ -100,7 +99,8 @@ def _pooled_sweep(name, statistic, what: str, about: str, load=LOAD_RATIO, crite
 
     return sweep_check(name, sizes=SWEEP_DIMS, measure=measure, criterion=criterion, size_name="d",
                        label=f"{what} for spherical keys at M = {load}d", about=about,
-                       domain={"M/d": [load if isinstance(load, int) else float(load)], "keys pooled per d": POOLED_KEYS})
+                       domain={"M/d": [load if isinstance(load, int) else float(load)],
+                               "keys pooled per d": POOLED_KEYS})
 
 
 # named, not lambdas: a sweep may pickle the implementation with its overrides
@@ -513,13 +513,13 @@ CLAIMS = [
             _pooled_sweep("leverage-spread", lambda impl, h, d, M: np.sqrt(np.mean((h - d / M) ** 2)),
                           "RMS of h_j - d/M", "RMS deviation of h_j from d/M falls like d^(-1/2) (fitted exponent "
                           "within 0.1)"),
-            _pooled_sweep("snr-gap", lambda impl, h, d, M: np.mean(np.abs(impl.snr(h) - impl.uniform_leverage_snr(d, M))),
+            _pooled_sweep("snr-gap",
+                          lambda impl, h, d, M: np.mean(np.abs(impl.snr(h) - impl.uniform_leverage_snr(d, M))),
                           "mean |SNR_j - d/(M-d)|", "mean gap between per-key SNR and d/(M-d) falls like d^(-1/2) "
                           "(fitted exponent within 0.1)"),
         ),
         domain={"d": "d -> infinity", "M/d": [LOAD_RATIO, LOAD_RATIO]},
-        negative_control=NegativeControl("uniform-leverage SNR d/M in place of d/(M-d)",
-                                          {"uniform_leverage_snr": _snr_d_over_m}),
+        negative_control=wrong("uniform-leverage SNR d/M in place of d/(M-d)", uniform_leverage_snr=_snr_d_over_m),
     ),
     identity(
         "cap.exact-needs-independence",
@@ -560,8 +560,8 @@ CLAIMS = [
                           "relative RMS gap of SNR_j to d/(M-d) at M = 4d falls like d^(-1/2) (exponent within 0.1)",
                           SNR_LOADS[1]),
         ),
-        negative_control=NegativeControl("uniform-leverage SNR d/(M+d), i.e. h/(1+h) at h = d/M",
-                                          {"uniform_leverage_snr": _snr_plus_at_uniform}),
+        negative_control=wrong("uniform-leverage SNR d/(M+d), i.e. h/(1+h) at h = d/M",
+                               uniform_leverage_snr=_snr_plus_at_uniform),
     ),
     identity(
         "cap.snr-threshold",
@@ -630,9 +630,8 @@ CLAIMS = [
             Check("montecarlo", EvidenceKind.MONTECARLO, _exchangeable_montecarlo,
                   "spherical (rank d), rank-2 in R^4 and non-unit Gaussian keys"),
         ),
-        negative_control=NegativeControl(
-            "leverage as the key's share of ||K||_F^2 times min(d, M) (blind to rank deficiency)",
-            {"leverage_scores": _leverage_from_energy_share}),
+        negative_control=wrong("leverage as the key's share of ||K||_F^2 times min(d, M) (blind to rank deficiency)",
+                               leverage_scores=_leverage_from_energy_share),
     ),
     inequality(
         "cap.jensen-gap",

@@ -12,7 +12,7 @@ negative control or an in-memory mutant of linmem must recompute.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 import scipy.stats
@@ -167,15 +167,10 @@ def _second_order_criterion(table):
         f"{MAX_CENSORED_SHARE:g}: {'at d = ' + str(censored) if censored else 'none'}")
 
 
-@dataclass(frozen=True)
-class _Verdict:
-    separable: bool
-
-
 def _cmm_certificate(keys, targets):
     """Wrong variant: "separable" when the correlation matrix memory itself
     retrieves every pair top-1 (threshold 8 n log n, not 2 n log n)."""
-    return _Verdict(bool(linmem.all_retrieved(linmem.cmm(keys, targets), keys, targets)))
+    return SimpleNamespace(separable=bool(linmem.all_retrieved(linmem.cmm(keys, targets), keys, targets)))
 
 
 CLAIMS = [
@@ -207,7 +202,8 @@ CLAIMS = [
         measure=_norm_peaks, statistic="peak", criterion=_norm_peak_criterion, check="norm-peak-drift",
         domain=lambda t: {"pools per d": t.column("pools"), "c": [CE_LOADS[0], CE_LOADS[-1]]},
         label=(f"location c* of the peak of ||W||_F of the cross-entropy memory (lambda n/d^2 = "
-               f"{EFFECTIVE_RIDGE:g}), mean over pools; figure: upper confidence bound of the slope of c* against log d"),
+               f"{EFFECTIVE_RIDGE:g}), mean over pools; figure: upper confidence bound of the slope of c* "
+               "against log d"),
         about="the norm peak exists at every d, lies above 1/2, and its location falls with d",
         plot={"title": "cross-entropy memory: norm against the load (geometric mean over pools)",
               "x_label": "c = n log n / d^2", "y_label": "||W||_F", "yscale": "log",
@@ -239,7 +235,8 @@ CLAIMS = [
         sizes=dict(quick=(4, 5, 6, 7), standard=tuple(range(4, 11)), thorough=tuple(range(4, 13))), size_name="d",
         measure=_critical_size, statistic="n_c", criterion=_second_order_criterion, check="loglog-coefficient",
         domain=lambda t: {"pools per d": len(t.rows[0]["n_star"]), "n": f"2 up to the size at c = {LP_MAX_LOAD:g}"},
-        label="finite-size critical size n_c(d) (exact LP threshold) and the fit d^2/n_c - 2 log n_c = a log log n_c + b",
+        label=("finite-size critical size n_c(d) (exact LP threshold) and the fit d^2/n_c - 2 log n_c = "
+               "a log log n_c + b"),
         about="the fitted coefficient of log log n at the exact finite-size threshold, beside -3",
         plot={"title": "second-order term: d^2/n_c - 2 log n_c against log log n_c", "x_label": "log log n_c",
               "y_label": "d^2/n_c - 2 log n_c",
