@@ -278,3 +278,35 @@ def test_float_factored_matrices_have_the_recorded_rank_condition_and_kernel(cas
     if rec["rank"] > 1:
         assert abs(np.log10(F.s[0] / F.s[-1]) - np.log10(rec["cond"])) < 1e-9
         assert linmem.numerical_rank(F.A) == rec["rank"] or rec["cond"] >= 1e12
+
+
+from theorems.strategies import factored_keys_and_values  # noqa: E402
+
+
+@settings(max_examples=40)
+@given(factored_keys_and_values(operands=("B", "W")).exact)
+def test_factored_keys_and_values_carry_the_factors_of_their_keys(args):
+    K, V, B, W, F = args
+    _is_factored_exactly(F)
+    assert K.tolist() == F.A.tolist() and len(F.s) >= 1
+    assert V.shape[1] == K.shape[1] and B.shape == W.shape == (V.shape[0], K.shape[0]) and kit.is_exact(B)
+
+
+def test_factored_keys_and_values_ladder_and_floats_have_the_stated_form():
+    family = factored_keys_and_values(operands=("W",))
+    assert family.names == ("K", "V", "W", "factors")
+    cases = family.precise(CTX)
+    assert len(cases) == max(4, CTX.profile.precise_cases)
+    assert "each column four times" in cases[2][0]
+    for _, (K, V, W, F) in cases:
+        _is_factored_exactly(F)
+        assert K.tolist() == F.A.tolist() and W.shape == (V.shape[0], K.shape[0])
+
+    @settings(max_examples=20)
+    @given(family.floats)
+    def floats(case):
+        K, V, W, F = case.args
+        assert F is None and W.shape == (V.shape[0], K.shape[0])
+        np.testing.assert_array_equal(KeyCase.build(**case.recipe).K, K)
+
+    floats()

@@ -788,3 +788,56 @@ def noise_design(kind: str, d: int, tau) -> kit.Law:
     outcomes = list(itertools.product(levels, repeat=d))
     return kit.Law([np.array([[[tau * x] for x, _ in o] for o in outcomes], dtype=object).reshape(-1, d, 1)],
                    [math.prod(p for _, p in o) for o in outcomes], kind)
+
+# --- keys with known factors, and values: the family of the key-SVD claims -----------
+
+from theorems import kit  # noqa: E402
+
+__all__ += ["FACTORED_LADDER", "factored_keys_and_values"]
+
+#: Ladder keys of :func:`factored_keys_and_values`, ``(d, M, singular values, each
+#: key four times)``: full rank at condition 1e20 with M > d and M = d,
+#: rank-deficient M < d, duplicated keys with M > d, and rank one; the singular
+#: values spaced geometrically from 1 down to 1/cond.
+FACTORED_LADDER = (
+    (4, 6, kit.rational_spectrum(4, 10**20), False),
+    (5, 3, kit.rational_spectrum(2, 10**12), False),
+    (3, 2, kit.rational_spectrum(2, 10**8), True),
+    (4, 4, kit.rational_spectrum(4, 10**20), False),
+    (6, 5, kit.rational_spectrum(3, 10**16), False),
+    (2, 5, [1], False),
+)
+
+
+def factored_keys_and_values(*, operands: Sequence[str] = (), min_rank: int = 1) -> Inputs:
+    """``(K, V, *operands, factors)``: keys with known factors (``factors`` a
+    :class:`Factored` with ``factors.A == K``), values p x M and further p x d
+    matrices named by ``operands`` (e.g. ``("B", "W")``), in the three number
+    systems: exact keys from :func:`exact_factored` (every shape, rank
+    ``min_rank`` to full, each key four times in some draws) with integer
+    values and operands; ladder keys :data:`FACTORED_LADDER` (condition to
+    1e20, ``max(4, precise_cases)`` of them) with integer values and
+    operands; float keys of every family of :data:`FLOAT_KEY_FAMILIES` with
+    Gaussian values and operands and ``factors=None`` (the claim then uses
+    the computed SVD)."""
+
+    @st.composite
+    def exact(draw):
+        F = draw(exact_factored(min_rank=min_rank))
+        V = draw(exact_value_matrices(F.Z_full.shape[0]))
+        return (F.A, V, *(draw(integer_matrices(V.shape[0], F.U.shape[0])) for _ in operands), F)
+
+    def ladder(ctx):
+        rng = ctx.rng("factored keys and values")
+        return [(label, (F.A, kit.integer_array(rng, (3, F.Z_full.shape[0])),
+                         *(kit.integer_array(rng, (3, F.U.shape[0])) for _ in operands), F))
+                for label, F in factored_cases(ctx, FACTORED_LADDER, stream="factored keys", minimum=4)]
+
+    def floats(c: KeyCase) -> Case:
+        rng = kit.generator(c.seed, "operands")
+        return Case((c.K, c.V, *(rng.standard_normal((c.p, c.d)) for _ in operands), None), c.describe())
+
+    return Inputs(("K", "V", *operands, "factors"), exact(), ladder, float_key_cases().map(floats),
+                  "keys U diag(s) Z^T with exactly orthonormal factors (duplicated, condition to 1e20); "
+                  "float keys of every family against the computed SVD")
+

@@ -11,6 +11,7 @@ The precision ladders use such keys too, with condition numbers up to 1e20."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from fractions import Fraction
 
@@ -23,10 +24,9 @@ from linmem import ensembles
 from theorems import kit
 from theorems.kit import integer_array, sq
 from theorems.residuals import at_most, exact_sq
-from theorems.strategies import (HADAMARD4, ILL_CONDITIONING, Case, Factored, Inputs, KeyCase, exact_factored,
-                                 exact_keys_and_values, exact_unit_key_matrices, exact_value_matrices,
-                                 factored_cases, float_key_cases, integer_matrices, keys_and_values, precise_keys,
-                                 precise_values)
+from theorems.strategies import (HADAMARD4, ILL_CONDITIONING, Case, Factored, Inputs, KeyCase, exact_keys_and_values,
+                                 exact_unit_key_matrices, exact_value_matrices, factored_keys_and_values,
+                                 float_key_cases, integer_matrices, keys_and_values, precise_keys, precise_values)
 from theorems.templates import (counterexample, exact_check, gram_input_projector, gram_projectors, identity,
                                 inequality, swapped_stores, wrong)
 from theorems.tolerance import norm
@@ -134,37 +134,6 @@ def _is_least_squares(W, K, V) -> bool:
 
 # --- keys given by their exact SVD factors (theorems.strategies.Factored) -------------------------
 
-#: Ladder keys with known factors (d, M, singular values, each key four times): full
-#: rank at condition 1e20 with M > d and M = d, rank-deficient M < d, duplicated keys
-#: with M > d, and rank one; the singular values spaced geometrically from 1 to 1/cond.
-_FACTOR_SPECS = (
-    (4, 6, kit.rational_spectrum(4, 10**20), False),
-    (5, 3, kit.rational_spectrum(2, 10**12), False),
-    (3, 2, kit.rational_spectrum(2, 10**8), True),
-    (4, 4, kit.rational_spectrum(4, 10**20), False),
-    (6, 5, kit.rational_spectrum(3, 10**16), False),
-    (2, 5, [1], False),
-)
-
-
-@st.composite
-def _exact_factored(draw, operands: int = 0):
-    """(K, V, operands..., factors): exactly factored keys of every shape and
-    rank (duplicated keys in some draws), integer values and ``operands``
-    integer p x d matrices."""
-    F = draw(exact_factored(min_rank=1))
-    V = draw(exact_value_matrices(F.Z_full.shape[0]))
-    return (F.A, V, *(draw(integer_matrices(V.shape[0], F.U.shape[0])) for _ in range(operands)), F)
-
-
-def _factored_ladder(ctx, operands: int = 0):
-    """``max(4, precise_cases)`` ladder cases of :func:`_exact_factored`'s form."""
-    rng = ctx.rng("factor-cases values")
-    return [(label, (F.A, integer_array(rng, (3, F.Z_full.shape[0])),
-                     *(integer_array(rng, (3, F.U.shape[0])) for _ in range(operands)), F))
-            for label, F in factored_cases(ctx, _FACTOR_SPECS, stream="factor-cases", minimum=4)]
-
-
 def _scaled(terms: list, *scales) -> list:
     """Each pair of ``terms`` divided by its own scale (float terms of different sizes)."""
     return [(a / c, b / c) for (a, b), c in zip(terms, scales)]
@@ -184,11 +153,7 @@ def _pinv_norm(K) -> float:
     return 1 / s[-1] if len(s) else 1
 
 
-FACTORED = Inputs(
-    ("K", "V", "factors"), _exact_factored(), _factored_ladder,
-    float_key_cases().map(lambda c: Case((c.K, c.V, None), c.describe())),
-    "keys U diag(s) Z^T with exactly orthonormal factors (duplicated, condition to 1e20), "
-    "float keys of every family against the computed SVD")
+FACTORED = factored_keys_and_values()
 
 
 # --- ls.residual-split: (K, V, W, exact factors or None) ---------------------------------------
@@ -200,10 +165,9 @@ def _precise_split(ctx):
             for label, (K, V) in keys_and_values().precise(ctx)]
 
 
-SPLIT = Inputs(("K", "V", "W", "factors"), _exact_factored(1), _precise_split,
-               float_key_cases().map(lambda c: Case((c.K, c.V, *_extra(c, "W"), None), c.describe())),
-               "exact factors with duplicated keys; the computed SVD at condition to 1e20 (mpmath); "
-               "float64 over every key family, arbitrary W")
+SPLIT = dataclasses.replace(factored_keys_and_values(operands=("W",)), precise=_precise_split,
+                            about="exact factors with duplicated keys; the computed SVD at condition to 1e20 "
+                            "(mpmath); float64 over every key family, arbitrary W")
 
 
 def _residual_split(impl, K, V, W, F):
@@ -230,20 +194,7 @@ def _split_scale(K, V, W):
     return max(K.shape) * (1 + norm(W) * norm(K) + norm(V)) ** 2
 
 
-# --- ls.all-minimizers: (K, V, B, W, exact factors or None, free parameters) ------------------
-
-
-@st.composite
-def _exact_minimisers(draw):
-    K, V, B, W, F = draw(_exact_factored(2))
-    return K, V, B, W, F, draw(st.lists(st.integers(-3, 3), min_size=B.size, max_size=B.size))
-
-
-MINIMISERS = Inputs(("K", "V", "B", "W", "factors", "free parameters"), _exact_minimisers(),
-                    lambda ctx: [(label, (*args, None)) for label, args in _factored_ladder(ctx, 2)],
-                    float_key_cases().map(lambda c: Case((c.K, c.V, *_extra(c, "B and W", 2), None, None),
-                                                         c.describe())),
-                    "exact factors (W0 from them, on the ladder too), arbitrary B and W; every float key family")
+# --- ls.all-minimizers: (K, V, B, W, exact factors or None) ------------------
 
 
 def _normal_equation_minimiser(K, V, params) -> np.ndarray:
@@ -256,10 +207,11 @@ def _normal_equation_minimiser(K, V, params) -> np.ndarray:
     return kit.from_sympy(sol.subs(dict(zip(list(tau), params)))).T
 
 
-def _all_minimisers(impl, K, V, B, W, F, params):
+def _all_minimisers(impl, K, V, B, W, F):
     """The formula's particular minimiser W0 = V Z S^-1 U^T is W_LS; every
     W0 + B(I - Q) reaches the least error ||V(I - P)||^2 and its norm splits;
-    exactly, a minimiser solved from the normal equations has the form; in
+    exactly, a minimiser solved from the normal equations (its free
+    parameters set to W's integer entries) has the form; in
     floats, the excess error of any W is ||(WQ - W0) K||^2, so W minimises
     only if WQ = W0 (exactly too). Float terms are divided by their own scale."""
     U, s, Z = _svd(impl, K, F)
@@ -270,7 +222,7 @@ def _all_minimisers(impl, K, V, B, W, F, params):
     terms = [(W0, W_ls), (sq((W0 + free) @ K - V), floor), (sq(W0 + free), sq(W0) + sq(free)),
              (sq(W @ K - V), floor + sq((W @ Q - W0) @ K))]
     if kit.is_exact(K):
-        W_ne = _normal_equation_minimiser(K, V, params)
+        W_ne = _normal_equation_minimiser(K, V, W.ravel())
         return terms + [(W_ne, W0 + W_ne @ (kit.eye(d, K) - Q)), (sq(W_ne @ K - V), floor)]
     # squared terms are bounded by (||V|| + (||W0|| + ||B|| + ||W||)(1 + ||K||))^2; the
     # pseudoinverse is accurate to ||K^+|| cond eps (Wedin)
@@ -587,7 +539,7 @@ CLAIMS = [
         assumptions=("K any real d x M matrix (any rank) with compact SVD U_K S_K Z_K^T",
                      "V any real p x M matrix, B any real p x d matrix"),
         depends_on=("ls.residual-split", "ls.pseudoinverse-minimizer", "proj.input-projector"),
-        inputs=MINIMISERS, terms=_all_minimisers, scale=lambda *args: 1,
+        inputs=factored_keys_and_values(operands=("B", "W")), terms=_all_minimisers, scale=lambda *args: 1,
         control=wrong("Q = K K^T (the Gram matrix in place of the input projector)", projectors=gram_input_projector),
     ),
     identity(
