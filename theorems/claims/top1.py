@@ -3,19 +3,17 @@ of the correlation matrix memory (CMM), the extreme-value heuristic, the
 thresholds 8 (CMM) and 2 (any linear memory), the dual certificate and the
 sparse repair.
 
-Setting: keys ``v_i`` and targets ``u_i`` i.i.d. ``N(0, I_d / d)``, a memory
-``W`` (d x d), scores ``S_ij = u_j^T W v_i``; pair ``i`` is retrieved top-1
-when ``S_ii > max_{j != i} S_ij``. The load is the ratio ``d^2 / (n ln n)``.
-The scales (exact score variances, the Gaussian maximum, the second-order
-threshold, the loose-bound crossover) are formulas of :mod:`linmem.retrieval`
-and are called through ``ctx.impl``.
+Setting: keys ``v_i`` and targets ``u_i`` i.i.d. ``N(0, I_d / d)``, scores
+``S_ij = u_j^T W v_i`` of a memory ``W``; pair ``i`` is retrieved top-1 when
+``S_ii > max_{j != i} S_ij``; the load is ``d^2 / (n ln n)``. The scales are
+formulas of :mod:`linmem.retrieval`, called through ``ctx.impl``.
 
-The finite-size sweeps use :mod:`linmem.sweeps`: the max-margin LP (whether
-*some* memory retrieves all pairs) is monotone on nested instances and gets
-an exact per-seed bisection; CMM and the least-squares memory are not, and
-get a bisection on the load with fresh instances and a logistic fit. Results
-are cached per instance (``$THEOREMS_CACHE``); a negative control that
-overrides a formula a sweep calls disables the cache for that sweep.
+The max-margin LP (does *some* memory retrieve all pairs?) is monotone on
+nested instances: an exact per-seed bisection
+(:func:`linmem.sweeps.nested_critical_sizes`). CMM and the least-squares
+memory are not: a bisection on the load with fresh instances and a logistic
+fit (:func:`theorems.templates.crossing_check`). Results are cached per
+instance, never under a control that overrides a formula they call.
 """
 
 from __future__ import annotations
@@ -264,13 +262,11 @@ CROSSING_STEPS = 6
 #: last/first 0.30 +- 0.065 (4.6 below 0.6; at 0.5 it was 3.1). The negative
 #: control (transposed CMM) has no crossing in the bracket at any d.
 CMM_BAND = (OPTIMAL_TOP1_CONSTANT, 4 * CMM_TOP1_CONSTANT)
-CMM_MAX_SLOPE = -0.2
-CMM_MAX_LAST_OVER_FIRST = 0.6
+CMM_SHRINK = _shrinks(max_slope=-0.2, max_last_over_first=0.6)
 
 #: Dimensions of the max-margin LP sweep and pools at the largest dimension,
-#: per level; a d below 6 gets (6 / d)^2 times as many (rounded up; scaling
-#: from the standard top dimension 8 gave 114 pools at d = 3 and ran past the
-#: 300 s budget on a loaded machine).
+#: per level; a d below 6 gets (6 / d)^2 times as many (rounded up; above
+#: 6 the gap is far inside the band).
 #: Power (quick, resampling 20000 runs from 400/300/200/120 pools at
 #: d = 3/4/5/6): with 10 pools at every d the largest gap exceeds LP_BAND
 #: with probability 3.4e-3, nearly all at d = 3, where the median crossing
@@ -278,10 +274,9 @@ CMM_MAX_LAST_OVER_FIRST = 0.6
 #: pools no resampled run exceeded it (the 0.999 quantile of the gap is
 #: 0.256; a gap above 0.3 needs half of 40 pools at n* >= 7, each with
 #: probability 0.12: about 1e-9). Pools at d = 3 cost about 20 ms each.
-#: From d = 8 on the LP is solved by the cutting plane (linmem's
-#: method="auto"); one solve near the boundary takes about 2 s at d = 16 and
-#: 100-125 s at d = 32 (busy 2-core host), so the thorough level is hours on
-#: one machine (see README: on a cluster).
+#: From d = 8 on the LP is solved by the cutting plane; one solve near the
+#: boundary takes about 2 s at d = 16 and 100-125 s at d = 32 (busy 2-core
+#: host): the thorough level is hours on one machine (README: on a cluster).
 LP_DIMS = (3, 4, 5, 6)
 LP_DIMS_BY_LEVEL = dict(quick=LP_DIMS, standard=LP_DIMS + (8, 12, 16), thorough=LP_DIMS + (8, 12, 16, 24, 32))
 LP_SEEDS = dict(quick=10, standard=16, thorough=16)
@@ -297,39 +292,34 @@ LP_BAND = 0.3
 #: Least-squares memory: dimensions, bracket; criterion: every crossing in
 #: [2, 8] and 8 - c_d falls with d (slope <= 0, last/first <= 1).
 #: Power (quick, run seeds 1..20): slope -0.69 with spread 0.21 (3.3
-#: standard deviations below 0), last/first 0.40 +- 0.10 (6 below 1). The
-#: earlier bounds were underpowered: slope <= -0.2 and last/first <= 0.6 sat
-#: 3.2 and 2.6 standard deviations away (seed 6 reached 0.536), and even
-#: -0.1 and 0.75 were met at seed 20 with 0.742. The negative control (the
-#: outer-product store) has its crossings above 8, outside the band.
+#: standard deviations below 0), last/first 0.40 +- 0.10 (6 below 1); the
+#: tighter -0.2 and 0.6, even -0.1 and 0.75, were underpowered (seed 20
+#: reached 0.742). The negative control (the outer-product store) has its
+#: crossings above 8, outside the band.
 LS_DIMS = (16, 32, 64)
 LS_DIMS_BY_LEVEL = dict(quick=LS_DIMS, standard=LS_DIMS + (128,), thorough=LS_DIMS + (128, 256))
 LS_BRACKET = (2.0, 16.0)
 LS_BAND = (OPTIMAL_TOP1_CONSTANT, CMM_TOP1_CONSTANT)
-LS_MAX_SLOPE = 0.0
-LS_MAX_LAST_OVER_FIRST = 1.0
-
-
-def _retrieves_all(impl, store: str):
-    """Success of one instance: ``impl.<store>`` retrieves every pair top-1."""
-
-    def success(keys, targets):
-        return bool(impl.all_retrieved(getattr(impl, store)(keys, targets), keys, targets))
-
-    return success
+LS_SHRINK = _shrinks(max_slope=0.0, max_last_over_first=1.0)
 
 
 def _crossing_sweep(tag: str, store: str, bracket) -> dict:
-    """The crossing sweep of ``impl.<store>`` (keywords of templates.crossing_results)."""
-    return dict(load_kind="ratio", bracket=bracket, trials=CROSSING_TRIALS,
+    """The crossing sweep of ``impl.<store>`` (keywords of templates.crossing_results):
+    an instance succeeds when the memory retrieves every pair top-1."""
+
+    def success(impl):
+        return lambda keys, targets: bool(impl.all_retrieved(getattr(impl, store)(keys, targets), keys, targets))
+
+    return dict(success=success, load_kind="ratio", bracket=bracket, trials=CROSSING_TRIALS,
                 steps=CROSSING_STEPS, seed_label=tag, cache_name=f"top1.{tag}", params={"code": _CODE},
                 formulas=(store, "all_retrieved"))
 
 
-def _crossing_trend(check: str, tag: str, store: str, bracket, **kw):
+def _crossing_trend(check: str, tag: str, store: str, bracket, title: str, **kw):
     """|crossing - 8| (CMM) or 8 - crossing (least squares) shrinking with d."""
-    return crossing_check(check, success=lambda impl: _retrieves_all(impl, store), limit=CMM_TOP1_CONSTANT,
-                          x_label=_LOAD, marks=_MARKS, **_crossing_sweep(tag, store, bracket), **kw)
+    return crossing_check(check, limit=CMM_TOP1_CONSTANT, x_label=_LOAD, marks=_MARKS,
+                          plot_title=f"{title}: probability that all n pairs are retrieved top-1",
+                          **_crossing_sweep(tag, store, bracket), **kw)
 
 
 #: The load axis and the two constants marked on every success plot.
@@ -338,9 +328,8 @@ _MARKS = ((OPTIMAL_TOP1_CONSTANT, "2"), (CMM_TOP1_CONSTANT, "8"))
 
 
 def _lp_row(ctx, d, rng):
-    """The LP sweep at d: per-seed critical sizes on nested instances (pools
-    scaled from the quick top dimension: beyond it the gap is far inside the
-    band), the median crossing and its gap to 2 - 3 lnln n / ln n."""
+    """The LP sweep at d: per-seed critical sizes on nested instances, the
+    median crossing and its gap to 2 - 3 lnln n / ln n."""
     pools = math.ceil(ctx.profile.pick(**LP_SEEDS) * max(1.0, (LP_DIMS[-1] / d) ** 2))
     impl = ctx.impl
 
@@ -389,8 +378,7 @@ _LP_SWEEP = sweep_table_check(
 def _optimal_crossing(ctx):
     """The LP sweep, with CMM's success curves (the same cached sweep as t1.cmm-threshold-8) in its plot."""
     ev = _LP_SWEEP.run(ctx)
-    cmm = crossing_results(ctx, lambda impl: _retrieves_all(impl, "cmm"), CMM_DIMS,
-                           **_crossing_sweep("cmm", "cmm", CMM_BRACKET))
+    cmm = crossing_results(ctx, dims=CMM_DIMS, **_crossing_sweep("cmm", "cmm", CMM_BRACKET))
     ev.data["plot"]["series"] += [{"label": f"CMM, d = {d}", "x": x, "y": y, "style": "points"}
                                   for d, r in cmm.items() for x, y, _ in [r.success_curve()]]
     return ev
@@ -734,10 +722,8 @@ CLAIMS = [
         ),
         depends_on=("t1.score-scales",),
         checks=(
-            _crossing_trend("crossing-trend", "cmm", "cmm", CMM_BRACKET, dims=CMM_DIMS_BY_LEVEL, band=CMM_BAND,
-                            shrink=_shrinks(max_slope=CMM_MAX_SLOPE, max_last_over_first=CMM_MAX_LAST_OVER_FIRST),
-                            distance=lambda c: abs(c - CMM_TOP1_CONSTANT), series="CMM",
-                            plot_title="CMM: probability that all n pairs are retrieved top-1",
+            _crossing_trend("crossing-trend", "cmm", "cmm", CMM_BRACKET, "CMM", dims=CMM_DIMS_BY_LEVEL, band=CMM_BAND,
+                            shrink=CMM_SHRINK, distance=lambda c: abs(c - CMM_TOP1_CONSTANT), series="CMM",
                             label="CMM all-pairs top-1: |finite-size crossing of d^2/(n ln n) - 8|",
                             about="|crossing - 8| shrinks with d; every crossing in [2, 32]"),
         ),
@@ -756,7 +742,7 @@ CLAIMS = [
             "whether some W retrieves all pairs is decided exactly by the max-margin LP (HiGHS) with a "
             "rounding-aware recheck; it is monotone on nested instances, so each seed's critical size is "
             "found by bisection and the crossing is the median",
-            "reachable sizes (d <= 6 quick, 10 thorough; n <= 35) sit far below 2: the crossing is about "
+            "reachable sizes (d <= 6 and n <= 35 quick, d <= 32 thorough) sit far below 2: the crossing is about "
             "0.9, flat in d. The sweep cannot show the limit 2; it checks that every crossing is below 2 "
             "and within 0.3 of 2 - 3 ln ln n / ln n, the correction 004 conjectures (fs.second-order), "
             "which is itself about 0.9 over n = 5..40 and rises to 2 only as n -> infinity",
@@ -766,11 +752,9 @@ CLAIMS = [
         depends_on=("t1.dual-certificate",),
         checks=(
             Check("optimal-crossing", EvidenceKind.SIMULATION, _optimal_crossing, _LP_SWEEP.description),
-            _crossing_trend("least-squares-crossing", "ls", "least_squares_store", LS_BRACKET,
-                            dims=LS_DIMS_BY_LEVEL, band=LS_BAND,
-                            shrink=_shrinks(max_slope=LS_MAX_SLOPE, max_last_over_first=LS_MAX_LAST_OVER_FIRST),
+            _crossing_trend("least-squares-crossing", "ls", "least_squares_store", LS_BRACKET, "Least-squares memory",
+                            dims=LS_DIMS_BY_LEVEL, band=LS_BAND, shrink=LS_SHRINK,
                             distance=lambda c: CMM_TOP1_CONSTANT - c, series="least squares",
-                            plot_title="Least-squares memory: probability that all n pairs are retrieved top-1",
                             label="least-squares memory U V^+: 8 - finite-size crossing of d^2/(n ln n)",
                             about="least-squares crossings in [2, 8], approaching 8"),
         ),
