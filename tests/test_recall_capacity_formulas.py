@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import linmem
 from theorems import kit
 from theorems.claims import capacity, recall
+from theorems.strategies import repeated_key_matrices
 
 
 def _direct_gap(h, w):
@@ -77,6 +78,6 @@ def test_rank_d_keys_at_two_d_have_rank_d_and_2d_columns(K):
 
 
 @settings(max_examples=40, deadline=None)
-@given(recall._interior_keys())
-def test_interior_keys_always_have_a_key_strictly_inside_0_1(K):
+@given(repeated_key_matrices())
+def test_repeated_key_matrices_always_have_a_key_strictly_inside_0_1(K):
     assert any(0 < x < 1 for x in recall._exact_leverage(K))

@@ -789,6 +789,29 @@ def noise_design(kind: str, d: int, tau) -> kit.Law:
     return kit.Law([np.array([[[tau * x] for x, _ in o] for o in outcomes], dtype=object).reshape(-1, d, 1)],
                    [math.prod(p for _, p in o) for o in outcomes], kind)
 
+
+# --- exact keys with a repeated key (leverage strictly inside (0, 1)) -----------------
+
+__all__ += ["repeated_key_matrices"]
+
+
+@st.composite
+def repeated_key_matrices(draw, *, max_dim: int = 3, max_count: int = 3):
+    """Exact keys of :func:`exact_key_matrices` with one (nonzero) column
+    inserted again at a drawn position: a key present twice has leverage
+    ``0 < h <= 1/2``, so every draw has a key strictly inside (0, 1) (where a
+    per-key SNR is defined). Another column may be zeroed (``h = 0``); a key
+    outside the span of the rest has ``h = 1``. At most ``max_count + 1``
+    columns (``max_count = 3``: at most 16 sign patterns)."""
+    K = draw(exact_key_matrices(max_dim=max_dim, max_count=max_count))
+    j = draw(st.integers(0, K.shape[1] - 1))
+    pos = draw(st.integers(0, K.shape[1]))
+    K = np.concatenate([K[:, :pos], K[:, j:j + 1], K[:, pos:]], axis=1)
+    others = [i for i in range(K.shape[1]) if i not in (pos, j if j < pos else j + 1)]
+    if others and draw(st.booleans()):
+        K[:, draw(st.sampled_from(others))] = Fraction(0)
+    return K
+
 # --- keys with known factors, and values: the family of the key-SVD claims -----------
 
 from theorems import kit  # noqa: E402
@@ -841,3 +864,69 @@ def factored_keys_and_values(*, operands: Sequence[str] = (), min_rank: int = 1)
                   "keys U diag(s) Z^T with exactly orthonormal factors (duplicated, condition to 1e20); "
                   "float keys of every family against the computed SVD")
 
+
+
+# --- linearly independent keys (M <= d) ------------------------------------------------
+
+__all__ += ["INDEPENDENT_SHAPES", "exact_independent_keys", "float_independent_key_cases",
+            "independent_keys_and_values", "independent_ladder_keys"]
+
+#: Shapes (d, M), M <= d, of the independent ladder keys at condition 1e20.
+INDEPENDENT_SHAPES = ((5, 3), (4, 4), (6, 2), (7, 5), (3, 1), (2, 2))
+
+
+@st.composite
+def exact_independent_keys(draw, *, max_dim: int = 4):
+    """Linearly independent exact keys (M <= d <= ``max_dim``), integer or
+    exactly unit, drawn and kept when their exact rank is M."""
+    from hypothesis import assume
+
+    d = draw(st.integers(1, max_dim))
+    M = draw(st.integers(1, d))
+    if draw(st.booleans()):
+        seed = draw(st.integers(0, 2**32 - 1))
+        K = ensembles.rational_unit_vectors(d, M, rng=np.random.default_rng(seed), scale=3)
+    else:
+        K = draw(integer_matrices(d, M))
+    assume(kit.rank(K) == M)
+    return K
+
+
+def independent_ladder_keys(ctx) -> list[tuple[str, np.ndarray]]:
+    """``max(4, precise_cases)`` labelled independent exact keys: exactly unit
+    keys two of which are 1e-15 apart (condition ~1e15), then
+    full-column-rank keys at condition 1e20 in the shapes
+    :data:`INDEPENDENT_SHAPES` (M < d and M = d)."""
+    rng = ctx.rng("independent-precise")
+    t = [Fraction(1, 2), Fraction(-1, 3)]
+    near = [x + Fraction(1, 10**15) for x in t]
+    cols = [kit.stereographic(t), kit.stereographic(near), kit.stereographic([Fraction(2), Fraction(1, 5)])]
+    cases = [("unit keys, two 1e-15 apart, 3x3", np.array(cols, dtype=object).T)]
+    for i in range(max(4, ctx.profile.precise_cases) - 1):
+        d, M = INDEPENDENT_SHAPES[i % len(INDEPENDENT_SHAPES)]
+        cases.append((f"cond 1e20, {d}x{M}", ensembles.rational_controlled_spectrum(d, M, cond=10**20, rng=rng)))
+    return cases
+
+
+@st.composite
+def float_independent_key_cases(draw, *, max_dim: int = 8) -> KeyCase:
+    """Float keys with M <= d in the families whose columns are independent
+    (Gaussian, spherical, controlled condition up to 1e12), unit or not."""
+    family = draw(st.sampled_from(("gaussian", "spherical", "ill_conditioned")))
+    d = draw(st.integers(1, max_dim))
+    M = draw(st.integers(1, d))
+    p = draw(st.integers(1, max_dim))
+    cond = draw(st.sampled_from(ILL_CONDITIONING)) if family == "ill_conditioned" and M > 1 else 1.0
+    return KeyCase.build(family, d, M, p, draw(st.integers(0, 2**32 - 1)), cond=cond, unit=draw(st.booleans()))
+
+
+def independent_keys_and_values() -> Inputs:
+    """(K, V): linearly independent keys (:func:`exact_independent_keys`,
+    :func:`independent_ladder_keys`, :func:`float_independent_key_cases`)
+    and integer (exact) or Gaussian (float) values with as many columns."""
+    return Inputs(
+        ("K", "V"), exact_independent_keys().flatmap(lambda K: exact_value_matrices(K.shape[1]).map(lambda V: (K, V))),
+        lambda ctx: [(label, (K, precise_values(K, ctx))) for label, K in independent_ladder_keys(ctx)],
+        float_independent_key_cases().map(lambda c: Case((c.K, c.V), c.describe())),
+        "independent keys, M <= d: integer or unit, condition to 1e20 (mpmath) and 1e12 (float), "
+        "unit keys 1e-15 apart")

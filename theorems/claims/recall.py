@@ -9,7 +9,6 @@ enumeration (one value matrix) and the Monte Carlo (a batch)."""
 from __future__ import annotations
 
 import functools
-import math
 from fractions import Fraction
 
 import mpmath
@@ -21,7 +20,7 @@ import linmem
 from linmem import ensembles
 from theorems import kit
 from theorems.strategies import (Case, Inputs, exact_key_matrices, float_key_cases, keys_and_values,
-                                 precise_keys)
+                                 precise_keys, repeated_key_matrices)
 from theorems.templates import MC_VALUE_DIM, expectation, identity, montecarlo_values, wrong
 from theorems.tolerance import THRESHOLD, norm
 
@@ -30,6 +29,15 @@ __all__ = ["CLAIMS"]
 VALUE_ASSUMPTIONS = (
     "values independent of each other and of K, zero-mean, unit-norm (so E[V^T V] = I_M)",
     "K fixed (expectation over the values only)",
+)
+
+#: How the cross-talk claims measure (:func:`_crosstalk_expectation`).
+CROSSTALK_DESIGN = (
+    "cross-talk measured from the store: n_j = W_LS k_j - h_j v_j",
+    "enumeration: v_i = s_i w_i, fair independent signs s_i, fixed exactly-unit rational w_i "
+    "(independent, zero-mean, unit: exactly the assumptions)",
+    "Monte Carlo: values uniform on the sphere, and anisotropic v = A g/||A g|| "
+    "(symmetric law, so zero-mean and unit, but directions not uniform)",
 )
 
 #: The leverage as a sympy symbol, for the scalar algebra.
@@ -44,6 +52,17 @@ ANISOTROPY = np.diag([3.0, 1.0, 0.2])
 def _anisotropic(rng, size, p, M):
     X = np.einsum("ab,sbm->sam", ANISOTROPY[:p, :p], rng.standard_normal((size, p, M)))
     return X / np.linalg.norm(X, axis=1, keepdims=True)
+
+
+def _crosstalk_expectation(id, *, quantity, claimed, about, assumptions=(), finish=None, zero_mean=None, **fields):
+    """An expectation measured as CROSSTALK_DESIGN says: the template's enumeration and
+    spherical Monte Carlo on the cross-talk key families, then anisotropic unit values."""
+    anisotropic = montecarlo_values(
+        "montecarlo-anisotropic", quantity, claimed, mc_keys=_crosstalk_keys, values=_anisotropic, about=about,
+        values_label=f"anisotropic unit values in R^{MC_VALUE_DIM}", zero_mean=zero_mean, finish=finish)
+    return expectation(id, quantity=quantity, claimed=claimed, mc_keys=_crosstalk_keys, zero_mean=zero_mean,
+                       finish=finish, assumptions=VALUE_ASSUMPTIONS + CROSSTALK_DESIGN + tuple(assumptions),
+                       extra_checks=(anisotropic,), **fields)
 
 
 def _residuals(impl, K, V):
@@ -104,22 +123,6 @@ def _interior(impl, K) -> np.ndarray:
             raise AssertionError("the strategy must produce a key with 0 < h < 1")
         return np.array(idx, dtype=int)
     return np.flatnonzero(_interior_mask(impl.leverage_scores(K), K.shape[1]))
-
-
-@st.composite
-def _interior_keys(draw):
-    """Exact keys with one column duplicated: a nonzero key present twice has
-    0 < h <= 1/2, so every input has keys inside (0, 1), where the SNR is
-    defined. Other keys may sit at h = 1 (a key outside the span of the rest)
-    or at h = 0 (a column zeroed here). M <= 4: 16 sign patterns per case."""
-    K = draw(exact_key_matrices(max_dim=3, max_count=3))
-    j = draw(st.integers(0, K.shape[1] - 1))
-    pos = draw(st.integers(0, K.shape[1]))
-    K = np.concatenate([K[:, :pos], K[:, j:j + 1], K[:, pos:]], axis=1)
-    others = [i for i in range(K.shape[1]) if i not in (pos, j if j < pos else j + 1)]
-    if others and draw(st.booleans()):
-        K[:, draw(st.sampled_from(others))] = Fraction(0)
-    return K
 
 
 def _crosstalk_keys(rng) -> list[np.ndarray]:
@@ -216,6 +219,14 @@ def _crosstalk_algebra(impl):
             for label, P in (("rank 1", P1), ("rank 2", sympy.eye(3) - P1)) for j in range(3)]
 
 
+def _crosstalk_power(impl, K, V):
+    return np.sum(_crosstalk(impl, K, V) ** 2, axis=-2)
+
+
+def _claimed_crosstalk_power(impl, K):
+    return impl.crosstalk_power(impl.leverage_scores(K))
+
+
 def _normalised_noise(impl, K, V):
     """``||n_j / h_j||^2`` at the keys with 0 < h_j < 1."""
     j = _interior(impl, K)
@@ -243,9 +254,8 @@ def _snr_plot(ev, impl, Ks):
         "title": "Per-key SNR of least-squares recall: measured against h/(1-h)", "x_label": "leverage h_j",
         "y_label": "1 / E||n_j/h_j||^2", "xscale": "linear", "yscale": "log",
         "series": [
-            {"label": "measured 1 / mean ||n_j/h_j||^2 (Monte Carlo)", "style": "points",
-             "x": [float(x) for x in h[order]], "y": [float(x) for x in 1 / mean[order]],
-             "yerr": [float(x) for x in (se / mean**2)[order]]},
+            {"label": "measured 1 / mean ||n_j/h_j||^2 (Monte Carlo)", "style": "points", "x": h[order].tolist(),
+             "y": (1 / mean[order]).tolist(), "yerr": (se / mean**2)[order].tolist()},
             {"label": "claimed SNR h/(1-h) (ctx.impl.snr)", "style": "line",
              "x": grid.tolist(), "y": [float(x) for x in impl.snr(grid)]},
         ],
@@ -290,24 +300,18 @@ def _rms(impl, K, W0, interior, half):
     two figures of one computed P (a size-only scale)."""
     h = impl.leverage_scores(K)
     if W0 is not None:
-        noise = kit.sign_expectation(lambda V: np.sum(_crosstalk(impl, K, V) ** 2, axis=0), W0)
+        noise = kit.sign_expectation(lambda V: _crosstalk_power(impl, K, V), W0)
     else:
         P, _ = impl.projectors(K)
         noise = np.sum(_off_diagonal(P) ** 2, axis=0)
     interior = list(_interior(impl, K) if interior is None else interior)
     snr = {j: impl.snr(h[j]) for j in interior}
     terms = [(np.array([h[j] ** 2 / snr[j] for j in interior]), noise[interior])]
-    if kit.is_exact(K):
-        terms += [_holds((snr[j] >= 1) == (noise[j] <= h[j] ** 2)) for j in interior]
-        terms += [_holds((snr[j] == 1) == (noise[j] == h[j] ** 2)) for j in interior]
+    if kit.is_exact(K):  # the two facts, each side as 0/1
+        terms += [(int(snr[j] >= 1), int(noise[j] <= h[j] ** 2)) for j in interior]
+        terms += [(int(snr[j] == 1), int(noise[j] == h[j] ** 2)) for j in interior]
     c = linmem.condition_number(K) if half else 1
     return terms + [pair for j in half for pair in ((impl.snr(h[j]) / c, 1 / c), (mpmath.sqrt(noise[j]) / c, h[j] / c))]
-
-
-def _holds(fact: bool) -> tuple:
-    """A yes/no fact as a term of the residual contract: no residual when it
-    holds, an infinite one (in every number system) when it does not."""
-    return (0, 0) if fact else (math.inf, 0)
 
 
 def _rms_ladder(ctx):
@@ -329,7 +333,7 @@ def _rms_ladder(ctx):
 
 RMS_INPUTS = Inputs(
     ("K", "W0", "interior", "half"),
-    st.tuples(_interior_keys(), st.integers(1, 2), st.integers(0, 2**32 - 1)).map(lambda c: (
+    st.tuples(repeated_key_matrices(), st.integers(1, 2), st.integers(0, 2**32 - 1)).map(lambda c: (
         c[0], ensembles.rational_unit_vectors(c[1], c[0].shape[1], rng=np.random.default_rng(c[2]), scale=1), None, [])),
     _rms_ladder, float_key_cases().map(lambda c: Case((c.K, None, None, []), c.describe())),
     "exact: keys with a duplicate, powers by enumeration over random signs; mpmath: ill-conditioned, rank-deficient "
@@ -415,57 +419,38 @@ CLAIMS = [
         control=wrong("signal v_j (unattenuated) in place of h_j v_j, the remainder called cross-talk",
                       recall_decomposition=_decomposition_unattenuated),
     ),
-    expectation(
+    _crosstalk_expectation(
         "recall.crosstalk-power",
         title="Cross-talk has mean zero and expected power h_j - h_j^2",
         statement=(r"\mathbb{E}_V\, n_j = 0,\qquad \mathbb{E}_V \|n_j\|^2 = "
                    r"\sum_{i \ne j}\sum_{l \ne j} P_{ij}P_{lj}\,\mathbb{E}_V[v_i^{\top} v_l] = "
                    r"\sum_{i \ne j} P_{ij}^2 = h_j - h_j^2"),
-        source="000, App. D",
-        assumptions=VALUE_ASSUMPTIONS + (
-            "cross-talk measured from the store: n_j = W_LS k_j - h_j v_j",
-            "enumeration: v_i = s_i w_i, fair independent signs s_i, fixed exactly-unit rational w_i "
-            "(independent, zero-mean, unit: exactly the assumptions)",
-            "Monte Carlo: values uniform on the sphere, and anisotropic v = A g/||A g|| "
-            "(symmetric law, so zero-mean and unit, but directions not uniform)",
-        ),
-        depends_on=("recall.decomposition", "lev.column-energy"),
-        keys=exact_key_matrices(max_count=5), mc_keys=_crosstalk_keys, zero_mean=_crosstalk,
-        quantity=lambda impl, K, V: np.sum(_crosstalk(impl, K, V) ** 2, axis=-2),
-        claimed=lambda impl, K: impl.crosstalk_power(impl.leverage_scores(K)), algebra=_crosstalk_algebra,
-        extra_checks=(montecarlo_values(
-            "montecarlo-anisotropic", lambda impl, K, V: np.sum(_crosstalk(impl, K, V) ** 2, axis=-2),
-            lambda impl, K: impl.crosstalk_power(impl.leverage_scores(K)), mc_keys=_crosstalk_keys,
-            values=_anisotropic, values_label=f"anisotropic unit values in R^{MC_VALUE_DIM}", zero_mean=_crosstalk,
-            about="anisotropic unit values (directions not uniform), same key families"),),
+        source="000, App. D", depends_on=("recall.decomposition", "lev.column-energy"),
+        keys=exact_key_matrices(max_count=5), zero_mean=_crosstalk,
+        quantity=_crosstalk_power, claimed=_claimed_crosstalk_power, algebra=_crosstalk_algebra,
+        about="anisotropic unit values (directions not uniform), same key families",
         control=wrong("cross-talk power 1 - h (the error) in place of h - h^2", crosstalk_power=lambda h: 1 - h),
     ),
-    expectation(
+    _crosstalk_expectation(
         "recall.snr",
         title="Per-key SNR of least-squares recall is h_j/(1 - h_j) for 0 < h_j < 1",
         statement=(r"0 < h_j < 1:\quad \mathrm{SNR}_j = \frac{\|h_j v_j\|^2}{\mathbb{E}_V\|n_j\|^2} "
                    r"= \frac{h_j^2}{h_j - h_j^2} = \frac{h_j}{1-h_j},\qquad "
                    r"\mathbb{E}_V\Big\|\frac{n_j}{h_j}\Big\|^2 = \frac{1-h_j}{h_j} = \frac{1}{\mathrm{SNR}_j}"),
         source="000, 'Measure the strength of recall' (boxed); App. D",
-        assumptions=VALUE_ASSUMPTIONS + (
+        assumptions=(
             "defined for 0 < h_j < 1 only: keys with h_j = 0 (zero key) or h_j = 1 (exact recall, no "
             "cross-talk) are excluded from every SNR quantity (exact reference leverage in the "
             "enumeration, h within THRESHOLD * M * eps of 0 or 1 in float64)",
-            "cross-talk measured from the store: n_j = W_LS k_j - h_j v_j; unit values make the signal "
-            "power ||h_j v_j||^2 = h_j^2, so E||n_j/h_j||^2 = 1/SNR_j is the measured power ratio",
-            "enumeration: random signs times fixed exactly-unit rational values; Monte Carlo: "
-            "spherical and anisotropic unit values",
+            "unit values make the signal power ||h_j v_j||^2 = h_j^2, so E||n_j/h_j||^2 = 1/SNR_j is the "
+            "measured power ratio",
         ),
         depends_on=("recall.crosstalk-power",),
-        keys=_interior_keys(), mc_keys=_crosstalk_keys, quantity=_normalised_noise, claimed=_inverse_snr,
-        finish=_snr_plot,
+        keys=repeated_key_matrices(), quantity=_normalised_noise, claimed=_inverse_snr, finish=_snr_plot,
         algebra=lambda impl: [
             ("signal power h^2 over cross-talk power h - h^2 is SNR", _H**2 / impl.crosstalk_power(_H) - impl.snr(_H)),
             ("E||n/h||^2 = (h - h^2)/h^2 is 1/SNR", impl.crosstalk_power(_H) / _H**2 - 1 / impl.snr(_H))],
-        extra_checks=(montecarlo_values(
-            "montecarlo-anisotropic", _normalised_noise, _inverse_snr, mc_keys=_crosstalk_keys, values=_anisotropic,
-            values_label=f"anisotropic unit values in R^{MC_VALUE_DIM}", finish=_snr_plot,
-            about="anisotropic unit values, same key families"),),
+        about="anisotropic unit values, same key families",
         control=wrong("SNR = h/(1+h) in place of h/(1-h)", snr=_snr_plus),
     ),
     identity(

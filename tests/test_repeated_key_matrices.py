@@ -1,0 +1,39 @@
+"""theorems.strategies.repeated_key_matrices gives what its name says: exact
+keys with a repeated nonzero column, so some key has leverage in (0, 1/2]."""
+
+from __future__ import annotations
+
+import sympy
+from hypothesis import find, given, settings
+
+from theorems import kit
+from theorems.strategies import repeated_key_matrices
+
+
+def _leverage(K):
+    S = kit.to_sympy(K)
+    P = S.pinv() * S
+    return [P[j, j] for j in range(S.cols)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(repeated_key_matrices())
+def test_some_nonzero_key_is_repeated_and_strictly_inside_the_leverage_range(K):
+    assert kit.is_exact(K) and K.shape[0] <= 3 and 2 <= K.shape[1] <= 4
+    cols = [tuple(K[:, j]) for j in range(K.shape[1])]
+    repeated = [j for j, c in enumerate(cols) if any(x != 0 for x in c) and cols.count(c) >= 2]
+    assert repeated
+    h = _leverage(K)
+    assert all(0 < h[j] <= sympy.Rational(1, 2) for j in repeated)
+
+
+@settings(max_examples=200, deadline=None)
+@given(repeated_key_matrices())
+def test_a_zeroed_column_is_the_only_way_to_a_zero_key(K):
+    zero = [j for j in range(K.shape[1]) if all(x == 0 for x in K[:, j])]
+    assert len(zero) <= 1
+
+
+def test_a_zero_key_and_a_key_at_leverage_one_both_occur():
+    find(repeated_key_matrices(), lambda K: any(all(x == 0 for x in K[:, j]) for j in range(K.shape[1])))
+    find(repeated_key_matrices(), lambda K: 1 in _leverage(K))
