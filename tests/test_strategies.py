@@ -310,3 +310,29 @@ def test_factored_keys_and_values_ladder_and_floats_have_the_stated_form():
         np.testing.assert_array_equal(KeyCase.build(**case.recipe).K, K)
 
     floats()
+
+
+from theorems.strategies import independent_keys_and_values  # noqa: E402
+
+
+@settings(max_examples=40)
+@given(independent_keys_and_values().exact, independent_keys_and_values().floats)
+def test_independent_keys_have_full_column_rank(exact, floats):
+    K, V = exact
+    assert kit.rank(K) == K.shape[1] <= K.shape[0] and V.shape[1] == K.shape[1]
+    K, V = floats.args
+    assert K.shape[1] <= K.shape[0] and np.linalg.matrix_rank(K, tol=1e-13 * np.linalg.norm(K, 2)) == K.shape[1]
+    assert KeyCase.build(**floats.recipe).K.tolist() == K.tolist()
+
+
+def test_independent_ladder_keys_are_independent_at_the_stated_condition():
+    cases = independent_keys_and_values().precise(CTX)
+    assert len(cases) == max(4, CTX.profile.precise_cases)
+    with mpmath.workdps(60):
+        for label, (K, V) in cases:
+            assert kit.rank(K) == K.shape[1] <= K.shape[0] and V.shape[1] == K.shape[1]
+            if label.startswith("cond 1e20"):
+                assert abs(mpmath.log10(linmem.condition_number(linmem.mp_array(K))) - 20) < 0.5
+    K = cases[0][1][0]
+    assert all(sum(x * x for x in K[:, j]) == 1 for j in range(3))
+    assert max(abs(x) for x in (K[:, 0] - K[:, 1])) < Fraction(1, 10**14)

@@ -15,7 +15,6 @@ import dataclasses
 import math
 from fractions import Fraction
 
-import hypothesis
 import numpy as np
 from hypothesis import strategies as st
 
@@ -24,9 +23,10 @@ from linmem import ensembles
 from theorems import kit
 from theorems.kit import integer_array, sq
 from theorems.residuals import at_most, exact_sq
-from theorems.strategies import (HADAMARD4, ILL_CONDITIONING, Case, Factored, Inputs, KeyCase, exact_keys_and_values,
+from theorems.strategies import (HADAMARD4, Case, Factored, Inputs, KeyCase, exact_keys_and_values,
                                  exact_unit_key_matrices, exact_value_matrices, factored_keys_and_values,
-                                 float_key_cases, integer_matrices, keys_and_values, precise_keys, precise_values)
+                                 float_key_cases, independent_keys_and_values, integer_matrices, keys_and_values,
+                                 precise_keys, precise_values)
 from theorems.templates import (counterexample, exact_check, gram_input_projector, gram_projectors, identity,
                                 inequality, swapped_stores, wrong)
 from theorems.tolerance import norm
@@ -354,58 +354,6 @@ def _ranks_describe(w):
 # --- ls.independent-keys-exact ------------------------------------------------------------------
 
 
-@st.composite
-def _independent_exact_keys(draw):
-    """Linearly independent keys (M <= d), integer or exactly unit."""
-    d = draw(st.integers(1, 4))
-    M = draw(st.integers(1, d))
-    if draw(st.booleans()):
-        seed = draw(st.integers(0, 2**32 - 1))
-        K = ensembles.rational_unit_vectors(d, M, rng=np.random.default_rng(seed), scale=3)
-    else:
-        K = draw(integer_matrices(d, M))
-    hypothesis.assume(kit.rank(K) == M)
-    return K
-
-
-#: Shapes (d, M), M <= d, of the independent ladder keys at condition 1e20.
-_INDEPENDENT_SHAPES = ((5, 3), (4, 4), (6, 2), (7, 5), (3, 1), (2, 2))
-
-
-def _independent_precise_cases(ctx):
-    """Exactly unit keys two of which are 1e-15 apart (condition ~1e15), then
-    full-column-rank keys at condition 1e20, M < d and M = d."""
-    rng = ctx.rng("independent-precise")
-    t = [Fraction(1, 2), Fraction(-1, 3)]
-    near = [x + Fraction(1, 10**15) for x in t]
-    cols = [kit.stereographic(t), kit.stereographic(near), kit.stereographic([Fraction(2), Fraction(1, 5)])]
-    cases = [("unit keys, two 1e-15 apart, 3x3", np.array(cols, dtype=object).T)]
-    for i in range(max(4, ctx.profile.precise_cases) - 1):
-        d, M = _INDEPENDENT_SHAPES[i % len(_INDEPENDENT_SHAPES)]
-        cases.append((f"cond 1e20, {d}x{M}", ensembles.rational_controlled_spectrum(d, M, cond=10**20, rng=rng)))
-    return cases
-
-
-@st.composite
-def _independent_float_cases(draw):
-    """Float keys with M <= d in the families whose columns are independent
-    (Gaussian, spherical, controlled condition up to 1e12), unit or not."""
-    family = draw(st.sampled_from(("gaussian", "spherical", "ill_conditioned")))
-    d = draw(st.integers(1, 8))
-    M = draw(st.integers(1, d))
-    p = draw(st.integers(1, 8))
-    cond = draw(st.sampled_from(ILL_CONDITIONING)) if family == "ill_conditioned" and M > 1 else 1.0
-    return KeyCase.build(family, d, M, p, draw(st.integers(0, 2**32 - 1)), cond=cond,
-                         unit=draw(st.booleans()))
-
-
-INDEPENDENT = Inputs(
-    ("K", "V"), _independent_exact_keys().flatmap(lambda K: exact_value_matrices(K.shape[1]).map(lambda V: (K, V))),
-    lambda ctx: [(label, (K, precise_values(K, ctx))) for label, K in _independent_precise_cases(ctx)],
-    _independent_float_cases().map(lambda c: Case((c.K, c.V), c.describe())),
-    "independent keys, M <= d: integer or unit, condition to 1e20 (mpmath) and 1e12 (float), unit keys 1e-15 apart")
-
-
 def _independent(impl, K, V):
     M = K.shape[1]
     P, _ = impl.projectors(K)
@@ -607,7 +555,7 @@ CLAIMS = [
         assumptions=("the M keys are linearly independent (so M <= d); unit norm not needed",
                      "V any real p x M matrix"),
         depends_on=("proj.coefficient-projector",),
-        inputs=INDEPENDENT, terms=_independent,
+        inputs=independent_keys_and_values(), terms=_independent,
         control=wrong("K^+ taken as K^T (keys treated as orthonormal) in the store and P", least_squares_store=linmem.outer_product_store, projectors=gram_projectors),
     ),
     inequality(
