@@ -1215,3 +1215,96 @@ def cross_entropy_norm_peaks(
     curves = [nested_peak_curve(norm, d, coarse, rng=instance_rng(base_seed, d, s), refine=refine)
               for s in range(pools)]
     return {**pooled_peaks(curves, lambda n: n * math.log(n) / (d * d)), "pools": pools, "coarse_n": coarse}
+
+
+# --------------------------------------------------------------------------
+# a second success test on the instances of a crossing sweep
+# --------------------------------------------------------------------------
+
+__all__ += ["RecheckResult", "recheck_crossing"]
+
+#: A refitted crossing at ``|log n|`` beyond this is reported as NaN (no
+#: crossing): the fit of an all-success or all-failure sample runs away.
+RECHECK_MAX_LOG_N = 50.0
+
+
+@dataclass(frozen=True)
+class RecheckResult:
+    """Outcome of :func:`recheck_crossing`: the sweep's crossing refitted on
+    the kept instances (``first``) and the second test's (``second``), as
+    loads of the sweep's kind (NaN when a fit has no crossing); the fraction
+    of kept instances on which the two tests agree; the kept sizes, both
+    tests' outcomes there, and the second test's evaluations and cache hits."""
+
+    first: float
+    second: float
+    agreement: float
+    ns: np.ndarray
+    first_outcomes: np.ndarray
+    second_outcomes: np.ndarray
+    evaluations: int
+    cache_hits: int
+
+
+def recheck_crossing(
+    result: CrossingResult,
+    success: Callable[[np.ndarray, np.ndarray], bool],
+    *,
+    keep: int,
+    base_seed: int,
+    name: str,
+    params: Mapping | None = None,
+    cache: Any = True,
+) -> RecheckResult:
+    """A second, stricter success test on the instances of a
+    :func:`bisect_crossing` sweep, and both crossings on the same instances.
+
+    On the first ``keep`` trials at every size the sweep visited (trial ``t``
+    at size ``n`` is the instance ``instance_rng(base_seed, d, n, t)``, as in
+    the sweep: pass the sweep's ``base_seed``), ``success(keys, targets)``
+    runs only where the sweep's test succeeded (the second test implies the
+    first, e.g. a learner reaching a margin only a feasible instance has),
+    each run cached on its own under ``(name, params)``. Both crossings are
+    logistic fits in ``log n`` over the kept instances.
+
+    Source: ours (004's transition measured by a learner on the LP's instances).
+
+    >>> def planted(V, U):  # succeeds when the instance's first entry is positive, more often for small n
+    ...     return bool(V[0, 0] > (V.shape[1] - 20) / 10)
+    >>> res = bisect_crossing(planted, 4, load_kind="alpha", bracket=(0.5, 2.5), trials=8, steps=3,
+    ...                       base_seed=1, name="doc", cache=None)
+    >>> same = recheck_crossing(res, planted, keep=8, base_seed=1, name="doc.recheck", cache=None)
+    >>> same.agreement, same.first == same.second
+    (1.0, True)
+    """
+    if not isinstance(result, CrossingResult):
+        raise TypeError(f"result must be a CrossingResult of bisect_crossing, got {type(result).__name__}")
+    success = _check_callable(success, "success")
+    keep = check_positive_int(keep, "keep")
+    base_seed = _check_seed_int(base_seed, "base_seed")
+    name = _check_name(name)
+    store = check_cache(cache)
+    counts: dict[int, int] = {}
+    trial = []
+    for n in result.ns.tolist():  # the trial index of each evaluation at its size
+        trial.append(counts.get(n, 0))
+        counts[n] = trial[-1] + 1
+    trial = np.array(trial, dtype=int)
+    kept = trial < keep
+    ns, first, trial = result.ns[kept], result.outcomes[kept], trial[kept]
+    cells = [(int(n), int(t)) for n, ok, t in zip(ns, first, trial) if ok]
+    key_params = {"method": "recheck-crossing", "d": result.d, "criterion": jsonable(params or {}, "params")}
+    done = iter(_cached_many(store, name, key_params, [[base_seed, n, t] for n, t in cells], _trial,
+                             [(success, result.d, n, base_seed, t) for n, t in cells]))
+    runs = [next(done) if ok else None for ok in first.tolist()]
+    second = np.array([bool(r[0]) if r is not None else False for r in runs], dtype=bool)
+
+    def load(outcomes):
+        x50 = logistic_crossing(np.log(ns), outcomes)[0] if ns.size >= 2 else math.nan
+        if not (math.isfinite(x50) and abs(x50) < RECHECK_MAX_LOG_N):
+            return math.nan
+        return load_value(result.load_kind, result.d, math.exp(x50))
+
+    hits = sum(1 for r in runs if r is not None and r[1])
+    return RecheckResult(load(first), load(second), float(np.mean(second == first)) if ns.size else math.nan, ns,
+                         first, second, len(cells) - hits, hits)

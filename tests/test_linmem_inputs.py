@@ -782,6 +782,8 @@ CASES += [
      "gains must be a 1-D array of at least 2 paired differences, got shape (1,)"),
     (linmem.sweeps.paired_t, (np.ones((2, 2)),), {}, ValueError, "paired differences, got shape (2, 2)"),
     (linmem.sweeps.paired_t, ([1.0, np.nan],), {}, ValueError, "gains must be finite, got NaN or inf"),
+    (linmem.sweeps.recheck_crossing, ({}, len), {"keep": 2, "base_seed": 1, "name": "x"}, TypeError,
+     "result must be a CrossingResult of bisect_crossing, got dict"),
 ]
 
 

@@ -102,3 +102,50 @@ def test_plot_spec_is_what_the_report_draws():
         kit.series("a", [1], [1], "bars")
     with pytest.raises(ValueError, match="yscale must be 'linear' or 'log', got 'symlog'"):
         kit.plot("t", "x", "y", [], yscale="symlog")
+
+
+def _planted(threshold_shift):
+    """Succeeds when the instance's first key entry exceeds (n - 20 - shift) / 10: a crossing near n = 20 + shift."""
+    return lambda V, U: bool(V[0, 0] > (V.shape[1] - 20 - threshold_shift) / 10)
+
+
+def test_recheck_crossing_runs_the_stricter_test_on_the_sweeps_instances():
+    sweep = sweeps.bisect_crossing(_planted(0), 4, load_kind="alpha", bracket=(0.4, 3.0), trials=12, steps=4,
+                                   base_seed=7, name="test.sweep", cache=None)
+    calls = []
+
+    def stricter(V, U):  # implies the sweep's test: a crossing further down
+        calls.append(V.shape[1])
+        return _planted(0)(V, U) and _planted(-6)(V, U)
+
+    res = sweeps.recheck_crossing(sweep, stricter, keep=8, base_seed=7, name="test.recheck", cache=None)
+    counts = {n: int(np.sum(sweep.ns == n)) for n in set(sweep.ns.tolist())}
+    assert res.ns.size == sum(min(8, c) for c in counts.values())
+    assert len(calls) == int(res.first_outcomes.sum()) == res.evaluations and res.cache_hits == 0
+    assert not np.any(res.second_outcomes & ~res.first_outcomes)  # never succeeds where the sweep failed
+    assert res.second < res.first and 0 < res.agreement < 1
+    # the same instances: a second test equal to the first agrees everywhere and refits the same crossing
+    same = sweeps.recheck_crossing(sweep, _planted(0), keep=8, base_seed=7, name="test.recheck", cache=None)
+    assert same.agreement == 1.0 and same.first == same.second == res.first
+    # the kept instances are trials 0..keep-1 of each size: rebuilt here, the first test's outcomes match
+    for n, ok, t in zip(res.ns.tolist(), res.first_outcomes.tolist(), _trials(res.ns)):
+        V, U = sweeps.gaussian_pairs(4, n, rng=sweeps.instance_rng(7, 4, n, t))
+        assert _planted(0)(V, U) == ok
+
+
+def _trials(ns):
+    seen = {}
+    for n in ns.tolist():
+        seen[n] = seen.get(n, -1) + 1
+        yield seen[n]
+
+
+def test_recheck_crossing_refuses_what_is_not_a_sweep():
+    with pytest.raises(TypeError, match="result must be a CrossingResult of bisect_crossing, got dict"):
+        sweeps.recheck_crossing({}, _planted(0), keep=2, base_seed=1, name="x", cache=None)
+    sweep = sweeps.bisect_crossing(_planted(0), 3, load_kind="alpha", bracket=(0.5, 3.0), trials=2, steps=1,
+                                   base_seed=1, name="x", cache=None)
+    with pytest.raises(TypeError, match="success must be callable"):
+        sweeps.recheck_crossing(sweep, None, keep=2, base_seed=1, name="x", cache=None)
+    with pytest.raises(ValueError, match="keep must be an integer >= 1, got 0"):
+        sweeps.recheck_crossing(sweep, _planted(0), keep=0, base_seed=1, name="x", cache=None)

@@ -685,39 +685,21 @@ def _threshold(ctx):
     return ev
 
 
-def _alpha_from_log_n(x50: float, d: int) -> float:
-    """The load n/d^2 at a logistic crossing in log n (NaN when there is none)."""
-    return math.exp(x50) / d**2 if math.isfinite(x50) and abs(x50) < 50 else math.nan
-
-
-def _erm_succeeds(ctx, d, n, t, beta) -> bool:
-    """Every plain TAM margin of the ridgeless ERM's W positive, on trial t of the LP sweep at (d, n)."""
-    impl, base, k = ctx.impl, _lp_seed(ctx), ctx.impl.competitor_count(n, TAM_R)
-
-    def fit():
-        V, U = sweeps.gaussian_pairs(d, n, rng=sweeps.instance_rng(base, d, n, t))
-        W = impl.tam_erm(V, U, k=k, beta=beta, ridge=0.0, maxiter=ERM_MAXITER).W
-        return bool(np.all(impl.tam_margins(W, V, U, k=k) > 0))
-
-    return bool(kit.cached(ctx, fit, name="tam.erm", seed=[base, n, t], formulas=("tam_erm", "tam_margins",
-                           "competitor_count"), params={"code": _CODE, "d": d, "n": n, "k": k, "beta": beta,
-                                                        "maxiter": ERM_MAXITER}))
-
-
 def _erm_crossings(ctx, d, betas, counter) -> dict:
     """The LP's crossing on the first BETA_TRIALS trials of every size its
-    sweep visited, and the ERM's at each beta on the same instances (the ERM
-    cannot succeed where the LP is infeasible)."""
-    lp = _tam_sweep(ctx, d, counter)
-    trial = np.arange(lp.ns.size) % TAM_TRIALS
-    keep = trial < BETA_TRIALS
-    ns, lp_out, trial = lp.ns[keep], lp.outcomes[keep], trial[keep]
-    row = {"lp": _alpha_from_log_n(sweeps.logistic_crossing(np.log(ns), lp_out)[0], d)}
+    sweep visited, and the ERM's at each beta on the same instances (run
+    where the LP is feasible: the ERM cannot succeed elsewhere)."""
+    lp, impl, row = _tam_sweep(ctx, d, counter), ctx.impl, {}
     for beta in betas:
-        outs = np.array([bool(ok) and _erm_succeeds(ctx, d, n, t, beta)
-                         for n, ok, t in zip(ns.tolist(), lp_out.tolist(), trial.tolist())])
-        row[beta] = _alpha_from_log_n(sweeps.logistic_crossing(np.log(ns), outs)[0], d)
-        row[f"agree_{beta}"] = float(np.mean(outs == lp_out))
+        def succeeds(V, U, beta=beta):  # every plain TAM margin of the ridgeless ERM's W positive
+            k = impl.competitor_count(V.shape[1], TAM_R)
+            W = impl.tam_erm(V, U, k=k, beta=beta, ridge=0.0, maxiter=ERM_MAXITER).W
+            return bool(np.all(impl.tam_margins(W, V, U, k=k) > 0))
+
+        res = sweeps.recheck_crossing(lp, succeeds, keep=BETA_TRIALS, base_seed=_lp_seed(ctx), name="tam.erm",
+                                      params={"code": _CODE, "beta": beta, "maxiter": ERM_MAXITER, "r": TAM_R},
+                                      cache=kit.sweep_cache(ctx, "tam_erm", "tam_margins", "competitor_count"))
+        row.update({"lp": res.first, beta: res.second, f"agree_{beta}": res.agreement})
     return row
 
 
