@@ -136,7 +136,7 @@ def _nonzero_keys(K):
 
 
 def _kernel(impl, K, V, broken_sq):
-    """The characterisations agree with the truth (sympy rank in exact
+    """The characterisations agree with the truth (the exact rank, kit.rank, in exact
     arithmetic; by construction on the ladder and in float64), ||V(I - P)||^2
     has its exact value, K (I - P) = 0 with rank(I - P) = M - rank K, and
     W_LS fits consistent pairs."""
@@ -144,11 +144,11 @@ def _kernel(impl, K, V, broken_sq):
     P, _ = impl.projectors(K)
     I_minus_P = kit.eye(K.shape[1], K) - P
     if kit.is_exact(K):
-        rank = to_sympy(K).rank()
-        solvable = to_sympy(np.concatenate([K, V], axis=0)).rank() == rank  # some W with W K = V
+        rank = kit.rank(K)
+        solvable = kit.rank(np.concatenate([K, V], axis=0)) == rank  # some W with W K = V
         kernel_inside = all(x == 0 for x in (V @ null_space(K)).ravel())
         terms = [(int(residual == 0), int(solvable)), (int(verdict), int(solvable)), (int(kernel_inside), int(solvable)),
-                 (to_sympy(I_minus_P).rank(), K.shape[1] - rank)]
+                 (kit.rank(I_minus_P), K.shape[1] - rank)]
     else:
         solvable = broken_sq == 0
         terms = [(int(verdict), int(solvable)), (residual * residual, broken_sq)]
@@ -242,9 +242,8 @@ def _roles_disagree(impl, case) -> bool:
 
 def _kernel_roles_verify(impl, case):
     K, V = case
-    Ks = to_sympy(K)
-    rank = Ks.rank()
-    truth = to_sympy(np.concatenate([K, V], axis=0)).rank() == rank
+    Ks, rank = to_sympy(K), kit.rank(K)
+    truth = kit.rank(np.concatenate([K, V], axis=0)) == rank
     ker, ker_t = Ks.nullspace(), Ks.T.nullspace()
     # ker(K) = row(K)^perp: orthogonal to every row, complementary dimension
     perp = all((Ks[i, :] * b)[0] == 0 for b in ker for i in range(Ks.rows)) and len(ker) + rank == K.shape[1]
@@ -320,7 +319,7 @@ CLAIMS = [
         depends_on=("cons.exact-iff-kernel", "cons.off-span-error", "svd.null-space"),
         search=_square_inputs(), found=_roles_disagree, verify=_kernel_roles_verify,
         describe=lambda c: {"K": c[0], "V": c[1]},
-        about="minimal square witness; truth from sympy, ker K = row(K)^perp checked exactly",
+        about="minimal square witness; truth from the exact rank, ker K = row(K)^perp checked in sympy",
         how="found by a Hypothesis search over square integer keys and values, shrunk",
         control=wrong("projectors exchanged, so ker K^T is read as ker K", projectors=swapped_projectors),
     ),
