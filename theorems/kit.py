@@ -460,6 +460,9 @@ class Law:
     def describe(self) -> dict:
         return {"law": self.label, "outcomes": len(self), **self.info}
 
+    def __repr__(self) -> str:
+        return f"Law({self.label!r}, {len(self)} outcomes{''.join(f', {k}={v!r}' for k, v in self.info.items())})"
+
 
 def law(outcomes: Sequence, weights: Sequence | None = None, label: str = "", **info: Any) -> Law:
     """A :class:`Law` over the list ``outcomes`` (each an array), equally

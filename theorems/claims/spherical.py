@@ -24,20 +24,16 @@ import mpmath
 import numpy as np
 import sympy
 from hypothesis import strategies as st
-from hypothesis import target
 from scipy.special import betainc
 
 from linmem import ensembles
 from theorems import kit
-from theorems.evidence import precise, simulation, symbolic
-from theorems.evidence import property as prop
-from theorems.model import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
-from theorems.residuals import exact_sq
-from theorems.strategies import (SPHERE_DESIGN_KINDS, exact_unit_key_matrices, rational_unit_columns, sphere_design,
-                                 sphere_designs, unit_keys)
-from theorems.templates import (MC_VALUE_DIM, counterexample, design_expectation, expectation, identity, sweep_check,
-                                witness_check, wrong)
-from theorems.tolerance import scaled_residual
+from theorems.evidence import simulation
+from theorems.residuals import at_most, exact_sq
+from theorems.strategies import (SPHERE_DESIGN_KINDS, Case, Inputs, exact_unit_key_matrices, rational_unit_columns,
+                                 sphere_design, sphere_designs, unit_keys)
+from theorems.templates import (MC_VALUE_DIM, counterexample, design_expectation, expectation, identity, inequality,
+                                sweep_check, witness_check, wrong)
 
 __all__ = [
     "CLAIMS",
@@ -175,52 +171,48 @@ def _conditional_error_with_self(K):
 # --- sph.chebyshev -----------------------------------------------------------
 
 
-def _tail_exact_mp(d: int, t):
-    """Pr(|k_i^T k_j| >= t) for spherical keys in R^d at the working mpmath
-    precision, from the law (1 + x)/2 ~ Beta((d-1)/2, (d-1)/2); d = 1 is the
-    two-point sphere. Also returns the gap to an independent closed form
-    where one exists (d = 2: (2/pi) arccos t; d = 3: 1 - t, Archimedes)."""
-    if d == 1:
-        return (mpmath.mpf(1) if t <= 1 else mpmath.mpf(0)), mpmath.mpf(0)
-    if t >= 1:
-        return mpmath.mpf(0), mpmath.mpf(0)
+def _sphere_tail(d: int, t):
+    """Pr(|k_i^T k_j| >= t) for spherical keys in R^d, in the number system of
+    ``t`` (mpmath at the working precision, or float64), from the law
+    (1 + x)/2 ~ Beta((d-1)/2, (d-1)/2); d = 1 is the two-point sphere."""
+    one = t * 0 + 1
+    if d == 1 or t >= 1:
+        return one * (d == 1 and t <= 1)
+    if isinstance(t, float):
+        return float(2 * betainc((d - 1) / 2, (d - 1) / 2, (1 - t) / 2))
     a = mpmath.mpf(d - 1) / 2
-    tail = 2 * mpmath.betainc(a, a, 0, (1 - t) / 2, regularized=True)
-    if d == 2:
-        return tail, abs(tail - 2 * mpmath.acos(t) / mpmath.pi)
-    if d == 3:
-        return tail, abs(tail - (1 - t))
-    return tail, mpmath.mpf(0)
+    return 2 * mpmath.betainc(a, a, 0, (1 - t) / 2, regularized=True)
 
 
-def _tail_float(d: int, t: float) -> float:
-    if d == 1:
-        return 1.0 if t <= 1 else 0.0
-    if t >= 1:
-        return 0.0
-    a = (d - 1) / 2
-    return float(2 * betainc(a, a, (1 - t) / 2))
+def _chebyshev_terms(impl, *args):
+    """Pr(|x| >= t) <= E[x^2] / t^2 for x = k_i^T k_j: exact over a design
+    with a fixed k_j (``args = (k_j, design, t)``; the squared products from
+    the OP cross-talk), or for spherical keys (``args = (d, t)``, the Beta
+    law; at mpmath precision also against the closed forms (2/pi) arccos t
+    for d = 2 and 1 - t for d = 3, Archimedes)."""
+    if len(args) == 3:  # at t and at every atom of |k^T k_j|, where the tail jumps
+        kj, design, t = args
+        sq = _squared_products(impl, design, kj)
+        bound = _pair_second_moment(impl, Fraction(design.info["d"]))
+        return [at_most(sum((w for w, x in zip(design.weights, sq) if x >= s), start=Fraction(0)), bound / s)
+                for s in {t * t} | set(sq) - {0}]
+    d, t = args
+    tail = _sphere_tail(d, t)
+    terms = [at_most(tail, _pair_second_moment(impl, t * 0 + d) / (t * t))]
+    if isinstance(t, mpmath.mpf) and d in (2, 3) and t < 1:
+        terms.append((tail, 2 * mpmath.acos(t) / mpmath.pi if d == 2 else 1 - t))
+    return terms
 
 
-def _chebyshev_exact(ctx):
-    @st.composite
-    def inputs(draw):
-        kj, design = draw(_design_and_key())
-        atoms = sorted({abs(k @ kj) for k in _points(design)} - {0})
-        if atoms and draw(st.booleans()):
-            t = atoms[draw(st.integers(0, len(atoms) - 1))]  # where the tail jumps: the boundary
-        else:
-            t = min(Fraction(draw(st.integers(1, 40)), draw(st.integers(1, 40))), Fraction(1))
-        return kj, design, t
-
-    def residual(case):
-        kj, design, t = case
-        sq = _squared_products(ctx.impl, design, kj)
-        prob = sum((w for w, x in zip(design.weights, sq) if x >= t * t), start=Fraction(0))
-        bound = _pair_second_moment(ctx.impl, Fraction(design.info["d"])) / (t * t)
-        return max(Fraction(0), prob - bound)
-
-    return symbolic.check_exact(ctx, inputs(), residual, describe=lambda c: {**_describe_key_design(c), "t": c[2]})
+@st.composite
+def _exact_tails(draw):
+    """A design, a fixed k_j and a rational t in (0, 1], often an atom of
+    |k^T k_j| (where the tail jumps: the boundary)."""
+    kj, design = draw(_design_and_key())
+    atoms = sorted({abs(k @ kj) for k in _points(design)} - {0})
+    if atoms and draw(st.booleans()):
+        return kj, design, atoms[draw(st.integers(0, len(atoms) - 1))]
+    return kj, design, min(Fraction(draw(st.integers(1, 40)), draw(st.integers(1, 40))), Fraction(1))
 
 
 def _peak(d: int) -> Fraction:
@@ -237,37 +229,20 @@ _CHEBYSHEV_CASES = (
 )
 
 
-def _chebyshev_precise(ctx):
-    cases = [(f"d = {d}, t = {t}", (d, t)) for d, t in _CHEBYSHEV_CASES]
-
-    def residual(case):
-        d, t = case
-        t = mpmath.mpf(t.numerator) / t.denominator
-        tail, law_gap = _tail_exact_mp(d, t)
-        bound = _pair_second_moment(ctx.impl, mpmath.mpf(d)) / (t * t)
-        return max(mpmath.mpf(0), tail - bound, law_gap), 4
-
-    return precise.check(ctx, cases, residual, falls=False)
+@st.composite
+def _float_tails(draw):
+    d = draw(st.one_of(st.integers(1, 12), st.integers(13, 10**6)))
+    if draw(st.booleans()):
+        t = draw(st.floats(1e-9, 1.0))
+    else:  # the scale where the bound stops being trivial
+        t = min(1.0, draw(st.floats(0.5, 4.0)) / math.sqrt(d))
+    return Case((d, t), {"d": d, "t": t})
 
 
-def _chebyshev_property(ctx):
-    @st.composite
-    def cases(draw):
-        d = draw(st.one_of(st.integers(1, 12), st.integers(13, 10**6)))
-        if draw(st.booleans()):
-            t = draw(st.floats(1e-9, 1.0))
-        else:  # the scale where the bound stops being trivial
-            t = min(1.0, draw(st.floats(0.5, 4.0)) / math.sqrt(d))
-        return d, t
-
-    def measure(case):
-        d, t = case
-        tail = _tail_float(d, t)
-        bound = float(_pair_second_moment(ctx.impl, d)) / (t * t)
-        target(tail / bound, label="tail probability over Chebyshev bound")
-        return scaled_residual(max(0.0, tail - bound), scale=1 + tail)
-
-    return prop.check(ctx, cases(), measure, describe=lambda c: {"d": c[0], "t": c[1]})
+TAILS = Inputs(("k_j", "design", "t"), _exact_tails(), lambda ctx: [(f"d = {d}, t = {t}", (d, t))
+                                                                    for d, t in _CHEBYSHEV_CASES],
+               _float_tails(), "finite designs at rational t including the atoms where the bound is tight (exact); "
+               "the Beta law at the boundary (mpmath); d up to 1e6 and t in (0, 1] (float64)")
 
 
 def _pair_moment_over_d(d, M):
@@ -504,11 +479,10 @@ CLAIMS = [
         control=wrong("OP conditional error that keeps the key's own term (i = j)",
                       op_conditional_error=_conditional_error_with_self),
     ),
-    Claim(
-        id="sph.chebyshev",
+    inequality(
+        "sph.chebyshev",
         title="Chebyshev bound on the inner product of two spherical keys",
         statement=r"\Pr\bigl(|k_i^{\top}k_j| \ge t\bigr) \le \frac{1}{d\,t^2},\qquad t > 0",
-        kind=ClaimKind.INEQUALITY,
         source="000, App. E",
         assumptions=(
             "k_i, k_j independent and uniform on the sphere of R^d; exact law: "
@@ -517,16 +491,9 @@ CLAIMS = [
             "the same second moment; the coordinate design with k_j = e_b attains it at t = 1",
         ),
         depends_on=("sph.pair-moments",),
-        checks=(
-            Check("design", EvidenceKind.SYMBOLIC, _chebyshev_exact,
-                  "exact tail of finite designs at rational t, including the atoms where it is tight"),
-            Check("ladder", EvidenceKind.PRECISE, _chebyshev_precise,
-                  "mpmath tail from the Beta law (checked against closed forms for d = 2, 3) at the boundary"),
-            Check("float", EvidenceKind.PROPERTY, _chebyshev_property,
-                  "float64 tail over d up to 1e6 and t in (0, 1], steered toward the bound"),
-        ),
-        negative_control=NegativeControl("pair second moment 1/d^2 in place of 1/d ((M-1)/d^2 for the OP error)",
-                                          {"op_spherical_error": _pair_moment_over_d}),
+        inputs=TAILS, terms=_chebyshev_terms, falls=False, scale=lambda *args: 2,  # 2 >= 1 + tail
+        control=wrong("pair second moment 1/d^2 in place of 1/d ((M-1)/d^2 for the OP error)",
+                      op_spherical_error=_pair_moment_over_d),
     ),
     identity(
         "sph.distance",
