@@ -28,6 +28,7 @@ rational ``w_i``) and :func:`sign_expectation` averages over it exactly.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import zlib
 from fractions import Fraction
@@ -641,3 +642,30 @@ def plot(title: str, x_label: str, y_label: str, series: list, *, xscale: str = 
             raise ValueError(f"{name} must be 'linear' or 'log', got {value!r}")
     return {"title": title, "x_label": x_label, "y_label": y_label, "xscale": xscale, "yscale": yscale,
             "series": list(series), **more}
+
+
+# --- reference leverage ----------------------------------------------------------------
+
+__all__ += ["leverage"]
+
+
+def leverage(K) -> list:
+    """Reference leverage scores ``h_j = P_jj`` (``P = K^+ K``) of exact keys,
+    as sympy ``Rational``: computed outside the implementation under test
+    (sympy's pseudoinverse), cached (an enumeration asks once per sign pattern).
+
+    >>> leverage(exact([[1, 1, 1, 0], [0, 0, 0, 1]]))
+    [1/3, 1/3, 1/3, 1]
+    """
+    if not is_exact(K) or np.ndim(K) != 2:
+        raise TypeError(f"K must be a 2-D exact (integer or Fraction) array, got {type(K).__name__}")
+    return _sympy_leverage(K.shape, tuple(Fraction(x) for x in K.ravel()))
+
+
+@functools.lru_cache(maxsize=4096)
+def _sympy_leverage(shape: tuple[int, int], entries: tuple[Fraction, ...]) -> list:
+    import sympy
+
+    S = to_sympy(np.array(entries, dtype=object).reshape(shape))
+    P = S.pinv() * S
+    return [sympy.Rational(P[j, j]) for j in range(shape[1])]

@@ -8,7 +8,6 @@ enumeration (one value matrix) and the Monte Carlo (a batch)."""
 
 from __future__ import annotations
 
-import functools
 from fractions import Fraction
 
 import mpmath
@@ -91,20 +90,6 @@ def _off_diagonal(P):
     return P * (1 - kit.eye(P.shape[0], P))
 
 
-def _exact_leverage(K) -> list:
-    """Reference leverage of exact keys (sympy's pseudoinverse, not the
-    implementation under test; cached, the enumeration asks per sign
-    pattern); it sorts keys into h = 0, 0 < h < 1, h = 1."""
-    return _sympy_leverage(K.shape, tuple(K.ravel()))
-
-
-@functools.lru_cache(maxsize=4096)
-def _sympy_leverage(shape, entries) -> list:
-    S = sympy.Matrix(shape[0], shape[1], [sympy.Rational(e.numerator, e.denominator) for e in entries])
-    P = S.pinv() * S
-    return [sympy.Rational(P[j, j]) for j in range(shape[1])]
-
-
 def _interior_mask(h, M: int) -> np.ndarray:
     """Float keys with 0 < h < 1 beyond rounding: the SNR is defined only
     there. Keys within ``THRESHOLD * M * eps`` of 0 or 1 are the boundary
@@ -118,7 +103,7 @@ def _interior(impl, K) -> np.ndarray:
     """Indices of the keys with 0 < h < 1: exact reference leverage for exact
     keys, :func:`_interior_mask` of the computed leverage in float64."""
     if kit.is_exact(K):
-        idx = [j for j, x in enumerate(_exact_leverage(K)) if 0 < x < 1]
+        idx = [j for j, x in enumerate(kit.leverage(K)) if 0 < x < 1]
         if not idx:
             raise AssertionError("the strategy must produce a key with 0 < h < 1")
         return np.array(idx, dtype=int)
@@ -250,17 +235,12 @@ def _snr_plot(ev, impl, Ks):
     ev.data["excluded_boundary_leverage"] = [float(x) for x in excluded]
     ev.detail += f"; {excluded.size} keys with h = 0 or 1 (SNR undefined) excluded, {h.size} kept"
     ev.data["leverage"] = [float(x) for x in h]
-    ev.data["plot"] = {
-        "title": "Per-key SNR of least-squares recall: measured against h/(1-h)", "x_label": "leverage h_j",
-        "y_label": "1 / E||n_j/h_j||^2", "xscale": "linear", "yscale": "log",
-        "series": [
-            {"label": "measured 1 / mean ||n_j/h_j||^2 (Monte Carlo)", "style": "points", "x": h[order].tolist(),
-             "y": (1 / mean[order]).tolist(), "yerr": (se / mean**2)[order].tolist()},
-            {"label": "claimed SNR h/(1-h) (ctx.impl.snr)", "style": "line",
-             "x": grid.tolist(), "y": [float(x) for x in impl.snr(grid)]},
-        ],
-        "hlines": [{"y": 1.0, "label": "unit SNR (h = 1/2)"}], "vlines": [],
-    }
+    ev.data["plot"] = kit.plot(
+        "Per-key SNR of least-squares recall: measured against h/(1-h)", "leverage h_j", "1 / E||n_j/h_j||^2",
+        [kit.series("measured 1 / mean ||n_j/h_j||^2 (Monte Carlo)", h[order].tolist(), (1 / mean[order]).tolist(),
+                    "points", yerr=(se / mean**2)[order].tolist()),
+         kit.series("claimed SNR h/(1-h) (ctx.impl.snr)", grid.tolist(), [float(x) for x in impl.snr(grid)])],
+        yscale="log", hlines=[{"y": 1.0, "label": "unit SNR (h = 1/2)"}], vlines=[])
     return ev
 
 
@@ -326,8 +306,8 @@ def _rms_ladder(ctx):
         j = int(nonzero[rng.integers(0, len(nonzero))])
         cases.append((label + f", column {j} duplicated", np.concatenate([K, K[:, j:j + 1]], axis=1)))
     cases.append(("a pair at h = 1/2 beside a free key", ensembles.rational_orthogonal(3, rng=rng)[:, [0, 0, 1]]))
-    return [(label, (K, None, [j for j, x in enumerate(_exact_leverage(K)) if 0 < x < 1],
-                     [j for j, x in enumerate(_exact_leverage(K)) if x == sympy.Rational(1, 2)]))
+    return [(label, (K, None, [j for j, x in enumerate(kit.leverage(K)) if 0 < x < 1],
+                     [j for j, x in enumerate(kit.leverage(K)) if x == sympy.Rational(1, 2)]))
             for label, K in cases]
 
 
