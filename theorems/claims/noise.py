@@ -115,12 +115,6 @@ def _noise_moments(name: str, d: int, tau):
     return exact_sq(law.mean(eta), 0 * eta[0]) + exact_sq(second, tau**2 * kit.eye(d, eta))
 
 
-def _pad_rows(K, d):
-    """Keys embedded in R^d by zero rows (still any keys: rank-deficient rows)."""
-    pad = np.full((d - K.shape[0], K.shape[1]), Fraction(0), dtype=object)
-    return np.concatenate([K, pad], axis=0)
-
-
 @st.composite
 def _noise_inputs(draw):
     """(K, V, W, W0, tau): any keys (d <= 3, M <= 5, rank-deficient and
@@ -151,7 +145,9 @@ def _noise_laws(names=("rademacher",), fixed=True, ls=True):
         K, V, W, W0, tau = case
         out = []
         for name in names:
-            Kd = _pad_rows(K, COORDINATE_DIM) if name == "coordinate" else K
+            # keys embedded in the design's dimension by zero rows (still any keys)
+            pad = COORDINATE_DIM - K.shape[0] if name == "coordinate" else 0
+            Kd = np.pad(K, ((0, pad), (0, 0)), constant_values=Fraction(0))
             design = (name, Kd.shape[0], tau)
             if fixed:
                 Wd = linmem.least_squares_store(Kd, V) if W is None else W[:, : Kd.shape[0]]

@@ -35,13 +35,7 @@ from theorems.strategies import (SPHERE_DESIGN_KINDS, Case, Inputs, exact_unit_k
 from theorems.templates import (MC_VALUE_DIM, counterexample, design_expectation, expectation, identity, inequality,
                                 sweep_check, witness_check, wrong)
 
-__all__ = [
-    "CLAIMS",
-    "DISTANCE_CRITERION",
-    "DISTANCE_KEYS",
-    "DISTANCE_SWEEP_DIMS",
-    "ENUMERATION_LIMIT",
-]
+__all__ = ["CLAIMS", "DISTANCE_CRITERION", "DISTANCE_KEYS", "DISTANCE_SWEEP_DIMS", "ENUMERATION_LIMIT"]
 
 #: Largest number of joint outcomes (N^M key draws x 2^M value signs) one
 #: exact enumeration may visit. Each evaluation must stay cheap (a few
