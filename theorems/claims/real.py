@@ -3,18 +3,13 @@ top-1 retrieval heavier or lighter than with Gaussian embeddings?
 
 Keys and targets are distinct rows of a real token-embedding matrix (the
 MiniLM wheel's 29,528 trained rows when installed, else the shipped sample
-of 4,000) paired at random, in three conditions (raw; centred + unit norm;
-whitened + unit norm) against Gaussian baselines at the same ``d`` and
-``n``; a lower ``d`` is a Haar-random projection. The measurements are
-:mod:`linmem.embeddings`' comparison procedures; this module states the
-sizes, the deciding figures and the criterion (:data:`DECISION_RULE`),
-read only where the profile resolves a figure by design (:data:`DESIGN`,
-:mod:`theorems.questions`): ANSWERED when every figure is resolved,
-INCONCLUSIVE by design otherwise, at every seed alike. Each question
-carries a reference check that can fail: the pipeline's figures recomputed
-with plain numpy/scipy.
+of 4,000) paired at random, against Gaussian baselines. The measurements
+are :mod:`linmem.embeddings`' comparison procedures; this module states the
+sizes, the deciding figures and the criterion, read only where the profile
+resolves a figure by design (:data:`DESIGN`, :mod:`theorems.questions`).
+Each question carries a reference check that can fail: the pipeline's
+figures recomputed with plain numpy/scipy.
 """
-
 from __future__ import annotations
 
 from dataclasses import replace
@@ -91,18 +86,17 @@ def _trained() -> np.ndarray:
     return X
 
 
-def _design() -> dict:
-    return DESIGN.get("wheel" if _source().full_vocabulary else "sample", {})
+def _rows() -> str:
+    return "wheel" if _source().full_vocabulary else "sample"
 
 
 def _resolution(ctx, figure: str, thresholds: tuple[float, ...] = (0.0,)) -> str | None:
-    rows = "wheel" if _source().full_vocabulary else "sample"
-    return design_resolution(_design(), figure, ctx.profile.level, thresholds=thresholds,
-                             where=f"with {rows} rows: linmem.embeddings.COMPARISON_DESIGN")
+    return design_resolution(DESIGN.get(_rows(), {}), figure, ctx.profile.level, thresholds=thresholds,
+                             where=f"with {_rows()} rows: linmem.embeddings.COMPARISON_DESIGN")
 
 
 def _note(ctx, figures) -> str:
-    return design_note(_design(), ctx.profile.level, figures)
+    return design_note(DESIGN.get(_rows(), {}), ctx.profile.level, figures)
 
 
 # --- the capacity questions (CMM, LS, LP) ------------------------------------------
@@ -341,9 +335,9 @@ def _learned_question(ctx):
 
 
 def _feed_forward_view(impl) -> dict:
-    name, wheel = embeddings.MINILM_FEED_FORWARD_TENSOR, _source().full_vocabulary
-    W = embeddings.load_minilm(tensor=name) if wheel else embeddings.load_sample(tensor=name)
-    return {"name": name, **impl.assess(W).spectrum(), "float16": not wheel}
+    W = embeddings.load_embeddings(tensor=embeddings.MINILM_FEED_FORWARD_TENSOR)  # from the rows' source
+    return {"name": embeddings.MINILM_FEED_FORWARD_TENSOR, **impl.assess(W).spectrum(),
+            "float16": not _source().full_vocabulary}
 
 
 def _learned_reference(ctx):
