@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 import linmem
 from theorems import kit
 from theorems.residuals import exact_sq
-from theorems.strategies import (Case, Inputs, exact_factored, factored, factored_cases, float_factored,
+from theorems.strategies import (Case, Inputs, exact_factored, factored_cases, float_factored,
                                  float_key_cases, integer_matrices)
 from theorems.templates import counterexample, identity, swapped_projectors, wrong
 from theorems.tolerance import norm
@@ -140,11 +140,13 @@ def _null_space(impl, W, Q, F):
 
 
 def _rank_vs_pairs_witness(ctx):
-    """A rank-2 rational rule A on R^3 (exact factors, singular values 2 and 1)
-    and, for each pair count M, M distinct integer keys whose first M - 1
-    already span R^3 (so the last key depends on them)."""
+    """A rank-2 rule A on R^3 and, for each pair count M, M distinct integer
+    keys whose first M - 1 already span R^3 (so the last key depends on them)."""
     rng = ctx.rng("rank-vs-pairs")
-    A = factored(RULE_OUT_DIM, RULE_DIM, [2, 1][:RULE_RANK], rng=rng).A
+    while True:
+        A = kit.exact(rng.integers(-3, 4, size=(RULE_OUT_DIM, RULE_RANK)) @ rng.integers(-3, 4, size=(RULE_RANK, RULE_DIM)))
+        if kit.rank(A) == RULE_RANK:
+            break
     instances = []
     for M in PAIR_COUNTS:
         while True:
