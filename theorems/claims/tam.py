@@ -399,13 +399,9 @@ def _mp_r(r):
     return mpmath.mpf(kit.to_mp(r))
 
 
-def _quantile_independent(r):
-    """Phi^{-1}(1 - r) at the working precision by root finding (not linmem's erfinv route)."""
-    return capacity.normal_upper_quantile_mp(r, dps=mpmath.mp.dps)
-
-
 def _kappa_independent(r):
-    return mpmath.npdf(_quantile_independent(r)) / _mp_r(r)
+    """kappa_r from Phi^{-1}(1 - r) by root finding at the working precision (not linmem's erfinv route)."""
+    return mpmath.npdf(capacity.normal_upper_quantile_mp(r, dps=mpmath.mp.dps)) / _mp_r(r)
 
 
 def _alpha_from_kappa(k):
@@ -491,7 +487,8 @@ def _integral_ladder(second, tail, cases, **kw):
     def residual(ctx, r):
         dps, rm = mpmath.mp.dps, _mp_r(r)
         kap, alpha = ctx.impl.kappa_mp(r, dps=dps), ctx.impl.alpha_c_mp(r, dps=dps)
-        return abs(second(kap) * alpha - 1) + abs(tail(_quantile_independent(r)) / rm - kap) / kap, 1
+        q = capacity.normal_upper_quantile_mp(r, dps=dps)  # by root finding, not linmem's erfinv route
+        return abs(second(kap) * alpha - 1) + abs(tail(q) / rm - kap) / kap, 1
 
     return lambda ctx: precise.check(ctx, cases, lambda r: residual(ctx, r), falls=True, **kw)
 
@@ -615,7 +612,8 @@ def _cover_enumeration(ctx):
         info, X = case
         return (ctx.impl.separable_fraction(X) - ctx.impl.cover_probability(info["n"], info["D"])) ** 2
 
-    return expectation.check(ctx, strategies.general_position_points(), residual, describe=lambda c: c[0])
+    points = strategies.general_position_points(max_D=COVER_MAX_D, max_n=COVER_MAX_N)
+    return expectation.check(ctx, points, residual, describe=lambda c: c[0])
 
 
 def _cover_montecarlo(ctx):
