@@ -336,3 +336,28 @@ def test_independent_ladder_keys_are_independent_at_the_stated_condition():
     K = cases[0][1][0]
     assert all(sum(x * x for x in K[:, j]) == 1 for j in range(3))
     assert max(abs(x) for x in (K[:, 0] - K[:, 1])) < Fraction(1, 10**14)
+
+
+from theorems.strategies import stores_and_queries  # noqa: E402
+
+
+@settings(max_examples=40)
+@given(stores_and_queries().exact, stores_and_queries().floats, stores_and_queries(float_factors=True).floats)
+def test_stores_and_queries_carry_their_factors_and_queries_of_the_input_dimension(exact, keys, factored):
+    W, Q, F = exact
+    _is_factored_exactly(F)
+    assert W.tolist() == F.A.tolist() and Q.shape == (W.shape[1], 2) and kit.is_exact(Q)
+    W, Q, F = keys.args
+    assert F is None and Q.shape == (W.shape[1], 3)
+    W, Q, F = factored.args
+    np.testing.assert_array_equal(W, F.A)
+    assert Q.shape == (W.shape[1], 3) and len(F.s) == factored.recipe["rank"]
+
+
+def test_store_ladder_has_repeated_and_tiny_singular_values():
+    cases = stores_and_queries().precise(CTX)
+    assert len(cases) == max(3, CTX.profile.precise_cases)
+    for label, (W, Q, F) in cases:
+        _is_factored_exactly(F)
+        assert Q.shape == (W.shape[1], 3)
+    assert "repeated singular values" in cases[2][0] and min(cases[2][1][2].s) == Fraction(1, 10**20)

@@ -930,3 +930,58 @@ def independent_keys_and_values() -> Inputs:
         float_independent_key_cases().map(lambda c: Case((c.K, c.V), c.describe())),
         "independent keys, M <= d: integer or unit, condition to 1e20 (mpmath) and 1e12 (float), "
         "unit keys 1e-15 apart")
+
+
+# --- matrices with known factors read as stores, and queries ---------------------------
+
+__all__ += ["STORE_LADDER", "stores_and_queries"]
+
+#: Ladder stores of :func:`stores_and_queries`, ``(p, d, singular values, columns
+#: repeated)``, cycled to the profile's count: condition 1e20 and 1e12, repeated
+#: s = 3, 3 beside 1e-20, one row, an orthogonal W.
+STORE_LADDER = (
+    (4, 6, kit.rational_spectrum(4, 10**20), False),
+    (5, 3, kit.rational_spectrum(2, 10**12), False),
+    (4, 4, [3, 3, Fraction(1, 10**20)], False),
+    (1, 5, [7], False),
+    (6, 2, kit.rational_spectrum(2, 10**20), False),
+    (3, 3, [1, 1, 1], False),
+)
+
+
+def stores_and_queries(*, float_factors: bool = False) -> Inputs:
+    """``(W, queries, factors)``: a matrix W (p x d) read as a store, query
+    vectors as the columns of ``queries`` (d x n) and W's factors (a
+    :class:`Factored`, ``factors.A == W``), in the three number systems:
+    exact stores from :func:`exact_factored` (every shape, rank 0 to full,
+    repeated singular values and columns) with two integer queries; ladder
+    stores :data:`STORE_LADDER` (``max(3, precise_cases)``) with three
+    integer queries; float stores with three Gaussian queries, either the key
+    matrices of every family of :data:`FLOAT_KEY_FAMILIES` with
+    ``factors=None`` (LAPACK's singular values the reference) or, with
+    ``float_factors``, :func:`float_factored` stores (Haar factors, rank 0 to
+    full, condition to 1e12, magnitude 1e-8 to 1e8) with their factors."""
+
+    @st.composite
+    def exact(draw):
+        F = draw(exact_factored())
+        return F.A, draw(integer_matrices(F.Z_full.shape[0], 2)), F
+
+    def ladder(ctx):
+        rng = ctx.rng("svd queries")
+        return [(label, (F.A, kit.integer_array(rng, (F.Z_full.shape[0], 3)), F))
+                for label, F in factored_cases(ctx, STORE_LADDER, stream="svd-precise")]
+
+    def queries(seed: int, d: int) -> np.ndarray:
+        return kit.generator(seed, "queries").standard_normal((d, 3))
+
+    if float_factors:
+        floats = float_factored().map(lambda c: Case((c.args[0].A, queries(c.recipe["seed"], c.recipe["n"]),
+                                                      c.args[0]), c.recipe))
+        about = "float stores with Haar factors, rank 0 to full, condition to 1e12, magnitude 1e-8 to 1e8"
+    else:
+        floats = float_key_cases().map(lambda c: Case((c.K, queries(c.seed, c.M), None), c.describe()))
+        about = "float stores of every key family"
+    return Inputs(("W", "queries", "factors"), exact(), ladder, floats,
+                  "stores U diag(s) Z^T with exactly orthonormal factors (condition 1e20, repeated and zero "
+                  "singular values, repeated columns); " + about)

@@ -19,16 +19,13 @@ condition numbers up to 1e20, repeated singular values and rank deficiency.
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 import numpy as np
-from hypothesis import strategies as st
 
 import linmem
 from theorems import kit
 from theorems.residuals import exact_sq
-from theorems.strategies import (Case, Inputs, exact_factored, factored_cases, float_factored,
-                                 float_key_cases, integer_matrices)
+from theorems.strategies import stores_and_queries
 from theorems.templates import counterexample, identity, swapped_projectors, wrong
 from theorems.tolerance import norm
 
@@ -39,49 +36,10 @@ __all__ = ["CLAIMS"]
 RULE_DIM, RULE_RANK, RULE_OUT_DIM = 3, 2, 4
 PAIR_COUNTS = (4, 12, 48)
 
-#: Ladder stores (p, d, singular values, columns repeated), cycled to the profile's count:
-#: condition 1e20 and 1e12, repeated s = 3, 3 beside 1e-20, one row, an orthogonal W.
-_LADDER = (
-    (4, 6, kit.rational_spectrum(4, 10**20), False),
-    (5, 3, kit.rational_spectrum(2, 10**12), False),
-    (4, 4, [3, 3, Fraction(1, 10**20)], False),
-    (1, 5, [7], False),
-    (6, 2, kit.rational_spectrum(2, 10**20), False),
-    (3, 3, [1, 1, 1], False),
-)
-
-
-@st.composite
-def _exact_stores(draw):
-    """(W, queries, factors): exactly factored stores of every shape and rank
-    0 to full (repeated singular values, repeated columns) and two integer queries."""
-    F = draw(exact_factored())
-    return F.A, draw(integer_matrices(F.Z_full.shape[0], 2)), F
-
-
-def _ladder(ctx):
-    rng = ctx.rng("svd queries")
-    return [(label, (F.A, kit.integer_array(rng, (F.Z_full.shape[0], 3)), F))
-            for label, F in factored_cases(ctx, _LADDER, stream="svd-precise")]
-
-
-def _queries(seed: int, d: int) -> np.ndarray:
-    return kit.generator(seed, "queries").standard_normal((d, 3))
-
-
-def _stores(floats, about: str) -> Inputs:
-    return Inputs(("W", "queries", "factors"), _exact_stores(), _ladder, floats,
-                  "stores U diag(s) Z^T with exactly orthonormal factors (condition 1e20, repeated and zero "
-                  "singular values, repeated columns); " + about)
-
-
 # the key matrices of every family serve as stores (duplicated columns, rank deficiency,
-# condition to 1e12, any shape), LAPACK's singular values the reference
-STORES = _stores(float_key_cases().map(lambda c: Case((c.K, _queries(c.seed, c.M), None), c.describe())),
-                 "float stores of every key family")
-KERNELS = _stores(float_factored().map(lambda c: Case((c.args[0].A, _queries(c.recipe["seed"], c.recipe["n"]),
-                                                       c.args[0]), c.recipe)),
-                  "float stores with Haar factors, rank 0 to full, condition to 1e12, magnitude 1e-8 to 1e8")
+# condition to 1e12, any shape), LAPACK's singular values the reference; the kernel
+# claim needs float stores with known factors
+STORES, KERNELS = stores_and_queries(), stores_and_queries(float_factors=True)
 
 
 # --- the terms ---------------------------------------------------------------------------
