@@ -480,7 +480,12 @@ def factored(m: int, n: int, s, *, rng: np.random.Generator, duplicated: bool = 
     """The exact m x n (``4n`` columns if ``duplicated``) matrix with
     singular values ``s`` (positive, non-increasing; ``len(s) <= min(m,
     n)``) and random exactly orthogonal factors
-    (:func:`linmem.ensembles.rational_orthogonal`)."""
+    (:func:`linmem.ensembles.rational_orthogonal`).
+
+    >>> F = factored(3, 2, [2, 1], rng=np.random.default_rng(0))
+    >>> F.A.shape, [str(x) for x in F.s], (F.U.T @ F.U).tolist() == [[1, 0], [0, 1]]
+    ((3, 2), ['2', '1'], True)
+    """
     s = np.array([Fraction(x) for x in s], dtype=object)
     if len(s) > min(m, n) or any(x <= 0 for x in s) or any(a < b for a, b in zip(s, s[1:])):
         raise ValueError(f"s must be at most min(m, n) = {min(m, n)} positive non-increasing values, got {list(s)}")
