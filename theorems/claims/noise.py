@@ -35,17 +35,8 @@ from theorems.evidence import precise
 from theorems.evidence._common import IMPLEMENTATION_ERRORS
 from theorems.model import Check, EvidenceKind
 from theorems.residuals import at_most, exact_sq
-from theorems.strategies import (
-    NOISE_DESIGN_KINDS,
-    Case,
-    Inputs,
-    exact_key_matrices,
-    exact_unit_key_matrices,
-    exact_value_matrices,
-    integer_matrices,
-    noise_design,
-    precise_keys,
-)
+from theorems.strategies import (NOISE_DESIGN_KINDS, Case, Inputs, exact_key_matrices, exact_unit_key_matrices,
+                                 exact_value_matrices, integer_matrices, noise_design, precise_keys)
 from theorems.templates import counterexample, design_expectation, identity, wrong
 
 __all__ = ["CLAIMS"]
