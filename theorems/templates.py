@@ -20,8 +20,13 @@ The scale is :func:`theorems.kit.scale` of the arguments unless the claim
 passes its own. Any further keyword (e.g. ``domain=``) goes to :class:`Claim`. An expectation gives the quantity and the claimed value for
 fixed keys and gets the exact enumeration over the sign-value design and a
 Monte Carlo over spherical values (:func:`theorems.kit.store` makes the
-batch cheap). An asymptotic claim gives its sizes per profile as data, the
-measured statistic and a criterion fixed before the run.
+batch cheap). An expectation over any other random inputs with a finite
+stand-in (spherical, sign-value or noise designs: :class:`theorems.kit.Law`)
+uses :func:`design_expectation`: one quantity written for a batch of
+outcomes, the claimed value, the finite laws and a sampler, and gets the
+exact enumeration and the Monte Carlo. An asymptotic claim gives its sizes
+per profile as data, the measured statistic and a criterion fixed before the
+run.
 
 >>> from theorems.strategies import keys
 >>> claim = identity(

@@ -326,16 +326,12 @@ def _family_smallest_sq(t):
 
 
 def _near_parallel_keys(t, d, M, R):
-    """Unit keys e_1 and (cos theta, sin theta, 0...) with tan(theta/2) = t,
-    then e_3..e_M (M <= d, so the keys are independent and fit exactly),
-    rotated by the orthogonal R; exactly unit when t and R are rational."""
-    one, zero = t * 0 + 1, t * 0
-    K0 = np.full((d, M), zero, dtype=object)
-    K0[0, 0] = one
-    K0[0, 1] = (1 - t * t) / (1 + t * t)
-    K0[1, 1] = 2 * t / (1 + t * t)
-    for j in range(2, M):
-        K0[j, j] = one
+    """Unit keys e_1 and (cos theta, sin theta, 0...) with tan(theta/2) = t
+    (:func:`theorems.kit.stereographic`), then e_3..e_M (M <= d, so the keys
+    are independent and fit exactly), rotated by the orthogonal R; exactly
+    unit when t and R are rational."""
+    K0 = kit.eye(d, np.array([t]))[:, :M]
+    K0[:2, 1] = kit.stereographic([t])[::-1]
     return R @ K0
 
 
