@@ -11,10 +11,10 @@ import pytest
 from scipy.special import ndtr
 
 from theorems.evidence import simulation
-from theorems.model import ClaimKind
+from theorems.model import Claim, ClaimKind
 from theorems.profiles import PROFILES
 from theorems.runner import run_claim
-from theorems.templates import CROSSING_COLUMNS, crossing_check, crossing_plot, wrong, _claim
+from theorems.templates import CROSSING_COLUMNS, crossing_check, crossing_plot, wrong
 
 QUICK = PROFILES["quick"]
 
@@ -43,9 +43,8 @@ def _claim_of(offset, band=(2.0, 16.0)):
         label="|crossing - 4|", series="planted", plot_title="planted crossings", x_label="d^2 / (n ln n)",
         marks=((4, "4"),), load_kind="ratio", bracket=(1.0, 32.0), trials=dict(quick=16, standard=16, thorough=16),
         steps=6, seed_label="planted", cache_name="test.crossing", params={}, formulas=("cmm",))
-    return _claim("t.crossing", ClaimKind.ASYMPTOTIC, (check,), title="", statement="", source="test",
-                  control=wrong("unused", cmm=lambda V, U: U), assumptions=(), depends_on=(), tags=(), algebra=None,
-                  extra_checks=())
+    return Claim(id="t.crossing", title="", statement="", kind=ClaimKind.ASYMPTOTIC, source="test", checks=(check,),
+                 negative_control=wrong("unused", cmm=lambda V, U: U))
 
 
 @pytest.fixture(autouse=True)

@@ -773,7 +773,7 @@ def exact_check(name: str, *, exact: st.SearchStrategy, terms: Terms, names: Seq
 
 # --- finite-size crossings per dimension ----------------------------------------------
 
-__all__ += ["crossing_check", "crossing_plot", "crossing_results"]
+__all__ += ["CROSSING_COLUMNS", "crossing_check", "crossing_plot", "crossing_results"]
 
 
 def crossing_results(
