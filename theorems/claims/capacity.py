@@ -22,13 +22,12 @@ from hypothesis import strategies as st
 import linmem
 from linmem import ensembles
 from theorems import kit
-from theorems.evidence import expectation as expect
 from theorems.evidence import montecarlo, simulation, symbolic
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind
 from theorems.residuals import at_most, exact_sq
 from theorems.strategies import (Case, Inputs, exact_key_matrices, float_key_cases, keys_and_values, precise_keys,
                                  precise_values, rank_d_keys_at_two_d, uniform_leverage_keys)
-from theorems.templates import expectation, identity, inequality, sweep_check, wrong
+from theorems.templates import design_check, expectation, identity, inequality, sweep_check, wrong
 from theorems.tolerance import norm
 
 __all__ = ["CLAIMS", "rank_d_keys_at_two_d"]
@@ -341,39 +340,32 @@ def _two_d_plot(ev, impl, Ks):
 # --- cap.exchangeable-mean-leverage ---------------------------------------------------------
 
 
-def _exchangeable_permutations(ctx):
-    """Keys K[:, sigma] with sigma uniform over all M! permutations: an
+def _permuted_columns(K):
+    """K[:, sigma] with sigma uniform over all M! permutations: an
     exchangeable law whose rank is fixed at r_K, for any fixed K (including
     rank-deficient and duplicated keys, M < d, M = d, M > d)."""
-
-    def residual(K):
-        M = K.shape[1]
-        perms = list(itertools.permutations(range(M)))
-        total = sum((ctx.impl.leverage_scores(K[:, list(s)]) for s in perms[1:]),
-                    start=ctx.impl.leverage_scores(K[:, list(perms[0])]))
-        return exact_sq(total / len(perms), [Fraction(kit.rank(K), M)] * M)
-
-    return expect.check(ctx, exact_key_matrices(max_dim=3, max_count=3), residual, describe=lambda K: {"K": K})
+    return kit.law([K[:, list(s)] for s in itertools.permutations(range(K.shape[1]))], label="permuted columns of K")
 
 
-def _exchangeable_design(ctx):
+def _coordinate_keys_by_rank(design):
     """M keys i.i.d. uniform over the coordinate vectors e_1..e_d (an
     exchangeable law), conditioned on each value r of the rank (conditioning
     on a permutation-invariant event keeps the law exchangeable): all d^M
-    key tuples enumerated, E[h_j | r_K = r] = r/M for every j and r."""
+    key tuples, one uniform law per r (coordinate keys: the rank counts the
+    distinct ones), posed as (d, M, r)."""
+    d, M = design
+    basis, by_rank = kit.exact(np.eye(d, dtype=int)), {}
+    for idx in itertools.product(range(d), repeat=M):
+        by_rank.setdefault(len(set(idx)), []).append(basis[:, list(idx)])
+    return [((d, M, r), kit.law(Ks, label=f"coordinate keys of rank {r}")) for r, Ks in by_rank.items()]
 
-    def residual(design):
-        d, M = design
-        basis = kit.exact(np.eye(d, dtype=int))
-        sums: dict[int, tuple[int, np.ndarray]] = {}
-        for idx in itertools.product(range(d), repeat=M):
-            h = ctx.impl.leverage_scores(basis[:, list(idx)])
-            r = len(set(idx))  # coordinate keys: the rank counts the distinct ones
-            count, acc = sums.get(r, (0, 0))
-            sums[r] = (count + 1, acc + h)
-        return sum(exact_sq(acc / count, [Fraction(r, M)] * M) for r, (count, acc) in sums.items())
 
-    return expect.check(ctx, st.sampled_from(EXCHANGEABLE_DESIGNS), residual, describe=lambda c: {"d": c[0], "M": c[1]})
+def _leverage_of_each(impl, case, Ks):
+    return np.array([impl.leverage_scores(K) for K in Ks])
+
+
+def _share(r, M):
+    return [Fraction(r, M)] * M
 
 
 def _exchangeable_montecarlo(ctx):
@@ -623,10 +615,14 @@ CLAIMS = [
                      "no moment or norm assumption on the keys"),
         depends_on=("lev.range", "proj.trace-is-rank"),
         checks=(
-            Check("permutations", EvidenceKind.EXPECTATION, _exchangeable_permutations,
-                  "exact: a fixed K with uniformly permuted columns, all M! permutations"),
-            Check("design", EvidenceKind.EXPECTATION, _exchangeable_design,
-                  "exact: i.i.d. coordinate-vector keys conditioned on the rank, all d^M tuples"),
+            design_check("permutations", cases=exact_key_matrices(max_dim=3, max_count=3), law=_permuted_columns,
+                         quantity=_leverage_of_each, claimed=lambda impl, K: _share(kit.rank(K), K.shape[1]),
+                         describe=lambda K: {"K": K},
+                         about="exact: a fixed K with uniformly permuted columns, all M! permutations"),
+            design_check("design", cases=st.sampled_from(EXCHANGEABLE_DESIGNS), law=_coordinate_keys_by_rank,
+                         quantity=_leverage_of_each, claimed=lambda impl, c: _share(c[2], c[1]),
+                         describe=lambda c: {"d": c[0], "M": c[1]},
+                         about="exact: i.i.d. coordinate-vector keys conditioned on the rank, all d^M tuples"),
             Check("montecarlo", EvidenceKind.MONTECARLO, _exchangeable_montecarlo,
                   "spherical (rank d), rank-2 in R^4 and non-unit Gaussian keys"),
         ),
