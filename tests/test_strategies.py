@@ -361,3 +361,11 @@ def test_store_ladder_has_repeated_and_tiny_singular_values():
         _is_factored_exactly(F)
         assert Q.shape == (W.shape[1], 3)
     assert "repeated singular values" in cases[2][0] and min(cases[2][1][2].s) == Fraction(1, 10**20)
+
+
+def test_inputs_describe_a_factored_argument_by_its_factors():
+    F = factored(2, 2, [1], rng=np.random.default_rng(0))
+    shown = stores_and_queries().describe((F.A, kit.exact([[1], [0]]), F))
+    assert set(shown) == {"W", "queries", "factors"} and set(shown["factors"]) == {"U", "s", "Z_full", "A"}
+    A = F.A
+    assert keys().describe((A,))["K"] is A  # plain arrays as they are

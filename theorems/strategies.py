@@ -251,8 +251,9 @@ class Inputs:
     about: str = ""
 
     def describe(self, args: tuple) -> dict:
-        """An exact input as ``{name: value}``."""
-        return dict(zip(self.names, args))
+        """An exact input as ``{name: value}``; an argument with a ``describe()``
+        method (e.g. a :class:`Factored`) as what that returns."""
+        return {name: a.describe() if hasattr(a, "describe") else a for name, a in zip(self.names, args)}
 
 
 def _key_case(case: KeyCase, with_values: bool) -> Case:
@@ -429,7 +430,7 @@ class Factored(NamedTuple):
 
     def describe(self) -> dict:
         """The factors and the matrix, for a report."""
-        return {"U": self.U, "s": self.s, "Z": self.Z, "A": self.A}
+        return {"U": self.U, "s": self.s, "Z_full": self.Z_full, "A": self.A}
 
 
 def _duplicated(Z_full: np.ndarray, rows) -> np.ndarray:

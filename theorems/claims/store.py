@@ -320,7 +320,8 @@ def _not_svd_verify(impl, w):
 
 def _not_svd_describe(w):
     E, G = _effective_gram(*w)
-    return {**w[0].describe(), "V": w[1], "effective values": E, "Gram of effective values": G}
+    return {"K": w[0].A, "U": w[0].U, "s": w[0].s, "Z": w[0].Z, "V": w[1], "effective values": E,
+            "Gram of effective values": G}
 
 
 # --- ls.ranks-differ ------------------------------------------------------------------------
