@@ -25,7 +25,7 @@ from theorems import kit
 from theorems.evidence import montecarlo, simulation, symbolic
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind
 from theorems.residuals import at_most, exact_sq
-from theorems.strategies import (Case, Inputs, exact_key_matrices, float_key_cases, keys_and_values, precise_keys,
+from theorems.strategies import (Case, Inputs, exact_key_matrices, keys_and_values, leverage_laws, precise_keys,
                                  precise_values, rank_d_keys_at_two_d, uniform_leverage_keys)
 from theorems.templates import design_check, expectation, identity, inequality, sweep_check, wrong
 from theorems.tolerance import norm
@@ -432,65 +432,6 @@ def _jensen_scale(h, w):
     return len(h) * (abs(sum(wi * x / (1 - x) for wi, x in zip(w, h) if x < 1)) + m / (1 - m) ** 2)
 
 
-@st.composite
-def _exact_leverage_laws(draw):
-    """A finite law of h in [0, 1): values k/q and positive integer weights."""
-    n, q = draw(st.integers(1, 6)), draw(st.integers(2, 60))
-    hs = [Fraction(draw(st.integers(0, q - 1)), q) for _ in range(n)]
-    ws = [draw(st.integers(1, 9)) for _ in range(n)]
-    return kit.exact(hs), kit.exact([Fraction(w, sum(ws)) for w in ws])
-
-
-def _jensen_laws(ctx):
-    """Extreme finite laws of h (exact): both ends of [0, 1), rare leverage
-    near 1, near-degenerate and degenerate (equality) laws, and the leverage
-    of exact keys (uniform over the keys)."""
-    e30, half, third = Fraction(1, 10**30), Fraction(1, 2), Fraction(1, 3)
-    laws = [
-        ("two points 1e-30 and 1 - 1e-30", [e30, 1 - e30], [half, half]),
-        ("weight 1e-20 at 1 - 1e-25, the rest at 1e-30",
-         [e30, 1 - Fraction(1, 10**25)], [1 - Fraction(1, 10**20), Fraction(1, 10**20)]),
-        ("spread 1e-20 about 1/2", [half - Fraction(1, 10**20), half + Fraction(1, 10**20)], [half, half]),
-        ("degenerate at 1/3 (equality)", [third] * 3, [third] * 3),
-        ("degenerate at 1 - 1e-40 (equality)", [1 - Fraction(1, 10**40)], [Fraction(1)]),
-    ]
-    key_cases = [("[e1, e1, e1, e2, e2]", kit.exact([[1, 1, 1, 0, 0], [0, 0, 0, 1, 1]]))]
-    key_cases += [(label, K) for label, K in precise_keys(ctx) if label.startswith("cond 1e20")]
-    for label, K in key_cases:
-        h = list(linmem.leverage_scores(K))  # reference: the law under test is that of h, not h itself
-        if all(x < 1 for x in h):
-            laws.append((f"leverage of {label}", h, [Fraction(1, len(h))] * len(h)))
-    return [(label, (kit.exact(hs), kit.exact(ws))) for label, hs, ws in laws]
-
-
-#: Leverage values at the edges of [0, 1) for the float laws.
-_EDGE_LEVERAGE = (0.0, 5e-324, 1e-300, 0.5, 1 - 1e-8, float(np.nextafter(1.0, 0.0)))
-
-
-@st.composite
-def _float_laws(draw):
-    """Explicit laws (edge values included), near-degenerate laws (spread
-    1e-15 to 1e-4) and the leverage of float keys of every family."""
-    how = draw(st.sampled_from(("explicit", "near-degenerate", "keys")))
-    if how == "keys":
-        case = draw(float_key_cases())
-        h = np.clip(linmem.leverage_scores(case.K), 0.0, 1.0)  # the law's producer, not under test
-        return Case((h, np.full(len(h), 1 / len(h))), {"law": case.describe()})
-    n = draw(st.integers(1, 8))
-    value = st.one_of(st.floats(0.0, 1.0, exclude_max=True), st.sampled_from(_EDGE_LEVERAGE))
-    if how == "explicit":
-        h = np.array([draw(value) for _ in range(n)])
-    else:
-        step = draw(st.sampled_from((1e-15, 1e-12, 1e-8, 1e-4)))
-        h = np.clip(draw(value) + step * np.array([draw(st.integers(-3, 3)) for _ in range(n)]), 0.0,
-                    float(np.nextafter(1.0, 0.0)))
-    w = np.array([draw(st.floats(1e-6, 1.0)) for _ in range(n)])
-    return Case((h, w / np.sum(w)), {"law": how, "h": h.tolist(), "weights": (w / np.sum(w)).tolist()})
-
-
-JENSEN_INPUTS = Inputs(("h", "weights"), _exact_leverage_laws(), _jensen_laws, _float_laws(),
-                       "laws of h on [0, 1): both ends, rare leverage near 1, (near-)degenerate, leverage of keys")
-
 CLAIMS = [
     Claim(
         id="cap.uniform-leverage-accuracy",
@@ -639,7 +580,7 @@ CLAIMS = [
         assumptions=("any law of h on [0, 1) (h = 1 makes E[SNR] infinite and the bound trivial)",
                      "equality iff h is almost surely constant"),
         depends_on=("lev.range", "recall.snr"),
-        inputs=JENSEN_INPUTS, terms=_jensen, scale=_jensen_scale, falls=False,
+        inputs=leverage_laws(), terms=_jensen, scale=_jensen_scale, falls=False,
         extra_checks=(Check("convexity", EvidenceKind.SYMBOLIC,
                             lambda ctx: symbolic.check_scalar(ctx, _jensen_algebra(ctx.impl)),
                             "sympy: second derivative 2/(1-h)^3 and the exact tangent-line remainder"),),
