@@ -15,14 +15,12 @@ import math
 from types import SimpleNamespace
 
 import numpy as np
-import scipy.stats
 
 import linmem
 from linmem import sweeps
 from theorems.evidence import simulation
-from theorems.model import ClaimKind, EvidenceStatus
+from theorems.model import ClaimKind
 from theorems.templates import sweep_claim, wrong
-from theorems.tolerance import SIMULATION_WRONG_VERDICT_RATE
 
 __all__ = ["CLAIMS", "CRITICAL_LOAD", "DRIFT_EFFECT", "DRIFT_SLOPE_SD", "EFFECTIVE_RIDGE", "PEAK_PROMINENCE"]
 
@@ -57,16 +55,14 @@ CE_POOLS = dict(quick=2, standard=4, thorough=3)
 PEAK_PROMINENCE = 1.1
 
 #: The drift to resolve: the slope of the mean peak location c* against
-#: log d (measured at the quick sizes, 8 run seeds: -0.12 on average, the
-#: seed runs' slopes from -0.21 to +0.04).
+#: log d (quick sizes, 8 run seeds: -0.12 on average, from -0.21 to +0.04).
 DRIFT_EFFECT = 0.1
 
-#: Spread across run seeds of the fitted drift slope. Quick: measured over
-#: run seeds 1..8 (the per-run standard errors agree: 0.06 to 0.10).
-#: Standard: the per-run standard error at run seed 1 (the design predicts
-#: 0.032); its slope there, -0.126, would clear zero at 99.9% at only about
-#: two seeds in three. Thorough: by the same scaling (not measured). All are
-#: short of DRIFT_EFFECT / 6.18 = 0.016.
+#: Spread across run seeds of the fitted drift slope: quick measured over
+#: run seeds 1..8 (per-run standard errors 0.06 to 0.10); standard the
+#: per-run standard error at run seed 1 (design: 0.032; its slope there,
+#: -0.126, clears zero at 99.9% at about two seeds in three); thorough
+#: scaled, not measured. simulation.drift states what each falls short of.
 DRIFT_SLOPE_SD = dict(quick=0.09, standard=0.033, thorough=0.019)
 
 #: A ridge this many times larger (lambda n / d^2 = 1e-2) keeps the norm
@@ -97,28 +93,19 @@ def _norm_peak_criterion(table):
     """The criterion fixed before the run. 1. At every d the peak exists
     (prominence >= PEAK_PROMINENCE) and its mean location minus the grid
     resolution lies above 1/2; else NOT SUPPORTED (the negative control has
-    no interior maximum). 2. The drift (slope of the mean location against
-    log d, one-sided bounds at 1 - SIMULATION_WRONG_VERDICT_RATE, Student's
-    t): resolved upward contradicts the statement (NOT SUPPORTED); else, when
-    the profile's measured spread cannot resolve DRIFT_EFFECT, INCONCLUSIVE,
-    decided before the drift is read, so the status does not flip with the
-    seed; else SUPPORTED iff the upper bound is below zero."""
+    no interior maximum). 2. The drift of the pools' peak locations against
+    log d (:func:`theorems.evidence.simulation.drift`, DRIFT_EFFECT to
+    resolve at the profile's DRIFT_SLOPE_SD): upward contradicts the
+    statement, INCONCLUSIVE where the profile cannot resolve it, else
+    SUPPORTED iff its upper bound is below zero."""
     weak = table.where(lambda r: not r["prominence"] >= PEAK_PROMINENCE)
     low = table.where(lambda r: not r["peak"] - r["resolution"] > CRITICAL_LOAD)
-    slope, se, dof = sweeps.peak_drift(table.sizes, table.column("seed_peaks"))
-    t = float(scipy.stats.t.ppf(1 - SIMULATION_WRONG_VERDICT_RATE, dof)) if dof > 0 else math.inf
-    lower, upper = slope - t * se, slope + t * se
-    short = simulation.underpowered(effect=DRIFT_EFFECT, spread=table.profile.pick(**DRIFT_SLOPE_SD),
-                                    profile=table.profile.name, better=None)
-    table.summary["drift"] = {"slope": slope, "se": se, "dof": dof, "t": t, "upper_bound": upper,
-                              "lower_bound": lower, "underpowered": short}
-    verdict = False if weak or low or lower > 0 else EvidenceStatus.INCONCLUSIVE if short else upper < 0
-    return verdict, upper, 0.0, (
-        f"mean peak c* by d {dict(zip(table.sizes, np.round(table.figures, 3).tolist()))}; slope of c* against "
-        f"log d {slope:.3f} +- {se:.3f} ({dof} dof), one-sided {1 - SIMULATION_WRONG_VERDICT_RATE:.1%} bounds "
-        f"[{lower:.3f}, {upper:.3f}] (need upper < 0" + (f"; not resolvable here: {short}" if short else "")
-        + f"; a lower bound > 0 contradicts the statement: {'yes' if lower > 0 else 'no'}); peaks exist "
-        f"(prominence >= {PEAK_PROMINENCE:g}) at every d: {'no at d = ' + str(weak) if weak else 'yes'}; "
+    falls, table.summary["drift"], why = simulation.drift(
+        table.sizes, table.column("seed_peaks"), effect=DRIFT_EFFECT, spread=table.profile.pick(**DRIFT_SLOPE_SD),
+        profile=table.profile.name)
+    return False if weak or low else falls, table.summary["drift"]["upper_bound"], 0.0, (
+        f"mean peak c* by d {dict(zip(table.sizes, np.round(table.figures, 3).tolist()))}; c* against log d: {why}; "
+        f"peaks exist (prominence >= {PEAK_PROMINENCE:g}) at every d: {'no at d = ' + str(weak) if weak else 'yes'}; "
         f"c* - resolution > {CRITICAL_LOAD:g} at every d: {'no at d = ' + str(low) if low else 'yes'}")
 
 

@@ -223,3 +223,57 @@ def check(
               "domain": sweep_domain(size_name, sizes, **dict(domain or {}))},
     )
     return ev
+
+
+# --- drift of a location that moves with size ---------------------------------------
+
+__all__ += ["drift"]
+
+
+def drift(sizes: Sequence[float], samples: Sequence[Sequence[float]], *, effect: float, spread: float | None,
+          profile: str, falls: bool = True, better: str | None = None) -> tuple[Any, dict, str]:
+    """Whether a location (a threshold, a peak) moves with size in the
+    claimed direction, decided with the power stated: ``(verdict, summary,
+    why)``.
+
+    ``samples[i]`` are the per-pool (or per-seed) locations at ``sizes[i]``;
+    the drift is the slope of their means against log size
+    (:func:`linmem.sweeps.peak_drift`, the scatter pooled as s/size), with
+    one-sided Student-t bounds at ``1 - SIMULATION_WRONG_VERDICT_RATE``.
+    ``effect`` is the drift the design must resolve and ``spread`` the
+    slope's standard deviation across run seeds measured at ``profile``
+    (stated in the claim module). The verdict: ``False`` when the drift is
+    resolved against the claimed direction (``falls``: downward); else
+    INCONCLUSIVE when the profile cannot resolve ``effect``
+    (:func:`underpowered`, decided before the slope is read, so the status
+    does not flip with the seed); else whether the bound on the claimed side
+    clears zero. ``summary`` holds the slope, its standard error, degrees of
+    freedom, t quantile, both bounds and the power (effect, spread, reason).
+
+    >>> ok, summary, why = drift([6, 12, 24], [[1.2, 1.21], [1.0, 1.01], [0.8, 0.81]], effect=0.1, spread=0.01,
+    ...                          profile="quick")
+    >>> ok, round(summary["slope"], 3), summary["underpowered"] is None
+    (True, -0.289, True)
+    >>> drift([6, 12, 24], [[1.2, 1.21], [1.0, 1.01], [0.8, 0.81]], effect=0.1, spread=0.09, profile="quick")[0]
+    <EvidenceStatus.INCONCLUSIVE: 'inconclusive'>
+    >>> drift([6, 12, 24], [[0.8, 0.81], [1.0, 1.01], [1.2, 1.21]], effect=0.1, spread=0.09, profile="quick")[0]
+    False
+    """
+    import scipy.stats
+
+    from theorems.tolerance import SIMULATION_WRONG_VERDICT_RATE
+
+    slope, se, dof = sweeps.peak_drift(sizes, samples)
+    t = float(scipy.stats.t.ppf(1 - SIMULATION_WRONG_VERDICT_RATE, dof)) if dof > 0 else float("inf")
+    lower, upper = slope - t * se, slope + t * se
+    short = underpowered(effect=effect, spread=spread, profile=profile, better=better)
+    against = lower > 0 if falls else upper < 0
+    verdict = False if against else EvidenceStatus.INCONCLUSIVE if short else (upper < 0 if falls else lower > 0)
+    summary = {"slope": slope, "se": se, "dof": dof, "t": t, "upper_bound": upper, "lower_bound": lower,
+               "underpowered": short, "effect": effect, "spread": spread}
+    need, wrong_side = ("upper < 0", "a lower bound > 0") if falls else ("lower > 0", "an upper bound < 0")
+    return verdict, summary, (
+        f"slope against log size {slope:.3f} +- {se:.3f} ({dof} dof), one-sided "
+        f"{1 - SIMULATION_WRONG_VERDICT_RATE:.1%} bounds [{lower:.3f}, {upper:.3f}] (need {need}"
+        + (f"; not resolvable here: {short}" if short else "")
+        + f"; {wrong_side} contradicts the statement: {'yes' if against else 'no'})")
