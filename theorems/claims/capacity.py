@@ -24,10 +24,10 @@ from linmem import ensembles
 from theorems import kit
 from theorems.evidence import montecarlo, simulation, symbolic
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind
-from theorems.residuals import at_most, exact_sq
+from theorems.residuals import at_most
 from theorems.strategies import (Case, Inputs, exact_key_matrices, keys_and_values, leverage_laws, precise_keys,
                                  precise_values, rank_d_keys_at_two_d, uniform_leverage_keys)
-from theorems.templates import design_check, expectation, identity, inequality, sweep_check, wrong
+from theorems.templates import design_check, exact_check, expectation, identity, inequality, sweep_check, wrong
 from theorems.tolerance import norm
 
 __all__ = ["CLAIMS", "rank_d_keys_at_two_d"]
@@ -164,20 +164,11 @@ INDEPENDENCE_INPUTS = Inputs(
 # --- cap.uniform-leverage-snr: exact keys of uniform leverage ------------------------------
 
 
-def _uniform_snr_exact(ctx):
-    def residual(K):
-        impl = ctx.impl
-        d, M = K.shape
-        target = impl.uniform_leverage_snr(Fraction(d), Fraction(M))
-        # the algebra at h = d/M first: it needs no pseudoinverse, so a wrong
-        # formula fails (and shrinks) cheaply
-        algebra = (impl.snr(Fraction(d, M)) - target) ** 2
-        if algebra != 0:
-            return algebra
-        h = impl.leverage_scores(K)
-        return exact_sq(h, [Fraction(d, M)] * M) + sum((impl.snr(x) - target) ** 2 for x in h)
-
-    return symbolic.check_exact(ctx, uniform_leverage_keys(), residual, describe=lambda K: {"K": K})
+def _uniform_snr_terms(impl, K):
+    """The algebra at h = d/M (no pseudoinverse), then h_j = d/M and SNR_j = d/(M-d) for every key."""
+    d, M = K.shape
+    target, h = impl.uniform_leverage_snr(Fraction(d), Fraction(M)), impl.leverage_scores(K)
+    return [(impl.snr(Fraction(d, M)), target), (h, [Fraction(d, M)] * M), ([impl.snr(x) for x in h], [target] * M)]
 
 
 def _uniform_snr_algebra(ctx):
@@ -322,18 +313,15 @@ TWO_D_KEYSETS = 6
 def _two_d_plot(ev, impl, Ks):
     x = [1 - kit.rank(K) / K.shape[1] for K in Ks]
     mean, se, k = ev.data["mean"][0::2], ev.data["standard_error"][0::2], TWO_D_KEYSETS
-    ev.data["plot"] = {
-        "title": "Mean recall error of the least-squares store against 1 - r_K/M", "x_label": "1 - r_K/M",
-        "y_label": "(1/M) ||W_LS K - V||_F^2 (Monte Carlo)", "xscale": "linear", "yscale": "linear",
-        "series": [
-            {"label": f"M = 2d, r_K = d ({k} key sets, leverage spread from none to h = 1)",
-             "x": x[:k], "y": mean[:k], "yerr": se[:k], "style": "points"},
-            {"label": "spherical keys in R^6, M/d = " + ", ".join(str(load) for load in OTHER_LOADS),
-             "x": x[k:], "y": mean[k:], "yerr": se[k:], "style": "points"},
-            {"label": "1 - r_K/M", "x": [0.0, 1.0], "y": [0.0, 1.0], "style": "line"},
-        ],
-        "hlines": [{"y": 0.5, "label": "1/2"}], "vlines": [{"x": 0.5, "label": "M = 2d"}],
-    }
+    ev.data["plot"] = kit.plot(
+        "Mean recall error of the least-squares store against 1 - r_K/M", "1 - r_K/M",
+        "(1/M) ||W_LS K - V||_F^2 (Monte Carlo)", [
+            kit.series(f"M = 2d, r_K = d ({k} key sets, leverage spread from none to h = 1)", x[:k], mean[:k],
+                       "points", yerr=se[:k]),
+            kit.series("spherical keys in R^6, M/d = " + ", ".join(str(load) for load in OTHER_LOADS), x[k:],
+                       mean[k:], "points", yerr=se[k:]),
+            kit.series("1 - r_K/M", [0.0, 1.0], [0.0, 1.0])],
+        hlines=[{"y": 0.5, "label": "1/2"}], vlines=[{"x": 0.5, "label": "M = 2d"}])
     return ev
 
 
@@ -484,9 +472,9 @@ CLAIMS = [
         depends_on=("lev.range", "recall.snr"),
         checks=(
             Check("algebra", EvidenceKind.SYMBOLIC, _uniform_snr_algebra, "sympy: snr(d/M) - d/(M-d) = 0"),
-            Check("hadamard", EvidenceKind.SYMBOLIC, _uniform_snr_exact,
-                  "exact keys with uniform leverage (Hadamard rows, mixed, signed, permuted): "
-                  "h_j = d/M and SNR_j = d/(M-d)"),
+            exact_check("hadamard", exact=uniform_leverage_keys().map(lambda K: (K,)), terms=_uniform_snr_terms,
+                        names=("K",), about="exact keys with uniform leverage (Hadamard rows, mixed, signed, "
+                        "permuted): h_j = d/M and SNR_j = d/(M-d)"),
             _pooled_sweep("relative-gap-3/2", _relative_snr_gap, "relative RMS of SNR_j - d/(M-d)",
                           "relative RMS gap of SNR_j to d/(M-d) at M = 3d/2 falls with d", SNR_LOADS[0], CRITERION),
             _pooled_sweep("relative-gap-4", _relative_snr_gap, "relative RMS of SNR_j - d/(M-d)",
