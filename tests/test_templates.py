@@ -441,13 +441,13 @@ def test_a_law_averages_exactly_and_builds_joint_and_repeated_laws():
     assert pair.outcomes[0].shape == (4, 1, 2) and sum(pair.weights) == 1
     assert pair.mean(pair.outcomes[0][:, 0, 0] * pair.outcomes[0][:, 0, 1]) == 0  # independent draws
     joint = coin * kit.sign_law(kit.exact([[Fraction(3, 5), Fraction(4, 5)]]))
-    assert len(joint) == 8 and [o.shape for o in joint.outcomes] == [(8, 1), (8, 1, 2)]
+    assert len(joint) == 8 and [o.shape for o in joint.outcomes] == [(2, 1, 1), (1, 4, 1, 2)]  # broadcast
     V = joint.outcomes[1]
     assert joint.mean(np.sum(V * V, axis=-2)).tolist() == [Fraction(9, 25), Fraction(16, 25)]
 
 
 @pytest.mark.parametrize("outcomes, weights, message", [
-    pytest.param([np.zeros((2, 1))], [1], "first axis of length 1", id="outcomes and weights of different lengths"),
+    pytest.param([np.zeros((2, 1))], [1], "leading axes match", id="outcomes and weights of different lengths"),
     pytest.param([np.zeros((2, 1))], [Fraction(1, 2), Fraction(1, 3)], "sum to exactly 1",
                  id="weights not summing to 1"),
     pytest.param([np.zeros((2, 1))], [Fraction(3, 2), Fraction(-1, 2)], "non-negative", id="a negative weight"),

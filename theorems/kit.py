@@ -234,8 +234,9 @@ def store(build: Callable[[np.ndarray, np.ndarray], np.ndarray], K, V) -> np.nda
     sample as ``V @ build(K, I_M)``, exact for stores linear in the values
     (least squares ``V K^+``, outer product ``V K^T``). Write a quantity with
     it and with ``axis=-2`` column sums, and the same code serves the exact
-    enumeration (2-D V) and the Monte Carlo (3-D batch)."""
-    if np.ndim(V) == 3:
+    enumeration (2-D V) and the Monte Carlo (3-D batch); further leading
+    batch axes (a product :class:`Law`) are kept."""
+    if np.ndim(V) >= 3:
         return V @ build(K, eye(K.shape[1], K))
     return build(K, V)
 
@@ -407,14 +408,19 @@ __all__ += ["Law", "law", "sign_law"]
 
 
 class Law:
-    """A finite distribution for exact expectations: ``weights`` (exact,
-    summing to one) and ``outcomes``, a tuple of arrays whose first axis runs
-    over the N outcomes (e.g. keys ``(N, d)``, or key and value matrices
+    """A finite distribution for exact expectations: exact ``weights``
+    summing to one and ``outcomes``, a tuple of arrays whose leading axes run
+    over the outcomes (e.g. keys ``(N, d)``, or key and value matrices
     ``(N, d, M)`` and ``(N, p, M)`` of a joint law). A quantity written for
-    a batch of outcomes (leading axis the batch) serves both this law and a
-    Monte Carlo batch; :meth:`mean` is its exact weighted average.
+    a batch of outcomes (leading axes the batch, numpy broadcasting) serves
+    both this law and a Monte Carlo batch; :meth:`mean` is its exact
+    weighted average.
 
-    ``label`` and ``info`` are what a report shows of the law.
+    The product ``a * b`` of independent laws is not spelled out: its
+    weights are the outer product ``(N_a, N_b)`` and its outcomes broadcast
+    against them (``a``'s as ``(N_a, 1, ...)``, ``b``'s as ``(1, N_b,
+    ...)``), so each factor's part of a quantity is computed once per
+    outcome of that factor. ``label`` and ``info`` are what a report shows.
 
     >>> coin = law([exact([1]), exact([-1])])
     >>> coin.mean(coin.outcomes[0] ** 2).tolist(), len(coin * coin)
@@ -423,40 +429,54 @@ class Law:
 
     def __init__(self, outcomes, weights, label: str = "", **info: Any):
         outcomes = tuple(outcomes)
-        weights = np.array([Fraction(w) for w in weights], dtype=object)
-        if not outcomes or any(np.shape(o)[0] != weights.size for o in outcomes):
-            raise ValueError(f"outcomes must be arrays with a first axis of length {weights.size} (one per weight), "
-                             f"got shapes {[np.shape(o) for o in outcomes]}")
-        if weights.size == 0 or sum(weights) != 1 or any(w < 0 for w in weights):
-            raise ValueError(f"weights must be non-negative and sum to exactly 1, got sum {sum(weights)}")
+        weights = exact(np.asarray(weights, dtype=object))
+        k = weights.ndim
+        if k == 0 or not outcomes or any(np.ndim(o) < k or any(n not in (1, m) for n, m in
+                                                              zip(np.shape(o)[:k], weights.shape)) for o in outcomes):
+            raise ValueError(f"outcomes must be arrays whose leading axes match the weights' shape {weights.shape} "
+                             f"(or are 1), got shapes {[np.shape(o) for o in outcomes]}")
+        if weights.size == 0 or np.sum(weights) != 1 or np.any(weights < 0):
+            raise ValueError(f"weights must be non-negative and sum to exactly 1, got sum {np.sum(weights)}")
         self.outcomes, self.weights, self.label, self.info = outcomes, weights, label, info
+
+    @classmethod
+    def _built(cls, outcomes, weights, label, info) -> "Law":
+        """A law from parts already checked (a product or repetition of laws)."""
+        out = cls.__new__(cls)
+        out.outcomes, out.weights, out.label, out.info = tuple(outcomes), weights, label, info
+        return out
 
     def __len__(self) -> int:
         return self.weights.size
 
     def mean(self, values):
-        """``sum_n w_n values[n]`` exactly (``values`` indexed by outcome on its first axis)."""
+        """``sum_n w_n values[n]`` exactly, over the leading (outcome) axes of ``values``."""
+        k = self.weights.ndim
         values = np.asarray(values, dtype=object)
-        if values.shape[:1] != (len(self),):
-            raise ValueError(f"values must have one entry per outcome on axis 0 ({len(self)}), "
+        if values.ndim < k or any(n not in (1, m) for n, m in zip(values.shape[:k], self.weights.shape)):
+            raise ValueError(f"values must have leading axes {self.weights.shape} (one entry per outcome), "
                              f"got shape {values.shape}")
-        return np.tensordot(self.weights, values, axes=(0, 0))
+        values = np.broadcast_to(values, self.weights.shape + values.shape[k:])
+        return np.tensordot(self.weights, values, axes=(list(range(k)), list(range(k))))
 
     def __mul__(self, other: "Law") -> "Law":
         """The independent joint law: outcomes of ``self`` then of ``other``, weights multiplied."""
-        i, j = np.divmod(np.arange(len(self) * len(other)), len(other))
-        return Law([o[i] for o in self.outcomes] + [o[j] for o in other.outcomes], self.weights[i] * other.weights[j],
-                   f"{self.label} x {other.label}", **{**self.info, **other.info})
+        a, b = self.weights.ndim, other.weights.ndim
+        mine = [o.reshape(o.shape[:a] + (1,) * b + o.shape[a:]) for o in self.outcomes]
+        theirs = [o.reshape((1,) * a + o.shape) for o in other.outcomes]
+        return Law._built(mine + theirs, np.multiply.outer(self.weights, other.weights),
+                          f"{self.label} x {other.label}", {**self.info, **other.info})
 
     def stacked(self, M: int, axis: int = -1) -> "Law":
         """``M`` independent draws of a one-outcome law, each outcome stacked
         along a new ``axis`` (keys ``(N, d)`` become key matrices ``(N^M, d, M)``)."""
-        if len(self.outcomes) != 1:
-            raise ValueError(f"stacked needs a law with one outcome array, got {len(self.outcomes)}")
+        if len(self.outcomes) != 1 or self.weights.ndim != 1:
+            raise ValueError(f"stacked needs a law with one outcome array and one outcome axis, got "
+                             f"{len(self.outcomes)} arrays over {self.weights.ndim} axes")
         idx = np.array(list(itertools.product(range(len(self)), repeat=M)), dtype=int).reshape(-1, M)
         points = np.stack([self.outcomes[0][idx[:, m]] for m in range(M)], axis=axis)
-        weights = [np.prod(self.weights[row]) for row in idx]
-        return Law([points], weights, f"{M} draws of {self.label}", **self.info)
+        weights = np.array([np.prod(self.weights[row]) for row in idx], dtype=object)
+        return Law._built([points], weights, f"{M} draws of {self.label}", dict(self.info))
 
     def describe(self) -> dict:
         return {"law": self.label, "outcomes": len(self), **self.info}

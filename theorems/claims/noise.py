@@ -87,8 +87,8 @@ def _noisy_errors(impl, q: _Query, *outcomes):
     call); one noise in the exact laws, one per noise law in the Monte Carlo."""
     V, etas = (q.V, outcomes) if q.W is not None else (outcomes[0], outcomes[1:])
     W = q.W if q.W is not None else kit.store(impl.least_squares_store, q.K, V)
-    R = [W @ (q.K + eta) - V for eta in etas]
-    return np.concatenate([np.sum(r * r, axis=-2) for r in R], axis=-1)
+    fit = W @ q.K - V  # R = (W k_j - v_j) + W eta: over a product law, each factor's part once
+    return np.concatenate([np.sum(R * R, axis=-2) for R in (fit + W @ eta for eta in etas)], axis=-1)
 
 
 def _claimed_error(impl, q: _Query):

@@ -303,8 +303,9 @@ def _unit_mc_keys(rng):
 #: Fixed exactly-unit value directions w_i by value dimension p (some not
 #: orthogonal to each other); the values are v_i = s_i w_i.
 _VALUE_DIRECTIONS = {
-    1: tuple(kit.exact([[1], [-1]])),
-    2: tuple(kit.exact([[1, 0], [0, 1], [Fraction(3, 5), Fraction(4, 5)], [Fraction(-5, 13), Fraction(12, 13)]])),
+    1: tuple(np.array([[1], [-1]], dtype=object)),  # integral entries stay ints: fast exact arithmetic
+    2: tuple(np.array([[1, 0], [0, 1], [Fraction(3, 5), Fraction(4, 5)], [Fraction(-5, 13), Fraction(12, 13)]],
+                      dtype=object)),
 }
 
 
