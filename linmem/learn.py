@@ -501,7 +501,8 @@ def _set_guessed_basis(h: Any, guess: np.ndarray, k: int) -> None:
     repairs a singular guess with slacks and the simplex ends at the LP's
     optimum from any basis (at d = 32, n = 130 the first solve took 984
     iterations, 42 s on a busy host, against more than 120 s from the
-    slack basis)."""
+    slack basis). A guess near singular (duplicated keys give equal rows)
+    can still stop HiGHS; the caller then solves from the slack basis."""
     import highspy
 
     status = highspy.HighsBasisStatus
@@ -596,6 +597,9 @@ def _cutting_plane_max_margin(
             _set_guessed_basis(h, guess, k)
             guess = None
         h.run()
+        if rounds == 0 and start == "soft-min" and h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            h.clearSolver()  # a near-singular guessed basis (duplicated keys): from the slack basis
+            h.run()
         rounds += 1
         status = h.getModelStatus()
         if status != highspy.HighsModelStatus.kOptimal:

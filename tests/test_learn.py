@@ -440,6 +440,18 @@ def test_cutting_plane_from_the_soft_min_start_agrees_with_the_dense_lp(case):
     assert_optimal(cp, V, U)
 
 
+def test_soft_min_start_recovers_from_a_near_singular_guessed_basis():
+    # duplicated keys, not separable: the guessed basis stopped HiGHS at its first
+    # iteration ("Not Set"); the cutting plane then re-solves from the slack basis
+    rng = np.random.default_rng(452514674)
+    V, U = rng.standard_normal((7, 18)), rng.standard_normal((6, 18))
+    V = V[:, rng.integers(0, 9, size=18)]
+    dense = learn.max_margin_memory(V, U, method="dense")
+    cp = learn._cutting_plane_max_margin(V, U, start="soft-min")[0]
+    assert abs(cp.margin - dense.margin) <= 10 * learn.LP_FEASIBILITY_TOL * (1.0 + float(np.max(np.abs(U))))
+    assert_optimal(cp, V, U)
+
+
 @pytest.mark.parametrize("d, n, seed", [(16, 40, 1), (16, 60, 0), (16, 90, 2)])
 def test_both_cutting_plane_starts_reach_one_optimum(d, n, seed):
     V, U = gaussian_pairs(d, n, seed)
