@@ -68,6 +68,35 @@ def test_every_listed_equivalent_mutant_exists(mutation):
     ids = {m.id for mod in mutation.MODULES for m in mutation.mutants_of(mod)}
     missing = [e for e in mutation.load_equivalents() if e not in ids]
     assert not missing, f"stale ids in tools/equivalent_mutants.txt (linmem changed?): {missing}"
+    # an id can still exist and name another mutant after an edit: the fingerprints tell
+    assert all(fp for _, fp, _ in mutation._equivalent_entries())
+    assert not mutation.stale_equivalents(), "run python tools/mutation.py --refresh-equivalents"
+
+
+def test_refresh_re_points_equivalents_after_a_shift(mutation, tmp_path, monkeypatch):
+    listed = tmp_path / "equivalent.txt"
+    listed.write_text("# header\n" + "".join(
+        f"{mid} fp:{fp} {reason}\n" for mid, fp, reason in mutation._equivalent_entries()
+        if mid.startswith("recall:")))
+    monkeypatch.setattr(mutation, "EQUIVALENT_FILE", listed)
+    monkeypatch.setattr(mutation, "MODULES", ("recall",))
+    before = mutation.load_equivalents()
+    source = mutation._source("recall")
+    monkeypatch.setattr(mutation, "_source", lambda module: "\n\n" + source)  # every line moves by 2
+    assert set(mutation.stale_equivalents()) == set(before)
+    moved = mutation.refresh_equivalents()
+    assert len(moved) == len(before) and not mutation.stale_equivalents()
+    after = mutation.load_equivalents()
+    assert sorted(after.values()) == sorted(before.values())
+    assert {f"recall:{int(i.split(':')[1]) + 2}:{i.split(':', 2)[2]}" for i in before} == set(after)
+    # a listed mutant whose own line changed cannot be re-pointed: it must be re-checked by hand
+    first = next(iter(after))
+    line = int(first.split(":")[1])
+    lines = ("\n\n" + source).splitlines()
+    lines[line - 1] = lines[line - 1] + "  # edited"
+    monkeypatch.setattr(mutation, "_source", lambda module: "\n".join(lines) + "\n")
+    with pytest.raises(SystemExit, match="re-check these by hand"):
+        mutation.refresh_equivalents()
 
 
 def test_patching_swaps_the_function_everywhere_and_restores_it(mutation):

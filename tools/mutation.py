@@ -33,7 +33,9 @@ they cannot change behaviour) are excluded from the score.
 
 A mutant's id is ``module:line:operator:occurrence``; the occurrence counts
 that operator's sites in the module, so editing a module shifts the ids of
-its mutants (rerun, then re-check the equivalent list with ``--show``).
+its mutants. Each entry of the equivalent list carries a fingerprint (what the
+mutant changes, not where), so ``--refresh-equivalents`` re-points the ids
+after an edit; a run refuses to start while the list names a moved mutant.
 
 Prints the mutation score and every survivor.
 """
@@ -45,6 +47,7 @@ import ast
 import copy
 import difflib
 import functools
+import hashlib
 import importlib
 import json
 import os
@@ -413,14 +416,78 @@ def run_unit_tests(m: Mutant, source: str) -> str | None:
     return failed.group(1) if failed else f"(pytest exit {proc.returncode})"
 
 
-def load_equivalents() -> dict[str, str]:
+def fingerprints(module: str) -> dict[str, str]:
+    """``{id: fingerprint}`` of a module's mutants. A fingerprint names a
+    mutant by what it changes, not where: operator, function, the stripped
+    text of the mutated line and its rank among the module's mutants with
+    those three equal, hashed. Editing other parts of the module shifts ids
+    but keeps fingerprints, so the equivalent list can be checked and
+    re-pointed after an edit (``--refresh-equivalents``)."""
+    lines = _source(module).splitlines()
+    seen: dict[tuple, int] = {}
     out = {}
+    for m in mutants_of(module):
+        key = (m.operator, m.function, lines[m.line - 1].strip())
+        rank = seen.get(key, 0)
+        seen[key] = rank + 1
+        out[m.id] = hashlib.sha1("|".join(map(str, key + (rank,))).encode()).hexdigest()[:10]
+    return out
+
+
+def _equivalent_entries() -> list[tuple[str, str | None, str]]:
+    """(id, fingerprint or None, reason) per entry of the equivalent list."""
+    out = []
     if EQUIVALENT_FILE.exists():
         for line in EQUIVALENT_FILE.read_text().splitlines():
             if line.strip() and not line.startswith("#"):
-                mid, _, reason = line.partition(" ")
-                out[mid] = reason.strip()
+                mid, _, rest = line.partition(" ")
+                fp, _, reason = rest.strip().partition(" ") if rest.startswith("fp:") else ("", "", rest)
+                out.append((mid, fp[3:] or None, reason.strip()))
     return out
+
+
+def load_equivalents() -> dict[str, str]:
+    return {mid: reason for mid, _, reason in _equivalent_entries()}
+
+
+def stale_equivalents() -> list[str]:
+    """Entries whose id no longer exists or now names another mutant (its
+    fingerprint differs): the list must be refreshed before it is used."""
+    current = {mid: fp for mod in MODULES for mid, fp in fingerprints(mod).items()}
+    return [mid for mid, fp, _ in _equivalent_entries() if mid not in current or (fp and current[mid] != fp)]
+
+
+def refresh_equivalents() -> list[str]:
+    """Re-point every entry to the mutant with its fingerprint, add missing
+    fingerprints, rewrite the list; returns the entries that moved. An entry
+    whose fingerprint no mutant has any more is an error (its line was edited:
+    re-check it by hand with ``--show``)."""
+    by_fp = {(mod, fp): mid for mod in MODULES for mid, fp in fingerprints(mod).items()}
+    current = {mid: fp for (mod, fp), mid in by_fp.items()}
+    text, moved, lost = [], [], []
+    entries = iter(_equivalent_entries())
+    for line in EQUIVALENT_FILE.read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            text.append(line)
+            continue
+        mid, fp, reason = next(entries)
+        if fp is None:
+            if mid not in current:
+                lost.append(mid)
+                continue
+            fp = current[mid]
+        new = by_fp.get((mid.split(":", 1)[0], fp))
+        if new is None:
+            lost.append(mid)
+            continue
+        if new != mid:
+            moved.append(f"{mid} -> {new}")
+        text.append(f"{new} fp:{fp} {reason}")
+    if lost:
+        raise SystemExit(f"--refresh-equivalents: no mutant has the fingerprint of {', '.join(lost)} any more "
+                         "(its line changed): re-check these by hand with --show and edit the list")
+    EQUIVALENT_FILE.write_text("\n".join(text) + "\n")
+    return moved
 
 
 _COUNTED = ("killed", "killed-by-unit-tests", "survived", "no-coverage")
@@ -489,6 +556,8 @@ def main(argv=None) -> int:
     p.add_argument("--limit", type=int, default=0, help="at most this many mutants per module (0: all)")
     p.add_argument("--json", help="write every mutant's outcome to this file")
     p.add_argument("--show", metavar="ID", help="print one mutant's diff and exit")
+    p.add_argument("--refresh-equivalents", action="store_true",
+                   help="re-point tools/equivalent_mutants.txt's ids by fingerprint after editing linmem, and exit")
     p.add_argument("--report", help="write a Markdown report (score table, survivors, equivalents)")
     p.add_argument("--no-unit-tests", dest="unit_tests", action="store_false",
                    help="judge by the claims alone (skip linmem's unit tests for survivors)")
@@ -499,6 +568,14 @@ def main(argv=None) -> int:
     if args.show:
         print(show(args.show))
         return 0
+    if args.refresh_equivalents:
+        moved = refresh_equivalents()
+        print("\n".join(moved) if moved else "tools/equivalent_mutants.txt: every id current")
+        return 0
+    stale = stale_equivalents()
+    if stale:
+        raise SystemExit(f"tools/equivalent_mutants.txt names mutants that moved or changed: {', '.join(stale)}; "
+                         "run python tools/mutation.py --refresh-equivalents")
     wanted = _read_ids(args.ids) if args.ids else None
     modules = args.module or MODULES
     if wanted is not None:
