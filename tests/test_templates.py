@@ -472,3 +472,28 @@ def test_design_check_hands_each_law_the_case_it_poses():
         mc_label="normal", control=wrong("unused", leverage_scores=lambda K: K))
     assert {e.check: e.status.value for e in run_claim(claim, profile=QUICK, seed=0).evidence} == {
         "enumeration": "passed", "montecarlo": "passed"}
+
+
+def test_sampled_check_takes_samples_per_level_and_names_per_case():
+    from hypothesis import strategies as st
+
+    from theorems.templates import design_check, sampled_check
+
+    coin = design_check(cases=st.just(1), law=lambda m: kit.law([kit.exact([m]), kit.exact([-m])]),
+                        quantity=lambda impl, m, X: X * X, claimed=lambda impl, m: [m * m])
+    check = sampled_check("montecarlo", cases=lambda rng: [1, 3], quantity=lambda impl, m, X: X * X,
+                          draw=lambda impl, m, rng, size: (m * rng.standard_normal((size, 1)),),
+                          claimed=lambda impl, m: [m * m], label="normal", names=lambda m: [f"E X^2 (m={m})"],
+                          mc_samples=dict(quick=500, standard=1000, thorough=2000))
+    claim = Claim(id="t.sampled", title="", statement="", kind=ClaimKind.EXPECTATION, source="test",
+                  checks=(coin, check), negative_control=wrong("unused", leverage_scores=lambda K: K))
+    ev = run_claim(claim, profile=QUICK, seed=0).evidence[1]
+    assert ev.status.value == "passed" and ev.data["names"] == ["E X^2 (m=1)", "E X^2 (m=3)"]
+    assert "500 samples" in ev.detail
+
+
+def test_levels_nest_the_sizes_of_each_profile_level():
+    sizes = kit.levels((4, 8), standard=(16,), thorough=(16, 32))
+    assert [PROFILES[level].pick(**sizes) for level in ("quick", "standard", "thorough")] == [
+        (4, 8), (4, 8, 16), (4, 8, 16, 32)]
+    assert kit.levels([3]) == dict(quick=(3,), standard=(3,), thorough=(3,))

@@ -285,3 +285,30 @@ def test_score_statistics_of_the_cmm_have_the_claimed_means():
     claimed = [1, 0, float(retrieval.competitor_variance(n, d)), float(retrieval.matched_variance(n, d))]
     z = (rows.mean(axis=0) - claimed) / (rows.std(axis=0, ddof=1) / math.sqrt(len(rows)))
     assert np.all(np.abs(z) < 5), z
+
+
+def test_the_three_point_design_law_has_the_gaussian_moments_and_the_cmm_sums():
+    """t1.score-scales' design: one coordinate's moments (in units sqrt(3/d))
+    are N(0, 1/3)'s to order 5 (the defect its enumeration certifies is 0, a
+    fair coin's is not), and over 2nd coordinates the exact means of the
+    rescaled CMM score sums are 1, 0, the competitor variance and 1 + the
+    matched variance."""
+    from theorems.claims import top1
+
+    assert top1._design_defect(None, top1._THREE_POINT.stacked(2)) == 0
+    assert top1._design_defect(None, kit.law([-1, 1]).stacked(2)) == Fraction(8, 9)  # E e^2 = E e^4 = 1
+    for n, d in ((2, 1), (3, 1)):
+        law = top1._THREE_POINT.stacked(2 * n * d)
+        got = law.mean(top1._design_sums(linmem, (n, d), law.outcomes[0])).tolist()
+        assert got == [1, 0, retrieval.competitor_variance(n, d), 1 + retrieval.matched_variance(n, d)]
+
+
+def test_decays_fails_a_vanishing_figure_with_an_infinite_figure():
+    from theorems.evidence import simulation
+
+    criterion = simulation.decays(max_slope=-0.5, max_last_over_first=0.5)
+    assert criterion([10, 100], [1.0, 0.0])[:2] == (False, math.inf)
+    assert criterion([10, 100], [1.0, math.nan])[:2] == (False, math.inf)
+    ok, slope, threshold, _ = criterion([10, 100, 1000], [1.0, 0.1, 0.01])
+    assert bool(ok) and slope == pytest.approx(-1.0) and threshold == -0.5
+    assert not criterion([10, 100], [1.0, 0.9])[0]  # too slow

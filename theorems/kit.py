@@ -689,3 +689,19 @@ def _sympy_leverage(shape: tuple[int, int], entries: tuple[Fraction, ...]) -> li
     S = to_sympy(np.array(entries, dtype=object).reshape(shape))
     P = S.pinv() * S
     return [sympy.Rational(P[j, j]) for j in range(shape[1])]
+
+
+# --- sizes per profile level -----------------------------------------------------------
+
+__all__ += ["levels"]
+
+
+def levels(quick: Sequence, *, standard: Sequence = (), thorough: Sequence = ()) -> dict:
+    """Nested sizes per profile level as data (for ``profile.pick``): the
+    quick sizes, and the sizes standard and thorough add to them.
+
+    >>> levels((32, 64), standard=(128,), thorough=(128, 256))
+    {'quick': (32, 64), 'standard': (32, 64, 128), 'thorough': (32, 64, 128, 256)}
+    """
+    quick = tuple(quick)
+    return dict(quick=quick, standard=quick + tuple(standard), thorough=quick + tuple(thorough))

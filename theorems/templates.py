@@ -678,7 +678,7 @@ def sampled_check(
     name: str = "montecarlo", *, cases: Callable[[np.random.Generator], Sequence[Any]],
     draw: Callable[[Any, Any, np.random.Generator, int], tuple], quantity: Callable,
     claimed: Callable[[Any, Any], Any], label: str, about: str = "", stream: str = "montecarlo cases",
-    mc_samples: int | None = None,
+    mc_samples: int | Mapping[str, int] | None = None, names: Callable[[Any], Sequence[str]] | None = None,
 ) -> Check:
     """The Monte Carlo half of :func:`design_expectation`: fixed cases
     ``cases(rng)`` (from the check's stream ``stream``), for each a batch of
@@ -686,7 +686,9 @@ def sampled_check(
     batch) from the continuous law, the sample mean of ``quantity(impl,
     case, *batch)`` against ``claimed(impl, case)``, all cases in one z-test
     (:func:`theorems.evidence.montecarlo.check`, false-failure rate stated
-    there)."""
+    there). ``mc_samples``: the sample count (the profile's by default), or
+    one per profile level (``quick``, ``standard``, ``thorough``);
+    ``names(case)``, optional, names that case's quantities in the report."""
 
     def run(ctx):
         cs = list(cases(ctx.rng(stream)))
@@ -696,7 +698,9 @@ def sampled_check(
                                    .reshape(size, -1) for c in cs], axis=1)
 
         expected = np.concatenate([np.ravel(np.asarray(claimed(ctx.impl, c), dtype=float)) for c in cs])
-        return montecarlo.check(ctx, sample, expected, n=mc_samples, label=label)
+        n = ctx.profile.pick(**mc_samples) if isinstance(mc_samples, Mapping) else mc_samples
+        return montecarlo.check(ctx, sample, expected, n=n, label=label,
+                                names=None if names is None else [x for c in cs for x in names(c)])
 
     return Check(name, EvidenceKind.MONTECARLO, run, about or label)
 

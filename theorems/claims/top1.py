@@ -34,7 +34,8 @@ from linmem.learn import GordanCertificate, LinearProgramError, MaxMarginResult,
 from theorems import kit, strategies, sweepcache
 from theorems.evidence import expectation, montecarlo, precise, property, simulation, symbolic
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind
-from theorems.templates import crossing_check, crossing_plot, crossing_results, sweep_table_check, wrong
+from theorems.templates import (crossing_check, crossing_plot, crossing_results, design_check, sampled_check,
+                                sweep_check, sweep_table_check, wrong)
 from theorems.tolerance import THRESHOLD, scaled_residual
 
 __all__ = ["CLAIMS"]
@@ -43,19 +44,6 @@ __all__ = ["CLAIMS"]
 _CODE = sweepcache.source_fingerprint(__file__)
 
 _GAUSS = "keys v_i and targets u_i i.i.d. N(0, I_d/d), n pairs, scores S_ij = u_j^T W v_i"
-
-
-def _shrinks(*, max_slope: float, max_last_over_first: float):
-    """:func:`simulation.shrinks` that reports an infinite (not NaN) figure
-    when a figure is zero, negative or not finite, so that the sweep comes out
-    NOT SUPPORTED rather than an error."""
-    inner = simulation.shrinks(max_slope=max_slope, max_last_over_first=max_last_over_first)
-
-    def criterion(sizes, figures):
-        ok, fig, thr, why = inner(sizes, figures)
-        return ok, (fig if math.isfinite(fig) else math.inf), thr, why
-
-    return criterion
 
 
 def _cmm_transposed(keys, targets):
@@ -79,8 +67,8 @@ SCORE_CONFIGS_EXACT = ((2, 1), (3, 1), (2, 2))
 SCORE_CONFIGS_WICK = ((3, 2), (4, 2), (2, 3))
 SCORE_CONFIGS_MC = ((2, 3), (4, 16), (40, 8), (120, 6))
 
-#: Monte Carlo instances per configuration at sweep multiplier 1.
-SCORE_MC_INSTANCES = 1000
+#: Monte Carlo instances per configuration, per level.
+SCORE_MC_INSTANCES = dict(quick=1000, standard=2000, thorough=4000)
 
 
 def _scales_algebra(ctx):
@@ -113,69 +101,55 @@ def _wick_moments(n: int, d: int):
     return [kit.gaussian_moment(e, (*U, *V), sympy.Rational(1, d)) for e in (score(0, 1) ** 2, (score(0, 0) - 1) ** 2)]
 
 
-def _design_expectations(impl, n: int, d: int):
-    """Exact (E S_ii, E S_ij, E S_ij^2, E S_ii^2) over the three-point design
-    (:func:`kit.three_point_mean`, coordinates ``sqrt(3/d) e``); every
-    outcome's scores come from impl.cmm and impl.scores on integer-valued
-    float arrays (exact in float64)."""
-    off = ~np.eye(n, dtype=bool)
-
-    def sums(e):
-        X = e.reshape(n, 2, d)
-        keys, targets = X[:, 0, :].T, X[:, 1, :].T
-        S = impl.scores(impl.cmm(keys, targets), keys, targets)
-        diag, comp = np.diag(S), S[off]
-        return diag.sum(), comp.sum(), comp @ comp, diag @ diag
-
-    totals = kit.three_point_mean(sums, 2 * n * d)
-    c4 = Fraction(9, d * d)  # scores are homogeneous of degree 4 in the coordinates
-    pairs = n * (n - 1)
-    return c4 * totals[0] / n, c4 * totals[1] / pairs, c4 * c4 * totals[2] / pairs, c4 * c4 * totals[3] / n
+#: One coordinate of the exact design, in units of sqrt(3/d): {-1, 0, 1} with
+#: probabilities 1/6, 2/3, 1/6 (the moments of N(0, 1/d) up to order 5).
+_THREE_POINT = kit.law([-1, 0, 1], [Fraction(1, 6), Fraction(2, 3), Fraction(1, 6)], label="three-point design")
 
 
-def _scales_enumeration(ctx):
-    memo = {}
-
-    def residual(config):
-        got = memo[config] = memo.get(config) or _design_expectations(ctx.impl, *config)
-        claimed = (1, 0, ctx.impl.competitor_variance(*config), 1 + ctx.impl.matched_variance(*config))
-        return sum((g - c) ** 2 for g, c in zip(got, claimed))
-
-    return expectation.check(ctx, st.sampled_from(SCORE_CONFIGS_EXACT), residual,
-                             describe=lambda c: {"n": c[0], "d": c[1]})
+def _design_defect(config, law):
+    """How far one coordinate's moments E e^k, k = 1..5, are from N(0, 1/3)'s (0, 1/3, 0, 1/3, 0): exactly 0."""
+    e = law.outcomes[0][:, 0]
+    return sum((law.mean(e**k) - m) ** 2 for k, m in enumerate((0, Fraction(1, 3), 0, Fraction(1, 3), 0), 1))
 
 
-def _scales_montecarlo(ctx):
-    impl = ctx.impl
-    expected = [x for n, d in SCORE_CONFIGS_MC
-                for x in (1.0, 0.0, float(impl.competitor_variance(n, d)), float(impl.matched_variance(n, d)))]
+def _design_sums(impl, config, E):
+    """Per outcome ``e`` of the design (coordinates ``sqrt(3/d) e`` of n key
+    and target pairs): mean S_ii, mean S_ij, mean S_ij^2 and mean S_ii^2 as
+    exact fractions. The scores come from impl.cmm and impl.scores on the
+    integer-valued float arrays ``e`` (exact in float64) and are rescaled by
+    their homogeneity (degree 4 in the coordinates)."""
+    n, d = config
+    X = np.asarray(E, dtype=float).reshape(-1, n, 2, d).transpose(0, 2, 3, 1)  # (outcome, key/target, d, n)
+    S = np.stack([impl.scores(impl.cmm(keys, targets), keys, targets) for keys, targets in X])
+    diag, comp = np.diagonal(S, axis1=1, axis2=2), S[:, ~np.eye(n, dtype=bool)]
+    sums = np.stack([diag.sum(1), comp.sum(1), (comp * comp).sum(1), (diag * diag).sum(1)], axis=1)
+    c4 = Fraction(9, d * d)
+    return kit.exact(sums) * np.array(
+        [c4 / n, c4 / (n * (n - 1)), c4**2 / (n * (n - 1)), c4**2 / n])
 
-    def sample(rng, size):
-        out = np.empty((size, 4 * len(SCORE_CONFIGS_MC)))
-        for c, (n, d) in enumerate(SCORE_CONFIGS_MC):
-            X = rng.standard_normal((size, 2, d, n)) / math.sqrt(d)
-            for s, (keys, targets) in enumerate(X):
-                out[s, 4 * c : 4 * c + 4] = impl.score_statistics(impl.scores(impl.cmm(keys, targets), keys, targets))
-        return out
 
-    names = [f"{q} (n={n}, d={d})" for n, d in SCORE_CONFIGS_MC
-             for q in ("mean S_ii", "mean S_ij", "mean S_ij^2", "mean (S_ii - 1)^2")]
-    ev = montecarlo.check(ctx, sample, expected, n=SCORE_MC_INSTANCES * ctx.profile.sweep,
-                          label="CMM scores, Gaussian N(0, I/d) pairs: mean S_ii, mean S_ij, "
-                                "mean S_ij^2, mean (S_ii - 1)^2 per instance", names=names)
-    ev.data["configs"] = [{"n": n, "d": d, "competitor_sd": math.sqrt(float(impl.competitor_variance(n, d))),
-                           "sqrt_n_over_d": math.sqrt(n) / d} for n, d in SCORE_CONFIGS_MC]
-    return ev
+#: What linmem.retrieval.score_statistics returns, in order.
+_STATISTICS = ("mean S_ii", "mean S_ij", "mean S_ij^2", "mean (S_ii - 1)^2")
+
+
+def _gaussian_pairs(impl, config, rng, size):
+    """A batch of ``size`` instances (keys, targets), each ``(2, d, n)``, entries N(0, 1/d)."""
+    n, d = config
+    return (rng.standard_normal((size, 2, d, n)) / math.sqrt(d),)
+
+
+def _cmm_statistics(impl, config, X):
+    """impl.score_statistics of the CMM scores of each instance (keys, targets) of the batch X."""
+    return [impl.score_statistics(impl.scores(impl.cmm(keys, targets), keys, targets)) for keys, targets in X]
 
 
 # --- t1.extreme-value ------------------------------------------------------------------
 
 #: Sizes n of the exact i.i.d. figure, of the CMM competitor-maximum sweep
 #: (d at load ratio 8; per level) and of the matched-scale figure.
-EV_NS_IID = (10, 100, 1000, 10**4, 10**5, 10**6)
-EV_NS_CMM = (50, 100, 200, 400, 800)
-EV_NS_CMM_BY_LEVEL = dict(quick=EV_NS_CMM, standard=EV_NS_CMM + (1600,), thorough=EV_NS_CMM + (1600, 3200))
-EV_NS_SCALE = (10**2, 10**3, 10**4, 10**5, 10**6, 10**7)
+EV_NS_IID = kit.levels((10, 100, 1000, 10**4, 10**5, 10**6))
+EV_NS_CMM = kit.levels((50, 100, 200, 400, 800), standard=(1600,), thorough=(1600, 3200))
+EV_NS_SCALE = kit.levels((10**2, 10**3, 10**4, 10**5, 10**6, 10**7))
 
 #: Competitor rows pooled per size in the CMM sweep.
 EV_ROWS = 4000
@@ -183,27 +157,22 @@ EV_ROWS = 4000
 #: The relative error of s sqrt(2 ln n) for the maximum of n-1 Gaussians
 #: decays like (ln ln n)/(ln n): slowly. Over n = 10..1e6 it must fall with a
 #: log-log slope of at most -0.08 and to at most 0.4 of its first value.
-EV_CRITERION_IID = _shrinks(max_slope=-0.08, max_last_over_first=0.4)
+EV_CRITERION_IID = simulation.decays(max_slope=-0.08, max_last_over_first=0.4)
 
 #: Same decay for the CMM competitors (16-fold range of n): slope <= -0.08,
 #: last/first <= 0.8; and they stay within EV_NEAR_INDEPENDENT of the exact
 #: i.i.d. figure at the same n ("near-independent").
-EV_CRITERION_CMM = _shrinks(max_slope=-0.08, max_last_over_first=0.8)
+EV_CRITERION_CMM = simulation.decays(max_slope=-0.08, max_last_over_first=0.8)
 EV_NEAR_INDEPENDENT = 0.05
 
 #: Equating s sqrt(2 ln n) with the matched score 1 at d^2 = 2 n ln n: the
 #: relative mismatch (from the exact finite-n variance) falls like
 #: sqrt(ln n / n): slope <= -0.3 and a twentyfold drop over n = 1e2..1e7.
-EV_CRITERION_SCALE = _shrinks(max_slope=-0.3, max_last_over_first=0.05)
+EV_CRITERION_SCALE = simulation.decays(max_slope=-0.3, max_last_over_first=0.05)
 
 
-def _iid_relative_error(impl, n: int) -> float:
+def _iid_relative_error(impl, n: int, rng=None) -> float:
     return 1 - impl.expected_gaussian_maximum(n - 1) / math.sqrt(2 * math.log(n))
-
-
-def _ev_iid(ctx):
-    return simulation.check(ctx, EV_NS_IID, lambda n, rng: _iid_relative_error(ctx.impl, n), EV_CRITERION_IID,
-                            label="1 - E[max of n-1 iid N(0,1)] / sqrt(2 ln n) (exact quadrature)")
 
 
 def _ev_cmm_row(ctx, n, rng):
@@ -229,13 +198,9 @@ def _ev_cmm_criterion(t):
         f"{why}; largest gap to the iid figure {gap:.3f} (need <= {EV_NEAR_INDEPENDENT})")
 
 
-def _ev_scale(ctx):
-    def measure(n, rng):
-        s = math.sqrt(ctx.impl.competitor_variance(n, ctx.impl.critical_d(n, OPTIMAL_TOP1_CONSTANT)))
-        return abs(s * math.sqrt(2 * math.log(n)) - 1)
-
-    return simulation.check(ctx, EV_NS_SCALE, measure, EV_CRITERION_SCALE,
-                            label="|s sqrt(2 ln n) - 1| at d = critical_d(n, 2) = sqrt(2 n ln n), exact finite-n s")
+def _matched_mismatch(impl, n: int, rng) -> float:
+    s = math.sqrt(impl.competitor_variance(n, impl.critical_d(n, OPTIMAL_TOP1_CONSTANT)))
+    return abs(s * math.sqrt(2 * math.log(n)) - 1)
 
 
 def _ev_symbolic(ctx):
@@ -249,8 +214,7 @@ def _ev_symbolic(ctx):
 
 #: Dimensions of the CMM crossing sweep per level; load-ratio bracket, fresh
 #: instances per bisection step (per level) and steps.
-CMM_DIMS = (32, 64, 128)
-CMM_DIMS_BY_LEVEL = dict(quick=CMM_DIMS, standard=CMM_DIMS + (256,), thorough=CMM_DIMS + (256, 512))
+CMM_DIMS = kit.levels((32, 64, 128), standard=(256,), thorough=(256, 512))
 CMM_BRACKET = (4.0, 64.0)
 CROSSING_TRIALS = dict(quick=12, standard=16, thorough=16)
 CROSSING_STEPS = 6
@@ -262,7 +226,7 @@ CROSSING_STEPS = 6
 #: last/first 0.30 +- 0.065 (4.6 below 0.6; at 0.5 it was 3.1). The negative
 #: control (transposed CMM) has no crossing in the bracket at any d.
 CMM_BAND = (OPTIMAL_TOP1_CONSTANT, 4 * CMM_TOP1_CONSTANT)
-CMM_SHRINK = _shrinks(max_slope=-0.2, max_last_over_first=0.6)
+CMM_SHRINK = simulation.decays(max_slope=-0.2, max_last_over_first=0.6)
 
 #: Dimensions of the max-margin LP sweep and pools at the largest dimension,
 #: per level; a d below 6 gets (6 / d)^2 times as many (rounded up; above
@@ -277,8 +241,7 @@ CMM_SHRINK = _shrinks(max_slope=-0.2, max_last_over_first=0.6)
 #: From d = 8 on the LP is solved by the cutting plane; one solve near the
 #: boundary takes about 2 s at d = 16 and 100-125 s at d = 32 (busy 2-core
 #: host): the thorough level is hours on one machine (README: on a cluster).
-LP_DIMS = (3, 4, 5, 6)
-LP_DIMS_BY_LEVEL = dict(quick=LP_DIMS, standard=LP_DIMS + (8, 12, 16), thorough=LP_DIMS + (8, 12, 16, 24, 32))
+LP_DIMS = kit.levels((3, 4, 5, 6), standard=(8, 12, 16), thorough=(8, 12, 16, 24, 32))
 LP_SEEDS = dict(quick=10, standard=16, thorough=16)
 
 #: The LP sweep searches n up to the size at load ratio LP_MIN_RATIO.
@@ -296,11 +259,10 @@ LP_BAND = 0.3
 #: tighter -0.2 and 0.6, even -0.1 and 0.75, were underpowered (seed 20
 #: reached 0.742). The negative control (the outer-product store) has its
 #: crossings above 8, outside the band.
-LS_DIMS = (16, 32, 64)
-LS_DIMS_BY_LEVEL = dict(quick=LS_DIMS, standard=LS_DIMS + (128,), thorough=LS_DIMS + (128, 256))
+LS_DIMS = kit.levels((16, 32, 64), standard=(128,), thorough=(128, 256))
 LS_BRACKET = (2.0, 16.0)
 LS_BAND = (OPTIMAL_TOP1_CONSTANT, CMM_TOP1_CONSTANT)
-LS_SHRINK = _shrinks(max_slope=0.0, max_last_over_first=1.0)
+LS_SHRINK = simulation.decays(max_slope=0.0, max_last_over_first=1.0)
 
 
 def _crossing_sweep(tag: str, store: str, bracket) -> dict:
@@ -330,7 +292,7 @@ _MARKS = ((OPTIMAL_TOP1_CONSTANT, "2"), (CMM_TOP1_CONSTANT, "8"))
 def _lp_row(ctx, d, rng):
     """The LP sweep at d: per-seed critical sizes on nested instances, the
     median crossing and its gap to 2 - 3 lnln n / ln n."""
-    pools = math.ceil(ctx.profile.pick(**LP_SEEDS) * max(1.0, (LP_DIMS[-1] / d) ** 2))
+    pools = math.ceil(ctx.profile.pick(**LP_SEEDS) * max(1.0, (LP_DIMS["quick"][-1] / d) ** 2))
     impl = ctx.impl
 
     def success(keys, targets):
@@ -363,7 +325,7 @@ def _lp_criterion(t):
 
 
 _LP_SWEEP = sweep_table_check(
-    "optimal-crossing", sizes=LP_DIMS_BY_LEVEL, measure=_lp_row, statistic="gap", criterion=_lp_criterion,
+    "optimal-crossing", sizes=LP_DIMS, measure=_lp_row, statistic="gap", criterion=_lp_criterion,
     label="max-margin LP (best linear memory): per-seed critical sizes, median crossing", size_name="d",
     domain=lambda t: {"pools per d": t.column("pools")},
     columns=("crossing", "n", "prediction", "gap", "window", "censored", "pools", "n_star", "evaluations",
@@ -378,7 +340,7 @@ _LP_SWEEP = sweep_table_check(
 def _optimal_crossing(ctx):
     """The LP sweep, with CMM's success curves (the same cached sweep as t1.cmm-threshold-8) in its plot."""
     ev = _LP_SWEEP.run(ctx)
-    cmm = crossing_results(ctx, dims=CMM_DIMS, **_crossing_sweep("cmm", "cmm", CMM_BRACKET))
+    cmm = crossing_results(ctx, dims=CMM_DIMS["quick"], **_crossing_sweep("cmm", "cmm", CMM_BRACKET))
     ev.data["plot"]["series"] += [{"label": f"CMM, d = {d}", "x": x, "y": y, "style": "points"}
                                   for d, r in cmm.items() for x, y, _ in [r.success_curve()]]
     return ev
@@ -564,10 +526,10 @@ def _gordan_swapped(keys, targets):
 #: (slope <= -0.3, last/first <= 0.6).
 REPAIR_GAMMA = 0.3
 REPAIR_LOADS = (3.0, 5.0)
-REPAIR_DIMS = dict(quick=(32, 64, 128), standard=(32, 64, 128, 256), thorough=(32, 64, 128, 256))
+REPAIR_DIMS = kit.levels((32, 64, 128), standard=(256,), thorough=(256,))
 REPAIR_SEEDS = 6
 REPAIR_MIN_T = 2.0
-REPAIR_CRITERION = _shrinks(max_slope=-0.3, max_last_over_first=0.6)
+REPAIR_CRITERION = simulation.decays(max_slope=-0.3, max_last_over_first=0.6)
 _REPAIR_SERIES = (("cmm", "CMM"), ("overlay", "repair, overlay"), ("split", "repair, split (stated width)"))
 
 
@@ -664,10 +626,17 @@ CLAIMS = [
         checks=(
             Check("algebra", EvidenceKind.SYMBOLIC, _scales_algebra,
                   "sympy: the variance from Gaussian moments, its n >> d limit, Wick expansion at small n, d"),
-            Check("design-enumeration", EvidenceKind.EXPECTATION, _scales_enumeration,
-                  "exact expectation over the three-point design through linmem's cmm and scores"),
-            Check("montecarlo", EvidenceKind.MONTECARLO, _scales_montecarlo,
-                  "Gaussian pairs, n < d, n ~ d and n >> d"),
+            design_check("design-enumeration", cases=st.sampled_from(SCORE_CONFIGS_EXACT),
+                         law=lambda c: _THREE_POINT.stacked(2 * c[0] * c[1]), quantity=_design_sums,
+                         claimed=lambda impl, c: [1, 0, impl.competitor_variance(*c), 1 + impl.matched_variance(*c)],
+                         hypotheses=_design_defect, describe=lambda c: {"n": c[0], "d": c[1]},
+                         about="exact expectation over the three-point design through linmem's cmm and scores"),
+            sampled_check("montecarlo", cases=lambda rng: SCORE_CONFIGS_MC, draw=_gaussian_pairs,
+                          quantity=_cmm_statistics, mc_samples=SCORE_MC_INSTANCES,
+                          claimed=lambda impl, c: [1, 0, impl.competitor_variance(*c), impl.matched_variance(*c)],
+                          names=lambda c: [f"{q} (n={c[0]}, d={c[1]})" for q in _STATISTICS],
+                          label="CMM scores, Gaussian N(0, I/d) pairs: " + ", ".join(_STATISTICS) + " per instance",
+                          about="Gaussian pairs, n < d, n ~ d and n >> d"),
         ),
         negative_control=_CMM_TRANSPOSED,
     ),
@@ -686,10 +655,11 @@ CLAIMS = [
         ),
         depends_on=("t1.score-scales",),
         checks=(
-            Check("iid-maximum", EvidenceKind.SIMULATION, _ev_iid,
-                  "exact E max of n-1 iid normals (quadrature) against sqrt(2 ln n), n = 10..1e6"),
+            sweep_check("iid-maximum", sizes=EV_NS_IID, measure=_iid_relative_error, criterion=EV_CRITERION_IID,
+                        label="1 - E[max of n-1 iid N(0,1)] / sqrt(2 ln n) (exact quadrature)", size_name="n",
+                        about="exact E max of n-1 iid normals (quadrature) against sqrt(2 ln n), n = 10..1e6"),
             sweep_table_check(
-                "cmm-competitors", sizes=EV_NS_CMM_BY_LEVEL, measure=_ev_cmm_row, statistic="relative_error",
+                "cmm-competitors", sizes=EV_NS_CMM, measure=_ev_cmm_row, statistic="relative_error",
                 criterion=_ev_cmm_criterion, size_name="n",
                 label="CMM: 1 - E[max_j S_ij] / (s sqrt(2 ln n)), s^2 = (n+2d+2)/d^2, d^2 = 8 n ln n",
                 plot={"title": "Relative error of the extreme-value scale s sqrt(2 ln n)", "x_label": "n",
@@ -698,8 +668,9 @@ CLAIMS = [
                                  {"label": "n-1 independent N(0, s^2) (exact)", "x": "n", "y": "iid",
                                   "style": "line"}]},
                 about="CMM row maxima against s sqrt(2 ln n), and against the iid figure"),
-            Check("matched-scale", EvidenceKind.SIMULATION, _ev_scale,
-                  "s sqrt(2 ln n) at d^2 = 2 n ln n tends to the matched score 1"),
+            sweep_check("matched-scale", sizes=EV_NS_SCALE, measure=_matched_mismatch, criterion=EV_CRITERION_SCALE,
+                        label="|s sqrt(2 ln n) - 1| at d = critical_d(n, 2) = sqrt(2 n ln n), exact finite-n s",
+                        size_name="n", about="s sqrt(2 ln n) at d^2 = 2 n ln n tends to the matched score 1"),
             Check("equating", EvidenceKind.SYMBOLIC, _ev_symbolic,
                   "sympy: sqrt(n)/d sqrt(2 log n) = 1 solves to d^2 = 2 n log n"),
         ),
@@ -722,7 +693,7 @@ CLAIMS = [
         ),
         depends_on=("t1.score-scales",),
         checks=(
-            _crossing_trend("crossing-trend", "cmm", "cmm", CMM_BRACKET, "CMM", dims=CMM_DIMS_BY_LEVEL, band=CMM_BAND,
+            _crossing_trend("crossing-trend", "cmm", "cmm", CMM_BRACKET, "CMM", dims=CMM_DIMS, band=CMM_BAND,
                             shrink=CMM_SHRINK, distance=lambda c: abs(c - CMM_TOP1_CONSTANT), series="CMM",
                             label="CMM all-pairs top-1: |finite-size crossing of d^2/(n ln n) - 8|",
                             about="|crossing - 8| shrinks with d; every crossing in [2, 32]"),
@@ -753,7 +724,7 @@ CLAIMS = [
         checks=(
             Check("optimal-crossing", EvidenceKind.SIMULATION, _optimal_crossing, _LP_SWEEP.description),
             _crossing_trend("least-squares-crossing", "ls", "least_squares_store", LS_BRACKET, "Least-squares memory",
-                            dims=LS_DIMS_BY_LEVEL, band=LS_BAND, shrink=LS_SHRINK,
+                            dims=LS_DIMS, band=LS_BAND, shrink=LS_SHRINK,
                             distance=lambda c: CMM_TOP1_CONSTANT - c, series="least squares",
                             label="least-squares memory U V^+: 8 - finite-size crossing of d^2/(n ln n)",
                             about="least-squares crossings in [2, 8], approaching 8"),

@@ -277,3 +277,26 @@ def drift(sizes: Sequence[float], samples: Sequence[Sequence[float]], *, effect:
         f"{1 - SIMULATION_WRONG_VERDICT_RATE:.1%} bounds [{lower:.3f}, {upper:.3f}] (need {need}"
         + (f"; not resolvable here: {short}" if short else "")
         + f"; {wrong_side} contradicts the statement: {'yes' if against else 'no'})")
+
+
+__all__ += ["decays"]
+
+
+def decays(*, max_slope: float, max_last_over_first: float):
+    """:func:`shrinks` for a figure that may vanish or blow up: a figure that
+    is zero, negative or not finite fails with an infinite (not NaN) figure,
+    so the sweep comes out NOT SUPPORTED rather than an error.
+
+    >>> decays(max_slope=-0.5, max_last_over_first=0.5)([10, 100], [1.0, 0.0])[:2]
+    (False, inf)
+    >>> ok, slope, _, _ = decays(max_slope=-0.5, max_last_over_first=0.5)([10, 100], [1.0, 0.1])
+    >>> bool(ok), round(slope, 6)
+    (True, -1.0)
+    """
+    inner = shrinks(max_slope=max_slope, max_last_over_first=max_last_over_first)
+
+    def criterion(sizes, figures) -> tuple[bool, float, float, str]:
+        ok, fig, thr, why = inner(sizes, figures)
+        return ok, (fig if np.isfinite(fig) else float("inf")), thr, why
+
+    return criterion
