@@ -11,10 +11,17 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from theorems import kit
 from theorems.strategies import (
+    CONTINUOUS_NOISE_KINDS,
     NOISE_DESIGN_KINDS,
+    continuous_noise,
+    near_parallel_gain,
+    near_parallel_key_matrix,
+    near_parallel_queries,
+    near_parallel_smallest_sq,
     noise_design,
     rational_unit_columns,
     sphere_design,
@@ -84,3 +91,67 @@ def test_noise_designs_differ_from_a_gaussian_as_documented():
 @given(rational_unit_columns(3, 2))
 def test_rational_unit_columns_are_exactly_unit(K):
     assert K.shape == (3, 2) and kit.unit_columns(K)
+
+
+@pytest.mark.parametrize("kind", CONTINUOUS_NOISE_KINDS)
+def test_continuous_noise_has_mean_zero_and_variance_tau_squared(kind):
+    x = continuous_noise(kind, np.random.default_rng(1), (400_000,), 0.6)
+    se = 0.36 * np.sqrt(6 / x.size)  # standard error of the variance (Laplace: kurtosis 6)
+    assert abs(np.mean(x)) < 6 * 0.6 / np.sqrt(x.size) and abs(np.var(x) - 0.36) < 6 * se
+
+
+def test_continuous_noise_laws_are_the_named_ones():
+    rng = np.random.default_rng(2)
+    assert np.max(np.abs(continuous_noise("uniform", rng, (10_000,), 1.0))) <= np.sqrt(3)
+    laplace = continuous_noise("laplace", rng, (200_000,), 1.0)
+    assert abs(np.mean(np.abs(laplace)) - 1 / np.sqrt(2)) < 0.01  # E|x| = b for Laplace(0, b)
+    with pytest.raises(ValueError, match="kind must be one of"):
+        continuous_noise("cauchy", rng, (3,), 1.0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(near_parallel_queries((Fraction(1, 2), Fraction(2))).exact)
+def test_near_parallel_keys_are_unit_independent_with_the_stated_spectrum(args):
+    K, V, t, tau = args
+    d, M = K.shape
+    assert 2 <= M <= d <= 4 and V.shape[1] == M and tau in (Fraction(1, 2), Fraction(2))
+    assert kit.unit_columns(K) and kit.rank(K) == M
+    assert K[:, 0] @ K[:, 1] == (1 - t * t) / (1 + t * t)  # cos(theta), tan(theta/2) = t
+    assert kit.pinv_energy(K) == near_parallel_gain(t, M)
+    G = K.T @ K  # s_min^2 is the smallest root of the 2 x 2 block's characteristic polynomial
+    lam = near_parallel_smallest_sq(t)
+    assert (G[0, 0] - lam) * (G[1, 1] - lam) - G[0, 1] ** 2 == 0
+
+
+@settings(max_examples=20, deadline=None)
+@given(near_parallel_queries((Fraction(1),)).floats)
+def test_float_near_parallel_keys_have_the_stated_smallest_singular_value(case):
+    K, V, t, tau = case.args
+    assert np.allclose(np.linalg.norm(K, axis=0), 1.0)
+    s = np.linalg.svd(K, compute_uv=False)
+    assert abs(s[-1] - np.sqrt(near_parallel_smallest_sq(t))) <= 16 * np.finfo(float).eps * s[0]  # backward stable
+    assert case.recipe["t"] == t and tau in (0.1, 1.0, 3.0)
+
+
+def test_near_parallel_ladder_reaches_s_min_1e_40_and_refuses_bad_shapes():
+    from types import SimpleNamespace
+
+    ctx = SimpleNamespace(rng=lambda label: np.random.default_rng(0))
+    cases = near_parallel_queries((Fraction(1, 3),)).precise(ctx)
+    assert [args[2] for _, args in cases] == [Fraction(1, 10**k) for k in (10, 20, 30, 40)]
+    assert all(kit.unit_columns(args[0]) and args[3] == Fraction(1, 3) for _, args in cases)
+    with pytest.raises(ValueError, match="2 <= M <= d"):
+        near_parallel_key_matrix(Fraction(1, 2), 2, 3, np.eye(2))
+    with pytest.raises(ValueError, match="R must be a 3 x 3"):
+        near_parallel_key_matrix(Fraction(1, 2), 3, 2, np.eye(2))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 4), st.integers(1, 5), st.integers(0, 2**32 - 1))
+def test_reference_pinv_energy_is_the_frobenius_norm_of_the_pseudoinverse(d, M, seed):
+    rng = np.random.default_rng(seed)
+    K = kit.exact(rng.integers(-2, 3, size=(d, M)))
+    expected = np.sum(np.linalg.pinv(K.astype(float)) ** 2)
+    assert np.isclose(float(kit.pinv_energy(K)), expected, rtol=1e-9, atol=1e-12)
+    with pytest.raises(TypeError, match="exact"):
+        kit.pinv_energy(K.astype(float))

@@ -875,6 +875,26 @@ CASES += [
 ]
 
 
+#: linmem.retrieval.paired_gain (t1.sparse-repair).
+CASES += [
+    (retrieval.paired_gain, ([1, 2], [2, 2], 0), {}, ValueError,
+     "n must be a positive integer (pairs per instance), got 0"),
+    (retrieval.paired_gain, ([1, 2], [2, 2], 2.5), {}, ValueError, "n must be a positive integer"),
+    (retrieval.paired_gain, ([1, 2], [2, 2], True), {}, ValueError, "n must be a positive integer"),
+    (retrieval.paired_gain, ("ab", [2, 2], 3), {}, TypeError, "before must be a 1-D array of counts, got str"),
+    (retrieval.paired_gain, ([1, 2], None, 3), {}, TypeError, "after must be a 1-D array of counts, got NoneType"),
+    (retrieval.paired_gain, ([True, False], [2, 2], 3), {}, TypeError,
+     "before must be a 1-D array of counts, got dtype bool"),
+    (retrieval.paired_gain, ([1], [2], 3), {}, ValueError,
+     "before must be a 1-D array of at least 2 integer counts in [0, 3]"),
+    (retrieval.paired_gain, ([1, 4], [2, 2], 3), {}, ValueError, "before must be a 1-D array of at least 2 integer counts"),
+    (retrieval.paired_gain, ([1, 2], [2, 1.5], 3), {}, ValueError, "after must be a 1-D array of at least 2 integer counts"),
+    (retrieval.paired_gain, ([1, 2], [2, np.nan], 3), {}, ValueError, "after must be a 1-D array of at least 2"),
+    (retrieval.paired_gain, ([1, 2], [2, 2, 3], 3), {}, ValueError,
+     "before and after must count the same instances, got 2 and 3"),
+]
+
+
 def _values(case) -> tuple:
     return tuple(case.values) if hasattr(case, "values") else tuple(case)
 

@@ -312,3 +312,14 @@ def test_decays_fails_a_vanishing_figure_with_an_infinite_figure():
     ok, slope, threshold, _ = criterion([10, 100, 1000], [1.0, 0.1, 0.01])
     assert bool(ok) and slope == pytest.approx(-1.0) and threshold == -0.5
     assert not criterion([10, 100], [1.0, 0.9])[0]  # too slow
+
+
+def test_paired_gain_is_the_mean_gain_its_t_and_the_failures_left():
+    got = retrieval.paired_gain(np.array([8.0, 6.0, 7.0]), [10, 9, 9], 10)
+    gains = np.array([2, 3, 2]) / 10
+    assert got["gain"] == pytest.approx(gains.mean(), rel=1e-15)
+    assert got["t"] == linmem.sweeps.paired_t(gains)
+    assert got["unfixed"] == pytest.approx(2 / 9, rel=1e-15)  # CMM failed 9 pairs, the repair still fails 2
+    perfect = retrieval.paired_gain([10, 10], [10, 9], 10)  # nothing to repair: 0 left, and a loss
+    assert perfect["unfixed"] == 0.0 and perfect["gain"] == -0.05 and perfect["t"] < 0
+    assert retrieval.paired_gain([4, 4], [4, 4], 5)["t"] == -math.inf  # no gain is no evidence of a gain

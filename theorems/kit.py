@@ -691,6 +691,65 @@ def _sympy_leverage(shape: tuple[int, int], entries: tuple[Fraction, ...]) -> li
     return [sympy.Rational(P[j, j]) for j in range(shape[1])]
 
 
+# --- reference energy of the pseudoinverse ---------------------------------------------
+
+__all__ += ["pinv_energy"]
+
+
+def pinv_energy(K) -> Fraction:
+    """Reference ``||K^+||_F^2 = sum_l s_l^-2`` of exact keys, without
+    singular values or the implementation under test: the nonzero
+    eigenvalues ``mu`` of the smaller Gram matrix are the ``s_l^2``, and with
+    its characteristic polynomial ``x^n + a_1 x^(n-1) + ...`` of rank ``r``,
+    ``sum 1/mu = -a_(r-1) / a_r`` (sympy, exact).
+
+    >>> pinv_energy(exact([[1, 1], [0, 1]])), pinv_energy(exact([[0, 0]]))
+    (Fraction(3, 1), Fraction(0, 1))
+    """
+    import sympy
+
+    if not is_exact(K) or np.ndim(K) != 2:
+        raise TypeError(f"K must be a 2-D exact (integer or Fraction) array, got {type(K).__name__}")
+    G = K.T @ K if K.shape[1] <= K.shape[0] else K @ K.T
+    S = sympy.Matrix(G.tolist())
+    r = S.rank()
+    a = S.charpoly().all_coeffs()
+    value = sympy.Rational(-a[r - 1], a[r]) if r else sympy.Integer(0)
+    return Fraction(int(value.p), int(value.q))
+
+
+# --- reference law of the inner product of spherical keys -----------------------------
+
+__all__ += ["sphere_tail"]
+
+
+def sphere_tail(d: int, t):
+    """Reference ``Pr(|k_i^T k_j| >= t)`` for independent uniform unit keys of
+    R^d, in the number system of ``t`` (an mpmath ``mpf`` at the working
+    precision, or a float): ``(1 + k_i^T k_j)/2 ~ Beta((d-1)/2, (d-1)/2)``
+    for d >= 2, so the tail is ``2 I_{(1-t)/2}((d-1)/2, (d-1)/2)``; d = 1 is
+    the two-point sphere (``k_i^T k_j = ±1``). Closed forms: ``(2/pi) arccos t``
+    for d = 2, ``1 - t`` for d = 3 (Archimedes).
+
+    >>> round(sphere_tail(3, 0.25), 12), sphere_tail(1, 0.5), sphere_tail(2, 1.0)
+    (0.75, 1.0, 0.0)
+    """
+    import mpmath
+    from scipy.special import betainc
+
+    if not (isinstance(d, int) and d >= 1):
+        raise ValueError(f"d must be an integer >= 1, got {d!r}")
+    if not t > 0:
+        raise ValueError(f"t must be > 0, got {t!r}")
+    one = t * 0 + 1
+    if d == 1 or t >= 1:
+        return one * (d == 1 and t <= 1)
+    if isinstance(t, float):
+        return float(2 * betainc((d - 1) / 2, (d - 1) / 2, (1 - t) / 2))
+    a = mpmath.mpf(d - 1) / 2
+    return 2 * mpmath.betainc(a, a, 0, (1 - t) / 2, regularized=True)
+
+
 # --- sizes per profile level -----------------------------------------------------------
 
 __all__ += ["levels"]

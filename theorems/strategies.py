@@ -1067,3 +1067,175 @@ def leverage_laws() -> Inputs:
     (uniform; clipped to [0, 1], so h = 1 may occur there)."""
     return Inputs(("h", "weights"), _exact_leverage_laws(), _extreme_leverage_laws, _float_leverage_laws(),
                   "laws of h on [0, 1): both ends, rare leverage near 1, (near-)degenerate, leverage of keys")
+
+
+# --- near-parallel unit keys: a small singular value on purpose -----------------------
+
+__all__ += ["near_parallel_gain", "near_parallel_key_matrix", "near_parallel_queries", "near_parallel_smallest_sq"]
+
+
+def near_parallel_key_matrix(t, d: int, M: int, R) -> np.ndarray:
+    """Unit keys ``e_1`` and ``(cos theta, sin theta, 0, ...)`` with
+    ``tan(theta/2) = t`` (:func:`theorems.kit.stereographic`), then ``e_3 ..
+    e_M`` (``2 <= M <= d``: independent keys), rotated by the orthogonal
+    ``R`` (d x d); exactly unit when ``t`` and ``R`` are rational. The
+    smallest singular value is ``s_min = sqrt(2) t / sqrt(1 + t^2)``.
+
+    >>> near_parallel_key_matrix(Fraction(1, 2), 2, 2, kit.eye(2, np.zeros((1, 1), dtype=object))).tolist()
+    [[1, Fraction(3, 5)], [0, Fraction(4, 5)]]
+    """
+    if not (isinstance(d, int) and isinstance(M, int) and 2 <= M <= d):
+        raise ValueError(f"d and M must be integers with 2 <= M <= d, got d={d!r}, M={M!r}")
+    if np.shape(R) != (d, d):
+        raise ValueError(f"R must be a {d} x {d} orthogonal matrix, got shape {np.shape(R)}")
+    K0 = kit.eye(d, np.array([t]))[:, :M]
+    K0[:2, 1] = kit.stereographic([t])[::-1]
+    return R @ K0
+
+
+def near_parallel_gain(t, M):
+    """``||K^+||_F^2`` of :func:`near_parallel_key_matrix` in closed form (any
+    number system, sympy symbols included): ``(1 + t^2)^2 / (2 t^2) + M - 2``.
+
+    >>> near_parallel_gain(Fraction(1, 2), 3)
+    Fraction(33, 8)
+    """
+    return (1 + t * t) ** 2 / (2 * t * t) + (M - 2)
+
+
+def near_parallel_smallest_sq(t):
+    """``s_min^2 = 1 - cos(theta) = 2 t^2 / (1 + t^2)`` of
+    :func:`near_parallel_key_matrix` for ``0 < t <= 1``."""
+    return 2 * t * t / (1 + t * t)
+
+
+@st.composite
+def _exact_near_parallel(draw, taus):
+    t = draw(st.one_of(
+        st.integers(1, 10**6).map(lambda n: Fraction(1, n)),
+        st.integers(1, 40).map(lambda k: Fraction(1, 10**k)),
+        st.tuples(st.integers(1, 9), st.integers(1, 9)).map(lambda ab: Fraction(min(ab), max(ab))),
+    ))
+    d = draw(st.integers(2, 4))
+    M = draw(st.integers(2, d))
+    R = ensembles.rational_orthogonal(d, rng=np.random.default_rng(draw(st.integers(0, 2**32 - 1))))
+    return near_parallel_key_matrix(t, d, M, R), draw(exact_value_matrices(M)), t, draw(st.sampled_from(taus))
+
+
+def _precise_near_parallel(stream: str, tau):
+    def cases(ctx):
+        rng = ctx.rng(stream)
+        out = []
+        for k, d, M in ((10, 2, 2), (20, 3, 3), (30, 4, 3), (40, 3, 2)):
+            t = Fraction(1, 10**k)
+            K = near_parallel_key_matrix(t, d, M, ensembles.rational_orthogonal(d, rng=rng))
+            # s_min = sqrt(2) t / sqrt(1 + t^2), i.e. 1.41e-k to many digits
+            out.append((f"s_min = 1.41e-{k}, {d}x{M} unit keys", (K, kit.exact(rng.integers(-3, 4, size=(2, M))), t,
+                                                                   tau)))
+        return out
+
+    return cases
+
+
+@st.composite
+def _float_near_parallel(draw, taus):
+    d = draw(st.integers(2, 8))
+    M, p = draw(st.integers(2, d)), draw(st.integers(1, 5))
+    t, tau = 10.0 ** -draw(st.floats(0, 12)), draw(st.sampled_from(taus))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    R, _ = np.linalg.qr(rng.standard_normal((d, d)))
+    K = near_parallel_key_matrix(t, d, M, R).astype(float)
+    return Case((K, rng.standard_normal((p, M)), t, tau), {"d": d, "M": M, "p": p, "t": t, "tau": tau, "seed": seed})
+
+
+def near_parallel_queries(taus: Sequence, *, float_taus: Sequence[float] = (0.1, 1.0, 3.0),
+                          stream: str = "near-parallel keys") -> Inputs:
+    """``(K, V, t, tau)``: :func:`near_parallel_key_matrix` keys (d <= 4,
+    ``t`` from 1/10^6 and 1/10^40 to 1, any rational rotation; exact), their
+    values and a noise level, for claims about a small singular value (noise
+    gain, conditioning). Exact: integer values, ``tau`` from ``taus``.
+    Ladder: ``s_min`` 1.4e-10 to 1.4e-40 in 2x2, 3x3, 4x3, 3x2 keys (rotations
+    from ``ctx.rng(stream)``), integer values, ``tau = taus[0]``. Float: d <= 8,
+    ``t`` down to 1e-12, a random orthogonal rotation, Gaussian values,
+    ``tau`` from ``float_taus``."""
+    return Inputs(("K", "V", "t", "tau"), _exact_near_parallel(tuple(taus)), _precise_near_parallel(stream, taus[0]),
+                  _float_near_parallel(tuple(float_taus)),
+                  "two unit keys at tan(theta/2) = t plus orthonormal others: t to 1e-40 (exact), "
+                  "s_min 1.4e-10 to 1.4e-40 (mpmath), t to 1e-12 (float64)")
+
+
+# --- continuous query noise of mean 0 and covariance tau^2 I --------------------------
+
+__all__ += ["CONTINUOUS_NOISE_KINDS", "continuous_noise"]
+
+#: The continuous noise laws of :func:`continuous_noise`.
+CONTINUOUS_NOISE_KINDS = ("gaussian", "uniform", "laplace")
+
+
+def continuous_noise(kind: str, rng: np.random.Generator, shape, tau: float) -> np.ndarray:
+    """Independent coordinates of mean 0 and variance ``tau^2`` (so covariance
+    ``tau^2 I``): ``gaussian`` N(0, tau^2), ``uniform`` on ``[-sqrt(3) tau,
+    sqrt(3) tau]``, ``laplace`` with scale ``tau / sqrt(2)``; the Monte Carlo
+    counterpart of :func:`noise_design`.
+
+    >>> x = continuous_noise("laplace", np.random.default_rng(0), (200_000,), 0.5)
+    >>> round(float(np.var(x)), 2)
+    0.25
+    """
+    if kind == "gaussian":
+        return tau * rng.standard_normal(shape)
+    if kind == "uniform":
+        half_width = math.sqrt(3) * tau  # variance (sqrt(3) tau)^2 / 3 = tau^2
+        return rng.uniform(-half_width, half_width, shape)
+    if kind == "laplace":
+        return rng.laplace(0.0, tau / math.sqrt(2), shape)  # variance 2 b^2 = tau^2
+    raise ValueError(f"kind must be one of {CONTINUOUS_NOISE_KINDS}, got {kind!r}")
+
+
+# --- spherical designs with a fixed key, and with sign values -------------------------
+
+__all__ += ["SIGN_VALUE_DIRECTIONS", "design_keys_and_sign_values", "sphere_design_and_key"]
+
+
+@st.composite
+def sphere_design_and_key(draw, *, kinds: Sequence[str] = SPHERE_DESIGN_KINDS):
+    """``(k_j, design)``: a :func:`sphere_designs` law and a fixed exactly unit
+    key ``k_j`` of its dimension (for statements conditional on one key): a
+    generic rational unit vector (:func:`rational_unit_columns`), a
+    coordinate vector or one of the design's own points."""
+    design = draw(sphere_designs(kinds=kinds))
+    d = design.info["d"]
+    how = draw(st.sampled_from(("rational", "coordinate", "design point")))
+    if how == "rational":
+        kj = draw(rational_unit_columns(d, 1))[:, 0]
+    elif how == "coordinate":
+        a = draw(st.integers(0, d - 1))
+        kj = np.array([int(b == a) for b in range(d)], dtype=object)
+    else:
+        kj = design.outcomes[0][draw(st.integers(0, len(design) - 1))]
+    return kj, design
+
+
+#: Fixed exactly-unit value directions ``w_i`` by value dimension p (some not
+#: orthogonal to each other) for the sign values ``v_i = s_i w_i``; integral
+#: entries stay ints (fast exact arithmetic).
+SIGN_VALUE_DIRECTIONS = {
+    1: tuple(np.array([[1], [-1]], dtype=object)),
+    2: tuple(np.array([[1, 0], [0, 1], [Fraction(3, 5), Fraction(4, 5)], [Fraction(-5, 13), Fraction(12, 13)]],
+                      dtype=object)),
+}
+
+
+@st.composite
+def design_keys_and_sign_values(draw, specs: Sequence[tuple[tuple, int]]):
+    """``(d, M, law)``: one of ``specs`` (a :func:`sphere_design` spec and a
+    key count M, cheapest first: where a failing case shrinks to) and the
+    joint law of M independent design keys (``(N^M, 1, d, M)``) and the sign
+    values ``v_i = s_i w_i`` (``(1, 2^M, p, M)``), the directions ``w_i``
+    drawn from :data:`SIGN_VALUE_DIRECTIONS` (p = 1 or 2)."""
+    spec, M = draw(st.sampled_from(specs))
+    table = SIGN_VALUE_DIRECTIONS[draw(st.sampled_from(sorted(SIGN_VALUE_DIRECTIONS)))]
+    W0 = np.stack([table[draw(st.integers(0, len(table) - 1))] for _ in range(M)], axis=1)
+    design = sphere_design(*spec)
+    return design.info["d"], M, design.stacked(M) * kit.sign_law(W0)

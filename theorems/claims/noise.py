@@ -18,7 +18,6 @@ rational ``w_i`` (exact), or uniform on the sphere (Monte Carlo).
 from __future__ import annotations
 
 import functools
-import math
 from fractions import Fraction
 from typing import Any, NamedTuple
 
@@ -35,9 +34,10 @@ from theorems.evidence import precise
 from theorems.evidence._common import IMPLEMENTATION_ERRORS
 from theorems.model import Check, EvidenceKind
 from theorems.residuals import at_most, exact_sq
-from theorems.strategies import (NOISE_DESIGN_KINDS, Case, Inputs, exact_key_matrices, exact_unit_key_matrices,
-                                 exact_value_matrices, integer_matrices, noise_design, precise_keys)
-from theorems.templates import counterexample, design_expectation, identity, wrong
+from theorems.strategies import (NOISE_DESIGN_KINDS, continuous_noise, exact_key_matrices, exact_unit_key_matrices,
+                                 exact_value_matrices, integer_matrices, near_parallel_gain, near_parallel_queries,
+                                 near_parallel_smallest_sq, noise_design, precise_keys)
+from theorems.templates import counterexample, design_expectation, identity, montecarlo_keys, wrong
 
 __all__ = ["CLAIMS"]
 
@@ -69,8 +69,8 @@ VALUE_ASSUMPTIONS = (
 class _Query(NamedTuple):
     """A noisy query: keys K, noise level tau, and a fixed store W with its
     values V, or ``W = None`` for the least-squares store of random values.
-    ``design`` names the exact noise design, ``noises`` are the continuous
-    noise laws of the Monte Carlo."""
+    ``design`` names the exact noise design, ``noises`` the kinds of
+    :func:`theorems.strategies.continuous_noise` of the Monte Carlo."""
 
     K: Any
     tau: Any
@@ -153,29 +153,11 @@ def _noise_laws(names=("rademacher",), fixed=True, ls=True):
 # --- Monte Carlo (continuous noise) -------------------------------------------------------
 
 
-def _gaussian(rng, shape, tau):
-    return tau * rng.standard_normal(shape)
-
-
-def _uniform(rng, shape, tau):
-    half_width = math.sqrt(3) * tau  # variance (sqrt(3) tau)^2 / 3 = tau^2
-    return rng.uniform(-half_width, half_width, shape)
-
-
-def _laplace(rng, shape, tau):
-    return rng.laplace(0.0, tau / math.sqrt(2), shape)  # variance 2 b^2 = tau^2
-
-
 def _mc_keys(rng):
-    """Fixed float keys: M > d spherical, M < d, rank-deficient non-unit,
-    duplicated, and ill-conditioned (condition 1e3)."""
-    return [
-        ensembles.spherical_vectors(4, 7, rng=rng),
-        ensembles.spherical_vectors(6, 3, rng=rng),
-        ensembles.controlled_spectrum(5, 6, cond=10.0, rank=3, rng=rng) * 1.7,
-        ensembles.duplicated_keys(3, 5, n_distinct=2, rng=rng),
-        ensembles.controlled_spectrum(3, 4, cond=1e3, rng=rng),
-    ]
+    """templates.montecarlo_keys (M > d spherical, M < d, rank-deficient scaled
+    to non-unit norm, duplicated) and ill-conditioned keys (condition 1e3)."""
+    K = montecarlo_keys(rng)
+    return K[:2] + [K[2] * 1.7, K[3], ensembles.controlled_spectrum(3, 4, cond=1e3, rng=rng)]
 
 
 def _mc_queries(noises, fixed=True, ls=True):
@@ -202,7 +184,7 @@ def _mc_queries(noises, fixed=True, ls=True):
 def _draw_noisy(impl, q: _Query, rng, size):
     """Noise independent per key (and spherical values in R^3 for W_LS)."""
     V = () if q.W is not None else (kit.spherical_batch(rng, size, 3, q.K.shape[1]),)
-    return V + tuple(noise(rng, (size,) + q.K.shape, q.tau) for noise in q.noises)
+    return V + tuple(continuous_noise(kind, rng, (size,) + q.K.shape, q.tau) for kind in q.noises)
 
 
 def _noise_claim(id, *, laws, queries, mc_label, **fields):
@@ -261,18 +243,6 @@ def _leverage_from_norms(K):
 # --- noise.pinv-energy ----------------------------------------------------------------------
 
 
-def _energy_reference(K) -> Fraction:
-    """Exact ``sum_l s_l^-2`` without singular values: the nonzero eigenvalues
-    mu of the smaller Gram matrix are the s_l^2, and with its characteristic
-    polynomial x^n + a_1 x^(n-1) + ... of rank r, sum 1/mu = -a_(r-1) / a_r."""
-    G = K.T @ K if K.shape[1] <= K.shape[0] else K @ K.T
-    S = sympy.Matrix(G.tolist())
-    r = S.rank()
-    a = S.charpoly().all_coeffs()
-    value = sympy.Rational(-a[r - 1], a[r]) if r else sympy.Integer(0)
-    return Fraction(int(value.p), int(value.q))
-
-
 @st.composite
 def _keys_and_directions(draw):
     """Any exact keys (M <= 5) and fixed unit rational value directions W0."""
@@ -289,7 +259,7 @@ def _store_energy(impl, case, V):
 
 def _pinv_energy_precise(ctx):
     """||K^+||_F^2 = sum s^-2 at condition up to 1e20 against the exact value."""
-    cases = [(label, (K, _energy_reference(K))) for label, K in precise_keys(ctx)]
+    cases = [(label, (K, kit.pinv_energy(K))) for label, K in precise_keys(ctx)]
 
     def residual(case):
         K, exact = case
@@ -314,27 +284,6 @@ def _flat_spectrum_energy(K):
 # --- noise.small-singular-unstable -----------------------------------------------------------------------
 
 
-def _family_gain(t, M):
-    """Closed form of ||K^+||_F^2 for the near-parallel family (any number
-    system, sympy symbols included): (1 + t^2)^2 / (2 t^2) + M - 2."""
-    return (1 + t * t) ** 2 / (2 * t * t) + (M - 2)
-
-
-def _family_smallest_sq(t):
-    """s_min^2 = 1 - cos(theta) = 2 t^2 / (1 + t^2) for 0 < t <= 1."""
-    return 2 * t * t / (1 + t * t)
-
-
-def _near_parallel_keys(t, d, M, R):
-    """Unit keys e_1 and (cos theta, sin theta, 0...) with tan(theta/2) = t
-    (:func:`theorems.kit.stereographic`), then e_3..e_M (M <= d, so the keys
-    are independent and fit exactly), rotated by the orthogonal R; exactly
-    unit when t and R are rational."""
-    K0 = kit.eye(d, np.array([t]))[:, :M]
-    K0[:2, 1] = kit.stereographic([t])[::-1]
-    return R @ K0
-
-
 def _small_singular_algebra(impl):
     """sympy, symbolic in t: the 2-key block fits exactly (K^-1 K = I), its
     noise gain is the closed form, equals s_min^-2 + s_max^-2, and grows like
@@ -348,8 +297,8 @@ def _small_singular_algebra(impl):
     return [
         ("keys exactly unit", sum(x**2 for x in K[:, 1]) - 1),
         ("exact fit: K^-1 K = I", sum(sympy.simplify(x) ** 2 for x in (Kinv * K - sympy.eye(2)))),
-        ("||K^-1||_F^2 = (1+t^2)^2/(2t^2)", gain - _family_gain(t, 2)),
-        ("s_min^2 = 2t^2/(1+t^2)", eig[0] - _family_smallest_sq(t)),
+        ("||K^-1||_F^2 = (1+t^2)^2/(2t^2)", gain - near_parallel_gain(t, 2)),
+        ("s_min^2 = 2t^2/(1+t^2)", eig[0] - near_parallel_smallest_sq(t)),
         ("gain = s_min^-2 + s_max^-2", gain - 1 / eig[0] - 1 / eig[1]),
         ("t^2 gain -> 1/2 as t -> 0 (gain unbounded)", sympy.limit(t**2 * gain, t, 0) - sympy.Rational(1, 2)),
         ("s_min -> 0 as t -> 0", sympy.limit(eig[0], t, 0)),
@@ -359,54 +308,12 @@ def _small_singular_algebra(impl):
 def _small_singular(impl, K, V, t, tau):
     """Fit, h = 1, the closed-form gain, the noisy error and the bound
     gain >= s_min^-2, each in units of the gain (its natural size)."""
-    gain = _family_gain(t, K.shape[1])
+    gain = near_parallel_gain(t, K.shape[1])
     energy = impl.pinv_energy(K)
     h = impl.leverage_scores(K)
     return [(impl.least_squares_store(K, V) @ K * gain, V * gain), (h * gain, (h * 0 + 1) * gain), (energy, gain),
             (impl.query_noise_error(K, tau=tau) / (tau * tau), h * 0 + gain),
-            at_most(1 / _family_smallest_sq(t), energy)]
-
-
-@st.composite
-def _exact_near_parallel(draw):
-    t = draw(st.one_of(
-        st.integers(1, 10**6).map(lambda n: Fraction(1, n)),
-        st.integers(1, 40).map(lambda k: Fraction(1, 10**k)),
-        st.tuples(st.integers(1, 9), st.integers(1, 9)).map(lambda ab: Fraction(min(ab), max(ab))),
-    ))
-    d = draw(st.integers(2, 4))
-    M = draw(st.integers(2, d))
-    R = ensembles.rational_orthogonal(d, rng=np.random.default_rng(draw(st.integers(0, 2**32 - 1))))
-    return _near_parallel_keys(t, d, M, R), draw(exact_value_matrices(M)), t, draw(st.sampled_from(EXACT_TAUS))
-
-
-def _precise_near_parallel(ctx):
-    rng = ctx.rng("small-singular-precise")
-    cases = []
-    for k, d, M in ((10, 2, 2), (20, 3, 3), (30, 4, 3), (40, 3, 2)):
-        t = Fraction(1, 10**k)
-        K = _near_parallel_keys(t, d, M, ensembles.rational_orthogonal(d, rng=rng))
-        # s_min = sqrt(2) t / sqrt(1 + t^2), i.e. 1.41e-k to many digits
-        cases.append((f"s_min = 1.41e-{k}, {d}x{M} unit keys", (K, kit.exact(rng.integers(-3, 4, size=(2, M))), t,
-                                                                 Fraction(1, 2))))
-    return cases
-
-
-@st.composite
-def _float_near_parallel(draw):
-    d = draw(st.integers(2, 8))
-    M, p = draw(st.integers(2, d)), draw(st.integers(1, 5))
-    t, tau = 10.0 ** -draw(st.floats(0, 12)), draw(st.sampled_from((0.1, 1.0, 3.0)))
-    seed = draw(st.integers(0, 2**32 - 1))
-    rng = np.random.default_rng(seed)
-    R, _ = np.linalg.qr(rng.standard_normal((d, d)))
-    K = _near_parallel_keys(t, d, M, R).astype(float)
-    return Case((K, rng.standard_normal((p, M)), t, tau), {"d": d, "M": M, "p": p, "t": t, "tau": tau, "seed": seed})
-
-
-NEAR_PARALLEL = Inputs(("K", "V", "t", "tau"), _exact_near_parallel(), _precise_near_parallel, _float_near_parallel(),
-                       "two unit keys at tan(theta/2) = t plus orthonormal others: t to 1e-40 (exact), "
-                       "s_min 1.4e-10 to 1.4e-40 (mpmath), t to 1e-12 (float64)")
+            at_most(1 / near_parallel_smallest_sq(t), energy)]
 
 
 CLAIMS = [
@@ -432,7 +339,7 @@ CLAIMS = [
                    r"\qquad \mathbb{E}\eta = 0,\ \operatorname{Cov}\eta = \tau^2 I_d"),
         source="000, App. G; 'Sensitivity to query perturbations'",
         assumptions=NOISE_ASSUMPTIONS + ("W, K, V fixed and arbitrary (any store, any keys)",),
-        laws=_noise_laws(ls=False), queries=_mc_queries((_gaussian, _uniform), ls=False),
+        laws=_noise_laws(ls=False), queries=_mc_queries(("gaussian", "uniform"), ls=False),
         about="exact expectation over Rademacher noise tau s; arbitrary integer and least-squares stores",
         mc_label="per-key ||W(k_j + eta) - v_j||^2, Gaussian and uniform noise",
         mc_about="Gaussian and uniform noise; arbitrary, least-squares and outer-product stores",
@@ -448,7 +355,7 @@ CLAIMS = [
         assumptions=VALUE_ASSUMPTIONS,
         cases=_keys_and_directions(), law=lambda case: kit.sign_law(case[1]),
         quantity=lambda impl, case, V: np.stack([_store_energy(impl, case, V)] * 2, axis=-1),
-        claimed=lambda impl, case: [impl.pinv_energy(case[0]), _energy_reference(case[0])],
+        claimed=lambda impl, case: [impl.pinv_energy(case[0]), kit.pinv_energy(case[0])],
         describe=lambda case: {"K": case[0], "W0": case[1]},
         about="exact expectation over random signs; sum s^-2 from the Gram characteristic polynomial",
         mc_cases=lambda rng: [(K, None) for K in _mc_keys(rng)], mc_stream="noise-mc-keys",
@@ -468,7 +375,7 @@ CLAIMS = [
         source="000, 'Sensitivity to query perturbations' (boxed); App. G",
         assumptions=VALUE_ASSUMPTIONS + NOISE_ASSUMPTIONS,
         depends_on=("noise.fixed-store", "noise.pinv-energy", "recall.error"),
-        laws=_noise_laws(fixed=False), queries=_mc_queries((_gaussian, _uniform), fixed=False),
+        laws=_noise_laws(fixed=False), queries=_mc_queries(("gaussian", "uniform"), fixed=False),
         about="exact joint expectation over value signs and Rademacher noise",
         mc_label="per-key ||W_LS(k_j + eta) - v_j||^2, spherical values, Gaussian and uniform noise",
         mc_about="spherical values with Gaussian and uniform noise",
@@ -487,7 +394,7 @@ CLAIMS = [
             "exact designs: Rademacher, skewed two-point (nonzero third moment), signed coordinate "
             "(dependent coordinates); Monte Carlo: uniform and Laplace",),
         depends_on=("noise.fixed-store", "noise.ls-total"),
-        laws=_noise_laws(NOISE_DESIGN_KINDS), queries=_mc_queries((_uniform, _laplace)),
+        laws=_noise_laws(NOISE_DESIGN_KINDS), queries=_mc_queries(("uniform", "laplace")),
         about="exact expectation over three non-Gaussian designs, both formulas",
         mc_label="both noise formulas, uniform and Laplace noise", mc_about="uniform and Laplace noise, both formulas",
         control=wrong(
@@ -508,8 +415,9 @@ CLAIMS = [
             "values arbitrary; the noise term is the expectation of noise.ls-total with h_j = 1",
         ),
         depends_on=("noise.ls-total", "ls.independent-keys-exact", "lev.one-means-exact"),
-        inputs=NEAR_PARALLEL, terms=_small_singular, algebra=_small_singular_algebra,
-        scale=lambda K, V, t, tau: kit.scale(K, V) * _family_gain(t, K.shape[1]),
+        inputs=near_parallel_queries(EXACT_TAUS, stream="small-singular-precise"), terms=_small_singular,
+        algebra=_small_singular_algebra,
+        scale=lambda K, V, t, tau: kit.scale(K, V) * near_parallel_gain(t, K.shape[1]),
         control=wrong("flat-spectrum noise gain r_K^2 / ||K||_F^2 (bounded for unit keys)",
                       pinv_energy=_flat_spectrum_energy,
                       query_noise_error=_with_ls_noise_term(lambda K, tau: tau * tau * _flat_spectrum_energy(K))),

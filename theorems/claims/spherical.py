@@ -24,14 +24,13 @@ import mpmath
 import numpy as np
 import sympy
 from hypothesis import strategies as st
-from scipy.special import betainc
 
 from linmem import ensembles
 from theorems import kit
 from theorems.evidence import simulation
 from theorems.residuals import at_most, exact_sq
-from theorems.strategies import (SPHERE_DESIGN_KINDS, Case, Inputs, exact_unit_key_matrices, rational_unit_columns,
-                                 sphere_design, sphere_designs, unit_keys)
+from theorems.strategies import (Case, Inputs, design_keys_and_sign_values, exact_unit_key_matrices, sphere_design,
+                                 sphere_design_and_key, sphere_designs, unit_keys)
 from theorems.templates import (MC_VALUE_DIM, counterexample, design_expectation, expectation, identity, inequality,
                                 sweep_check, witness_check, wrong)
 
@@ -70,14 +69,6 @@ _VALUES = "values independent of each other and of the keys, zero-mean, unit-nor
 # --- finite designs ---------------------------------------------------------
 
 
-def _points(design: kit.Law) -> np.ndarray:
-    return design.outcomes[0]
-
-
-def _matrix(cols) -> np.ndarray:
-    return np.stack(list(cols), axis=1)
-
-
 def _pair_second_moment(impl, d):
     """E[(k_i^T k_j)^2]: the averaged outer-product cross-talk power of a store
     with one other key (M = 2), i.e. linmem's ``op_spherical_error(d, 2)``."""
@@ -108,7 +99,7 @@ def _moments_claimed(impl, case):
 def _moment_defect(design: kit.Law):
     """Exact distance of a design from the sphere's first two moments and unit norm."""
     case = (design.info["d"], design)
-    return exact_sq(design.mean(_moments(None, case, _points(design))), _moments_claimed(None, case))
+    return exact_sq(design.mean(_moments(None, case, design.outcomes[0])), _moments_claimed(None, case))
 
 
 def _rows_normalised(dim, count, *, rng):
@@ -119,27 +110,10 @@ def _rows_normalised(dim, count, *, rng):
 # --- sph.pair-moments --------------------------------------------------------
 
 
-@st.composite
-def _design_and_key(draw, *, kinds=SPHERE_DESIGN_KINDS):
-    """A fixed exactly-unit k_j and a design: k_j a generic rational unit
-    vector, a coordinate vector or one of the design's own points."""
-    design = draw(sphere_designs(kinds=kinds))
-    d = design.info["d"]
-    how = draw(st.sampled_from(("rational", "coordinate", "design point")))
-    if how == "rational":
-        kj = draw(rational_unit_columns(d, 1))[:, 0]
-    elif how == "coordinate":
-        a = draw(st.integers(0, d - 1))
-        kj = np.array([int(b == a) for b in range(d)], dtype=object)
-    else:
-        kj = _points(design)[draw(st.integers(0, len(design) - 1))]
-    return kj, design
-
-
 def _squared_products(impl, design: kit.Law, kj):
     """(k^T k_j)^2 for every design point k, read off the outer-product
     cross-talk at k_j of the two-key store [k, k_j]."""
-    return [impl.op_conditional_error(_matrix([k, kj]))[1] for k in _points(design)]
+    return [impl.op_conditional_error(np.stack([k, kj], axis=1))[1] for k in design.outcomes[0]]
 
 
 def _describe_key_design(case):
@@ -165,25 +139,12 @@ def _conditional_error_with_self(K):
 # --- sph.chebyshev -----------------------------------------------------------
 
 
-def _sphere_tail(d: int, t):
-    """Pr(|k_i^T k_j| >= t) for spherical keys in R^d, in the number system of
-    ``t`` (mpmath at the working precision, or float64), from the law
-    (1 + x)/2 ~ Beta((d-1)/2, (d-1)/2); d = 1 is the two-point sphere."""
-    one = t * 0 + 1
-    if d == 1 or t >= 1:
-        return one * (d == 1 and t <= 1)
-    if isinstance(t, float):
-        return float(2 * betainc((d - 1) / 2, (d - 1) / 2, (1 - t) / 2))
-    a = mpmath.mpf(d - 1) / 2
-    return 2 * mpmath.betainc(a, a, 0, (1 - t) / 2, regularized=True)
-
-
 def _chebyshev_terms(impl, *args):
     """Pr(|x| >= t) <= E[x^2] / t^2 for x = k_i^T k_j: exact over a design
     with a fixed k_j (``args = (k_j, design, t)``; the squared products from
     the OP cross-talk), or for spherical keys (``args = (d, t)``, the Beta
-    law; at mpmath precision also against the closed forms (2/pi) arccos t
-    for d = 2 and 1 - t for d = 3, Archimedes)."""
+    law of :func:`theorems.kit.sphere_tail`; at mpmath precision also against
+    the closed forms (2/pi) arccos t for d = 2 and 1 - t for d = 3)."""
     if len(args) == 3:  # at t and at every atom of |k^T k_j|, where the tail jumps
         kj, design, t = args
         sq = _squared_products(impl, design, kj)
@@ -191,7 +152,7 @@ def _chebyshev_terms(impl, *args):
         return [at_most(sum((w for w, x in zip(design.weights, sq) if x >= s), start=Fraction(0)), bound / s)
                 for s in {t * t} | set(sq) - {0}]
     d, t = args
-    tail = _sphere_tail(d, t)
+    tail = kit.sphere_tail(d, t)
     terms = [at_most(tail, _pair_second_moment(impl, t * 0 + d) / (t * t))]
     if isinstance(t, mpmath.mpf) and d in (2, 3) and t < 1:
         terms.append((tail, 2 * mpmath.acos(t) / mpmath.pi if d == 2 else 1 - t))
@@ -202,8 +163,8 @@ def _chebyshev_terms(impl, *args):
 def _exact_tails(draw):
     """A design, a fixed k_j and a rational t in (0, 1], often an atom of
     |k^T k_j| (where the tail jumps: the boundary)."""
-    kj, design = draw(_design_and_key())
-    atoms = sorted({abs(k @ kj) for k in _points(design)} - {0})
+    kj, design = draw(sphere_design_and_key())
+    atoms = sorted({abs(k @ kj) for k in design.outcomes[0]} - {0})
     if atoms and draw(st.booleans()):
         return kj, design, atoms[draw(st.integers(0, len(atoms) - 1))]
     return kj, design, min(Fraction(draw(st.integers(1, 40)), draw(st.integers(1, 40))), Fraction(1))
@@ -237,10 +198,6 @@ TAILS = Inputs(("k_j", "design", "t"), _exact_tails(), lambda ctx: [(f"d = {d}, 
                                                                     for d, t in _CHEBYSHEV_CASES],
                _float_tails(), "finite designs at rational t including the atoms where the bound is tight (exact); "
                "the Beta law at the boundary (mpmath); d up to 1e6 and t in (0, 1] (float64)")
-
-
-def _pair_moment_over_d(d, M):
-    return (M - 1) / (d * d)
 
 
 # --- sph.distance ------------------------------------------------------------
@@ -300,15 +257,6 @@ def _unit_mc_keys(rng):
 # --- op.spherical-error ------------------------------------------------------
 
 
-#: Fixed exactly-unit value directions w_i by value dimension p (some not
-#: orthogonal to each other); the values are v_i = s_i w_i.
-_VALUE_DIRECTIONS = {
-    1: tuple(np.array([[1], [-1]], dtype=object)),  # integral entries stay ints: fast exact arithmetic
-    2: tuple(np.array([[1, 0], [0, 1], [Fraction(3, 5), Fraction(4, 5)], [Fraction(-5, 13), Fraction(12, 13)]],
-                      dtype=object)),
-}
-
-
 @functools.lru_cache(maxsize=None)
 def _spherical_specs():
     """(design spec, M) whose joint enumeration (N^M key draws x 2^M value
@@ -322,16 +270,6 @@ def _spherical_specs():
         N, d = len(sphere_design(*spec)), sphere_design(*spec).info["d"]
         out += [(spec, M) for M in range(1, 6) if (2 * N) ** M <= ENUMERATION_LIMIT or M == d + 1 == 3]
     return tuple(sorted(out, key=lambda c: len(sphere_design(*c[0])) ** c[1]))
-
-
-@st.composite
-def _op_spherical_cases(draw):
-    """(d, M, joint law of M design keys and sign values v_i = s_i w_i)."""
-    spec, M = draw(st.sampled_from(_spherical_specs()))
-    table = _VALUE_DIRECTIONS[draw(st.sampled_from(sorted(_VALUE_DIRECTIONS)))]
-    W0 = _matrix([table[draw(st.integers(0, len(table) - 1))] for _ in range(M)])
-    design = sphere_design(*spec)
-    return design.info["d"], M, design.stacked(M) * kit.sign_law(W0)
 
 
 def _op_recall_errors(K, V):
@@ -359,10 +297,6 @@ def _op_spherical_algebra(impl):
 
 #: (d, M) of the Monte Carlo: M < d, M = d, M = d + 1 (unit SNR), M > d.
 _OP_MC_SHAPES = ((4, 3), (5, 5), (10, 11), (3, 8), (6, 20))
-
-
-def _error_counting_self(d, M):
-    return M / d
 
 
 # --- op.snr-not-mean-of-ratio ------------------------------------------------
@@ -418,10 +352,6 @@ def _sphere_witness_holds(impl, witness):
     return holds, (math.inf if mean_ratio == sympy.oo else float(mean_ratio - snr))
 
 
-def _snr_counting_self(d, M):
-    return d / M
-
-
 CLAIMS = [
     design_expectation(
         "sph.second-moment",
@@ -456,7 +386,7 @@ CLAIMS = [
             _MOMENTS_ONLY,
         ),
         depends_on=("sph.second-moment",),
-        cases=_design_and_key(), law=lambda case: case[1], describe=_describe_key_design,
+        cases=sphere_design_and_key(), law=lambda case: case[1], describe=_describe_key_design,
         quantity=lambda impl, case, K: np.stack([K @ case[0], _squared_products(impl, case[1], case[0])], axis=1),
         claimed=lambda impl, case: [0, Fraction(1, len(case[0]))],
         about="exact over every design, k_j generic rational, coordinate or a design point",
@@ -481,7 +411,7 @@ CLAIMS = [
         depends_on=("sph.pair-moments",),
         inputs=TAILS, terms=_chebyshev_terms, falls=False, scale=lambda *args: 2,  # 2 >= 1 + tail
         control=wrong("pair second moment 1/d^2 in place of 1/d ((M-1)/d^2 for the OP error)",
-                      op_spherical_error=_pair_moment_over_d),
+                      op_spherical_error=lambda d, M: (M - 1) / (d * d)),
     ),
     identity(
         "sph.distance",
@@ -524,7 +454,7 @@ CLAIMS = [
         source="000, 'Recover Wang's capacity estimate'; App. E",
         assumptions=(_SPHERICAL + "; expectation over keys and values", _VALUES, _MOMENTS_ONLY),
         depends_on=("op.conditional-error", "sph.pair-moments"),
-        algebra=_op_spherical_algebra, cases=_op_spherical_cases(), law=lambda case: case[2],
+        algebra=_op_spherical_algebra, cases=design_keys_and_sign_values(_spherical_specs()), law=lambda case: case[2],
         quantity=lambda impl, case, K, V: np.tile(_op_recall_errors(K, V), 1 + (case[1] > 1)),  # also vs 1/SNR_OP
         claimed=_op_spherical_claimed,
         describe=lambda case: {**case[2].describe(), "M": case[1]},
@@ -537,7 +467,7 @@ CLAIMS = [
         mc_label="mean over j of ||W_OP k_j - v_j||^2 against (M-1)/d and 1/SNR_OP, spherical keys and values",
         mc_about="spherical keys and values; M < d, M = d, M = d + 1, M > d",
         control=wrong("OP error M/d (the key counted among its own interferers)",
-                      op_spherical_error=_error_counting_self),
+                      op_spherical_error=lambda d, M: M / d),
     ),
     counterexample(
         "op.snr-not-mean-of-ratio",
@@ -563,6 +493,6 @@ CLAIMS = [
             name="sphere", about="spherical keys, d = 3, M = 2: E[X_j] = 1/3 exactly, E[1/X_j] infinite",
             how="constructed: spherical keys in R^3, M = 2; sympy integrates the exact inner-product law",
             witness=lambda ctx: (3, 2), verify=_sphere_witness_holds, describe=lambda w: {"d": w[0], "M": w[1]}),),
-        control=wrong("SNR_OP = d/M (the key counted among its own interferers)", op_spherical_snr=_snr_counting_self),
+        control=wrong("SNR_OP = d/M (the key counted among its own interferers)", op_spherical_snr=lambda d, M: d / M),
     ),
 ]

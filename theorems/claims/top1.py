@@ -18,7 +18,6 @@ instance, never under a control that overrides a formula they call.
 
 from __future__ import annotations
 
-import itertools
 import math
 from fractions import Fraction
 
@@ -556,41 +555,34 @@ def _repair_counts(ctx, d, load, seeds, base_seed):
     return n, np.array(rows, dtype=float)
 
 
-def _repair(ctx):
-    dims, base, table = ctx.profile.pick(**REPAIR_DIMS), kit.shared_seed(ctx.run_seed, "repair"), {}
-    for d, load in itertools.product(dims, REPAIR_LOADS):
-        n, counts = _repair_counts(ctx, d, load, range(REPAIR_SEEDS), base)
-        gain = (counts[:, 1] - counts[:, 0]) / n
-        t = sweeps.paired_t(gain)
-        fail_cmm = float(np.sum(n - counts[:, 0]))
-        table[(d, load)] = {
-            "n": n, **{key: float(counts[:, q].mean() / n) for q, (key, _) in enumerate(_REPAIR_SERIES)},
-            "split_width": linmem.learn.default_small_block_width(d, n), "gain": float(gain.mean()), "t": float(t),
-            "unfixed": float(np.sum(n - counts[:, 1])) / fail_cmm if fail_cmm > 0 else 0.0}
+def _repair_row(ctx, d, rng):
+    """At dimension d, per load (columns ``'<entry> @ <load>'``): the fractions
+    of pairs retrieved by CMM and the two repairs, and impl.paired_gain of the
+    overlay over CMM (mean gain, paired t over the seeds, CMM failures left
+    unrepaired)."""
+    row = {}
+    for load in REPAIR_LOADS:
+        n, counts = _repair_counts(ctx, d, load, range(REPAIR_SEEDS), kit.shared_seed(ctx.run_seed, "repair"))
+        part = {"n": n, **{key: float(counts[:, q].mean() / n) for q, (key, _) in enumerate(_REPAIR_SERIES)},
+                "split_width": linmem.learn.default_small_block_width(d, n),
+                **ctx.impl.paired_gain(counts[:, 0], counts[:, 1], n)}
+        row.update({f"{key} @ {load:g}": value for key, value in part.items()})
+    return row
 
-    def criterion(sizes, figures):
-        weak = [key for key in table if key[0] in sizes[-2:]
-                and not (table[key]["gain"] > 0 and table[key]["t"] >= REPAIR_MIN_T)]
-        if np.mean([row["gain"] for row in table.values()]) <= 0:
-            weak.append("pooled")
-        ok, fig, thr, why = REPAIR_CRITERION(sizes, figures)
-        return ok and not weak, fig, thr, (
-            f"gain of the overlay repair over CMM (fraction of pairs) "
-            f"{[(d, l, round(r['gain'], 3), round(r['t'], 1)) for (d, l), r in table.items()]} "
-            f"(need > 0 with t >= {REPAIR_MIN_T} at the two largest d, and a positive mean over all); "
-            f"CMM failures left unrepaired at load "
-            f"{REPAIR_LOADS[0]}: {why}" + (f"; not better at {weak}" if weak else ""))
 
-    ev = simulation.check(ctx, dims, lambda d, rng: table[(d, REPAIR_LOADS[0])]["unfixed"], criterion,
-                          label="sparse repair (overlay layout) vs CMM, retrieved pairs")
-    ev.data["table"] = {f"d={d}, load={load}": row for (d, load), row in table.items()}
-    ev.data["plot"] = {"title": "Fraction of pairs retrieved top-1: CMM and its sparse repair",
-                       "x_label": "d", "y_label": "retrieved fraction", "xscale": "log", "yscale": "linear",
-                       "series": [{"label": f"{label}, d^2/(n ln n) = {load:g}", "x": list(dims),
-                                   "y": [table[(d, load)][key] for d in dims],
-                                   "style": "line" if key == "overlay" else "points"}
-                                  for load in REPAIR_LOADS for key, label in _REPAIR_SERIES]}
-    return ev
+def _repair_criterion(t):
+    at = [(d, load, row[f"gain @ {load:g}"], row[f"t @ {load:g}"]) for d, row in zip(t.sizes, t.rows)
+          for load in REPAIR_LOADS]
+    weak = [(d, load) for d, load, gain, tstat in at if d in t.sizes[-2:] and not (gain > 0 and tstat >= REPAIR_MIN_T)]
+    if np.mean([gain for _, _, gain, _ in at]) <= 0:
+        weak.append("pooled")
+    ok, fig, thr, why = REPAIR_CRITERION(t.sizes, t.figures)
+    return ok and not weak, fig, thr, (
+        f"gain of the overlay repair over CMM (fraction of pairs) "
+        f"{[(d, load, round(gain, 3), round(tstat, 1)) for d, load, gain, tstat in at]} "
+        f"(need > 0 with t >= {REPAIR_MIN_T} at the two largest d, and a positive mean over all); "
+        f"CMM failures left unrepaired at load "
+        f"{REPAIR_LOADS[0]}: {why}" + (f"; not better at {weak}" if weak else ""))
 
 
 def _repair_sign_flipped(keys, targets, *, gamma, small_block_width=None, layout="overlay", rng=None):
@@ -796,8 +788,17 @@ CLAIMS = [
         ),
         depends_on=("t1.cmm-threshold-8",),
         checks=(
-            Check("repair-vs-cmm", EvidenceKind.SIMULATION, _repair,
-                  "paired over seeds: repaired minus CMM retrieved pairs; CMM failures left unrepaired shrink with d"),
+            sweep_table_check(
+                "repair-vs-cmm", sizes=REPAIR_DIMS, measure=_repair_row, statistic=f"unfixed @ {REPAIR_LOADS[0]:g}",
+                criterion=_repair_criterion, size_name="d", domain={"loads": REPAIR_LOADS, "seeds": REPAIR_SEEDS},
+                label="sparse repair (overlay layout) vs CMM, retrieved pairs",
+                plot={"title": "Fraction of pairs retrieved top-1: CMM and its sparse repair", "x_label": "d",
+                      "y_label": "retrieved fraction", "xscale": "log",
+                      "series": [{"label": f"{label}, d^2/(n ln n) = {load:g}", "x": "d", "y": f"{key} @ {load:g}",
+                                  "style": "line" if key == "overlay" else "points"}
+                                 for load in REPAIR_LOADS for key, label in _REPAIR_SERIES]},
+                about="paired over seeds: repaired minus CMM retrieved pairs; CMM failures left unrepaired shrink "
+                      "with d"),
         ),
         negative_control=wrong("correction subtracted (deficit m_i - gamma)",
                                sparse_repair_memory=_repair_sign_flipped),
