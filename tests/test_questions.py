@@ -63,3 +63,21 @@ def test_question_declares_an_answer_and_a_reference_check():
     assert [(c.name, c.kind) for c in claim.checks] == [("answer", EvidenceKind.SIMULATION),
                                                          ("reference", EvidenceKind.PROPERTY)]
     assert [c.description for c in claim.checks] == ["what answers", "what recomputes it"]
+
+
+def test_question_checks_run_on_one_blas_thread():
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from theorems.questions import question
+    from theorems.templates import wrong
+
+    def blas_threads(ctx):
+        return {p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"}
+
+    if not blas_threads(None):
+        pytest.skip("no BLAS thread pool visible to threadpoolctl")
+    claim = question("doc.q", title="t", statement="s", source="ours", answer=blas_threads, reference=blas_threads,
+                     control=wrong("w", snr=abs), about=("a", "r"))
+    with threadpool_limits(limits=2, user_api="blas"):  # outside the checks, two threads
+        assert [c.run(None) for c in claim.checks] == [{1}, {1}]
+    assert claim.checks[0].run.__name__ == "blas_threads"  # the declared check, wrapped

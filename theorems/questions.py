@@ -20,6 +20,7 @@ True
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Mapping, Sequence
 
 from theorems.evidence import simulation
@@ -92,15 +93,27 @@ def question_evidence(ctx: Context, answered: bool, data: dict, *, detail: str, 
     return ev
 
 
+def _one_blas_thread(run: Callable) -> Callable:
+    @functools.wraps(run)
+    def on_one_thread(ctx):
+        with simulation.one_blas_thread():
+            return run(ctx)
+
+    return on_one_thread
+
+
 def question(id: str, *, title: str, statement: str, source: str, answer: Callable, reference: Callable,
              control: NegativeControl, about: tuple[str, str], assumptions: Sequence[str] = (),
              depends_on: Sequence[str] = (), tags: Sequence[str] = (), **fields: Any) -> Claim:
     """A question claim: the ``answer`` check (simulation evidence through
     :func:`question_evidence`, decided by design) and a ``reference`` check
     (property evidence that can fail: the pipeline's figures recomputed
-    independently), described by ``about`` = (answer, reference)."""
-    checks = (Check("answer", EvidenceKind.SIMULATION, answer, about[0]),
-              Check("reference", EvidenceKind.PROPERTY, reference, about[1]))
+    independently), described by ``about`` = (answer, reference). Both run
+    on one BLAS thread (:func:`theorems.evidence.simulation.one_blas_thread`:
+    a measured design's spreads were measured so, and many small
+    factorisations run faster so); the runner times them."""
+    checks = (Check("answer", EvidenceKind.SIMULATION, _one_blas_thread(answer), about[0]),
+              Check("reference", EvidenceKind.PROPERTY, _one_blas_thread(reference), about[1]))
     return Claim(id=id, title=title, statement=statement, kind=ClaimKind.QUESTION, source=source, checks=checks,
                  assumptions=tuple(assumptions), depends_on=tuple(depends_on), negative_control=control,
                  tags=tuple(tags), **fields)

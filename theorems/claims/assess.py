@@ -1,12 +1,7 @@
-"""Assessing a given store (ours, beyond 000): ``linmem.assess`` reports the
-measured residuals ``||W k_j - v_j||^2``, the noise gain ``||W||_F^2`` and
-whether ``W = V K^+``, with the least-squares model's ``1 - h_j`` beside the
-residuals, labelled as a model.
-
-The noise-gain identity, for any fixed ``W`` and zero-mean query noise of
-covariance ``tau^2 I``: ``E ||W (k + eta) - v||^2 = ||W k - v||^2 + tau^2
-||W||_F^2`` (the cross term has mean zero, ``E eta^T W^T W eta = tau^2
-tr(W^T W)``).
+"""Assessing a given store (ours, beyond 000): ``linmem.assess`` against
+direct sums in every number system it accepts (mpmath, float64; exact
+rationals it refuses by design), and the noise-gain identity in sympy (the
+cross term has mean zero, ``E eta^T W^T W eta = tau^2 tr(W^T W)``).
 """
 
 from __future__ import annotations
@@ -24,7 +19,7 @@ from linmem.assess import MODEL_LABEL
 from theorems import kit
 from theorems.evidence import precise, property, symbolic
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind
-from theorems.strategies import float_key_cases, precise_keys, precise_values
+from theorems.strategies import float_key_cases, keys_and_values
 from theorems.templates import wrong
 from theorems.tolerance import least_squares_tolerance, scaled_residual
 
@@ -44,34 +39,37 @@ def _noise_identity(ctx):
                                         - tau**2 * sum(x**2 for x in W))])
 
 
-def _defect(a, W, K, V, to=lambda x: x):
-    """The largest gap of the assessment ``a`` of (W, K, V) to the direct sums ||W k_j - v_j||^2 and
-    ||W||_F^2 (formed in W's number system, then ``to``)."""
+def _gap(impl, W, K, V, *, least_squares: bool | None, distance: bool = False, to=lambda x: x):
+    """The largest gap of ``assess(W, K, V)`` (inputs through ``to``) to the direct sums ||W k_j - v_j||^2
+    and ||W||_F^2 (formed in W's number system, then ``to``), and its distance to V K^+ with ``distance``;
+    inf where it misreads: W = V K^+ recognised or not against ``least_squares`` (None: not asked), or
+    1 - h_j not reported beside the residuals as the labelled model."""
+    a = impl.assess(*to((W, K, V)))
+    if least_squares is not None and bool(a.is_least_squares) is not least_squares:
+        return math.inf
+    if a.model != MODEL_LABEL or not np.array_equal(a.expected_error, 1 - a.leverage):
+        return math.inf
     R = W @ K - V
-    return max(max(np.abs(a.residuals - to(np.sum(R * R, axis=0)))), abs(a.noise_gain - to(np.sum(W * W))))
+    gaps = [max(np.abs(a.residuals - to(np.sum(R * R, axis=0)))), abs(a.noise_gain - to(np.sum(W * W)))]
+    return max(gaps + [a.least_squares_distance] * distance)
 
 
 def _precise(ctx):
     """Exact keys and values; W_ls = V K^+ exactly must be recognised, W_ls + a rational perturbation not."""
     rng, cases = ctx.rng("assess-perturbation"), []
-    for label, K in precise_keys(ctx):
-        V = precise_values(K, ctx)
+    for label, (K, V) in keys_and_values().precise(ctx):
         W_ls = V @ linmem.pinv(K)
         E = kit.integer_array(rng, W_ls.shape, bound=2) / 7
         E[0, 0] = Fraction(1, 7)  # never the zero perturbation
         cases.append((label, (K, V, W_ls, W_ls + E)))
 
-    def residual(case):
+    def residual(case):  # V K^+ recognised (its distance falls with precision), the perturbed store refused
         K, V, W_ls, W_off = case
-        errors, scale, svd = [], 0.0, linmem.compact_svd(kit.to_mp(K))
-        for W, must_be_ls in ((W_ls, True), (W_off, False)):
-            a = ctx.impl.assess(*kit.to_mp((W, K, V)))
-            if bool(a.is_least_squares) is not must_be_ls:
-                return math.inf, 1
-            errors += [_defect(a, W, K, V, kit.to_mp)] + ([a.least_squares_distance] if must_be_ls else [])
-            scale = max(scale, max(W.shape + K.shape) * (1 + float(np.sum(W * W)) + float(np.sum(V * V))
-                                                         + float(np.sum(K * K))) * svd.s[0] / svd.s[-1])
-        return max(errors), scale
+        svd = linmem.compact_svd(kit.to_mp(K))
+        return (max(_gap(ctx.impl, W_ls, K, V, least_squares=True, distance=True, to=kit.to_mp),
+                    _gap(ctx.impl, W_off, K, V, least_squares=False, to=kit.to_mp)),
+                max(max(W.shape + K.shape) * (1 + float(np.sum(W * W)) + float(np.sum(V * V)) + float(np.sum(K * K)))
+                    * svd.s[0] / svd.s[-1] for W in (W_ls, W_off)))
 
     return precise.check(ctx, cases, residual)
 
@@ -81,18 +79,13 @@ def _property(ctx):
 
     def measure(example):
         (case, shift), K, V = example, example[0].K, example[0].V
-        W = V @ np.linalg.pinv(K) + shift  # LAPACK's V K^+, shifted
-        a = ctx.impl.assess(W, K, V)
-        if shift == 0.0 and not a.is_least_squares:
-            return math.inf  # V K^+ itself must be recognised
-        if shift == 1.0 and a.is_least_squares and shift * math.sqrt(W.size) > 2 * least_squares_tolerance(K, V):
-            # refused where the shift exceeds twice the documented tolerance (LAPACK's V K^+ is within
-            # one); at cond(K) ~ 1e9 that tolerance exceeds a unit shift, invisible in float64
-            return math.inf
-        if a.model != MODEL_LABEL or not np.array_equal(a.expected_error, 1 - a.leverage):
-            return math.inf  # 1 - h_j reported beside the residuals, labelled as the model
+        W = V @ np.linalg.pinv(K) + shift  # LAPACK's V K^+ (recognised), shifted: W + 1 refused where the shift
+        # exceeds twice the documented tolerance (LAPACK's V K^+ is within one; at cond(K) ~ 1e9 that
+        # tolerance exceeds a unit shift, invisible in float64)
+        refused = shift == 1.0 and shift * math.sqrt(W.size) > 2 * least_squares_tolerance(K, V)
+        gap = _gap(ctx.impl, W, K, V, least_squares=True if shift == 0.0 else False if refused else None)
         scale = max(K.shape + V.shape) * (float(np.sum(W * W)) * float(np.sum(K * K)) + float(np.sum(V * V)) + 1)
-        return scaled_residual(float(_defect(a, W, K, V)), scale=scale)
+        return scaled_residual(float(gap), scale=scale)
 
     return property.check(ctx, cases, measure, describe=lambda e: {**e[0].describe(), "shift": e[1]})
 
@@ -121,7 +114,8 @@ CLAIMS = [
                   "tau^2 ||W||_F^2"),
             Check("ladder", EvidenceKind.PRECISE, _precise,
                   "mpmath ladder on exact keys (cond 1e20, rank-deficient, duplicated): residuals and noise "
-                  "gain against exact rationals, V K^+ recognised (distance falls), a perturbed store not"),
+                  "gain against exact rationals, V K^+ recognised (distance falls), a perturbed store not, "
+                  "1 - h_j labelled as the model"),
             Check("float", EvidenceKind.PROPERTY, _property,
                   "float keys of every family: residuals and ||W||_F^2 against direct sums, LAPACK's V K^+ "
                   "recognised, W + 1 refused where that shift exceeds twice the documented tolerance, 1 - h_j "

@@ -22,7 +22,8 @@ import linmem
 from linmem import embeddings
 from linmem.embeddings import BASELINES, COMPARED_CONDITIONS, CONDITIONS
 from linmem.learn import LP_FEASIBILITY_TOL
-from theorems.evidence._common import make, timed
+from theorems import kit
+from theorems.evidence._common import make
 from theorems.evidence.simulation import one_blas_thread
 from theorems.model import Claim, EvidenceKind
 from theorems.questions import design_note, design_resolution, question, question_evidence
@@ -136,8 +137,7 @@ def _capacity_question(memory: str):
                 detail=f"{MEMORY_NAMES[memory]}: no condition is resolvable at profile {ctx.profile.level} with rows "
                        f"from {source} (measured across seeds: {design or 'not measured'}); not run. "
                        + "; ".join(short.values()))
-        with timed() as t, one_blas_thread():
-            measured = _measure(ctx, memory)
+        measured = _measure(ctx, memory)
         rows, figures, d_top = measured["rows"], measured["figures"], measured["d"]
         answers = {c: ("heavier" if figures[c] < 0 else "lighter") if c in resolved
                    else f"not resolvable at {ctx.profile.level}" for c in CONDITIONS}
@@ -156,7 +156,7 @@ def _capacity_question(memory: str):
                 "rule": DECISION_RULE, "underpowered": short, "diagnosis": measured["diagnosis"],
                 "embeddings": source, "plot": _ratio_plot(memory, rows)}
         return question_evidence(
-            ctx, len(resolved) == len(CONDITIONS), data, seconds=t["seconds"], figure=float(len(resolved)),
+            ctx, len(resolved) == len(CONDITIONS), data, figure=float(len(resolved)),
             threshold=float(len(CONDITIONS)), cases=len(rows) * measured["draws"],
             detail=f"{MEMORY_NAMES[memory]}, d = {d_top}, {measured['draws']} draws, rows from {source}: "
                    + "; ".join(parts) + f"; design (typical +- sd across seeds): {design}"
@@ -166,14 +166,11 @@ def _capacity_question(memory: str):
 
 
 def _ratio_plot(memory: str, rows: list[dict]) -> dict:
-    series = []
-    for c in COMPARED_CONDITIONS:
-        rs = [r for r in rows if r["condition"] == c]
-        series.append({"label": c, "x": [r["d"] for r in rs], "y": [r["ratio"] for r in rs], "style": "line",
-                       "yerr": [[r["ratio"] - r["ratio_iqr"][0] for r in rs],
-                                [r["ratio_iqr"][1] - r["ratio"] for r in rs]]})
-    return {"title": f"{MEMORY_NAMES[memory]}: critical d^2/(n* ln n*) over draws (median, interquartile range)",
-            "x_label": "d", "y_label": "d^2 / (n* ln n*)", "xscale": "log", "yscale": "log", "series": series}
+    by = {c: [r for r in rows if r["condition"] == c] for c in COMPARED_CONDITIONS}
+    return kit.plot(f"{MEMORY_NAMES[memory]}: critical d^2/(n* ln n*) over draws (median, interquartile range)",
+                    "d", "d^2 / (n* ln n*)", [kit.series(c, [r["d"] for r in rs], [r["ratio"] for r in rs], yerr=[
+                        [r["ratio"] - r["ratio_iqr"][0] for r in rs], [r["ratio_iqr"][1] - r["ratio"] for r in rs]])
+                        for c, rs in by.items()], xscale="log", yscale="log")
 
 
 def _ref_correct(W, V, U) -> np.ndarray:
@@ -209,23 +206,21 @@ def _capacity_reference(memory: str):
         success, build = _success(impl, memory), _memory(impl, memory)
         n_pool = embeddings.comparison_pool_size(d, POOL_RATIO[memory], rows=len(_trained()))
         bad, cases = [], 0
-        with timed() as t, one_blas_thread():
-            pools = embeddings.comparison_pools(_trained(), d, n_pool, streams=ctx.rng, tag=f"ref-{memory}")
-            for c, (V, U) in pools.items():
-                n = int(impl.critical_pairs(success, V, U))
-                for m, want in [(n, True)] * (n >= 2) + [(max(n + 1, 2), False)] * (n < n_pool):
-                    cases += 1
-                    if _ref_success(memory, V[:, :m], U[:, :m]) is not want:
-                        bad.append(f"{c}: reference says {'failure' if want else 'success'} at n = {m} (n* = {n})")
+        for c, (V, U) in embeddings.comparison_pools(_trained(), d, n_pool, streams=ctx.rng,
+                                                     tag=f"ref-{memory}").items():
+            n = int(impl.critical_pairs(success, V, U))
+            sides = [(n, True)] * (n >= 2) + [(max(n + 1, 2), False)] * (n < n_pool)
+            bad += [f"{c}: reference says {'failure' if want else 'success'} at n = {m} (n* = {n})"
+                    for m, want in sides if _ref_success(memory, V[:, :m], U[:, :m]) is not want]
+            cases += len(sides)
+            if memory != "lp":  # the fraction retrieved is read for CMM and LS only
                 m = max(2, min(n_pool, n + 1))
                 Vf, Uf = V[:, :m], U[:, :m]
-                got = impl.top1_correct(build(Vf, Uf), Vf, Uf)
-                if memory != "lp":
-                    cases += 1
-                    wrong_top1 = int(np.sum(got != _ref_correct(_ref_memory(memory, Vf, Uf), Vf, Uf)))
-                    if wrong_top1:
-                        bad.append(f"{c}: top-1 of {wrong_top1} of {m} pairs differ from the reference")
-        return make(ctx, EvidenceKind.PROPERTY, not bad, seconds=t["seconds"], figure=float(len(bad)),
+                wrong_top1 = int(np.sum(impl.top1_correct(build(Vf, Uf), Vf, Uf)
+                                        != _ref_correct(_ref_memory(memory, Vf, Uf), Vf, Uf)))
+                cases += 1
+                bad += [f"{c}: top-1 of {wrong_top1} of {m} pairs differ from the reference"] * bool(wrong_top1)
+        return make(ctx, EvidenceKind.PROPERTY, not bad, seconds=0.0, figure=float(len(bad)),
                     threshold=0.0, cases=cases, counterexample=bad[0] if bad else None,
                     detail=f"{MEMORY_NAMES[memory]} at d = {d}: n* and n* + 1 against the numpy/scipy reference "
                            f"criterion, top-1 per pair against the reference memory"
@@ -248,8 +243,7 @@ def _geometry_question(ctx):
     if short:
         return question_evidence(ctx, False, {"answer": "not resolvable", "underpowered": short,
                                               "embeddings": _source().source}, detail=f"not run: {short}")
-    with timed() as t, one_blas_thread():
-        g = _geometry(ctx)
+    g = _geometry(ctx)
     figures, head = g["figures"], g["figures"][GEOMETRY_HEADLINE]
     figure = head["real"] - head["gaussian"]
     answer = ("more" if figure > 0 else "less") + " correlated than isotropic Gaussian rows"
@@ -259,7 +253,7 @@ def _geometry_question(ctx):
                     "read only where the profile resolves it by design (typical >= 6.18 sd across seeds "
                     "from 0: DESIGN), else INCONCLUSIVE"}
     return question_evidence(
-        ctx, True, data, seconds=t["seconds"], figure=figure, comparison=">=" if figure > 0 else "<=",
+        ctx, True, data, figure=figure, comparison=">=" if figure > 0 else "<=",
         cases=2 * len(g["real"]),
         detail=f"{answer}: RMS pairwise cosine {head['real']:.3f} x 1/sqrt(d) (IQR {head['real_iqr']}) vs "
                f"Gaussian {head['gaussian']:.3f} (IQR {head['gaussian_iqr']}); "
@@ -274,29 +268,28 @@ def _geometry_reference(ctx):
     X = _trained()
     sub = X[np.sort(ctx.rng("geometry-ref").choice(len(X), min(len(X), 600), replace=False))]
     m, d = sub.shape
-    with timed() as t, one_blas_thread():
-        got = embeddings.geometry_figures(ctx.impl.embedding_geometry(sub, cosine_rows=m))
-        norms, mu = np.sqrt(np.einsum("ij,ij->i", sub, sub)), sub.mean(axis=0)
-        lam = np.linalg.eigvalsh((sub - mu).T @ (sub - mu))
+    got = embeddings.geometry_figures(ctx.impl.embedding_geometry(sub, cosine_rows=m))
+    norms, mu = np.sqrt(np.einsum("ij,ij->i", sub, sub)), sub.mean(axis=0)
+    lam = np.linalg.eigvalsh((sub - mu).T @ (sub - mu))
 
-        def rms_cosine(Y, norms):  # over all distinct pairs of a full Gram matrix, times sqrt(d)
-            Y = Y / norms[:, None]
-            return np.sqrt(np.mean((Y @ Y.T)[np.triu_indices(len(Y), 1)] ** 2) * d)
+    def rms_cosine(Y, norms):  # over all distinct pairs of a full Gram matrix, times sqrt(d)
+        Y = Y / norms[:, None]
+        return np.sqrt(np.mean((Y @ Y.T)[np.triu_indices(len(Y), 1)] ** 2) * d)
 
-        ref = {"norm_cv": norms.std() / norms.mean(), "mean_share": mu @ mu / np.mean(norms**2),
-               "top1_energy_share": lam.max() / lam.sum(), "participation_share": lam.sum()**2 / np.sum(lam**2) / d,
-               "cosine_rms_over_isotropic_raw": rms_cosine(sub, norms),
-               "cosine_rms_over_isotropic_centered": rms_cosine(sub - mu, np.linalg.norm(sub - mu, axis=1))}
-        ratios = {k: scaled_residual(abs(got[k] - ref[k]), scale=m * d * max(1.0, abs(ref[k]))) for k in ref}
-    return _worst(ctx, ratios, t["seconds"], {k: [got[k], ref[k]] for k in ref},
+    ref = {"norm_cv": norms.std() / norms.mean(), "mean_share": mu @ mu / np.mean(norms**2),
+           "top1_energy_share": lam.max() / lam.sum(), "participation_share": lam.sum()**2 / np.sum(lam**2) / d,
+           "cosine_rms_over_isotropic_raw": rms_cosine(sub, norms),
+           "cosine_rms_over_isotropic_centered": rms_cosine(sub - mu, np.linalg.norm(sub - mu, axis=1))}
+    ratios = {k: scaled_residual(abs(got[k] - ref[k]), scale=m * d * max(1.0, abs(ref[k]))) for k in ref}
+    return _worst(ctx, ratios, {k: [got[k], ref[k]] for k in ref},
                   "norm spread, mean share, top-1 energy share, participation ratio and RMS cosines of "
                   f"{m} rows against eigvalsh and a full Gram matrix")
 
 
-def _worst(ctx, ratios: dict, seconds: float, counterexample, what: str):
+def _worst(ctx, ratios: dict, counterexample, what: str):
     """A reference check's evidence: every scaled ratio of the pipeline to the reference within THRESHOLD."""
     worst = max(ratios.values())
-    return make(ctx, EvidenceKind.PROPERTY, worst <= THRESHOLD, seconds=seconds, figure=worst, threshold=THRESHOLD,
+    return make(ctx, EvidenceKind.PROPERTY, worst <= THRESHOLD, seconds=0.0, figure=worst, threshold=THRESHOLD,
                 cases=len(ratios), counterexample=None if worst <= THRESHOLD else counterexample,
                 detail=f"{what}; worst scaled ratio {worst:.3g}")
 
@@ -312,8 +305,7 @@ def _learned(ctx) -> dict[int, dict]:
 
 def _learned_question(ctx):
     short = {n: _resolution(ctx, f"learned:{n}", (-DESCRIBE_TOL, DESCRIBE_TOL)) for n in LEARNED_NS}
-    with timed() as t, one_blas_thread():
-        per, ff = _learned(ctx), _feed_forward_view(ctx.impl)
+    per, ff = _learned(ctx), _feed_forward_view(ctx.impl)
     verdicts = {n: {"answer": f"not resolvable at {ctx.profile.level}" if short[n] else "1 - h_j describes"
                     if abs(s["gap_mean"]) <= DESCRIBE_TOL else "1 - h_j does not describe",
                     **s, "underpowered": short[n]} for n, s in per.items()}
@@ -321,7 +313,7 @@ def _learned_question(ctx):
     data = {"answers": {str(n): v for n, v in verdicts.items()}, "tolerance": DESCRIBE_TOL,
             "feed_forward": ff, "embeddings": _source().source}
     return question_evidence(
-        ctx, decided == len(verdicts), data, seconds=t["seconds"], figure=float(decided),
+        ctx, decided == len(verdicts), data, figure=float(decided),
         threshold=float(len(verdicts)), cases=sum(s["draws"] for s in per.values()),
         detail=f"cross-entropy memory (ridge {LEARNED_RIDGE}) on centred real pairs at d = {LEARNED_D}: "
                + "; ".join(f"n = {n}: {v['answer']} (residuals after the best scale: mean "
@@ -342,20 +334,19 @@ def _feed_forward_view(impl) -> dict:
 
 def _learned_reference(ctx):
     impl = ctx.impl
-    with timed() as t, one_blas_thread():
-        P = impl.condition_embeddings(impl.random_subspace(_trained(), LEARNED_D, rng=ctx.rng("ref-sub")), "centered")
-        V, U = impl.draw_pairs(P, LEARNED_NS[-1], rng=ctx.rng("ref-pairs"))
-        W = impl.cross_entropy_memory(V, U, ridge=LEARNED_RIDGE).W
-        a, WK = impl.assess(W, V, U), W @ V
-        R, Rs = WK - U, np.sum(WK * U) / np.sum(WK * WK) * WK - U
-        h = np.diag(V.T @ np.linalg.pinv(V.T))
-        scale = V.shape[1] * (np.sum(WK * WK) + np.sum(U * U) + 1)
-        gaps = {"residuals": np.max(np.abs(a.residuals - np.sum(R * R, axis=0))),
-                "scaled_residuals": np.max(np.abs(a.scaled_residuals - np.sum(Rs * Rs, axis=0))),
-                "expected_error": np.max(np.abs(a.expected_error - (1 - h)))}
-        ratios = {k: scaled_residual(float(g), scale=V.shape[1] * 1e3 if k == "expected_error" else scale)
-                  for k, g in gaps.items()}
-    return _worst(ctx, ratios, t["seconds"], ratios, "residuals, best-scale residuals and 1 - h_j of a learned "
+    P = impl.condition_embeddings(impl.random_subspace(_trained(), LEARNED_D, rng=ctx.rng("ref-sub")), "centered")
+    V, U = impl.draw_pairs(P, LEARNED_NS[-1], rng=ctx.rng("ref-pairs"))
+    W = impl.cross_entropy_memory(V, U, ridge=LEARNED_RIDGE).W
+    a, WK = impl.assess(W, V, U), W @ V
+    R, Rs = WK - U, np.sum(WK * U) / np.sum(WK * WK) * WK - U
+    h = np.diag(V.T @ np.linalg.pinv(V.T))
+    scale = V.shape[1] * (np.sum(WK * WK) + np.sum(U * U) + 1)
+    gaps = {"residuals": np.max(np.abs(a.residuals - np.sum(R * R, axis=0))),
+            "scaled_residuals": np.max(np.abs(a.scaled_residuals - np.sum(Rs * Rs, axis=0))),
+            "expected_error": np.max(np.abs(a.expected_error - (1 - h)))}
+    ratios = {k: scaled_residual(float(g), scale=V.shape[1] * 1e3 if k == "expected_error" else scale)
+              for k, g in gaps.items()}
+    return _worst(ctx, ratios, ratios, "residuals, best-scale residuals and 1 - h_j of a learned "
                   "store against numpy (LAPACK pinv leverage)")
 
 
