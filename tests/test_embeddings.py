@@ -234,14 +234,13 @@ def test_the_underpowered_reason_names_the_profile_that_can(sample_rows, monkeyp
                                                 "standard": {"geometry": (0.5, 0.01)}})
     claim = next(c for c in real.CLAIMS if c.id == "real.geometry")
     ctx = _context(claim, claim.checks[0], Impl.default(), get_profile("quick"), 1)
-    assert "run --profile standard" in real._resolution(ctx, "geometry")
+    assert "run --profile standard" in real._read(ctx, {"g": "geometry"}).underpowered["g"]
     ctx = _context(claim, claim.checks[0], Impl.default(), get_profile("standard"), 1)
-    assert real._resolution(ctx, "geometry") is None
+    assert real._read(ctx, {"g": "geometry"}).resolved == ["g"]
     # two-sided thresholds: the margin is to the nearer one
     monkeypatch.setitem(real.DESIGN, "sample", {"quick": {"learned:96": (0.09, 0.004)}})
-    assert "threshold 0.1" in real._resolution(ctx := _context(claim, claim.checks[0], Impl.default(),
-                                                                get_profile("quick"), 1), "learned:96",
-                                               (-0.1, 0.1))
+    ctx = _context(claim, claim.checks[0], Impl.default(), get_profile("quick"), 1)
+    assert "threshold 0.1" in real._read(ctx, {96: "learned:96"}, (-0.1, 0.1)).whys[0]
     with pytest.raises(ValueError, match="question must be one of"):
         real.design_figures(ctx, "cmn")
 

@@ -81,3 +81,24 @@ def test_question_checks_run_on_one_blas_thread():
     with threadpool_limits(limits=2, user_api="blas"):  # outside the checks, two threads
         assert [c.run(None) for c in claim.checks] == [{1}, {1}]
     assert claim.checks[0].run.__name__ == "blas_threads"  # the declared check, wrapped
+
+
+def test_a_reading_answers_the_resolved_figures_and_counts_them():
+    from theorems.claims import real
+    from theorems.profiles import get_profile
+    from theorems.questions import read_design
+    from theorems.runner import Impl, _context
+
+    read = read_design(DESIGN, "quick", {"x": "a", "y": "b", "z": "unmeasured"}, where="the test table")
+    assert read.resolved == ["y"] and read.note == "a 0.5 +- 0.2; b -0.3 +- 0.01"
+    assert read.whys == [read.underpowered["x"], read.underpowered["z"]] and "the test table" in read.whys[1]
+    assert read.answers(lambda key: f"answer {key}") == {"x": "not resolvable at quick", "y": "answer y",
+                                                       "z": "not resolvable at quick"}
+    claim = real.CLAIMS[0]
+    ctx = _context(claim, claim.checks[0], Impl.default(), get_profile("quick"), 1)
+    partly = read.evidence(ctx, {}, detail="d")
+    assert (partly.status.value, partly.figure, partly.threshold) == ("inconclusive", 1.0, 3.0)
+    whole = read_design(DESIGN, "standard", {"x": "a"}).evidence(ctx, {"k": 1}, detail="d", cases=4)
+    assert (whole.status.value, whole.figure, whole.threshold, whole.cases, whole.data) == ("answered", 1.0, 1.0, 4,
+                                                                                           {"k": 1})
+    assert read_design(DESIGN, "quick", {"x": "b"}, thresholds=(-0.3, 0.3)).resolved == []  # at a threshold

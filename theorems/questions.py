@@ -20,6 +20,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from typing import Any, Callable, Mapping, Sequence
 
@@ -28,7 +29,7 @@ from theorems.evidence._common import make
 from theorems.model import Check, Claim, ClaimKind, Context, EvidenceKind, EvidenceStatus, NegativeControl
 from theorems.profiles import LEVELS
 
-__all__ = ["design_note", "design_resolution", "question", "question_evidence"]
+__all__ = ["Reading", "design_note", "design_resolution", "question", "question_evidence", "read_design"]
 
 #: A measured design: {profile level: {figure: (typical value, sd across run seeds)}}.
 Design = Mapping[str, Mapping[str, tuple[float, float]]]
@@ -79,6 +80,54 @@ def design_note(design: Design, level: str, figures: Sequence[str]) -> str:
     """
     table = design.get(level, {})
     return "; ".join(f"{f} {table[f][0]:.3g} +- {table[f][1]:.2g}" for f in figures if f in table)
+
+
+@dataclasses.dataclass(frozen=True)
+class Reading:
+    """What a measured design says of a question's figures at one profile
+    level, before any draw (:func:`read_design`): ``underpowered`` maps each
+    figure's key to why the level cannot resolve it (None where it can),
+    ``note`` is their :func:`design_note`."""
+
+    level: str
+    underpowered: dict
+    note: str
+
+    @property
+    def resolved(self) -> list:
+        """The keys of the figures the level resolves, in order."""
+        return [key for key, why in self.underpowered.items() if why is None]
+
+    @property
+    def whys(self) -> list[str]:
+        """Why each unresolved figure is unresolved, in order."""
+        return [why for why in self.underpowered.values() if why is not None]
+
+    def answers(self, answer: Callable[[Any], str]) -> dict:
+        """``answer(key)`` for each resolved figure, ``not resolvable at <level>`` for the others."""
+        return {key: answer(key) if why is None else f"not resolvable at {self.level}"
+                for key, why in self.underpowered.items()}
+
+    def evidence(self, ctx: Context, data: dict, *, detail: str, **fields: Any):
+        """The answer evidence (:func:`question_evidence`): ANSWERED when the
+        level resolves every figure, its figure the number resolved against
+        the number asked (unless ``fields`` set them)."""
+        counts = {"figure": float(len(self.resolved)), "threshold": float(len(self.underpowered))}
+        return question_evidence(ctx, not self.whys, data, detail=detail, **{**counts, **fields})
+
+
+def read_design(design: Design, level: str, figures: Mapping[Any, str], *, thresholds: Sequence[float] = (0.0,),
+                where: str = "the claim's design") -> Reading:
+    """The :class:`Reading` of ``figures`` (key, e.g. a condition -> the
+    figure's name in ``design``) at profile ``level``: each figure's
+    :func:`design_resolution` against ``thresholds``.
+
+    >>> r = read_design({"quick": {"m:a": (0.5, 0.01), "m:b": (0.5, 0.2)}}, "quick", {"a": "m:a", "b": "m:b"})
+    >>> r.resolved, r.answers(lambda key: "up"), r.note
+    (['a'], {'a': 'up', 'b': 'not resolvable at quick'}, 'm:a 0.5 +- 0.01; m:b 0.5 +- 0.2')
+    """
+    return Reading(level, {key: design_resolution(design, f, level, thresholds=thresholds, where=where)
+                           for key, f in figures.items()}, design_note(design, level, list(figures.values())))
 
 
 def question_evidence(ctx: Context, answered: bool, data: dict, *, detail: str, seconds: float = 0.0,

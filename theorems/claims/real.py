@@ -26,7 +26,7 @@ from theorems import kit
 from theorems.evidence._common import make
 from theorems.evidence.simulation import one_blas_thread
 from theorems.model import Claim, EvidenceKind
-from theorems.questions import design_note, design_resolution, question, question_evidence
+from theorems.questions import Reading, question, question_evidence, read_design
 from theorems.templates import wrong
 from theorems.tolerance import THRESHOLD, scaled_residual
 
@@ -91,13 +91,9 @@ def _rows() -> str:
     return "wheel" if _source().full_vocabulary else "sample"
 
 
-def _resolution(ctx, figure: str, thresholds: tuple[float, ...] = (0.0,)) -> str | None:
-    return design_resolution(DESIGN.get(_rows(), {}), figure, ctx.profile.level, thresholds=thresholds,
-                             where=f"with {_rows()} rows: linmem.embeddings.COMPARISON_DESIGN")
-
-
-def _note(ctx, figures) -> str:
-    return design_note(DESIGN.get(_rows(), {}), ctx.profile.level, figures)
+def _read(ctx, figures: dict, thresholds: tuple[float, ...] = (0.0,)) -> Reading:
+    return read_design(DESIGN.get(_rows(), {}), ctx.profile.level, figures, thresholds=thresholds,
+                       where=f"with {_rows()} rows: linmem.embeddings.COMPARISON_DESIGN")
 
 
 # --- the capacity questions (CMM, LS, LP) ------------------------------------------
@@ -127,20 +123,17 @@ def _measure(ctx, memory: str) -> dict:
 
 def _capacity_question(memory: str):
     def run(ctx):
-        short = {c: _resolution(ctx, f"{memory}:{c}") for c in CONDITIONS}
-        resolved, source = [c for c in CONDITIONS if short[c] is None], _source().source
-        design = _note(ctx, [f"{memory}:{c}" for c in CONDITIONS])
-        if not resolved:  # decided on the design alone: nothing here to read, so nothing is measured
-            return question_evidence(
-                ctx, False, {"rows": [], "answers": {c: "not resolvable" for c in CONDITIONS}, "underpowered": short,
-                             "rule": DECISION_RULE, "embeddings": source}, threshold=float(len(CONDITIONS)),
+        read, source = _read(ctx, {c: f"{memory}:{c}" for c in CONDITIONS}), _source().source
+        if not read.resolved:  # decided on the design alone: nothing here to read, so nothing is measured
+            return read.evidence(
+                ctx, {"rows": [], "answers": {c: "not resolvable" for c in CONDITIONS},
+                      "underpowered": read.underpowered, "rule": DECISION_RULE, "embeddings": source},
                 detail=f"{MEMORY_NAMES[memory]}: no condition is resolvable at profile {ctx.profile.level} with rows "
-                       f"from {source} (measured across seeds: {design or 'not measured'}); not run. "
-                       + "; ".join(short.values()))
+                       f"from {source} (measured across seeds: {read.note or 'not measured'}); not run. "
+                       + "; ".join(read.whys))
         measured = _measure(ctx, memory)
         rows, figures, d_top = measured["rows"], measured["figures"], measured["d"]
-        answers = {c: ("heavier" if figures[c] < 0 else "lighter") if c in resolved
-                   else f"not resolvable at {ctx.profile.level}" for c in CONDITIONS}
+        answers = read.answers(lambda c: "heavier" if figures[c] < 0 else "lighter")
         parts = []
         for r in rows:
             r["memory"] = memory
@@ -153,14 +146,13 @@ def _capacity_question(memory: str):
                              f" vs {r['baseline']} {b['n_star_iqr']}; d^2/(n* ln n*) {r['ratio']:.2f} vs "
                              f"{b['ratio']:.2f}{frac})")
         data = {"rows": rows, "answers": answers, "condition_figures": figures, "answer_d": d_top,
-                "rule": DECISION_RULE, "underpowered": short, "diagnosis": measured["diagnosis"],
+                "rule": DECISION_RULE, "underpowered": read.underpowered, "diagnosis": measured["diagnosis"],
                 "embeddings": source, "plot": _ratio_plot(memory, rows)}
-        return question_evidence(
-            ctx, len(resolved) == len(CONDITIONS), data, figure=float(len(resolved)),
-            threshold=float(len(CONDITIONS)), cases=len(rows) * measured["draws"],
+        return read.evidence(
+            ctx, data, cases=len(rows) * measured["draws"],
             detail=f"{MEMORY_NAMES[memory]}, d = {d_top}, {measured['draws']} draws, rows from {source}: "
-                   + "; ".join(parts) + f"; design (typical +- sd across seeds): {design}"
-                   + "".join(f"; {w}" for w in short.values() if w))
+                   + "; ".join(parts) + f"; design (typical +- sd across seeds): {read.note}"
+                   + "; ".join(["", *read.whys]))
 
     return run
 
@@ -239,10 +231,10 @@ def _geometry(ctx) -> dict:
 
 
 def _geometry_question(ctx):
-    short = _resolution(ctx, "geometry")  # decided on the design, before any draw
-    if short:
-        return question_evidence(ctx, False, {"answer": "not resolvable", "underpowered": short,
-                                              "embeddings": _source().source}, detail=f"not run: {short}")
+    read = _read(ctx, {"geometry": "geometry"})  # decided on the design, before any draw
+    if read.whys:
+        return question_evidence(ctx, False, {"answer": "not resolvable", "underpowered": read.whys[0],
+                                              "embeddings": _source().source}, detail=f"not run: {read.whys[0]}")
     g = _geometry(ctx)
     figures, head = g["figures"], g["figures"][GEOMETRY_HEADLINE]
     figure = head["real"] - head["gaussian"]
@@ -260,7 +252,7 @@ def _geometry_question(ctx):
                + "; ".join(f"{k} {v['real']:.4g} vs {v['gaussian']:.4g} ({v['versus_gaussian']})"
                            for k, v in figures.items() if k != GEOMETRY_HEADLINE)
                + f"; {len(g['real'])} draws of {g['rows']} rows from {_source().source}; design: the difference "
-                 f"of medians across seeds {_note(ctx, ['geometry'])}")
+                 f"of medians across seeds {read.note}")
 
 
 def _geometry_reference(ctx):
@@ -304,17 +296,15 @@ def _learned(ctx) -> dict[int, dict]:
 
 
 def _learned_question(ctx):
-    short = {n: _resolution(ctx, f"learned:{n}", (-DESCRIBE_TOL, DESCRIBE_TOL)) for n in LEARNED_NS}
+    read = _read(ctx, {n: f"learned:{n}" for n in LEARNED_NS}, (-DESCRIBE_TOL, DESCRIBE_TOL))
     per, ff = _learned(ctx), _feed_forward_view(ctx.impl)
-    verdicts = {n: {"answer": f"not resolvable at {ctx.profile.level}" if short[n] else "1 - h_j describes"
-                    if abs(s["gap_mean"]) <= DESCRIBE_TOL else "1 - h_j does not describe",
-                    **s, "underpowered": short[n]} for n, s in per.items()}
-    decided = sum(not short[n] for n in verdicts)
+    answers = read.answers(lambda n: "1 - h_j " + ("describes" if abs(per[n]["gap_mean"]) <= DESCRIBE_TOL
+                                                   else "does not describe"))
+    verdicts = {n: {"answer": answers[n], **s, "underpowered": read.underpowered[n]} for n, s in per.items()}
     data = {"answers": {str(n): v for n, v in verdicts.items()}, "tolerance": DESCRIBE_TOL,
             "feed_forward": ff, "embeddings": _source().source}
-    return question_evidence(
-        ctx, decided == len(verdicts), data, figure=float(decided),
-        threshold=float(len(verdicts)), cases=sum(s["draws"] for s in per.values()),
+    return read.evidence(
+        ctx, data, cases=sum(s["draws"] for s in per.values()),
         detail=f"cross-entropy memory (ridge {LEARNED_RIDGE}) on centred real pairs at d = {LEARNED_D}: "
                + "; ".join(f"n = {n}: {v['answer']} (residuals after the best scale: mean "
                            f"{v['mean_scaled_residual']:.3f} vs model {v['mean_model']:.3f}, mean gap "
@@ -323,7 +313,7 @@ def _learned_question(ctx):
                            for n, v in verdicts.items())
                + f"; feed-forward {ff['name']}: rank {ff['rank']} of {min(ff['shape'])}, participation ratio "
                  f"{ff['participation_ratio']:.1f}; design (mean gap across seeds): "
-               + _note(ctx, [f"learned:{n}" for n in LEARNED_NS]) + "".join(f"; {w}" for w in short.values() if w))
+               + read.note + "; ".join(["", *read.whys]))
 
 
 def _feed_forward_view(impl) -> dict:
