@@ -102,3 +102,24 @@ def test_a_reading_answers_the_resolved_figures_and_counts_them():
     assert (whole.status.value, whole.figure, whole.threshold, whole.cases, whole.data) == ("answered", 1.0, 1.0, 4,
                                                                                            {"k": 1})
     assert read_design(DESIGN, "quick", {"x": "b"}, thresholds=(-0.3, 0.3)).resolved == []  # at a threshold
+
+
+def test_reference_evidence_passes_within_the_threshold_and_names_the_failing_figures():
+    import numpy as np
+
+    from theorems.claims import real
+    from theorems.profiles import get_profile
+    from theorems.questions import reference_evidence
+    from theorems.runner import Impl, _context
+    from theorems.tolerance import THRESHOLD
+
+    claim = real.CLAIMS[0]
+    ctx = _context(claim, claim.checks[1], Impl.default(), get_profile("quick"), 1)
+    eps = float(np.finfo(float).eps)
+    got = {"a": np.array([1.0, 2.0 + 4 * eps]), "b": 0.5}
+    ok = reference_evidence(ctx, got, {"a": np.array([1.0, 2.0]), "b": 0.5}, {"a": 1.0, "b": 1.0}, what="w")
+    assert ok.status.value == "passed" and ok.figure == 4.0 and ok.cases == 2 and ok.counterexample is None
+    assert ok.detail == "w; worst scaled ratio 4" and ok.threshold == THRESHOLD
+    bad = reference_evidence(ctx, got, {"a": np.array([1.0, 2.0]), "b": 0.5 + 1e-6}, {"a": 1.0, "b": 1.0}, what="w")
+    assert bad.status.value == "failed" and list(bad.counterexample) == ["b"]
+    assert bad.counterexample["b"]["gap"] == abs(0.5 - (0.5 + 1e-6)) and bad.figure > THRESHOLD

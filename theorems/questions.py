@@ -24,12 +24,16 @@ import dataclasses
 import functools
 from typing import Any, Callable, Mapping, Sequence
 
+import numpy as np
+
 from theorems.evidence import simulation
 from theorems.evidence._common import make
 from theorems.model import Check, Claim, ClaimKind, Context, EvidenceKind, EvidenceStatus, NegativeControl
 from theorems.profiles import LEVELS
+from theorems.tolerance import THRESHOLD, scaled_residual
 
-__all__ = ["Reading", "design_note", "design_resolution", "question", "question_evidence", "read_design"]
+__all__ = ["Reading", "design_note", "design_resolution", "question", "question_evidence", "read_design",
+           "reference_evidence"]
 
 #: A measured design: {profile level: {figure: (typical value, sd across run seeds)}}.
 Design = Mapping[str, Mapping[str, tuple[float, float]]]
@@ -149,6 +153,23 @@ def _one_blas_thread(run: Callable) -> Callable:
             return run(ctx)
 
     return on_one_thread
+
+
+def reference_evidence(ctx: Context, got: Mapping[str, Any], ref: Mapping[str, Any], scales: Mapping[str, Any], *,
+                       what: str):
+    """A question's ``reference`` evidence (property, can fail): each
+    figure the pipeline measured (``got[name]``, a number or an array)
+    against its independent recomputation ``ref[name]``, the largest
+    entrywise gap as a scaled residual ratio over ``scales[name]``
+    (:func:`theorems.tolerance.scaled_residual`); passed when the worst is
+    within :data:`theorems.tolerance.THRESHOLD`, else the failing figures
+    are the counterexample (ratio and gap)."""
+    gaps = {k: float(np.max(np.abs(np.asarray(got[k], dtype=float) - np.asarray(ref[k], dtype=float)))) for k in ref}
+    ratios = {k: scaled_residual(gap, scale=scales[k]) for k, gap in gaps.items()}
+    worst = max(ratios.values())
+    bad = {k: {"ratio": r, "gap": gaps[k]} for k, r in ratios.items() if not r <= THRESHOLD}
+    return make(ctx, EvidenceKind.PROPERTY, not bad, seconds=0.0, figure=worst, threshold=THRESHOLD, cases=len(ratios),
+                counterexample=bad or None, detail=f"{what}; worst scaled ratio {worst:.3g}")
 
 
 def question(id: str, *, title: str, statement: str, source: str, answer: Callable, reference: Callable,
