@@ -99,7 +99,8 @@ def _read(ctx, figures: dict, thresholds: tuple[float, ...] = (0.0,)) -> Reading
 
 
 def _memory(impl, memory: str):
-    return {"cmm": impl.cmm, "ls": impl.least_squares_store}.get(memory, lambda V, U: impl.max_margin_memory(V, U).W)
+    """The store whose fraction retrieved is read (None for the LP: beyond n* its memory is ~0)."""
+    return {"cmm": impl.cmm, "ls": impl.least_squares_store}.get(memory)
 
 
 def _success(impl, memory: str):
@@ -116,8 +117,7 @@ def _measure(ctx, memory: str) -> dict:
     impl = ctx.impl
     return embeddings.capacity_comparison(
         _success(impl, memory), _trained(), ctx.profile.pick(**DIMS[memory]), pool_ratio=POOL_RATIO[memory],
-        draws=ctx.profile.pick(**DRAWS), streams=ctx.rng, tag=memory,
-        build=None if memory == "lp" else _memory(impl, memory))  # beyond n* the LP's memory is ~0: no fraction
+        draws=ctx.profile.pick(**DRAWS), streams=ctx.rng, tag=memory, build=_memory(impl, memory))
 
 
 def _capacity_question(memory: str):
@@ -204,7 +204,7 @@ def _capacity_reference(memory: str):
             bad += [f"{c}: reference says {'failure' if want else 'success'} at n = {m} (n* = {n})"
                     for m, want in sides if _ref_success(memory, V[:, :m], U[:, :m]) is not want]
             cases += len(sides)
-            if memory != "lp":  # the fraction retrieved is read for CMM and LS only
+            if build is not None:  # top-1 per pair where the fraction retrieved is read
                 m = max(2, min(n_pool, n + 1))
                 Vf, Uf = V[:, :m], U[:, :m]
                 wrong_top1 = int(np.sum(impl.top1_correct(build(Vf, Uf), Vf, Uf)
