@@ -10,21 +10,26 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import find, given, settings
+from hypothesis.errors import NoSuchExample
 from hypothesis import strategies as st
 
+import linmem
 from theorems import kit
 from theorems.strategies import (
     CONTINUOUS_NOISE_KINDS,
     NOISE_DESIGN_KINDS,
     continuous_noise,
+    design_keys_and_sign_values,
     near_parallel_gain,
     near_parallel_key_matrix,
     near_parallel_queries,
     near_parallel_smallest_sq,
     noise_design,
+    noise_design_defect,
     rational_unit_columns,
     sphere_design,
+    sphere_design_and_key,
     sphere_designs,
 )
 
@@ -155,3 +160,50 @@ def test_reference_pinv_energy_is_the_frobenius_norm_of_the_pseudoinverse(d, M, 
     assert np.isclose(float(kit.pinv_energy(K)), expected, rtol=1e-9, atol=1e-12)
     with pytest.raises(TypeError, match="exact"):
         kit.pinv_energy(K.astype(float))
+
+
+@settings(max_examples=40, deadline=None)
+@given(sphere_design_and_key())
+def test_a_design_and_key_gives_an_exactly_unit_key_of_the_designs_dimension(case):
+    kj, design = case
+    assert kj.shape == (design.info["d"],) and sum(x * x for x in kj) == 1
+
+
+_DESIGNS = (("coordinate", 1), ("coordinate", 2), ("plane",), ("sign", 4))
+
+
+@settings(max_examples=40, deadline=None)
+@given(design_keys_and_sign_values(_DESIGNS, max_outcomes=64, unit_snr=True))
+def test_design_keys_and_sign_values_are_the_joint_law_within_the_outcome_limit(case):
+    d, M, law = case
+    K, V = law.outcomes
+    N = K.shape[0] ** (1 / M)
+    assert K.shape[1:] == (1, d, M) and V.shape[0] == 1 and V.shape[1] == 2**M and V.shape[-1] == M
+    assert len(law) == K.shape[0] * 2**M and (len(law) <= 64 or (d == 2 and M == 3))
+    assert round(N) ** M == K.shape[0]
+    EVV = law.mean(np.swapaxes(V, -1, -2) @ V)  # independent, zero-mean, unit values: E[V^T V] = I_M
+    assert (EVV == kit.eye(M, EVV)).all()
+    assert all(kit.unit_columns(k) for k in K[:, 0])
+
+
+def test_design_keys_and_sign_values_reach_every_count_within_the_limit_and_no_more():
+    strategy = design_keys_and_sign_values((("coordinate", 1),), max_outcomes=64)  # (2 * 2)^M <= 64: M <= 3
+    for M in (1, 2, 3):
+        assert find(strategy, lambda case, M=M: case[1] == M)[1] == M
+    with pytest.raises(NoSuchExample):
+        find(strategy, lambda case: case[1] > 3)
+
+
+def test_kit_store_builds_once_per_key_matrix_of_a_batch_of_keys():
+    law = sphere_design("plane").stacked(2) * kit.sign_law(kit.exact([[1, Fraction(3, 5)], [0, Fraction(4, 5)]]))
+    K, V = law.outcomes
+    W = kit.store(linmem.outer_product_store, K, V)
+    assert W.shape == (K.shape[0], V.shape[1], 2, 2)
+    assert (W == V @ np.swapaxes(K, -1, -2)).all()
+
+
+@pytest.mark.parametrize("kind", NOISE_DESIGN_KINDS)
+def test_noise_design_defect_certifies_each_design_exactly(kind):
+    for tau in (Fraction(1, 2), Fraction(3, 2)):
+        defect = noise_design_defect(kind, 4, tau)
+        assert isinstance(defect, Fraction) and defect == 0

@@ -235,7 +235,19 @@ def store(build: Callable[[np.ndarray, np.ndarray], np.ndarray], K, V) -> np.nda
     (least squares ``V K^+``, outer product ``V K^T``). Write a quantity with
     it and with ``axis=-2`` column sums, and the same code serves the exact
     enumeration (2-D V) and the Monte Carlo (3-D batch); further leading
-    batch axes (a product :class:`Law`) are kept."""
+    batch axes (a product :class:`Law`) are kept. A batch of key matrices
+    ``K`` (leading axes, e.g. the key outcomes of a joint law) builds
+    ``build(K_n, I_M)`` once per key matrix and broadcasts it against ``V``.
+
+    >>> K = exact([[[1, 0], [0, 1]], [[1, 1], [0, 1]]])
+    >>> W = store(lambda K, V: V @ K.T, K, exact([[[[1, 2]]]]))
+    >>> W.shape, W[0, :, 0].tolist() == [[1, 2], [3, 2]]
+    ((1, 2, 1, 2), True)
+    """
+    if np.ndim(K) > 2:
+        keys = np.reshape(K, (-1,) + np.shape(K)[-2:])
+        built = np.stack([build(k, eye(k.shape[1], k)) for k in keys])
+        return V @ built.reshape(np.shape(K)[:-2] + built.shape[-2:])
     if np.ndim(V) >= 3:
         return V @ build(K, eye(K.shape[1], K))
     return build(K, V)

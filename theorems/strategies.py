@@ -1227,15 +1227,49 @@ SIGN_VALUE_DIRECTIONS = {
 }
 
 
+@functools.lru_cache(maxsize=None)
+def _design_counts(designs: tuple, max_outcomes: int, max_count: int, unit_snr: bool) -> tuple:
+    out = []
+    for spec in designs:
+        N, d = len(sphere_design(*spec)), sphere_design(*spec).info["d"]
+        out += [(spec, M) for M in range(1, max_count + 1)
+                if (2 * N) ** M <= max_outcomes or (unit_snr and M == d + 1 == 3)]
+    return tuple(sorted(out, key=lambda c: len(sphere_design(*c[0])) ** c[1]))
+
+
 @st.composite
-def design_keys_and_sign_values(draw, specs: Sequence[tuple[tuple, int]]):
-    """``(d, M, law)``: one of ``specs`` (a :func:`sphere_design` spec and a
-    key count M, cheapest first: where a failing case shrinks to) and the
-    joint law of M independent design keys (``(N^M, 1, d, M)``) and the sign
+def design_keys_and_sign_values(draw, designs: Sequence[tuple], *, max_outcomes: int, max_count: int = 5,
+                                unit_snr: bool = False):
+    """``(d, M, law)``: the joint law of M independent keys from one of the
+    :func:`sphere_design` specs ``designs`` (``(N^M, 1, d, M)``) and the sign
     values ``v_i = s_i w_i`` (``(1, 2^M, p, M)``), the directions ``w_i``
-    drawn from :data:`SIGN_VALUE_DIRECTIONS` (p = 1 or 2)."""
+    drawn from :data:`SIGN_VALUE_DIRECTIONS` (p = 1 or 2). The pairs (design,
+    M) are those with ``M <= max_count`` whose enumeration, ``(2N)^M`` joint
+    outcomes, stays within ``max_outcomes``, and with ``unit_snr`` also
+    M = d + 1 for d = 2 (the outer product's unit-SNR point); cheapest (N^M)
+    first, where a failing case shrinks to."""
+    specs = _design_counts(tuple(tuple(x) for x in designs), max_outcomes, max_count, unit_snr)
     spec, M = draw(st.sampled_from(specs))
     table = SIGN_VALUE_DIRECTIONS[draw(st.sampled_from(sorted(SIGN_VALUE_DIRECTIONS)))]
     W0 = np.stack([table[draw(st.integers(0, len(table) - 1))] for _ in range(M)], axis=1)
     design = sphere_design(*spec)
     return design.info["d"], M, design.stacked(M) * kit.sign_law(W0)
+
+
+__all__ += ["noise_design_defect"]
+
+
+@functools.lru_cache(maxsize=None)
+def noise_design_defect(kind: str, d: int, tau) -> Fraction:
+    """Exact ``||E eta||^2 + ||E eta eta^T - tau^2 I_d||_F^2`` of
+    :func:`noise_design` ``(kind, d, tau)``, recomputed from its outcomes and
+    weights: zero by construction, so a check that averages over the design
+    can certify the two moments it relies on (cached per design).
+
+    >>> noise_design_defect("skewed", 2, Fraction(1, 3))
+    Fraction(0, 1)
+    """
+    law = noise_design(kind, d, tau)
+    eta = law.outcomes[0]
+    second = law.mean(eta @ np.swapaxes(eta, -1, -2))
+    return Fraction(kit.sq(law.mean(eta)) + kit.sq(second - tau**2 * kit.eye(d, eta)))

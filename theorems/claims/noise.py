@@ -17,7 +17,6 @@ rational ``w_i`` (exact), or uniform on the sphere (Monte Carlo).
 
 from __future__ import annotations
 
-import functools
 from fractions import Fraction
 from typing import Any, NamedTuple
 
@@ -28,15 +27,14 @@ from hypothesis import strategies as st
 
 import linmem
 from linmem import ensembles
-from linmem.precise import mp_array
 from theorems import kit
 from theorems.evidence import precise
 from theorems.evidence._common import IMPLEMENTATION_ERRORS
 from theorems.model import Check, EvidenceKind
-from theorems.residuals import at_most, exact_sq
+from theorems.residuals import at_most
 from theorems.strategies import (NOISE_DESIGN_KINDS, continuous_noise, exact_key_matrices, exact_unit_key_matrices,
                                  exact_value_matrices, integer_matrices, near_parallel_gain, near_parallel_queries,
-                                 near_parallel_smallest_sq, noise_design, precise_keys)
+                                 near_parallel_smallest_sq, noise_design, noise_design_defect, precise_keys)
 from theorems.templates import counterexample, design_expectation, identity, montecarlo_keys, wrong
 
 __all__ = ["CLAIMS"]
@@ -95,15 +93,6 @@ def _claimed_error(impl, q: _Query):
     one = (impl.query_noise_error(q.K, tau=q.tau) if q.W is None
            else impl.fixed_store_noise_error(q.W, q.K, q.V, tau=q.tau))
     return np.concatenate([one] * max(1, len(q.noises)))
-
-
-@functools.lru_cache(maxsize=None)
-def _noise_moments(name: str, d: int, tau):
-    """Exact distance of a noise design from mean 0 and covariance tau^2 I (zero by construction)."""
-    law = noise_design(name, d, tau)
-    eta = law.outcomes[0]
-    second = law.mean(eta @ np.swapaxes(eta, -1, -2))
-    return exact_sq(law.mean(eta), 0 * eta[0]) + exact_sq(second, tau**2 * kit.eye(d, eta))
 
 
 @st.composite
@@ -191,8 +180,8 @@ def _noise_claim(id, *, laws, queries, mc_label, **fields):
     """A noise claim: the exact enumeration over the finite noise designs
     (certifying their moments), the Monte Carlo over continuous noise."""
     return design_expectation(
-        id, cases=_noise_inputs(), law=laws, quantity=_noisy_errors, claimed=_claimed_error,
-        hypotheses=lambda q, law: _noise_moments(*q.design), describe=_describe, mc_cases=queries, mc_draw=_draw_noisy,
+        id, cases=_noise_inputs(), law=laws, quantity=_noisy_errors, claimed=_claimed_error, describe=_describe,
+        hypotheses=lambda q, law: noise_design_defect(*q.design), mc_cases=queries, mc_draw=_draw_noisy,
         mc_stream="noise-mc-keys", mc_label=f"{mc_label}, tau = {MC_TAU}", **fields)
 
 
@@ -262,12 +251,9 @@ def _pinv_energy_precise(ctx):
     cases = [(label, (K, kit.pinv_energy(K))) for label, K in precise_keys(ctx)]
 
     def residual(case):
-        K, exact = case
-        Km = mp_array(K)
-        ref = mpmath.mpf(exact.numerator) / exact.denominator
-        got = ctx.impl.pinv_energy(Km)
-        err = max(abs(got - ref), abs(np.sum(ctx.impl.pinv(Km) ** 2) - ref))
-        return err, max(K.shape) * linmem.condition_number(Km) * ref
+        Km, ref = kit.to_mp(case)
+        err = max(abs(ctx.impl.pinv_energy(Km) - ref), abs(np.sum(ctx.impl.pinv(Km) ** 2) - ref))
+        return err, max(Km.shape) * linmem.condition_number(Km) * ref
 
     return precise.check(ctx, cases, residual)
 

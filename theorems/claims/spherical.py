@@ -66,27 +66,22 @@ _MOMENTS_ONLY = (
 _VALUES = "values independent of each other and of the keys, zero-mean, unit-norm (E[V^T V] = I_M)"
 
 
-# --- finite designs ---------------------------------------------------------
-
-
-def _pair_second_moment(impl, d):
-    """E[(k_i^T k_j)^2]: the averaged outer-product cross-talk power of a store
-    with one other key (M = 2), i.e. linmem's ``op_spherical_error(d, 2)``."""
-    return impl.op_spherical_error(d, 2)
-
-
 # --- sph.second-moment -------------------------------------------------------
 
 #: Dimensions of the Monte Carlo for the key moments (d = 1 is the two-point sphere).
 _MOMENT_DIMS = (1, 2, 3, 7)
 
 
-def _moments(impl, case, K):
-    """Per key (rows of K): its entries, the upper triangle of k k^T, and
-    (||k||^2 - 1)^2, which pins the unit norm (a Gaussian N(0, I/d) key has
-    the same two moments but is not on the sphere)."""
+def _moments(impl, case, K, *, batched=False):
+    """Per key (rows of K): its entries, the upper triangle of k k^T (the
+    outer-product store of key k with value k, built by the implementation
+    once per key; ``batched``: the product, for the Monte Carlo's many keys),
+    and (||k||^2 - 1)^2, which pins the unit norm (a Gaussian N(0, I/d) key
+    has the same two moments but is not on the sphere)."""
+    k = K[:, :, None]
+    outer = k * np.swapaxes(k, 1, 2) if batched else kit.store(impl.outer_product_store, k, k)
     iu = np.triu_indices(K.shape[-1])
-    return np.concatenate([K, K[:, iu[0]] * K[:, iu[1]], (np.sum(K * K, axis=1) - 1)[:, None] ** 2], axis=1)
+    return np.concatenate([K, outer[:, iu[0], iu[1]], (np.sum(K * K, axis=1) - 1)[:, None] ** 2], axis=1)
 
 
 def _moments_claimed(impl, case):
@@ -99,7 +94,7 @@ def _moments_claimed(impl, case):
 def _moment_defect(design: kit.Law):
     """Exact distance of a design from the sphere's first two moments and unit norm."""
     case = (design.info["d"], design)
-    return exact_sq(design.mean(_moments(None, case, design.outcomes[0])), _moments_claimed(None, case))
+    return exact_sq(design.mean(_moments(None, case, design.outcomes[0], batched=True)), _moments_claimed(None, case))
 
 
 def _rows_normalised(dim, count, *, rng):
@@ -114,10 +109,6 @@ def _squared_products(impl, design: kit.Law, kj):
     """(k^T k_j)^2 for every design point k, read off the outer-product
     cross-talk at k_j of the two-key store [k, k_j]."""
     return [impl.op_conditional_error(np.stack([k, kj], axis=1))[1] for k in design.outcomes[0]]
-
-
-def _describe_key_design(case):
-    return {**case[1].describe(), "k_j": case[0]}
 
 
 def _pair_sampled(impl, case, K):
@@ -140,7 +131,8 @@ def _conditional_error_with_self(K):
 
 
 def _chebyshev_terms(impl, *args):
-    """Pr(|x| >= t) <= E[x^2] / t^2 for x = k_i^T k_j: exact over a design
+    """Pr(|x| >= t) <= E[x^2] / t^2 for x = k_i^T k_j (E[x^2] = 1/d: the OP
+    error with one other key, M = 2): exact over a design
     with a fixed k_j (``args = (k_j, design, t)``; the squared products from
     the OP cross-talk), or for spherical keys (``args = (d, t)``, the Beta
     law of :func:`theorems.kit.sphere_tail`; at mpmath precision also against
@@ -148,12 +140,12 @@ def _chebyshev_terms(impl, *args):
     if len(args) == 3:  # at t and at every atom of |k^T k_j|, where the tail jumps
         kj, design, t = args
         sq = _squared_products(impl, design, kj)
-        bound = _pair_second_moment(impl, Fraction(design.info["d"]))
+        bound = impl.op_spherical_error(Fraction(design.info["d"]), 2)
         return [at_most(sum((w for w, x in zip(design.weights, sq) if x >= s), start=Fraction(0)), bound / s)
                 for s in {t * t} | set(sq) - {0}]
     d, t = args
     tail = kit.sphere_tail(d, t)
-    terms = [at_most(tail, _pair_second_moment(impl, t * 0 + d) / (t * t))]
+    terms = [at_most(tail, impl.op_spherical_error(t * 0 + d, 2) / (t * t))]
     if isinstance(t, mpmath.mpf) and d in (2, 3) and t < 1:
         terms.append((tail, 2 * mpmath.acos(t) / mpmath.pi if d == 2 else 1 - t))
     return terms
@@ -170,16 +162,12 @@ def _exact_tails(draw):
     return kj, design, min(Fraction(draw(st.integers(1, 40)), draw(st.integers(1, 40))), Fraction(1))
 
 
-def _peak(d: int) -> Fraction:
-    """t = 1.2 / sqrt(d) (near the largest tail-to-bound ratio for large d), as a rational."""
-    return Fraction(round(1.2e6 / math.sqrt(d)), 10**6)
-
-
 #: (d, t) at and near the boundary: equality at d = 1, t = 1; the peak ratio
-#: for d = 2, 3 and large d; t next to 1 and next to 0.
+#: for d = 2, 3 and for large d (t = 1.2/sqrt(d) as a rational, near the
+#: largest tail-to-bound ratio); t next to 1 and next to 0.
 _CHEBYSHEV_CASES = (
     [(1, Fraction(1)), (1, Fraction(1, 2)), (2, Fraction(4, 5)), (3, Fraction(2, 3)), (3, Fraction(1))]
-    + [(d, _peak(d)) for d in (4, 10, 100, 1000)]
+    + [(d, Fraction(round(1.2e6 / math.sqrt(d)), 10**6)) for d in (4, 10, 100, 1000)]
     + [(2, 1 - Fraction(1, 10**20)), (10, Fraction(1, 10**20)), (1000, Fraction(1, 2))]
 )
 
@@ -219,11 +207,6 @@ def _distance_rms(impl, d, rng):
     return float(np.sqrt(np.mean((np.sum(diff * diff, axis=0) - 2.0) ** 2)))
 
 
-def _averaged_store(K, V):
-    K, V = np.asarray(K), np.asarray(V)
-    return V @ K.T / K.shape[1]
-
-
 # --- op.conditional-error ----------------------------------------------------
 
 
@@ -257,24 +240,18 @@ def _unit_mc_keys(rng):
 # --- op.spherical-error ------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=None)
-def _spherical_specs():
-    """(design spec, M) whose joint enumeration (N^M key draws x 2^M value
-    signs) stays within ENUMERATION_LIMIT, plus the unit-SNR point M = d + 1
-    for d = 2 (512 outcomes); cheapest first, where a failing case shrinks to.
-    Covers M = 1, M < d, M = d, M = d + 1 and M > d + 1."""
-    specs = [("coordinate", 1), ("coordinate", 2), ("coordinate", 3), ("frame", 2, 0), ("frame", 3, 1), ("plane",),
-             ("sign", 4)]
-    out = []
-    for spec in specs:
-        N, d = len(sphere_design(*spec)), sphere_design(*spec).info["d"]
-        out += [(spec, M) for M in range(1, 6) if (2 * N) ** M <= ENUMERATION_LIMIT or M == d + 1 == 3]
-    return tuple(sorted(out, key=lambda c: len(sphere_design(*c[0])) ** c[1]))
+#: Key designs of the enumeration, with every M whose joint enumeration
+#: stays within ENUMERATION_LIMIT, plus M = d + 1 for d = 2 (512 outcomes):
+#: M = 1, M < d, M = d, M = d + 1 and M > d + 1.
+_OP_DESIGNS = (("coordinate", 1), ("coordinate", 2), ("coordinate", 3), ("frame", 2, 0), ("frame", 3, 1), ("plane",),
+               ("sign", 4))
 
 
-def _op_recall_errors(K, V):
-    """||W_OP k_j - v_j||^2 for every j; the store W_OP = V K^T of every outcome, batched."""
-    R = (V @ np.swapaxes(K, -1, -2)) @ K - V
+def _op_recall_errors(K, V, build=None):
+    """||W_OP k_j - v_j||^2 for every j and outcome: the store built by the
+    implementation's ``build`` once per key matrix (:func:`theorems.kit.store`),
+    or, without it, V K^T batched (the Monte Carlo: a key matrix per sample)."""
+    R = (V @ np.swapaxes(K, -1, -2) if build is None else kit.store(build, K, V)) @ K - V
     return np.sum(R * R, axis=-2)
 
 
@@ -302,13 +279,16 @@ _OP_MC_SHAPES = ((4, 3), (5, 5), (10, 11), (3, 8), (6, 20))
 # --- op.snr-not-mean-of-ratio ------------------------------------------------
 
 
-def _ratio_moments(impl, design: kit.Law, M: int):
-    """Exact E[X_j], E[1/X_j] (None if X_j = 0 has positive probability) and
-    the set of values of X_j = sum_{i != j} (k_i^T k_j)^2, for every j."""
+def _ratio_moments(impl, spec):
+    """Keys i.i.d. from the design ``spec[0]``, ``M = spec[1]``: the design,
+    SNR_OP = d/(M-1), and for every j exact E[X_j], E[1/X_j] (None if X_j = 0
+    has positive probability) and the set of values of X_j = sum_{i != j} (k_i^T k_j)^2."""
+    design, M = sphere_design(spec[0]), spec[1]
     keys = design.stacked(M)
     X = np.stack([impl.op_conditional_error(K) for K in keys.outcomes[0]])
     values = set(X.ravel())
-    return keys.mean(X), (None if 0 in values else keys.mean(1 / X)), values
+    snr = impl.op_spherical_snr(Fraction(design.info["d"]), Fraction(M))
+    return design, snr, keys.mean(X), (None if 0 in values else keys.mean(1 / X)), values
 
 
 #: Candidate witnesses: designs without an orthogonal pair, and M.
@@ -317,16 +297,12 @@ _RATIO_SPECS = (("plane", 2), ("plane", 3))
 
 def _ratio_differs(impl, spec) -> bool:
     """The search's condition: E[1/X_j] is not d/(M-1) for some j (or is infinite)."""
-    design = sphere_design(spec[0])
-    _, Einv, _ = _ratio_moments(impl, design, spec[1])
-    snr = impl.op_spherical_snr(Fraction(design.info["d"]), Fraction(spec[1]))
+    _, snr, _, Einv, _ = _ratio_moments(impl, spec)
     return Einv is None or any(e != snr for e in Einv)
 
 
 def _ratio_witness_holds(impl, spec):
-    design, M = sphere_design(spec[0]), spec[1]
-    EX, Einv, values = _ratio_moments(impl, design, M)
-    snr = impl.op_spherical_snr(Fraction(design.info["d"]), Fraction(M))
+    design, snr, EX, Einv, values = _ratio_moments(impl, spec)
     holds = (
         _moment_defect(design) == 0  # the sphere's first two moments
         and all(x * snr == 1 for x in EX)  # d/(M-1) is unit power over the averaged power
@@ -370,6 +346,7 @@ CLAIMS = [
         about="exact mean and second moment of coordinate, frame, sign, plane and orbit designs",
         mc_cases=lambda rng: [(d, None) for d in _MOMENT_DIMS],
         mc_draw=lambda impl, case, rng, size: (impl.spherical_vectors(case[0], size, rng=rng).T,),
+        mc_quantity=functools.partial(_moments, batched=True),
         mc_label=f"entries of k, of k k^T and (||k||^2 - 1)^2, spherical k in R^d, d = {_MOMENT_DIMS}",
         mc_about="spherical keys in R^1, R^2, R^3, R^7: every entry of k and k k^T, and the unit norm",
         control=wrong("spherical keys normalised along the wrong axis (rows, not columns)",
@@ -386,7 +363,8 @@ CLAIMS = [
             _MOMENTS_ONLY,
         ),
         depends_on=("sph.second-moment",),
-        cases=sphere_design_and_key(), law=lambda case: case[1], describe=_describe_key_design,
+        cases=sphere_design_and_key(), law=lambda case: case[1],
+        describe=lambda case: {**case[1].describe(), "k_j": case[0]},
         quantity=lambda impl, case, K: np.stack([K @ case[0], _squared_products(impl, case[1], case[0])], axis=1),
         claimed=lambda impl, case: [0, Fraction(1, len(case[0]))],
         about="exact over every design, k_j generic rational, coordinate or a design point",
@@ -432,7 +410,7 @@ CLAIMS = [
             label=f"RMS of ||k_i - k_j||^2 - 2 over the pairs of {DISTANCE_KEYS} spherical keys",
             about="RMS deviation of squared distances from 2 falls like d^(-1/2)"),),
         control=wrong("outer-product store that averages the pair matrices (V K^T / M)",
-                      outer_product_store=_averaged_store),
+                      outer_product_store=lambda K, V: V @ K.T / K.shape[1]),
     ),
     expectation(
         "op.conditional-error",
@@ -454,8 +432,10 @@ CLAIMS = [
         source="000, 'Recover Wang's capacity estimate'; App. E",
         assumptions=(_SPHERICAL + "; expectation over keys and values", _VALUES, _MOMENTS_ONLY),
         depends_on=("op.conditional-error", "sph.pair-moments"),
-        algebra=_op_spherical_algebra, cases=design_keys_and_sign_values(_spherical_specs()), law=lambda case: case[2],
-        quantity=lambda impl, case, K, V: np.tile(_op_recall_errors(K, V), 1 + (case[1] > 1)),  # also vs 1/SNR_OP
+        algebra=_op_spherical_algebra, law=lambda case: case[2],
+        cases=design_keys_and_sign_values(_OP_DESIGNS, max_outcomes=ENUMERATION_LIMIT, unit_snr=True),
+        quantity=lambda impl, case, K, V: np.tile(_op_recall_errors(K, V, impl.outer_product_store),
+                                                  1 + (case[1] > 1)),  # also against 1/SNR_OP
         claimed=_op_spherical_claimed,
         describe=lambda case: {**case[2].describe(), "M": case[1]},
         about="exact joint expectation over design keys and random-sign values, M = 1 to 5",
