@@ -295,8 +295,8 @@ def test_the_three_point_design_law_has_the_gaussian_moments_and_the_cmm_sums():
     matched variance."""
     from theorems.claims import top1
 
-    assert top1._design_defect(None, top1._THREE_POINT.stacked(2)) == 0
-    assert top1._design_defect(None, kit.law([-1, 1]).stacked(2)) == Fraction(8, 9)  # E e^2 = E e^4 = 1
+    assert top1._design_defect((2, 1), top1._THREE_POINT.stacked(4)) == 0
+    assert top1._design_defect(None, None, kit.law([-1, 1])) == Fraction(8, 9)  # a coin: E e^2 = E e^4 = 1
     for n, d in ((2, 1), (3, 1)):
         law = top1._THREE_POINT.stacked(2 * n * d)
         got = law.mean(top1._design_sums(linmem, (n, d), law.outcomes[0])).tolist()

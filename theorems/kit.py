@@ -487,7 +487,8 @@ class Law:
                              f"{len(self.outcomes)} arrays over {self.weights.ndim} axes")
         idx = np.array(list(itertools.product(range(len(self)), repeat=M)), dtype=int).reshape(-1, M)
         points = np.stack([self.outcomes[0][idx[:, m]] for m in range(M)], axis=axis)
-        weights = np.array([np.prod(self.weights[row]) for row in idx], dtype=object)
+        one = np.array(Fraction(1), dtype=object)  # the products of M weights, in the order of idx
+        weights = functools.reduce(np.multiply.outer, [self.weights] * M, one).ravel()
         return Law._built([points], weights, f"{M} draws of {self.label}", dict(self.info))
 
     def describe(self) -> dict:

@@ -105,10 +105,11 @@ def _wick_moments(n: int, d: int):
 _THREE_POINT = kit.law([-1, 0, 1], [Fraction(1, 6), Fraction(2, 3), Fraction(1, 6)], label="three-point design")
 
 
-def _design_defect(config, law):
-    """How far one coordinate's moments E e^k, k = 1..5, are from N(0, 1/3)'s (0, 1/3, 0, 1/3, 0): exactly 0."""
-    e = law.outcomes[0][:, 0]
-    return sum((law.mean(e**k) - m) ** 2 for k, m in enumerate((0, Fraction(1, 3), 0, Fraction(1, 3), 0), 1))
+def _design_defect(config, law, coordinate=_THREE_POINT):
+    """How far the moments E e^k, k = 1..5, of the coordinate law the design stacks (``law`` is its 2nd draws)
+    are from N(0, 1/3)'s (0, 1/3, 0, 1/3, 0): exactly 0."""
+    e = coordinate.outcomes[0]
+    return sum((coordinate.mean(e**k) - m) ** 2 for k, m in enumerate((0, Fraction(1, 3), 0, Fraction(1, 3), 0), 1))
 
 
 def _design_sums(impl, config, E):
@@ -123,7 +124,8 @@ def _design_sums(impl, config, E):
     diag, comp = np.diagonal(S, axis1=1, axis2=2), S[:, ~np.eye(n, dtype=bool)]
     sums = np.stack([diag.sum(1), comp.sum(1), (comp * comp).sum(1), (diag * diag).sum(1)], axis=1)
     c4 = Fraction(9, d * d)
-    return kit.exact(sums) * np.array(
+    exact = [int(x) if x.is_integer() else Fraction(x) for x in sums.ravel().tolist()]  # binary floats, exactly
+    return np.array(exact, dtype=object).reshape(sums.shape) * np.array(
         [c4 / n, c4 / (n * (n - 1)), c4**2 / (n * (n - 1)), c4**2 / n])
 
 
