@@ -186,13 +186,8 @@ def _noise_claim(id, *, laws, queries, mc_label, **fields):
 
 
 def _with_noise_term(term):
-    """Wrong fixed-store formula: ||W k_j - v_j||^2 plus ``term(W, K, tau)``."""
-
-    def formula(W, K, V, *, tau):
-        R = W @ K - V
-        return np.sum(R * R, axis=0) + term(W, K, tau)
-
-    return formula
+    """Wrong fixed-store formula: ||W k_j - v_j||^2 (linmem's at tau = 0) plus ``term(W, K, tau)``."""
+    return lambda W, K, V, *, tau: linmem.fixed_store_noise_error(W, K, V, tau=0 * tau) + term(W, K, tau)
 
 
 def _with_ls_noise_term(term):

@@ -210,9 +210,12 @@ def _distance_rms(impl, d, rng):
 # --- op.conditional-error ----------------------------------------------------
 
 
-def _op_errors(impl, K, V):
-    """||W_OP k_j - v_j||^2 for every j (a batch of V: one row per sample)."""
-    R = kit.store(impl.outer_product_store, K, V) @ K - V
+def _op_recall_errors(K, V, build=None):
+    """||W_OP k_j - v_j||^2 for every j and outcome: the stores from the
+    implementation's ``build`` (:func:`theorems.kit.store`: once per key
+    matrix, linear in the values), or, without it, V K^T batched (for a key
+    matrix per Monte Carlo sample)."""
+    R = (V @ np.swapaxes(K, -1, -2) if build is None else kit.store(build, K, V)) @ K - V
     return np.sum(R * R, axis=-2)
 
 
@@ -245,14 +248,6 @@ def _unit_mc_keys(rng):
 #: M = 1, M < d, M = d, M = d + 1 and M > d + 1.
 _OP_DESIGNS = (("coordinate", 1), ("coordinate", 2), ("coordinate", 3), ("frame", 2, 0), ("frame", 3, 1), ("plane",),
                ("sign", 4))
-
-
-def _op_recall_errors(K, V, build=None):
-    """||W_OP k_j - v_j||^2 for every j and outcome: the store built by the
-    implementation's ``build`` once per key matrix (:func:`theorems.kit.store`),
-    or, without it, V K^T batched (the Monte Carlo: a key matrix per sample)."""
-    R = (V @ np.swapaxes(K, -1, -2) if build is None else kit.store(build, K, V)) @ K - V
-    return np.sum(R * R, axis=-2)
 
 
 def _op_spherical_claimed(impl, case):
@@ -419,7 +414,8 @@ CLAIMS = [
         source="000, App. E (with App. B)",
         assumptions=("unit keys, K fixed (any: duplicated, nearly dependent, M < d, M > d)", _VALUES),
         depends_on=("op.crosstalk-expansion",),
-        quantity=_op_errors, claimed=lambda impl, K: impl.op_conditional_error(K),
+        quantity=lambda impl, K, V: _op_recall_errors(K, V, impl.outer_product_store),
+        claimed=lambda impl, K: impl.op_conditional_error(K),
         keys=exact_unit_key_matrices(max_count=5), mc_keys=_unit_mc_keys, algebra=_cross_terms_cancel,
         control=wrong("conditional error that keeps the key's own term (i = j)",
                       op_conditional_error=_conditional_error_with_self),
