@@ -30,9 +30,9 @@ from theorems.evidence import simulation
 from theorems.evidence._common import make
 from theorems.model import Check, Claim, ClaimKind, Context, EvidenceKind, EvidenceStatus, NegativeControl
 from theorems.profiles import LEVELS
-from theorems.tolerance import THRESHOLD, scaled_residual
+from theorems.tolerance import THRESHOLD, required_margin_sd, scaled_residual
 
-__all__ = ["Reading", "design_note", "design_resolution", "question", "question_evidence", "read_design",
+__all__ = ["Reading", "by_design", "design_note", "design_resolution", "question", "question_evidence", "read_design",
            "reference_evidence"]
 
 #: A measured design: {profile level: {figure: (typical value, sd across run seeds)}}.
@@ -132,6 +132,17 @@ def read_design(design: Design, level: str, figures: Mapping[Any, str], *, thres
     """
     return Reading(level, {key: design_resolution(design, f, level, thresholds=thresholds, where=where)
                            for key, f in figures.items()}, design_note(design, level, list(figures.values())))
+
+
+def by_design(typical: str = "typical", reference: str = "0", *, table: str = "DESIGN") -> str:
+    """The rule's clause for a figure read by design, with the margin of
+    :func:`theorems.tolerance.required_margin_sd` (never retyped).
+
+    >>> by_design("typical gap", "the nearer bound")  # doctest: +ELLIPSIS
+    'read only where ... by design (typical gap >= 6.18 sd across seeds from the nearer bound: DESIGN), else ...'
+    """
+    return (f"read only where the profile resolves it by design ({typical} >= {required_margin_sd():.2f} sd across "
+            f"seeds from {reference}: {table}), else INCONCLUSIVE")
 
 
 def question_evidence(ctx: Context, answered: bool, data: dict, *, detail: str, seconds: float = 0.0,

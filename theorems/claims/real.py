@@ -26,8 +26,9 @@ from theorems import kit
 from theorems.evidence._common import make
 from theorems.evidence.simulation import one_blas_thread
 from theorems.model import Claim, EvidenceKind
-from theorems.questions import Reading, question, question_evidence, read_design, reference_evidence
+from theorems.questions import Reading, by_design, question, question_evidence, read_design, reference_evidence
 from theorems.templates import wrong
+from theorems.tolerance import required_margin_sd
 
 __all__ = ["CLAIMS", "DECISION_RULE", "DESIGN", "design_figures"]
 
@@ -37,8 +38,8 @@ TAGS = ("real-embeddings",)
 DECISION_RULE = (
     "per condition at the largest d: the figure (CMM, LS: mean fraction retrieved at the fixed n, real minus "
     "baseline; LP: mean ln n*, real minus baseline) below 0: heavier, above: lighter, read only where the "
-    "profile resolves it by design (its typical value >= 6.18 standard deviations across seeds from 0, "
-    "measured: DESIGN); ANSWERED when every condition is resolved, INCONCLUSIVE by design otherwise"
+    f"profile resolves it by design (its typical value >= {required_margin_sd():.2f} standard deviations across "
+    "seeds from 0, measured: DESIGN); ANSWERED when every condition is resolved, INCONCLUSIVE by design otherwise"
 )
 
 #: Typical value and spread across run seeds of every deciding figure, by row source and level.
@@ -242,8 +243,7 @@ def _geometry_question(ctx):
     data = {"answer": answer, "geometry": figures, "figure": figure, "rows_per_draw": g["rows"],
             "embeddings": _source().source, "untrained_rows": int(_source().untrained.sum()),
             "rule": "median RMS cosine (x sqrt d) real minus Gaussian, above 0: more correlated, below: less; "
-                    "read only where the profile resolves it by design (typical >= 6.18 sd across seeds "
-                    "from 0: DESIGN), else INCONCLUSIVE"}
+                    + by_design()}
     return question_evidence(
         ctx, True, data, figure=figure, comparison=">=" if figure > 0 else "<=",
         cases=2 * len(g["real"]),
@@ -407,9 +407,8 @@ CLAIMS = [
         source="ours (000 and 004)",
         assumptions=(f"centred unit-norm real pairs projected to d = {LEARNED_D}; the weakly ridged cross-entropy "
                      "memory; residuals after the store's best single scale a (top-1 training fixes no scale)",
-                     f"describes: the mean gap over draws within +-{DESCRIBE_TOL}; does not: outside; read "
-                     "only where the profile resolves it by design (typical gap >= 6.18 sd across seeds from "
-                     "the nearer bound: DESIGN), else INCONCLUSIVE"),
+                     f"describes: the mean gap over draws within +-{DESCRIBE_TOL}; does not: outside; "
+                     + by_design("typical gap", "the nearer bound")),
         depends_on=("assess.measured-residuals",),
         answer=_learned_question, reference=_learned_reference,
         control=wrong("best-scale residuals reported unscaled", assess=_assess_unscaled),
