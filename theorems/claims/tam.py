@@ -24,9 +24,8 @@ that no form decides counts as undecided. The LP instances are shared by
 
 from __future__ import annotations
 
-import hashlib
+import dataclasses
 import itertools
-import json
 import math
 import warnings
 from fractions import Fraction
@@ -39,7 +38,7 @@ from scipy import integrate, special
 
 import linmem
 from linmem import capacity, sweeps
-from linmem.learn import ConvexFitResult, LinearProgramError
+from linmem.learn import LinearProgramError
 from theorems import kit, strategies
 from theorems.evidence import expectation, montecarlo, precise, property, simulation, symbolic
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind
@@ -524,15 +523,6 @@ def _integral_float(ctx):
     return property.check(ctx, rs, measure, describe=lambda r: {"r": r})
 
 
-def _kappa_as_quantile(r):
-    return -special.ndtri(np.asarray(r, dtype=float)) if np.ndim(r) else float(-special.ndtri(r))
-
-
-def _kappa_mp_as_quantile(r, *, dps=50):
-    with mpmath.workdps(dps):
-        return -mpmath.sqrt(2) * mpmath.erfinv(2 * _mp_r(r) - 1)
-
-
 def _limits_algebra(ctx):
     k, z = sympy.Symbol("kappa", positive=True), sympy.Symbol("z", real=True)
     Phi = lambda x: (1 + sympy.erf(x / sympy.sqrt(2))) / 2  # noqa: E731
@@ -631,10 +621,9 @@ def _cover_montecarlo(ctx):
             out.append(row)
         return np.array(out, dtype=float)
 
-    def sample(rng, size):  # the rows depend only on the generator's state: cached under its hash
-        state = hashlib.sha256(json.dumps(rng.bit_generator.state, sort_keys=True, default=str).encode())
+    def sample(rng, size):  # the rows depend only on the generator's state: cached under it
         return np.asarray(kit.cached(ctx, lambda: draw(rng, size).tolist(), name="tam.cover.mc",
-                                     params={"code": _CODE, "size": size}, seed=state.hexdigest()[:32],
+                                     params={"code": _CODE, "size": size}, seed=rng.bit_generator.state,
                                      formulas=("tam_feasible", "lp_separable")), dtype=float)
 
     expected = [float(impl.cover_probability(c["n"], c["D"])) for c in configs]
@@ -658,12 +647,12 @@ def _threshold(ctx):
     dims, counter = ctx.profile.pick(**TAM_DIMS), {}
     table = {d: _tam_sweep(ctx, d, counter) for d in dims}
     ac = float(ctx.impl.alpha_c(TAM_R))
-    shrinks = simulation.shrinks(**TAM_CRITERION)
+    decays = simulation.decays(**TAM_CRITERION)
 
     def criterion(sizes, figures):
         bad = [d for d in sizes if table[d].censored or not (ac <= table[d].crossing <= TAM_BAND * ac)]
-        ok, fig, thr, why = shrinks(sizes, figures)
-        return ok and not bad, (fig if math.isfinite(fig) else math.inf), thr, (
+        ok, fig, thr, why = decays(sizes, figures)
+        return ok and not bad, fig, thr, (
             f"alpha_50 {[round(table[d].crossing, 4) for d in sizes]} vs alpha_c({TAM_R}) = {ac:.4f} "
             f"(band [alpha_c, {TAM_BAND} alpha_c]); relative gap: {why}"
             + (f"; outside the band or censored at d = {bad}" if bad else ""))
@@ -773,10 +762,9 @@ def _erm_ridge_grows_with_beta(keys, targets, *, k, beta, ridge=0.0, maxiter=500
     return linmem.tam_erm(keys, targets, k=k, beta=beta, ridge=ridge + beta / 1000, maxiter=maxiter, init=init)
 
 
-def _erm_transposed(keys, targets, *, k, beta, ridge=0.0, maxiter=500, init=None):
-    fit = linmem.tam_erm(keys, targets, k=k, beta=beta, ridge=ridge, maxiter=maxiter, init=init)
-    return ConvexFitResult(fit.W.T.copy(), fit.loss, fit.data_loss, fit.norm, fit.n_iter, fit.converged,
-                           fit.message)
+def _erm_transposed(keys, targets, **options):
+    fit = linmem.tam_erm(keys, targets, **options)
+    return dataclasses.replace(fit, W=fit.W.T.copy())
 
 
 # --- the claims ----------------------------------------------------------------------
@@ -872,7 +860,7 @@ CLAIMS = [
             "float": (_integral_float, "scipy quad against alpha_c and kappa in float64"),
         },
         negative_control=wrong("kappa = Phi^{-1}(1 - r) (the threshold, not the mean beyond it)",
-                               kappa=_kappa_as_quantile, kappa_mp=_kappa_mp_as_quantile),
+                               kappa=lambda r: -special.ndtri(r), kappa_mp=capacity.normal_upper_quantile_mp),
     ),
     _claim(
         "tam.alpha-c-limits",
