@@ -9,6 +9,7 @@ import concurrent.futures
 import json
 import math
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -186,6 +187,17 @@ def test_cache_files_are_json_and_a_corrupt_one_is_a_miss(tmp_path):
 def test_the_key_includes_linmems_source_fingerprint(tmp_path):
     fp = sweepcache.linmem_fingerprint()
     assert set(fp) == {"version", "source", "numpy", "scipy"} and len(fp["source"]) == 16
+
+
+def test_the_key_includes_the_shared_machinery(tmp_path, monkeypatch):
+    # a sweep template or instance family edited invalidates cached results, whichever claim stored them
+    here = Path(sweepcache.__file__).parent
+    hashed = {p.name for pattern in sweepcache.MACHINERY for p in here.glob(pattern)}
+    assert {"templates.py", "kit.py", "strategies.py", "simulation.py"} <= hashed
+    cache = sweepcache.SweepCache(tmp_path)
+    before = cache.key("f", {"d": 4}, 0)
+    monkeypatch.setattr(sweepcache, "machinery_fingerprint", lambda: "0" * 16)
+    assert cache.key("f", {"d": 4}, 0) != before
 
 
 def test_default_cache_follows_the_environment(tmp_path, monkeypatch):

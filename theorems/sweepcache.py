@@ -11,11 +11,13 @@ Layout
     measurement) is a JSON file ``<folder>/<key[:2]>/<key>.json``, written
     atomically (temporary file + ``os.replace``). The key is the SHA-256 of
     the canonical JSON of (function name, parameters, seed,
-    :func:`linmem_fingerprint`). The fingerprint holds linmem's version, a
-    hash of linmem's source (any change to linmem invalidates every entry)
-    and the numpy and scipy versions; a caller whose criterion is defined
-    outside linmem puts :func:`source_fingerprint` of its own module in the
-    parameters.
+    :func:`linmem_fingerprint`, :func:`machinery_fingerprint`). The first
+    holds linmem's version, a hash of linmem's source (any change to linmem
+    invalidates every entry) and the numpy and scipy versions; the second a
+    hash of the verifier's shared machinery (templates, kit, strategies,
+    evidence checkers), which builds instances and success tests for many
+    claims. A caller whose criterion is defined in its own module puts
+    :func:`source_fingerprint` of that module in the parameters.
 
 Folder
     ``$THEOREMS_CACHE``, else ``$XDG_CACHE_HOME/linmem-theorems`` (default
@@ -52,11 +54,13 @@ from linmem.sweeps import jsonable
 __all__ = [
     "CACHE_ENV",
     "CACHE_OFF_VALUES",
+    "MACHINERY",
     "SweepCache",
     "cached_call",
     "default_cache",
     "default_cache_dir",
     "linmem_fingerprint",
+    "machinery_fingerprint",
     "resolve_cache",
     "source_fingerprint",
 ]
@@ -98,6 +102,25 @@ def linmem_fingerprint() -> dict:
         "numpy": np.__version__,
         "scipy": scipy.__version__,
     }
+
+
+#: The verifier's modules a cached result can depend on whatever claim asked
+#: for it (instance families, sweep templates, success tests, criteria).
+MACHINERY = ("kit.py", "questions.py", "residuals.py", "strategies.py", "templates.py", "tolerance.py",
+             "evidence/*.py")
+
+
+@lru_cache(maxsize=1)
+def machinery_fingerprint() -> str:
+    """Hash of the shared machinery's source (:data:`MACHINERY`): editing a
+    template or an instance family invalidates every cached result, as a
+    change to linmem does.
+
+    >>> len(machinery_fingerprint())
+    16
+    """
+    here = Path(__file__).resolve().parent
+    return _hash_files(p for pattern in MACHINERY for p in here.glob(pattern))
 
 
 def source_fingerprint(*modules: Any) -> str:
@@ -144,7 +167,7 @@ class SweepCache:
     """Per-instance results as JSON files under ``directory``, written atomically.
 
     ``key(function, params, seed)`` is the SHA-256 of the canonical JSON of
-    the three plus :func:`linmem_fingerprint`; ``get`` returns
+    the three plus :func:`linmem_fingerprint` and :func:`machinery_fingerprint`; ``get`` returns
     ``(True, value)`` or ``(False, None)``; ``put`` writes a temporary file
     in the same directory and renames it over the target, so a concurrent
     reader sees either nothing or a whole file. An unreadable file counts as
@@ -178,6 +201,7 @@ class SweepCache:
             "params": jsonable(params or {}, "params"),
             "seed": jsonable(seed, "seed"),
             "linmem": linmem_fingerprint(),
+            "machinery": machinery_fingerprint(),
         }
         blob = json.dumps(record, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(blob.encode()).hexdigest()
