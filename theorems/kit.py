@@ -608,41 +608,6 @@ def three_point_mean(f: Callable[[np.ndarray], Any], N: int) -> list[Fraction]:
             for q in range(size)]
 
 
-# --- the sweep cache under negative controls -----------------------------------------
-
-__all__ += ["cached", "sweep_cache"]
-
-
-def sweep_cache(ctx, *formulas: str):
-    """The ``cache=`` of a sweep (:func:`linmem.sweeps.bisect_crossing`,
-    :func:`theorems.sweepcache.cached_call`) whose stored results come from
-    the named ``formulas`` of ``ctx.impl``: the default cache (``True``), or
-    ``None`` when the run overrides one of them (a negative control must
-    recompute, never read what the true formulas stored).
-
-    >>> from types import SimpleNamespace as NS
-    >>> ctx = NS(impl=NS(overridden=("alpha_c",)))
-    >>> sweep_cache(ctx, "tam_feasible"), sweep_cache(ctx, "tam_feasible", "alpha_c")
-    (True, None)
-    """
-    return None if set(formulas) & set(getattr(ctx.impl, "overridden", ())) else True
-
-
-def cached(ctx, compute: Callable[[], Any], *, name: str, params: dict, seed: Any, formulas: tuple[str, ...]):
-    """``compute()`` (JSON-able) through the sweep cache under ``(name,
-    params, seed)`` (:func:`theorems.sweepcache.cached_call`), computed afresh
-    when the run overrides one of the ``formulas`` it calls
-    (:func:`sweep_cache`); the value alone.
-
-    >>> from types import SimpleNamespace as NS
-    >>> cached(NS(impl=NS(overridden=("f",))), lambda: [1, 2], name="doc", params={}, seed=0, formulas=("f",))
-    [1, 2]
-    """
-    from theorems.sweepcache import cached_call
-
-    return cached_call(compute, name=name, params=params, seed=seed, cache=sweep_cache(ctx, *formulas))[0]
-
-
 # --- report plots --------------------------------------------------------------------
 
 __all__ += ["plot", "series"]
