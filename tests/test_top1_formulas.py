@@ -254,15 +254,6 @@ def test_gaussian_moment_of_a_cmm_score_is_the_competitor_variance():
     assert kit.gaussian_moment(s01**2, (*u, *v), sympy.Rational(1, d)) == retrieval.competitor_variance(n, d)
 
 
-def test_three_point_mean_has_the_gaussian_moments_up_to_order_5():
-    m = kit.three_point_mean(lambda e: tuple(e[0] ** k for k in range(1, 7)), 1)  # E e^k, k = 1..6
-    assert m[0] == m[2] == m[4] == 0  # odd moments
-    assert (3 * m[1], 9 * m[3]) == (1, 3)  # sqrt(3) e: variance 1, fourth moment 3 as for N(0, 1)
-    assert 27 * m[5] == 9 != 15  # the sixth is not Gaussian's: the design is exact to order 5 only
-    pair = kit.three_point_mean(lambda e: (e[0] * e[1], e[0] ** 2 * e[1] ** 2), 2)
-    assert pair == [0, Fraction(1, 9)]
-
-
 def test_score_statistics_are_the_four_means():
     rng = np.random.default_rng(SEED)
     S = rng.standard_normal((5, 5))

@@ -562,7 +562,7 @@ def cached(ctx, compute: Callable[[], Any], *, name: str, params: dict, seed: An
 
 # --- exact Gaussian moments (references, not under test) ------------------------------
 
-__all__ += ["gaussian_moment", "three_point_mean"]
+__all__ += ["gaussian_moment"]
 
 
 def gaussian_moment(expr, variables, variance):
@@ -582,30 +582,6 @@ def gaussian_moment(expr, variables, variance):
         if not any(e % 2 for e in exps):
             total += coeff * sympy.prod(sympy.factorial2(e - 1) * variance ** (e // 2) for e in exps)
     return total
-
-
-def three_point_mean(f: Callable[[np.ndarray], Any], N: int) -> list[Fraction]:
-    """``E f(e)`` exactly over ``e`` in ``{-1, 0, 1}^N``, coordinates
-    independent with ``P(0) = 2/3``, ``P(-1) = P(1) = 1/6``: ``sqrt(3 s) e``
-    has the moments of ``N(0, s)`` up to order 5, so a quantity of degree at
-    most 4 in each coordinate has its Gaussian expectation (scale it by its
-    homogeneity). ``f`` gets ``e`` as a float array of shape ``(N,)`` and
-    returns a sequence of numbers exact in binary (integer-valued or dyadic:
-    what float64 gives on integer inputs of small products), averaged as
-    ``Fraction``; ``3^N`` calls.
-
-    >>> three_point_mean(lambda e: (e[0] ** 2, e[0] ** 4, e[0] * e[1]), 2)
-    [Fraction(1, 3), Fraction(1, 3), Fraction(0, 1)]
-    """
-    sums: dict[int, list] = {}  # number of zero coordinates -> sums of the figures
-    for row in itertools.product((-1, 0, 1), repeat=N):
-        values = f(np.array(row, dtype=float))
-        acc = sums.setdefault(row.count(0), [0] * len(values))
-        for q, v in enumerate(values):
-            acc[q] += Fraction(float(v))
-    size = len(next(iter(sums.values())))
-    return [sum(Fraction(2, 3) ** nz * Fraction(1, 6) ** (N - nz) * acc[q] for nz, acc in sums.items())
-            for q in range(size)]
 
 
 # --- report plots --------------------------------------------------------------------
