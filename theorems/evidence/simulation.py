@@ -259,12 +259,12 @@ def drift(sizes: Sequence[float], samples: Sequence[Sequence[float]], *, effect:
     >>> drift([6, 12, 24], [[0.8, 0.81], [1.0, 1.01], [1.2, 1.21]], effect=0.1, spread=0.09, profile="quick")[0]
     False
     """
-    import scipy.stats
+    from scipy.special import stdtrit  # Student's t quantile (scipy.stats' t.ppf) without importing scipy.stats
 
     from theorems.tolerance import SIMULATION_WRONG_VERDICT_RATE
 
     slope, se, dof = sweeps.peak_drift(sizes, samples)
-    t = float(scipy.stats.t.ppf(1 - SIMULATION_WRONG_VERDICT_RATE, dof)) if dof > 0 else float("inf")
+    t = float(stdtrit(dof, 1 - SIMULATION_WRONG_VERDICT_RATE)) if dof > 0 else float("inf")
     lower, upper = slope - t * se, slope + t * se
     short = underpowered(effect=effect, spread=spread, profile=profile, better=better)
     against = lower > 0 if falls else upper < 0
