@@ -28,7 +28,7 @@ from theorems.evidence.simulation import one_blas_thread
 from theorems.model import Claim, EvidenceKind
 from theorems.questions import Reading, by_design, question, question_evidence, read_design, reference_evidence
 from theorems.templates import wrong
-from theorems.tolerance import required_margin_sd
+from theorems.tolerance import REFERENCE_CONDITION_ALLOWANCE, required_margin_sd
 
 __all__ = ["CLAIMS", "DECISION_RULE", "DESIGN", "design_figures"]
 
@@ -325,7 +325,7 @@ def _learned_reference(ctx):
     return reference_evidence(
         ctx, {"residuals": a.residuals, "scaled_residuals": a.scaled_residuals, "expected_error": a.expected_error},
         {"residuals": np.sum(R * R, axis=0), "scaled_residuals": np.sum(Rs * Rs, axis=0), "expected_error": 1 - h},
-        {"residuals": scale, "scaled_residuals": scale, "expected_error": V.shape[1] * 1e3},
+        {"residuals": scale, "scaled_residuals": scale, "expected_error": V.shape[1] * REFERENCE_CONDITION_ALLOWANCE},
         what="residuals, best-scale residuals and 1 - h_j of a learned store against numpy (LAPACK pinv leverage)")
 
 
