@@ -189,6 +189,19 @@ def _check_name(name: Any) -> str:
     return name
 
 
+def _check_sequence(values: Any, name: str, what: str, each: Callable[[Any, str], Any], *,
+                    nonempty: bool = True) -> list:
+    """``values`` (not a string) as a list, every entry through
+    ``each(entry, name + " entries")``; ``what`` names the entries in the
+    error; empty refused unless ``nonempty=False`` (the caller checks more)."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise TypeError(f"{name} must be a sequence of {what}, got {values!r}")
+    out = [each(v, f"{name} entries") for v in values]
+    if nonempty and not out:
+        raise ValueError(f"{name} must be non-empty")
+    return out
+
+
 def _check_seeds(seeds: Any) -> list[int]:
     if isinstance(seeds, (str, bytes)) or not isinstance(seeds, Iterable):
         raise TypeError(f"seeds must be an iterable of nonnegative integers, got {seeds!r}")
@@ -868,11 +881,7 @@ def measure_grid(
     """
     measure = _check_callable(measure, "measure")
     d = check_positive_int(d, "d")
-    if isinstance(ns, (str, bytes)) or not isinstance(ns, Iterable):
-        raise TypeError(f"ns must be a sequence of integers, got {ns!r}")
-    ns = [check_positive_int(n, "ns entries") for n in ns]
-    if not ns:
-        raise ValueError("ns must be non-empty")
+    ns = _check_sequence(ns, "ns", "integers", check_positive_int)
     seeds = _check_seeds(seeds)
     base_seed = _check_seed_int(base_seed, "base_seed")
     name = _check_name(name)
@@ -990,9 +999,7 @@ def nested_peak_curve(
     """
     fit = _check_callable(fit, "fit")
     d = check_positive_int(d, "d")
-    if isinstance(ns, (str, bytes)) or not isinstance(ns, Iterable):
-        raise TypeError(f"ns must be a sequence of integers, got {ns!r}")
-    ns = [check_positive_int(n, "ns entries") for n in ns]
+    ns = _check_sequence(ns, "ns", "integers", check_positive_int, nonempty=False)
     if not ns or any(b <= a for a, b in zip(ns, ns[1:])):
         raise ValueError(f"ns must be non-empty and strictly increasing, got {ns}")
     rng = check_generator(rng)
@@ -1191,11 +1198,7 @@ def cross_entropy_norm_peaks(
     """
     memory = _check_callable(memory, "memory")
     d = check_positive_int(d, "d")
-    if isinstance(loads, (str, bytes)) or not isinstance(loads, Iterable):
-        raise TypeError(f"loads must be a sequence of positive numbers, got {loads!r}")
-    loads = [_check_positive_real(c, "loads entries") for c in loads]
-    if not loads:
-        raise ValueError("loads must be non-empty")
+    loads = _check_sequence(loads, "loads", "positive numbers", _check_positive_real)
     pools = check_positive_int(pools, "pools")
     base_seed = _check_seed_int(base_seed, "base_seed")
     effective_ridge = _check_positive_real(effective_ridge, "effective_ridge")
