@@ -29,7 +29,7 @@ import sympy
 from linmem._validation import MPMATH, as_matrix, check_positive_int, number_kind
 from linmem.learn import CERTIFICATE_RESIDUAL_FACTOR, LP_FEASIBILITY_TOL, MAX_MARGIN_BOX, _float_scalar, _pairs
 from linmem.precise import mp_array
-from linmem.retrieval import _check_k, _check_positive_real, _float_matrix
+from linmem.retrieval import _check_k, _check_positive_real, _float_matrix, _solve_near
 
 __all__ = [
     "comparison_gaps",
@@ -193,13 +193,9 @@ def max_margin_support_defect(keys: Any, targets: Any, *, W: Any, margin: Any, m
         rhs.append(0)
     rows.append([0] * (len(F) + 1) + [1] * len(B))
     rhs.append(1)
-    try:
-        x, params = sympy.Matrix(rows).gauss_jordan_solve(sympy.Matrix(rhs))
-    except ValueError:  # no solution on this support
+    x = _solve_near(sympy.Matrix(rows), sympy.Matrix(rhs), [W0[a, b] for a, b in F] + [t0] + [lam0[p] for p in B])
+    if x is None:  # no solution on this support
         return math.inf
-    guess = [W0[a, b] for a, b in F] + [t0] + [lam0[p] for p in B]
-    if params.shape[0]:
-        x = x.subs({s: R(guess[next(q for q in range(len(x)) if x[q] == s)]) for s in params})
     Wq = sympy.Matrix(du, dv, lambda a, b: sgn.get((a, b), 0) * box)
     for q, (a, b) in enumerate(F):
         Wq[a, b] = x[q]

@@ -671,6 +671,23 @@ def second_order_crossing(n: float) -> float:
     return 2 - 3 * math.log(math.log(n)) / math.log(n)
 
 
+def _solve_near(M: Any, rhs: Any, guess: Any) -> Any:
+    """A solution of the exact system ``M x = rhs`` (sympy matrices), or
+    ``None`` when it has none; the free parameters of an underdetermined
+    system (each its own unknown's entry in Gauss-Jordan's solution) take
+    that unknown's float value in ``guess``, exactly, so a float solution
+    re-solved on its support stays where the solver put it."""
+    import sympy
+
+    try:
+        x, params = M.gauss_jordan_solve(rhs)
+    except ValueError:
+        return None
+    if params.shape[0]:
+        x = x.subs({t: sympy.Rational(float(guess[next(k for k in range(len(x)) if x[k] == t)])) for t in params})
+    return x
+
+
 def exact_dependence(keys: Any, targets: Any, lam: Any) -> np.ndarray | None:
     """An exact dependence among the top-1 comparisons, re-solved on the support of a float one.
 
@@ -707,12 +724,9 @@ def exact_dependence(keys: Any, targets: Any, lam: Any) -> np.ndarray | None:
     A = [sympy.Matrix(U.shape[0], 1, [R(a) - R(b) for a, b in zip(U[:, i], U[:, j])])
          * sympy.Matrix(1, V.shape[0], [R(x) for x in V[:, i]]) for i, j in support]
     M = sympy.Matrix([[Ap[r] for Ap in A] for r in range(U.shape[0] * V.shape[0])] + [[1] * len(support)])
-    try:
-        sol, params = M.gauss_jordan_solve(sympy.Matrix([0] * (M.rows - 1) + [1]))
-    except ValueError:  # no solution on this support
+    sol = _solve_near(M, sympy.Matrix([0] * (M.rows - 1) + [1]), [lam[p] for p in support])
+    if sol is None:  # no solution on this support
         return None
-    # each free parameter is its own column's entry; set it to lam's value there
-    sol = sol.subs({t: R(lam[support[next(k for k in range(len(sol)) if sol[k] == t)]]) for t in params})
     x = np.full((n, n), Fraction(0), dtype=object)
     for p, v in zip(support, sol):
         x[p] = Fraction(int(sympy.fraction(v)[0]), int(sympy.fraction(v)[1]))
