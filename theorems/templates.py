@@ -340,6 +340,13 @@ def montecarlo_values(
 # --- asymptotic and approximation claims -------------------------------------------
 
 
+def _check_levels(sizes: Mapping[str, Any]) -> None:
+    """Sizes per profile level must name every level."""
+    missing = {"quick", "standard", "thorough"} - set(sizes)
+    if missing:
+        raise ValueError(f"sizes must give every profile level, missing {sorted(missing)}")
+
+
 def asymptotic(
     id: str, *, title: str, statement: str, source: str, sizes: Mapping[str, Sequence[Any]],
     measure: Callable[[Any, Any, np.random.Generator], float], criterion: Callable, label: str,
@@ -351,15 +358,7 @@ def asymptotic(
     "standard": ..., "thorough": ...}``), the statistic
     ``measure(impl, size, rng)`` and a ``criterion`` of
     :mod:`theorems.evidence.simulation` fixed before the run."""
-    missing = {"quick", "standard", "thorough"} - set(sizes)
-    if missing:
-        raise ValueError(f"sizes must give every profile level, missing {sorted(missing)}")
-
-    def sweep(ctx):
-        return simulation.check(ctx, ctx.profile.pick(**sizes), lambda size, rng: measure(ctx.impl, size, rng),
-                                criterion, label=label)
-
-    checks = (Check("sweep", EvidenceKind.SIMULATION, sweep, f"{label}; sizes per profile"),)
+    checks = (sweep_check("sweep", sizes=sizes, measure=measure, criterion=criterion, label=label),)
     return _claim(id, kind, checks, title=title, statement=statement, source=source, control=control,
                   assumptions=assumptions, depends_on=depends_on, tags=tags, algebra=None,
                   extra_checks=extra_checks, **fields)
@@ -456,9 +455,7 @@ def sweep_check(
     profile level, ``measure(impl, size, rng)``, a criterion of
     :mod:`theorems.evidence.simulation` fixed before the run; ``size_name``
     and ``domain`` are what the report shows as the searched domain."""
-    missing = {"quick", "standard", "thorough"} - set(sizes)
-    if missing:
-        raise ValueError(f"sizes must give every profile level, missing {sorted(missing)}")
+    _check_levels(sizes)
 
     def sweep(ctx):
         return simulation.check(ctx, ctx.profile.pick(**sizes), lambda size, rng: measure(ctx.impl, size, rng),
@@ -574,9 +571,7 @@ def sweep_table_check(
     after the size), the summary, the searched ``domain`` (a mapping, or a
     function of the table, beside the sizes) and ``data["plot"]``, the
     ``plot`` spec resolved against the table (see :func:`_sweep_plot`)."""
-    missing = {"quick", "standard", "thorough"} - set(sizes)
-    if missing:
-        raise ValueError(f"sizes must give every profile level, missing {sorted(missing)}")
+    _check_levels(sizes)
 
     def run(ctx):
         table = SweepTable(tuple(ctx.profile.pick(**sizes)), [], statistic, ctx.profile, size_name)
