@@ -16,7 +16,6 @@ evidence uses truly spherical keys (``linmem.spherical_vectors``).
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 from fractions import Fraction
 
@@ -87,8 +86,7 @@ def _moments(impl, case, K, *, batched=False):
 def _moments_claimed(impl, case):
     """E k = 0, E k k^T = I/d (upper triangle), unit norm: ``case = (d, design)``."""
     d = case[0]
-    iu = np.triu_indices(d)
-    return [0] * d + [Fraction(int(a == b), d) for a, b in zip(*iu)] + [0]
+    return [0] * d + [Fraction(int(a == b), d) for a, b in zip(*np.triu_indices(d))] + [0]
 
 
 def _moment_defect(design: kit.Law):
@@ -221,15 +219,12 @@ def _op_recall_errors(K, V, build=None):
 
 def _cross_terms_cancel(impl):
     """E over signs of ||sum_i c_i s_i w_i||^2 with symbolic coefficients and
-    symbolic unit values w_i = ((1 - u_i^2), 2 u_i) / (1 + u_i^2) (every unit
+    symbolic unit values w_i = (2 u_i, 1 - u_i^2) / (1 + u_i^2) (every unit
     vector of the plane but one): the cross terms cancel."""
     cs, us = sympy.symbols("c1:4", real=True), sympy.symbols("u1:4", real=True)
-    ws = [sympy.Matrix([1 - u * u, 2 * u]) / (1 + u * u) for u in us]
-    total = 0
-    for signs in itertools.product((-1, 1), repeat=3):
-        n = sum((c * s * w for c, s, w in zip(cs, signs, ws)), sympy.zeros(2, 1))
-        total += (n.T * n)[0, 0]
-    return [("E_s ||sum_i c_i s_i w_i||^2 = sum_i c_i^2", sympy.cancel(total / 8 - sum(c * c for c in cs)))]
+    mean = kit.sign_expectation(lambda V: kit.sq(np.sum(V, axis=1)),
+                                np.stack([c * kit.stereographic([u]) for c, u in zip(cs, us)], axis=1))
+    return [("E_s ||sum_i c_i s_i w_i||^2 = sum_i c_i^2", sympy.cancel(mean - sum(c * c for c in cs)))]
 
 
 def _unit_mc_keys(rng):
@@ -275,15 +270,13 @@ _OP_MC_SHAPES = ((4, 3), (5, 5), (10, 11), (3, 8), (6, 20))
 
 
 def _ratio_moments(impl, spec):
-    """Keys i.i.d. from the design ``spec[0]``, ``M = spec[1]``: the design,
-    SNR_OP = d/(M-1), and for every j exact E[X_j], E[1/X_j] (None if X_j = 0
-    has positive probability) and the set of values of X_j = sum_{i != j} (k_i^T k_j)^2."""
-    design, M = sphere_design(spec[0]), spec[1]
-    keys = design.stacked(M)
+    """Keys i.i.d. from the design ``spec[0]``, ``M = spec[1]``: SNR_OP = d/(M-1),
+    and for every j exact E[X_j], E[1/X_j] (None if X_j = 0 has positive
+    probability) and the set of values of X_j = sum_{i != j} (k_i^T k_j)^2."""
+    keys = sphere_design(spec[0]).stacked(spec[1])
     X = np.stack([impl.op_conditional_error(K) for K in keys.outcomes[0]])
-    values = set(X.ravel())
-    snr = impl.op_spherical_snr(Fraction(design.info["d"]), Fraction(M))
-    return design, snr, keys.mean(X), (None if 0 in values else keys.mean(1 / X)), values
+    snr = impl.op_spherical_snr(Fraction(keys.info["d"]), Fraction(spec[1]))
+    return snr, keys.mean(X), (None if 0 in X else keys.mean(1 / X)), set(X.ravel())
 
 
 #: Candidate witnesses: designs without an orthogonal pair, and M.
@@ -292,14 +285,14 @@ _RATIO_SPECS = (("plane", 2), ("plane", 3))
 
 def _ratio_differs(impl, spec) -> bool:
     """The search's condition: E[1/X_j] is not d/(M-1) for some j (or is infinite)."""
-    _, snr, _, Einv, _ = _ratio_moments(impl, spec)
+    snr, _, Einv, _ = _ratio_moments(impl, spec)
     return Einv is None or any(e != snr for e in Einv)
 
 
 def _ratio_witness_holds(impl, spec):
-    design, snr, EX, Einv, values = _ratio_moments(impl, spec)
+    snr, EX, Einv, values = _ratio_moments(impl, spec)
     holds = (
-        _moment_defect(design) == 0  # the sphere's first two moments
+        _moment_defect(sphere_design(spec[0])) == 0  # the sphere's first two moments
         and all(x * snr == 1 for x in EX)  # d/(M-1) is unit power over the averaged power
         and Einv is not None  # X_j > 0 always, so E[1/X_j] is a finite rational
         and len(values) > 1  # X_j not constant: Jensen is strict
