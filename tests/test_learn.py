@@ -810,7 +810,7 @@ def _exact_lp_instances(seed):
     from theorems.model import seed_sequence
 
     rng = np.random.default_rng(seed_sequence(seed, "learn-exact"))
-    return claims_learn, {f"d={d}, n={n}": claims_learn._dyadic(rng, d, n) for d, n, _ in claims_learn.EXACT_SIZES}
+    return claims_learn, {f"d={d}, n={n}": claims_learn._dyadic(rng, d, n) for d, n in claims_learn.EXACT_SIZES}
 
 
 def _support_defect(res, V, U):
