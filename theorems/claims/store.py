@@ -1,13 +1,10 @@
 """Constructing the store: outer-product and least-squares (000, "Two ways to
 construct the memory matrix", "Recover Wang's capacity estimate", App. B, C, D).
 
-The claims about the key SVD need its factors exactly, and rational keys have
-irrational singular values in general. So the exact evidence builds the keys
-*from* their factors, ``K = U diag(s) Z^T`` with exactly orthonormal rational
-``U``, ``Z`` (:class:`theorems.strategies.Factored`) and positive rational
-``s``: the SVD is then known without being computed, and the formulas are
-checked against it in rational arithmetic.
-The precision ladders use such keys too, with condition numbers up to 1e20."""
+Rational keys have irrational singular values in general, so the key-SVD
+claims build their exact and ladder keys (condition to 1e20) *from* exactly
+orthonormal rational factors, ``K = U diag(s) Z^T``
+(:class:`theorems.strategies.Factored`): the SVD is known without being computed."""
 
 from __future__ import annotations
 
@@ -23,21 +20,15 @@ from linmem import ensembles
 from theorems import kit
 from theorems.kit import integer_array, sq
 from theorems.residuals import at_most, exact_sq
-from theorems.strategies import (HADAMARD4, Case, Factored, Inputs, KeyCase, exact_keys_and_values,
-                                 exact_unit_key_matrices, exact_value_matrices, factored_keys_and_values,
-                                 float_key_cases, independent_keys_and_values, integer_matrices, keys_and_values,
-                                 precise_keys, precise_values)
+from theorems.strategies import (HADAMARD4, Case, Factored, Inputs, exact_keys_and_values, exact_unit_key_matrices,
+                                 exact_value_matrices, factored_keys_and_values, float_key_cases,
+                                 independent_keys_and_values, integer_matrices, keys_and_values, precise_keys,
+                                 precise_values)
 from theorems.templates import (counterexample, exact_check, gram_input_projector, gram_projectors, identity,
                                 inequality, swapped_stores, wrong)
 from theorems.tolerance import norm
 
 __all__ = ["CLAIMS"]
-
-
-def _extra(c: KeyCase, label: str, n: int = 1) -> list[np.ndarray]:
-    """``n`` Gaussian p x d operands (a W or a B) for the float case ``c``, on the stream ``label``."""
-    rng = kit.generator(c.seed, label)
-    return [rng.standard_normal((c.p, c.d)) for _ in range(n)]
 
 
 # --- ls.pseudoinverse-minimizer: (K, V, B, t) -------------------------------------------
@@ -61,8 +52,8 @@ def _precise_perturbed(ctx):
 
 @st.composite
 def _float_perturbed(draw):
-    case, t = draw(float_key_cases()), draw(st.sampled_from((1.0, 1e-3, 1e-6)))
-    return Case((case.K, case.V, *_extra(case, "B"), t), {**case.describe(), "step": t})
+    c, t = draw(float_key_cases()), draw(st.sampled_from((1.0, 1e-3, 1e-6)))
+    return Case((c.K, c.V, kit.generator(c.seed, "B").standard_normal((c.p, c.d)), t), {**c.describe(), "step": t})
 
 
 PERTURBED = Inputs(("K", "V", "B", "step"), _exact_perturbed(), _precise_perturbed, _float_perturbed(),
@@ -88,11 +79,6 @@ def _minimizer(impl, K, V, B, t):
     return bounds
 
 
-def _minimizer_scale(K, V, B, t):
-    # the operands include W_LS itself, whose squared norm grows like cond^2
-    return kit.scale(K) * (1 + sq(V) + sq(V @ linmem.pinv(K))) * (1 + sq(B))
-
-
 # --- op.not-least-squares -------------------------------------------------------------
 
 
@@ -107,13 +93,10 @@ def _small_unit_pairs(draw):
 SMALL_UNIT_PAIRS = _small_unit_pairs()
 
 
-def _key_errors(W, K, V) -> list:
-    """Exact per-key recall errors ||W k_j - v_j||^2."""
-    return list(np.sum((W @ K - V) ** 2, axis=0))
-
-
 def _ls_op_errors(impl, K, V) -> tuple[list, list]:
-    return _key_errors(impl.least_squares_store(K, V), K, V), _key_errors(impl.outer_product_store(K, V), K, V)
+    """Exact per-key recall errors ||W k_j - v_j||^2 of the LS and of the OP store."""
+    stores = impl.least_squares_store(K, V), impl.outer_product_store(K, V)
+    return tuple(list(np.sum((W @ K - V) ** 2, axis=0)) for W in stores)
 
 
 def _op_gap(impl, K, V):
@@ -141,9 +124,7 @@ def _scaled(terms: list, *scales) -> list:
 
 def _svd(impl, K, F) -> tuple:
     """(U, s, Z): the exact factors when given, else the implementation's compact SVD."""
-    if F is not None:
-        return F.U, F.s, F.Z
-    svd = impl.compact_svd(K)
+    svd = F if F is not None else impl.compact_svd(K)
     return svd.U, svd.s, svd.Z
 
 
@@ -189,11 +170,6 @@ def _integer_split(draw):
     return K, V, draw(integer_matrices(V.shape[0], K.shape[0])), None
 
 
-def _split_scale(K, V, W):
-    # Every term is a squared norm of at most (||W|| ||K|| + ||V||)^2.
-    return max(K.shape) * (1 + norm(W) * norm(K) + norm(V)) ** 2
-
-
 # --- ls.all-minimizers: (K, V, B, W, exact factors or None) ------------------
 
 
@@ -208,22 +184,20 @@ def _normal_equation_minimiser(K, V, params) -> np.ndarray:
 
 
 def _all_minimisers(impl, K, V, B, W, F):
-    """The formula's particular minimiser W0 = V Z S^-1 U^T is W_LS; every
-    W0 + B(I - Q) reaches the least error ||V(I - P)||^2 and its norm splits;
-    exactly, a minimiser solved from the normal equations (its free
-    parameters set to W's integer entries) has the form; in
-    floats, the excess error of any W is ||(WQ - W0) K||^2, so W minimises
-    only if WQ = W0 (exactly too). Float terms are divided by their own scale."""
+    """The formula's particular minimiser W0 = V Z S^-1 U^T is W_LS; every W0 + B(I - Q)
+    reaches the least error ||V(I - P)||^2 and its norm splits; the excess error of any W
+    is ||(WQ - W0) K||^2, so W minimises only if WQ = W0; exactly, a minimiser solved from
+    the normal equations (its free parameters set to W's integer entries) has the form.
+    Float terms are divided by their own scale."""
     U, s, Z = _svd(impl, K, F)
-    d, M = K.shape
     W0, W_ls = ((V @ Z) / s) @ U.T, impl.least_squares_store(K, V)
     P, Q = impl.projectors(K)
-    floor, free = sq(V @ (kit.eye(M, K) - P)), B @ (kit.eye(d, K) - Q)
-    terms = [(W0, W_ls), (sq((W0 + free) @ K - V), floor), (sq(W0 + free), sq(W0) + sq(free)),
+    floor, off = sq(V @ (kit.eye(K.shape[1], K) - P)), kit.eye(K.shape[0], K) - Q
+    terms = [(W0, W_ls), (sq((W0 + B @ off) @ K - V), floor), (sq(W0 + B @ off), sq(W0) + sq(B @ off)),
              (sq(W @ K - V), floor + sq((W @ Q - W0) @ K))]
     if kit.is_exact(K):
         W_ne = _normal_equation_minimiser(K, V, W.ravel())
-        return terms + [(W_ne, W0 + W_ne @ (kit.eye(d, K) - Q)), (sq(W_ne @ K - V), floor)]
+        return terms + [(W_ne, W0 + W_ne @ off), (sq(W_ne @ K - V), floor)]
     # squared terms are bounded by (||V|| + (||W0|| + ||B|| + ||W||)(1 + ||K||))^2; the
     # pseudoinverse is accurate to ||K^+|| cond eps (Wedin)
     size = max(K.shape) * (1 + norm(V) + (norm(W0) + norm(B) + norm(W)) * (1 + norm(K))) ** 2
@@ -270,7 +244,7 @@ def _effective(impl, K, V, F):
     return terms
 
 
-def _effective_gain_not_inverted(K, V):
+def _gain_not_inverted(K, V):
     svd = linmem.compact_svd(K)
     return svd.U, (V @ svd.Z) * svd.s
 
@@ -284,12 +258,11 @@ def _effective_gram(F: Factored, V):
 
 
 def _not_svd_example() -> tuple[Factored, np.ndarray]:
-    """Unit keys [e1, e1, e1, e1, e2]: four copies of one key make the SVD
-    rational, U = I, s = (2, 1), z_1 = (1, 1, 1, 1, 0)/2, z_2 = e5. The first
-    effective value is the average of the four values stored at e1, the
-    second the value at e2; these are not orthogonal. (Two distinct unit keys
-    would not do: their Z_K is (1, +-1)/sqrt(2), irrational.) The rest of Z_full
-    is the Hadamard basis of the sums-zero vectors on the four copies."""
+    """Unit keys [e1, e1, e1, e1, e2]: four copies of one key make the SVD rational, U = I,
+    s = (2, 1), z_1 = (1, 1, 1, 1, 0)/2, z_2 = e5. The first effective value is the average of
+    the four values stored at e1, the second the value at e2; these are not orthogonal. (Two
+    distinct unit keys would not do: their Z_K is (1, +-1)/sqrt(2), irrational.) The rest of
+    Z_full is the Hadamard basis of the sums-zero vectors on the four copies."""
     Z_full = kit.exact(np.zeros((5, 5), dtype=int))
     Z_full[:4, :4], Z_full[4, 4] = kit.exact(HADAMARD4) / 2, 1
     F = Factored(kit.exact(np.eye(2, dtype=int)), kit.exact([2, 1]), Z_full[:, [0, 4, 1, 2, 3]])
@@ -301,13 +274,10 @@ def _not_svd_verify(impl, w):
     K, r = F.A, len(F.s)
     E, G = _effective_gram(F, V)
     W = impl.least_squares_store(K, V)
-    # The factors are the SVD of K, unique up to signs: orthonormal U and Z,
-    # distinct positive s. Then W_LS is exactly the effective expansion,
-    # E has rank r_K (as many terms as the SVD of W_LS), yet the Gram matrix
-    # of the effective values has off-diagonal energy: were the expansion
-    # an SVD of W_LS, its singular values would be the norms ||e_l||, and
-    # sum_l ||e_l||^4 would equal tr((W^T W)^2) = sum_l sigma_l^4; it falls
-    # short by exactly that off-diagonal energy.
+    # The factors are K's SVD (orthonormal U, Z; distinct positive s: unique up to signs) and W_LS is exactly
+    # the effective expansion, with rank E = r_K terms like the SVD of W_LS; were it that SVD, its singular
+    # values would be the norms ||e_l||, and sum_l ||e_l||^4 would equal tr((W^T W)^2) = sum_l sigma_l^4;
+    # it falls short by exactly the off-diagonal energy of the values' Gram matrix.
     factored = (exact_sq(F.U.T @ F.U, kit.eye(r, K)) == 0 and exact_sq(F.Z.T @ F.Z, kit.eye(r, K)) == 0
                 and all(F.s[i] > F.s[i + 1] for i in range(r - 1)) and F.s[-1] > 0)
     expansion = exact_sq(W, E @ F.U.T) == 0 and exact_sq(W @ F.U, E) == 0
@@ -337,12 +307,11 @@ def _ranks_example() -> tuple[np.ndarray, np.ndarray]:
 
 def _ranks_verify(impl, w):
     K, V = w
-    (d, M), p = K.shape, V.shape[0]
     W = impl.least_squares_store(K, V)
     rK, rW = impl.numerical_rank(K), impl.numerical_rank(W)
     ranks_right = rK == kit.rank(K) and rW == kit.rank(W)
-    # Not explained by the shapes, by poor values or by an empty store.
-    nontrivial = p >= d and M >= d and kit.rank(V) >= rK and any(e != 0 for e in W.ravel())
+    # Not explained by the shapes (p >= d, M >= d), by poor values or by an empty store.
+    nontrivial = min(V.shape[0], K.shape[1]) >= K.shape[0] and kit.rank(V) >= rK and any(e != 0 for e in W.ravel())
     return _is_least_squares(W, K, V) and ranks_right and nontrivial and rK != rW, rK - rW
 
 
@@ -379,8 +348,7 @@ def _le_op_precise_cases(ctx):
     rng = ctx.rng("le-op-precise")
     O = ensembles.rational_orthogonal(5, rng=rng)
     hair = O[:, :3] + Fraction(1, 10**30) * kit.exact(rng.integers(-1, 2, size=(5, 3)))
-    boundary = [("orthonormal keys, 5x3 (equality)", O[:, :3]),
-                ("orthonormal keys, 5x5 (equality)", O),
+    boundary = [("orthonormal keys, 5x3 (equality)", O[:, :3]), ("orthonormal keys, 5x5 (equality)", O),
                 ("orthonormal keys moved 1e-30", hair)]
     keys = boundary + precise_keys(ctx) + precise_keys(ctx, unit=True)
     return [(label, (K, precise_values(K, ctx))) for label, K in keys]
@@ -390,8 +358,7 @@ def _le_op_precise_cases(ctx):
 def _near_orthonormal_cases(draw):
     """Keys at or near the boundary: orthonormal columns (M <= d) moved by t."""
     d = draw(st.integers(1, 8))
-    M = draw(st.integers(1, d))
-    p = draw(st.integers(1, 8))
+    M, p = draw(st.integers(1, d)), draw(st.integers(1, 8))
     t = draw(st.sampled_from((0.0, 1e-12, 1e-6, 1e-2)))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     K = ensembles.controlled_spectrum(d, M, cond=1.0, rng=rng) + t * rng.standard_normal((d, M))
@@ -402,11 +369,6 @@ LE_OP = Inputs(
     ("K", "V"), st.one_of(keys_and_values().exact, keys_and_values(unit=True).exact), _le_op_precise_cases,
     st.one_of(keys_and_values().floats, keys_and_values(unit=True).floats, _near_orthonormal_cases()),
     "orthonormal keys (equality), 1e-30 and 1e-12 off them, ill-conditioned, duplicated and unit keys")
-
-
-def _le_op_scale(K, V):
-    # errors up to ||V|| (1 + ||K||^2), squared; the pseudoinverse adds cond
-    return kit.scale(K) * ((1 + norm(V)) * (1 + norm(K) ** 2)) ** 2
 
 
 # --- ls.per-key-not-dominant -----------------------------------------------------------------------
@@ -420,8 +382,7 @@ def _nonparallel(K) -> bool:
 
 def _per_key_gain(impl, K, V):
     """Largest per-key advantage of OP over LS: max_j (e_LS,j - e_OP,j)."""
-    ls, op = _ls_op_errors(impl, K, V)
-    return max(a - b for a, b in zip(ls, op))
+    return max(a - b for a, b in zip(*_ls_op_errors(impl, K, V)))
 
 
 def _per_key_verify(impl, w):
@@ -446,7 +407,8 @@ CLAIMS = [
         source="000, App. C",
         assumptions=("K any real d x M matrix", "V any real p x M matrix"),
         depends_on=("proj.coefficient-projector",),
-        inputs=PERTURBED, terms=_minimizer, scale=_minimizer_scale, falls=False,
+        inputs=PERTURBED, terms=_minimizer, falls=False,  # the operands include W_LS, ||W_LS||^2 ~ cond^2:
+        scale=lambda K, V, B, t: kit.scale(K) * (1 + sq(V) + sq(V @ linmem.pinv(K))) * (1 + sq(B)),
         control=wrong("least-squares store built as V K^T", least_squares_store=linmem.outer_product_store),
     ),
     counterexample(
@@ -471,7 +433,8 @@ CLAIMS = [
         assumptions=("K any real d x M matrix (any rank) with compact SVD U_K S_K Z_K^T",
                      "V any real p x M matrix, W any real p x d matrix"),
         depends_on=("proj.coefficient-projector",),
-        inputs=SPLIT, terms=_residual_split, scale=lambda K, V, W, F: _split_scale(K, V, W),
+        inputs=SPLIT, terms=_residual_split,  # every term a squared norm of at most (||W|| ||K|| + ||V||)^2:
+        scale=lambda K, V, W, F: max(K.shape) * (1 + norm(W) * norm(K) + norm(V)) ** 2,
         extra_checks=(exact_check("exact-keys", exact=_integer_split(), terms=_residual_split, names=SPLIT.names,
                                   about="the SVD-free form ||WK-V||^2 = ||(WK-V)P||^2 + ||V(I-P)||^2 on integer "
                                   "keys, duplicated and dependent columns"),),
@@ -514,7 +477,7 @@ CLAIMS = [
                      "V any real p x M matrix"),
         depends_on=("ls.svd-forms",),
         inputs=FACTORED, terms=_effective, scale=lambda *args: 1,
-        control=wrong("effective values V z_l s_l (the gain not inverted)", effective_pairs=_effective_gain_not_inverted),
+        control=wrong("effective values V z_l s_l (the gain not inverted)", effective_pairs=_gain_not_inverted),
     ),
     counterexample(
         "ls.effective-not-svd",
@@ -557,7 +520,8 @@ CLAIMS = [
                      "V any real p x M matrix"),
         depends_on=("proj.coefficient-projector",),
         inputs=independent_keys_and_values(), terms=_independent,
-        control=wrong("K^+ taken as K^T (keys treated as orthonormal) in the store and P", least_squares_store=linmem.outer_product_store, projectors=gram_projectors),
+        control=wrong("K^+ taken as K^T (keys treated as orthonormal) in the store and P",
+                      least_squares_store=linmem.outer_product_store, projectors=gram_projectors),
     ),
     inequality(
         "ls.total-error-le-op",
@@ -566,7 +530,8 @@ CLAIMS = [
         source="ours (follows from the optimality of W_LS, 000 App. C)",
         assumptions=("K any real d x M matrix (unit keys not needed)", "V any real p x M matrix"),
         depends_on=("ls.pseudoinverse-minimizer",),
-        inputs=LE_OP, terms=_le_op, scale=_le_op_scale, falls=False,
+        inputs=LE_OP, terms=_le_op, falls=False,  # errors up to ||V|| (1 + ||K||^2), squared; K^+ adds cond:
+        scale=lambda K, V: kit.scale(K) * ((1 + norm(V)) * (1 + norm(K) ** 2)) ** 2,
         control=wrong("the two stores swapped (V K^+ as OP, V K^T as LS)", **swapped_stores()),
     ),
     counterexample(
