@@ -45,9 +45,8 @@ def _gap(impl, W, K, V, *, least_squares: bool | None, distance: bool = False, t
     inf where it misreads: W = V K^+ recognised or not against ``least_squares`` (None: not asked), or
     1 - h_j not reported beside the residuals as the labelled model."""
     a = impl.assess(*to((W, K, V)))
-    if least_squares is not None and bool(a.is_least_squares) is not least_squares:
-        return math.inf
-    if a.model != MODEL_LABEL or not np.array_equal(a.expected_error, 1 - a.leverage):
+    misread = least_squares is not None and bool(a.is_least_squares) is not least_squares
+    if misread or a.model != MODEL_LABEL or not np.array_equal(a.expected_error, 1 - a.leverage):
         return math.inf
     R = W @ K - V
     gaps = [max(np.abs(a.residuals - to(np.sum(R * R, axis=0)))), abs(a.noise_gain - to(np.sum(W * W)))]
@@ -79,9 +78,8 @@ def _property(ctx):
 
     def measure(example):
         (case, shift), K, V = example, example[0].K, example[0].V
-        W = V @ np.linalg.pinv(K) + shift  # LAPACK's V K^+ (recognised), shifted: W + 1 refused where the shift
-        # exceeds twice the documented tolerance (LAPACK's V K^+ is within one; at cond(K) ~ 1e9 that
-        # tolerance exceeds a unit shift, invisible in float64)
+        W = V @ np.linalg.pinv(K) + shift  # LAPACK's V K^+ (within the documented tolerance) recognised;
+        # W + 1 refused only beyond twice that tolerance (at cond(K) ~ 1e9 a unit shift is within it)
         refused = shift == 1.0 and shift * math.sqrt(W.size) > 2 * least_squares_tolerance(K, V)
         gap = _gap(ctx.impl, W, K, V, least_squares=True if shift == 0.0 else False if refused else None)
         scale = max(K.shape + V.shape) * (float(np.sum(W * W)) * float(np.sum(K * K)) + float(np.sum(V * V)) + 1)

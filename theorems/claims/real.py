@@ -3,12 +3,11 @@ top-1 retrieval heavier or lighter than with Gaussian embeddings?
 
 Keys and targets are distinct rows of a real token-embedding matrix (the
 MiniLM wheel's 29,528 trained rows when installed, else the shipped sample
-of 4,000) paired at random, against Gaussian baselines. The measurements
-are :mod:`linmem.embeddings`' comparison procedures; this module states the
-sizes, the deciding figures and the criterion, read only where the profile
-resolves a figure by design (:data:`DESIGN`, :mod:`theorems.questions`).
-Each question carries a reference check that can fail: the pipeline's
-figures recomputed with plain numpy/scipy.
+of 4,000) paired at random, against Gaussian baselines, measured by
+:mod:`linmem.embeddings`' comparison procedures. This module states the sizes,
+the deciding figures (read only where the profile resolves them by design:
+:data:`DESIGN`, :mod:`theorems.questions`) and a reference check per question
+that can fail: the pipeline's figures recomputed with plain numpy/scipy.
 """
 from __future__ import annotations
 
@@ -20,7 +19,7 @@ from scipy.optimize import linprog
 
 import linmem
 from linmem import embeddings
-from linmem.embeddings import BASELINES, COMPARED_CONDITIONS, CONDITIONS
+from linmem.embeddings import COMPARED_CONDITIONS, CONDITIONS
 from linmem.learn import LP_FEASIBILITY_TOL
 from theorems import kit
 from theorems.evidence._common import make
@@ -115,10 +114,9 @@ def _success(impl, memory: str):
 
 
 def _measure(ctx, memory: str) -> dict:
-    impl = ctx.impl
     return embeddings.capacity_comparison(
-        _success(impl, memory), _trained(), ctx.profile.pick(**DIMS[memory]), pool_ratio=POOL_RATIO[memory],
-        draws=ctx.profile.pick(**DRAWS), streams=ctx.rng, tag=memory, build=_memory(impl, memory))
+        _success(ctx.impl, memory), _trained(), ctx.profile.pick(**DIMS[memory]), pool_ratio=POOL_RATIO[memory],
+        draws=ctx.profile.pick(**DRAWS), streams=ctx.rng, tag=memory, build=_memory(ctx.impl, memory))
 
 
 def _capacity_question(memory: str):
