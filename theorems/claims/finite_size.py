@@ -109,23 +109,18 @@ def _norm_peak_criterion(table):
         f"c* - resolution > {CRITICAL_LOAD:g} at every d: {'no at d = ' + str(low) if low else 'yes'}")
 
 
-def _ce_heavy_ridge(keys, targets, *, ridge=linmem.learn.DEFAULT_RIDGE, maxiter=linmem.learn.DEFAULT_MAXITER,
-                    init=None):
+def _ce_heavy_ridge(keys, targets, *, ridge=linmem.learn.DEFAULT_RIDGE, **options):
     """Wrong variant: the cross-entropy memory with a ridge CONTROL_RIDGE_FACTOR times larger."""
-    return linmem.cross_entropy_memory(keys, targets, ridge=ridge * CONTROL_RIDGE_FACTOR, maxiter=maxiter,
-                                       init=init)
+    return linmem.cross_entropy_memory(keys, targets, ridge=ridge * CONTROL_RIDGE_FACTOR, **options)
 
 
 def _critical_size(ctx, d, rng):
     """n_c(d): the median over pools of the last size the max-margin LP
     separates, + 1/2 (the last separable and first inseparable sizes bracket
     the crossing), and its second-order term."""
-
-    def separable(V, U) -> bool:
-        return bool(ctx.impl.gordan_certificate(V, U).separable)
-
     hi = max(3, math.ceil(sweeps.pairs_at_load("ratio", d, 1.0 / LP_MAX_LOAD)))
-    res = sweeps.nested_critical_sizes(separable, d, n_range=(2, hi), seeds=range(ctx.profile.pick(**LP_POOLS)),
+    res = sweeps.nested_critical_sizes(lambda V, U: bool(ctx.impl.gordan_certificate(V, U).separable), d,
+                                       n_range=(2, hi), seeds=range(ctx.profile.pick(**LP_POOLS)),
                                        base_seed=int(rng.integers(2**32)), name="fs.second-order", cache=None)
     n_c = float(np.median(res.n_star)) + 0.5
     return {"n_c": n_c, "c_c": n_c * math.log(n_c) / (d * d), "censored_share": res.censored / len(res.n_star),

@@ -1,12 +1,8 @@
 """Top-1 retrieval of n Gaussian pairs by a linear memory (004): score scales
 of the correlation matrix memory (CMM), the extreme-value heuristic, the
 thresholds 8 (CMM) and 2 (any linear memory), the dual certificate and the
-sparse repair.
-
-Setting: keys ``v_i`` and targets ``u_i`` i.i.d. ``N(0, I_d / d)``, scores
-``S_ij = u_j^T W v_i`` of a memory ``W``; pair ``i`` is retrieved top-1 when
-``S_ii > max_{j != i} S_ij``; the load is ``d^2 / (n ln n)``. The scales are
-formulas of :mod:`linmem.retrieval`, called through ``ctx.impl``.
+sparse repair. Pair ``i`` is retrieved top-1 when ``S_ii > max_{j != i} S_ij``;
+the load is ``d^2 / (n ln n)``.
 
 The max-margin LP (does *some* memory retrieve all pairs?) is monotone on
 nested instances: an exact per-seed bisection
@@ -18,6 +14,7 @@ instance, never under a control that overrides a formula they call.
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 
@@ -31,7 +28,7 @@ from linmem import sweeps
 from linmem.capacity import CMM_TOP1_CONSTANT, OPTIMAL_TOP1_CONSTANT
 from linmem.learn import GordanCertificate, LinearProgramError, MaxMarginResult, SparseRepairResult
 from theorems import kit, strategies, sweepcache
-from theorems.evidence import expectation, montecarlo, precise, property, simulation, symbolic
+from theorems.evidence import precise, property, simulation, symbolic
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind
 from theorems.templates import (crossing_check, crossing_plot, crossing_results, design_check, sampled_check,
                                 sweep_check, sweep_table_check, wrong)
@@ -124,9 +121,7 @@ def _design_sums(impl, config, E):
     diag, comp = np.diagonal(S, axis1=1, axis2=2), S[:, ~np.eye(n, dtype=bool)]
     sums = np.stack([diag.sum(1), comp.sum(1), (comp * comp).sum(1), (diag * diag).sum(1)], axis=1)
     c4 = Fraction(9, d * d)
-    exact = [int(x) if x.is_integer() else Fraction(x) for x in sums.ravel().tolist()]  # binary floats, exactly
-    return np.array(exact, dtype=object).reshape(sums.shape) * np.array(
-        [c4 / n, c4 / (n * (n - 1)), c4**2 / (n * (n - 1)), c4**2 / n])
+    return kit.exact(sums) * np.array([c4 / n, c4 / (n * (n - 1)), c4**2 / (n * (n - 1)), c4**2 / n])
 
 
 #: What linmem.retrieval.score_statistics returns, in order.
@@ -182,12 +177,8 @@ def _ev_cmm_row(ctx, n, rng):
     impl = ctx.impl
     d = max(1, int(round(impl.critical_d(n, CMM_TOP1_CONSTANT))))
     s = math.sqrt(float(impl.competitor_variance(n, d)))
-    maxima = []
-    for _ in range(max(1, math.ceil(EV_ROWS / n))):
-        V, U = sweeps.gaussian_pairs(d, n, rng=rng)
-        S = impl.scores(impl.cmm(V, U), V, U)
-        np.fill_diagonal(S, -np.inf)
-        maxima.append(S.max(axis=1))
+    pairs = [sweeps.gaussian_pairs(d, n, rng=rng) for _ in range(max(1, math.ceil(EV_ROWS / n)))]
+    maxima = [np.where(np.eye(n, dtype=bool), -np.inf, impl.scores(impl.cmm(V, U), V, U)).max(axis=1) for V, U in pairs]
     err = 1 - float(np.mean(np.concatenate(maxima))) / (s * math.sqrt(2 * math.log(n)))
     return {"d": d, "relative_error": err, "iid": _iid_relative_error(impl, n)}
 
@@ -483,17 +474,14 @@ def _dual_algebra(ctx):
 
 
 def _dual_precise(ctx):
-    sides = {}
+    cases = dict(strategies.comparison_ladder_cases(ctx.rng("dual-precise")))
+    side = functools.cache(lambda label: _exact_side(ctx.impl, *cases[label]))  # once per case, not per rung
 
-    def residual(case):
-        label, V, U = case
-        if label not in sides:
-            sides[label] = _exact_side(ctx.impl, V, U)
-        side, A = sides[label]
-        return kit.gordan_residual({p: kit.to_mp(Aij) for p, Aij in A.items()}, **kit.to_mp(side))
+    def residual(label):
+        exact, A = side(label)
+        return kit.gordan_residual({p: kit.to_mp(Aij) for p, Aij in A.items()}, **kit.to_mp(exact))
 
-    cases = strategies.comparison_ladder_cases(ctx.rng("dual-precise"))
-    return precise.check(ctx, [(label, (label, *c)) for label, c in cases], residual, falls=True)
+    return precise.check(ctx, [(label, label) for label in cases], residual, falls=True)
 
 
 def _dual_property(ctx):
@@ -534,40 +522,33 @@ REPAIR_CRITERION = simulation.decays(max_slope=-0.3, max_last_over_first=0.6)
 _REPAIR_SERIES = (("cmm", "CMM"), ("overlay", "repair, overlay"), ("split", "repair, split (stated width)"))
 
 
-def _repair_counts(ctx, d, load, seeds, base_seed):
-    """Per seed: pairs retrieved by CMM, by the overlay repair, and (figures
-    only, skipped when a negative control replaces the repair) by the split
-    layout at the stated small-block width. Each part is cached on its own,
-    keyed by the formulas it calls."""
-    impl = ctx.impl
-    n = max(3, int(round(sweeps.pairs_at_load("ratio", d, load))))
-    key = {"code": _CODE, "d": d, "n": n, "gamma": REPAIR_GAMMA}
+def _repair_row(ctx, d, rng):
+    """At dimension d, per load (columns ``'<entry> @ <load>'``), over the
+    seeds: the fractions of pairs retrieved by CMM, by the overlay repair and
+    (figures only, skipped when a negative control replaces the repair) by the
+    split layout at the stated small-block width, each count cached on its own
+    keyed by the formulas it calls; and impl.paired_gain of the overlay over
+    CMM (mean gain, paired t over the seeds, CMM failures left unrepaired)."""
+    impl, base_seed, row = ctx.impl, kit.shared_seed(ctx.run_seed, "repair"), {}
+    layouts = ("cmm", "overlay") + (() if "sparse_repair_memory" in getattr(impl, "overridden", ()) else ("split",))
 
-    def count(s, layout):
+    def count(n, s, layout):
         V, U = sweeps.gaussian_pairs(d, n, rng=sweeps.instance_rng(base_seed, d, n, s))
         W = impl.cmm(V, U) if layout == "cmm" else impl.sparse_repair_memory(V, U, gamma=REPAIR_GAMMA,
                                                                              layout=layout).W
         return int(np.sum(impl.top1_correct(W, V, U)))
 
-    layouts = ("cmm", "overlay") + (() if "sparse_repair_memory" in getattr(impl, "overridden", ()) else ("split",))
-    rows = [[kit.cached(ctx, lambda s=s, lay=lay: count(s, lay), name=f"top1.repair.{lay}", params=key,
-                        seed=[base_seed, s],
-                        formulas=("cmm" if lay == "cmm" else "sparse_repair_memory", "top1_correct"))
-             for lay in layouts] + [math.nan] * (3 - len(layouts)) for s in seeds]
-    return n, np.array(rows, dtype=float)
-
-
-def _repair_row(ctx, d, rng):
-    """At dimension d, per load (columns ``'<entry> @ <load>'``): the fractions
-    of pairs retrieved by CMM and the two repairs, and impl.paired_gain of the
-    overlay over CMM (mean gain, paired t over the seeds, CMM failures left
-    unrepaired)."""
-    row = {}
     for load in REPAIR_LOADS:
-        n, counts = _repair_counts(ctx, d, load, range(REPAIR_SEEDS), kit.shared_seed(ctx.run_seed, "repair"))
+        n = max(3, int(round(sweeps.pairs_at_load("ratio", d, load))))
+        counts = np.array([[kit.cached(ctx, lambda s=s, lay=lay: count(n, s, lay), name=f"top1.repair.{lay}",
+                                       params={"code": _CODE, "d": d, "n": n, "gamma": REPAIR_GAMMA},
+                                       seed=[base_seed, s],
+                                       formulas=("cmm" if lay == "cmm" else "sparse_repair_memory", "top1_correct"))
+                            for lay in layouts] + [math.nan] * (3 - len(layouts)) for s in range(REPAIR_SEEDS)],
+                          dtype=float)
         part = {"n": n, **{key: float(counts[:, q].mean() / n) for q, (key, _) in enumerate(_REPAIR_SERIES)},
                 "split_width": linmem.learn.default_small_block_width(d, n),
-                **ctx.impl.paired_gain(counts[:, 0], counts[:, 1], n)}
+                **impl.paired_gain(counts[:, 0], counts[:, 1], n)}
         row.update({f"{key} @ {load:g}": value for key, value in part.items()})
     return row
 
