@@ -22,12 +22,14 @@ from hypothesis import strategies as st
 import linmem
 from linmem import ensembles
 from theorems import kit
+from theorems.claims.recall import mean_error_algebra, mean_error_twice
 from theorems.evidence import montecarlo, simulation, symbolic
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind
 from theorems.residuals import at_most
 from theorems.strategies import (Case, Inputs, exact_key_matrices, keys_and_values, leverage_laws, precise_keys,
                                  precise_values, rank_d_keys_at_two_d, uniform_leverage_keys)
-from theorems.templates import design_check, exact_check, expectation, identity, inequality, sweep_check, wrong
+from theorems.templates import (design_check, exact_check, expectation, identity, inequality, sampled_check,
+                                sweep_check, wrong)
 from theorems.tolerance import norm
 
 __all__ = ["CLAIMS", "rank_d_keys_at_two_d"]
@@ -59,10 +61,6 @@ RATE_EXPONENT = -0.5
 RATE_BAND = 0.1
 RATE_CRITERION = simulation.rate(exponent=RATE_EXPONENT, band=RATE_BAND)
 
-#: Loads M/d of the uniform-leverage SNR sweeps (M = 2d is swept by
-#: cap.uniform-leverage-accuracy): one near the rank edge, one well beyond.
-SNR_LOADS = (Fraction(3, 2), Fraction(4))
-
 #: Loads M/d besides 2 in the mean-error Monte Carlo (spherical keys in R^6),
 #: so the plot spans 1 - r_K/M from 0 to 3/4.
 OTHER_LOADS = (Fraction(1, 2), Fraction(1), Fraction(3, 2), Fraction(3), Fraction(4))
@@ -72,10 +70,8 @@ OTHER_LOADS = (Fraction(1, 2), Fraction(1), Fraction(3, 2), Fraction(3), Fractio
 EXCHANGEABLE_DESIGNS = ((2, 3), (2, 4), (3, 2), (3, 3))
 
 #: The exchangeable-leverage Monte Carlo needs one SVD through the
-#: implementation per key matrix, so it draws this fraction of the profile's
-#: Monte Carlo samples (at least EXCHANGEABLE_MC_MIN).
-EXCHANGEABLE_MC_SHARE = Fraction(1, 16)
-EXCHANGEABLE_MC_MIN = 2000
+#: implementation per key matrix, so it draws 1/16 of each profile's samples.
+EXCHANGEABLE_MC_SAMPLES = dict(quick=2500, standard=12500, thorough=62500)
 
 
 def _holds(fact: bool) -> tuple:
@@ -102,26 +98,12 @@ def _pooled_sweep(name, statistic, what: str, about: str, load=LOAD_RATIO, crite
                                "keys pooled per d": POOLED_KEYS})
 
 
-# named, not lambdas: a sweep may pickle the implementation with its overrides
-def _snr_d_over_m(d, M):
-    return d / M
-
-
-def _snr_plus_at_uniform(d, M):
-    return d / (M + d)
-
-
 def _relative_snr_gap(impl, h, d, M):
     target = impl.uniform_leverage_snr(d, M)
     return np.sqrt(np.mean((impl.snr(h) - target) ** 2)) / target
 
 
 # --- cap.exact-needs-independence --------------------------------------------------
-#
-# The universal test values are V = I_M: some W has W K = I_M exactly when K
-# has a left inverse, i.e. independent columns, and then W = V G fits every
-# V. Quantitatively the best fit of I_M leaves ||P - I_M||_F^2 = M - r_K
-# (I - P projects onto ker K), zero exactly when r_K = M <= d.
 
 
 def _independence(impl, K, V):
@@ -179,11 +161,6 @@ def _uniform_snr_algebra(ctx):
 
 
 # --- cap.snr-threshold ---------------------------------------------------------------
-#
-# For M > d and gamma > 0:
-#   d/(M-d) - gamma = gamma (d(1 + 1/gamma) - M) / (M - d),
-# a positive multiple of (capacity - M); so the SNR clears gamma exactly when
-# M is at most the capacity.
 
 
 def _threshold(impl, d, gamma, M):
@@ -274,20 +251,6 @@ TWO_D_INPUTS = Inputs(
 _PAPER_KEYS = kit.exact([[1, 1, 1, 0], [0, 0, 0, 1]])  # [e1, e1, e1, e2], 000 App. F
 
 
-def _mean_error_two_d_algebra(impl):
-    # d = 3, M = 6: five free leverage scores, the sixth fixed by sum h_j = r_K = d
-    hs = list(sympy.symbols("h1:6", positive=True))
-    expr = sum(impl.expected_error(h) for h in hs + [3 - sum(hs)]) / 6 - sympy.Rational(1, 2)
-    return [("mean of 1 - h_j over 2d keys with sum h_j = d is 1/2", expr)]
-
-
-def _two_d_mean_error(impl, K, V):
-    """(1/M) ||W_LS K - V||_F^2, twice: against the per-key formula and the reference 1 - r_K/M."""
-    R = kit.store(impl.least_squares_store, K, V) @ K - V
-    q = np.sum(R * R, axis=(-2, -1)) / K.shape[1]
-    return np.stack([q, q], axis=-1)
-
-
 def _two_d_claimed(impl, K):
     """(1/M) sum_j (1 - h_j) by the formulas, and 1 - r_K/M by the kit's
     reference rank: 1/2 on every key set at M = 2d, r_K = d."""
@@ -356,37 +319,15 @@ def _share(r, M):
     return [Fraction(r, M)] * M
 
 
-def _exchangeable_montecarlo(ctx):
-    impl = ctx.impl
-    B = ensembles.gaussian_vectors(4, 2, rng=ctx.rng("rank-two-map"))
-    # (label, sampler, r, M): i.i.d. columns, hence exchangeable, of fixed rank a.s.
-    setups = [
-        ("spherical 3x6", lambda rng: ensembles.spherical_vectors(3, 6, rng=rng), 3, 6),
-        ("rank 2 in R^4 (B c_j, c_j spherical in R^2), 4x6",
-         lambda rng: B @ ensembles.spherical_vectors(2, 6, rng=rng), 2, 6),
-        ("Gaussian, non-unit, 2x5", lambda rng: ensembles.gaussian_vectors(2, 5, rng=rng), 2, 5),
-    ]
-    claimed = np.concatenate([[r / M] * M for _, _, r, M in setups])
-
-    def sample(rng, size):
-        return np.array([np.concatenate([impl.leverage_scores(draw(rng)) for _, draw, _, _ in setups])
-                         for _ in range(size)])
-
-    n = max(EXCHANGEABLE_MC_MIN, int(ctx.profile.mc_samples * EXCHANGEABLE_MC_SHARE))
-    return montecarlo.check(ctx, sample, claimed, n=n, label="every h_j of " + "; ".join(s[0] for s in setups) + ":")
-
-
-def _leverage_from_energy_share(K):
-    e = np.sum(K * K, axis=0)
-    return min(K.shape) * e / np.sum(e)
+def _exchangeable_cases(rng):
+    """(sampler, M, r): M i.i.d. columns (an exchangeable law) of rank r almost surely."""
+    B = ensembles.gaussian_vectors(4, 2, rng=rng)
+    return [(lambda rng: ensembles.spherical_vectors(3, 6, rng=rng), 6, 3),
+            (lambda rng: B @ ensembles.spherical_vectors(2, 6, rng=rng), 6, 2),
+            (lambda rng: ensembles.gaussian_vectors(2, 5, rng=rng), 5, 2)]
 
 
 # --- cap.jensen-gap ----------------------------------------------------------------------------
-#
-# With f(h) = h/(1-h) and m < 1, the tangent-line remainder is exact:
-#   f(h) - f(m) - f'(m)(h - m) = (h - m)^2 / ((1 - h)(1 - m)^2) >= 0,
-# so at m = E h, E f(h) - f(E h) = E[(h - m)^2 / ((1 - h)(1 - m)^2)] >= 0
-# (linmem.snr_jensen_gap), with equality only for a degenerate h.
 
 
 def _jensen_algebra(impl):
@@ -440,7 +381,7 @@ CLAIMS = [
                           "(fitted exponent within 0.1)"),
         ),
         domain={"d": "d -> infinity", "M/d": [LOAD_RATIO, LOAD_RATIO]},
-        negative_control=wrong("uniform-leverage SNR d/M in place of d/(M-d)", uniform_leverage_snr=_snr_d_over_m),
+        negative_control=wrong("uniform-leverage SNR d/M in place of d/(M-d)", uniform_leverage_snr=lambda d, M: d / M),
     ),
     identity(
         "cap.exact-needs-independence",
@@ -476,13 +417,13 @@ CLAIMS = [
                         names=("K",), about="exact keys with uniform leverage (Hadamard rows, mixed, signed, "
                         "permuted): h_j = d/M and SNR_j = d/(M-d)"),
             _pooled_sweep("relative-gap-3/2", _relative_snr_gap, "relative RMS of SNR_j - d/(M-d)",
-                          "relative RMS gap of SNR_j to d/(M-d) at M = 3d/2 falls with d", SNR_LOADS[0], CRITERION),
+                          "relative RMS gap of SNR_j to d/(M-d) at M = 3d/2 falls with d", Fraction(3, 2), CRITERION),
             _pooled_sweep("relative-gap-4", _relative_snr_gap, "relative RMS of SNR_j - d/(M-d)",
                           "relative RMS gap of SNR_j to d/(M-d) at M = 4d falls like d^(-1/2) (exponent within 0.1)",
-                          SNR_LOADS[1]),
+                          Fraction(4)),
         ),
         negative_control=wrong("uniform-leverage SNR d/(M+d), i.e. h/(1+h) at h = d/M",
-                               uniform_leverage_snr=_snr_plus_at_uniform),
+                               uniform_leverage_snr=lambda d, M: d / (M + d)),
     ),
     identity(
         "cap.snr-threshold",
@@ -528,7 +469,8 @@ CLAIMS = [
                      "K fixed, d x 2d, rank d; keys need not be unit and leverage need not be uniform"),
         depends_on=("recall.mean-error",),
         keys=st.one_of(st.just(_PAPER_KEYS), rank_d_keys_at_two_d()), mc_keys=_two_d_keysets,
-        quantity=_two_d_mean_error, claimed=_two_d_claimed, algebra=_mean_error_two_d_algebra, finish=_two_d_plot,
+        quantity=mean_error_twice, claimed=_two_d_claimed, finish=_two_d_plot,
+        algebra=lambda impl: [("mean of 1 - h_j over 2d keys with sum h_j = d is 1/2", mean_error_algebra(impl, 6, 3))],
         control=wrong("per-key error 1 - h_j^2 (not linear in h, so the spread would matter)",
                       expected_error=lambda h: 1 - h * h),
     ),
@@ -552,11 +494,15 @@ CLAIMS = [
                          quantity=_leverage_of_each, claimed=lambda impl, c: _share(c[2], c[1]),
                          describe=lambda c: {"d": c[0], "M": c[1]},
                          about="exact: i.i.d. coordinate-vector keys conditioned on the rank, all d^M tuples"),
-            Check("montecarlo", EvidenceKind.MONTECARLO, _exchangeable_montecarlo,
-                  "spherical (rank d), rank-2 in R^4 and non-unit Gaussian keys"),
+            sampled_check(cases=_exchangeable_cases, quantity=_leverage_of_each, stream="rank-two-map",
+                          draw=lambda impl, c, rng, size: ([c[0](rng) for _ in range(size)],),
+                          claimed=lambda impl, c: _share(c[2], c[1]), mc_samples=EXCHANGEABLE_MC_SAMPLES,
+                          about="spherical (rank d), rank-2 in R^4 and non-unit Gaussian keys",
+                          label="every h_j of spherical 3x6; rank 2 in R^4 (B c_j, c_j spherical in R^2), 4x6; "
+                          "Gaussian, non-unit, 2x5:"),
         ),
         negative_control=wrong("leverage as the key's share of ||K||_F^2 times min(d, M) (blind to rank deficiency)",
-                               leverage_scores=_leverage_from_energy_share),
+                               leverage_scores=lambda K: min(K.shape) * np.sum(K * K, axis=0) / kit.sq(K)),
     ),
     inequality(
         "cap.jensen-gap",

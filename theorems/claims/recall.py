@@ -23,7 +23,7 @@ from theorems.strategies import (Case, Inputs, exact_key_matrices, float_key_cas
 from theorems.templates import MC_VALUE_DIM, expectation, identity, montecarlo_values, wrong
 from theorems.tolerance import THRESHOLD, norm
 
-__all__ = ["CLAIMS"]
+__all__ = ["CLAIMS", "mean_error_algebra", "mean_error_twice"]
 
 VALUE_ASSUMPTIONS = (
     "values independent of each other and of K, zero-mean, unit-norm (so E[V^T V] = I_M)",
@@ -326,16 +326,17 @@ def _snr_amplitude(h):
     return x ** (sympy.Rational(1, 2) if isinstance(x, sympy.Basic) else 0.5)
 
 
-def _mean_error_algebra(impl):
-    hs = sympy.symbols("h1:4", positive=True)
-    r = sympy.Symbol("r", positive=True)
-    h_all = list(hs) + [r - sum(hs)]  # M = 4 under the trace identity sum h_j = r_K
-    return [("mean of 1 - h_j with sum h_j = r is 1 - r/M",
-             sum(impl.expected_error(h) for h in h_all) / 4 - (1 - r / 4))]
+def mean_error_algebra(impl, M: int, r):
+    """``(1/M) sum_j (1 - h_j) - (1 - r/M)`` in sympy (0 for the true per-key
+    error): M - 1 free leverage scores, the last fixed by the trace identity
+    ``sum_j h_j = r_K = r`` (recall.mean-error, cap.mean-error-at-two-d)."""
+    hs = list(sympy.symbols(f"h1:{M}", positive=True))
+    return sum(impl.expected_error(h) for h in hs + [r - sum(hs)]) / M - (1 - sympy.sympify(r) / M)
 
 
-def _mean_error(impl, K, V):
-    """(1/M) ||W_LS K - V||_F^2, twice: against the formula and against 1 - r_K/M."""
+def mean_error_twice(impl, K, V):
+    """(1/M) ||W_LS K - V||_F^2 for one value matrix or a batch, twice: against
+    the formula and against 1 - r_K/M (recall.mean-error, cap.mean-error-at-two-d)."""
     R = _residuals(impl, K, V)
     q = np.sum(R * R, axis=(-2, -1)) / K.shape[1]
     return np.stack([q, q], axis=-1)
@@ -371,7 +372,9 @@ CLAIMS = [
         statement=r"\frac{1}{M}\mathbb{E}_V \|W_{\mathrm{LS}} K - V\|_F^2 = 1 - \frac{r_K}{M}",
         source="000, boxed (Measure the strength of recall); App. D", assumptions=VALUE_ASSUMPTIONS,
         depends_on=("recall.error",), keys=exact_key_matrices(max_count=5),
-        quantity=_mean_error, claimed=_mean_error_claimed, algebra=_mean_error_algebra,
+        quantity=mean_error_twice, claimed=_mean_error_claimed,
+        algebra=lambda impl: [("mean of 1 - h_j with sum h_j = r is 1 - r/M",
+                               mean_error_algebra(impl, 4, sympy.Symbol("r", positive=True)))],
         control=wrong("1 - r_K/d in place of 1 - r_K/M", mean_expected_error=_mean_error_over_d),
     ),
     identity(
