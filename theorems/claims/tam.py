@@ -123,8 +123,6 @@ RATE_SLOPE = (-1.05, -0.95)
 QUAD_EPSREL = 1e-13
 QUAD_LADDER = (50, 120)
 
-EPS = np.finfo(float).eps
-
 _TAM_SETTING = ("keys and targets i.i.d. N(0, I_d/d); k = round(r (n - 1)) of the n - 1 competitors; "
                 "load alpha = n / d^2")
 
@@ -227,7 +225,7 @@ def _upper_float(ctx):
         _, W, V, U, k = case[1]
         margins, S = ctx.impl.tam_margins(W, V, U, k=k), (V.T @ W.T) @ U
         match = np.diag(S)  # a margin above its rounding certifies the match is in the top k
-        tau = CERTIFIED_MARGIN_ULPS * S.shape[0] * EPS * (np.abs(match) + np.max(np.abs(S), axis=1))
+        tau = CERTIFIED_MARGIN_ULPS * S.shape[0] * np.finfo(float).eps * (np.abs(match) + np.max(np.abs(S), axis=1))
         beaten = np.sum(S >= match[:, None], axis=1) - (match >= match)  # competitors at or above the match
         return math.inf if np.any((margins > tau) & (beaten > k - 1)) else 0.0
 
@@ -368,24 +366,23 @@ def _smoothed_rate(ctx):
                  "bound": impl.smoothed_topk_gap_bound(m, k, beta=b)} for b in RATE_BETAS}
     gaps = np.array([table[b]["tied"] for b in RATE_BETAS])
     slope = simulation.loglog_slope(RATE_BETAS, gaps) if np.all(np.isfinite(gaps) & (gaps > 0)) else math.nan
-    slope_ok = RATE_SLOPE[0] <= slope <= RATE_SLOPE[1]
 
     def measure(beta):  # scores of size 1: the rounding of F and T is a few eps times m
         row = table[beta]
         viol = max(abs(row["tied"] - impl.tied_smoothing_gap(m, k, beta=beta)), row["tied"] - row["bound"],
                    row["generic"] - row["bound"], 0.0)
-        return scaled_residual(viol, scale=m) if slope_ok else math.inf
+        return scaled_residual(viol, scale=m) if RATE_SLOPE[0] <= slope <= RATE_SLOPE[1] else math.inf
 
     ev = property.check(ctx, st.sampled_from(RATE_BETAS), measure, describe=lambda b: {"beta": b, "m": m, "k": k})
     ev.detail += f"; tied gap vs beta: log-log slope {slope:.4f} (need in {RATE_SLOPE})"
-    ev.data.update(slope=slope, table={str(b): v for b, v in table.items()})
     positive = [b for b in RATE_BETAS if table[b]["generic"] > 0]
-    ev.data["plot"] = kit.plot("Smoothing gap F_beta - T_k against beta", "beta", "gap", [
+    ev.data.update(slope=slope, table={str(b): v for b, v in table.items()}, plot=kit.plot(
+        "Smoothing gap F_beta - T_k against beta", "beta", "gap", [
         kit.series("tied scores (worst case)", list(RATE_BETAS), gaps.tolist(), "points"),
         kit.series("distinct scores (gap 0 in float64 not shown)", positive, [table[b]["generic"] for b in positive],
                    "points"),
         kit.series("bound (m/k) log 2 / beta", list(RATE_BETAS), [table[b]["bound"] for b in RATE_BETAS])],
-        xscale="log", yscale="log")
+        xscale="log", yscale="log"))
     return ev
 
 
@@ -491,18 +488,14 @@ def _integral_ladder(second, tail, cases, **kw):
     return lambda ctx: precise.check(ctx, cases, lambda r: residual(ctx, r), falls=True, **kw)
 
 
-def _gamma_moment(j, a):
-    """int_a^inf z^j phi(z) dz by the incomplete gamma function (apart from closed form and quadrature)."""
-    return capacity.normal_partial_moment_mp(j, a, dps=mpmath.mp.dps)
-
-
 _integral_quad = _integral_ladder(
     lambda k: mpmath.quad(lambda x: (k + x) ** 2 * mpmath.npdf(x), [-k, 0, 4, mpmath.inf]),
     lambda q: mpmath.quad(lambda x: x * mpmath.npdf(x), [q, q + 1, q + 4, mpmath.inf]),
     [("r = 0.15", 0.15)], ladder=QUAD_LADDER)
-_integral_gamma = _integral_ladder(
-    lambda k: k * k * _gamma_moment(0, -k) + 2 * k * _gamma_moment(1, -k) + _gamma_moment(2, -k),
-    lambda q: _gamma_moment(1, q), list(_R_CASES))
+_integral_gamma = _integral_ladder(  # int_a^inf z^j phi(z) dz by incomplete gamma
+    lambda k: sum(c * capacity.normal_partial_moment_mp(j, -k, dps=mpmath.mp.dps)
+                  for j, c in enumerate((k * k, 2 * k, 1))),
+    lambda q: capacity.normal_partial_moment_mp(1, q, dps=mpmath.mp.dps), list(_R_CASES))
 
 
 def _integral_float(ctx):
@@ -610,18 +603,13 @@ def _cover_montecarlo(ctx):
     configs = ([{"route": "gaussian", "D": D, "n": n} for D, n in COVER_GAUSSIAN]
                + [{"route": "tam k=n-1", "D": du * dv, "n": n} for du, dv, n in COVER_TAM])
 
-    def draw(rng, size):
-        out = []
-        for _ in range(size):
-            row = [impl.lp_separable(rng.standard_normal((n, D))) for D, n in COVER_GAUSSIAN]
-            for du, dv, n in COVER_TAM:
-                V = rng.standard_normal((dv, n))
-                row.append(_tam_feasible(impl, V, rng.standard_normal((du, n)), n - 1, counter))
-            out.append(row)
-        return np.array(out, dtype=float)
+    def draw(rng, size):  # a row per sample: each Gaussian configuration, then each TAM one (V, then U)
+        return [[impl.lp_separable(rng.standard_normal((n, D))) for D, n in COVER_GAUSSIAN]
+                + [_tam_feasible(impl, rng.standard_normal((dv, n)), rng.standard_normal((du, n)), n - 1, counter)
+                   for du, dv, n in COVER_TAM] for _ in range(size)]
 
     def sample(rng, size):  # the rows depend only on the generator's state: cached under it
-        return np.asarray(kit.cached(ctx, lambda: draw(rng, size).tolist(), name="tam.cover.mc",
+        return np.asarray(kit.cached(ctx, lambda: draw(rng, size), name="tam.cover.mc",
                                      params={"code": _CODE, "size": size}, seed=rng.bit_generator.state,
                                      formulas=("tam_feasible", "lp_separable")), dtype=float)
 
@@ -707,8 +695,7 @@ def _beta_independent(ctx):
     ev = simulation.check(ctx, dims, spread, criterion,
                           label="ridgeless smoothed-TAM ERM at several beta against the TAM feasibility LP",
                           size_name="d", domain={"beta": list(betas), "r": [TAM_R]})
-    ev.data["crossings"] = {str(d): {str(k): v for k, v in row.items()} for d, row in info.items()}
-    ev.data["lp_reposed"] = counter
+    ev.data.update(crossings={str(d): {str(k): v for k, v in r.items()} for d, r in info.items()}, lp_reposed=counter)
     return ev
 
 
@@ -747,12 +734,11 @@ def _percentile_behind(ctx):
                           label=f"signal percentile at alpha = n/d^2 = {PB_ALPHA}, r = {TAM_R}", size_name="d",
                           domain={"alpha": [PB_ALPHA], "r": [TAM_R], "seeds per d": [PB_SEEDS]})
     ev.comparison = ">="
-    ev.data["table"] = {str(d): v for d, v in table.items()}
-    ev.data["plot"] = kit.plot(
+    ev.data.update(table={str(d): v for d, v in table.items()}, plot=kit.plot(
         f"Mean percentile rank of the matched target at alpha = {PB_ALPHA}", "d", "mean percentile rank",
         [kit.series(label, list(dims), [table[d][key] for d in dims])
          for key, label in (("cmm", "CMM"), ("tam", f"TAM-learned (beta = {PB_BETA:g})"))],
-        hlines=[{"y": 1 - TAM_R, "label": "1 - r"}])
+        hlines=[{"y": 1 - TAM_R, "label": "1 - r"}]))
     return ev
 
 
@@ -774,9 +760,8 @@ CLAIMS = [
         title="The top-k average is at least the k-th largest score; a positive TAM margin puts the match in the top k",
         statement=(r"T_k(s) = \tfrac1k\sum_{l\le k} s_{[l]} \ \ge\ s_{[k]};\quad "
                    r"S_{ii} - T_k(S_{i,-i}) > 0 \Rightarrow \#\{j \ne i: S_{ij} \ge S_{ii}\} \le k - 1"),
-        source="004 (the tail-average margin certifies top-k membership)",
+        kind=ClaimKind.INEQUALITY, source="004 (the tail-average margin certifies top-k membership)",
         assumptions=("any real scores, ties allowed; 1 <= k <= number of competitors",),
-        kind=ClaimKind.INEQUALITY,
         checks={
             "algebra": (_upper_algebra, "sympy: T_k - s_[k] is the mean of nonnegative gaps"),
             "ladder": (_upper_ladder, "mpmath: ties, near-ties 1e-40 apart, 16 decades; sorting and variational "
@@ -792,10 +777,9 @@ CLAIMS = [
         title="The top-k average is convex (a maximum of subset means), so the TAM margin is concave in W",
         statement=(r"T_k(s) = \max_{|J| = k} \tfrac1k \sum_{j \in J} s_j,\quad "
                    r"T_k(\theta a + (1-\theta) b) \le \theta T_k(a) + (1-\theta) T_k(b)"),
-        source="004 (the TAM program is convex)",
+        kind=ClaimKind.INEQUALITY, source="004 (the TAM program is convex)",
         assumptions=("any real scores; theta in [0, 1]",
                      "the TAM margin S_ii - T_k(S_i,-i) is linear minus convex in W, hence concave"),
-        kind=ClaimKind.INEQUALITY,
         checks={
             "algebra": (_convex_algebra, "sympy: the variational form t + (1/k) sum (s_j - t)_+ at t = s_[k] is T_k"),
             "ladder": (_convex_ladder, "mpmath: convexity along segments through ties and near-ties"),
@@ -810,12 +794,11 @@ CLAIMS = [
         title="The smoothed top-k average is convex, bounds T_k from above, and is within (m/k) log 2 / beta of it",
         statement=(r"F_\beta(s) = \min_t\, t + \tfrac1k \sum_j \tfrac1\beta \log(1 + e^{\beta(s_j - t)}):\ "
                    r"F_\beta \text{ convex},\ 0 \le F_\beta - T_k \le \tfrac{m}{k}\tfrac{\log 2}{\beta}"),
-        source="004 (exponentially smoothed TAM keeps the ERM convex)",
+        kind=ClaimKind.INEQUALITY, source="004 (exponentially smoothed TAM keeps the ERM convex)",
         assumptions=("m competitor scores, 1 <= k <= m, beta > 0",
                      "the 1/beta rate is attained by tied scores (gap c(k/m)/beta, c(p) = log((1-p)/p) - "
                      "log(1-p)/p, equal to the bound at k = m/2); without a tie at the k-th place the gap decays "
                      "exponentially"),
-        kind=ClaimKind.INEQUALITY,
         checks={
             "ladder": (_smoothed_ladder, "mpmath: the smoothed value by root finding, the exact tied gap, the bound"),
             "float": (_smoothed_float, "float64: lower bound, gap bound, exact tied gap, midpoint convexity"),
@@ -831,8 +814,7 @@ CLAIMS = [
               "alpha_c(0.15) = 0.2944",
         statement=(r"\alpha_c(r) = \frac{1}{(1+\kappa_r^2)\Phi(\kappa_r) + \kappa_r\varphi(\kappa_r)},\ "
                    r"\kappa_r = \frac{\varphi(\Phi^{-1}(1-r))}{r};\quad \alpha_c(0.15) \approx 0.294"),
-        kind=ClaimKind.IDENTITY,
-        source="004 (closed-form ridgeless TAM threshold)",
+        kind=ClaimKind.IDENTITY, source="004 (closed-form ridgeless TAM threshold)",
         assumptions=("0 < r < 1", "linmem evaluates kappa as sqrt(2/pi)/erfcx(z/sqrt 2), z = -Phi^{-1}(r)"),
         checks={
             "algebra": (_closed_algebra, "sympy: the erfcx rewrite, kappa(1/2) = sqrt(2/pi), alpha_c(3/20) = 0.294"),
@@ -848,8 +830,7 @@ CLAIMS = [
         title="(1 + kappa^2) Phi(kappa) + kappa phi(kappa) = E[(kappa + Z)_+^2] and kappa_r = E[Z | Z > Phi^{-1}(1-r)]",
         statement=(r"(1+\kappa^2)\Phi(\kappa) + \kappa\varphi(\kappa) = \mathbb{E}\,(\kappa + Z)_+^2,\quad "
                    r"\kappa_r = \mathbb{E}[Z \mid Z > \Phi^{-1}(1-r)],\ Z \sim N(0,1)"),
-        kind=ClaimKind.IDENTITY,
-        source="ours (anchors 004's alpha_c)",
+        kind=ClaimKind.IDENTITY, source="ours (anchors 004's alpha_c)",
         assumptions=("kappa > 0 for the first identity (it holds for every real kappa); 0 < r < 1",),
         depends_on=("tam.alpha-c-closed-form",),
         checks={
@@ -867,8 +848,7 @@ CLAIMS = [
         statement=(r"\alpha_c \uparrow \text{ in } r,\quad \frac{1}{\tfrac12 + 2\varphi(0)\kappa_r + \kappa_r^2} "
                    r"\le \alpha_c(r) \le \min\!\Big(2, \frac{2}{1 + \kappa_r^2}\Big),\quad "
                    r"\lim_{r\to0}\alpha_c = 0,\ \lim_{r\to1}\alpha_c = 2"),
-        kind=ClaimKind.INEQUALITY,
-        source="ours (limits of 004's alpha_c; Cover 1965 at r -> 1)",
+        kind=ClaimKind.INEQUALITY, source="ours (limits of 004's alpha_c; Cover 1965 at r -> 1)",
         assumptions=("0 < r < 1; kappa_r decreases from infinity to 0 as r goes from 0 to 1",
                      "the sandwich bounds follow from D(kappa) >= (1 + kappa^2)/2 and D' <= 2(kappa + phi(0)), "
                      "D(0) = 1/2"),
@@ -887,8 +867,7 @@ CLAIMS = [
               "with probability C(n, D)/2^n",
         statement=(r"\Pr[\exists W:\ \langle W, A_i\rangle > 0\ \forall i \le n] = \frac{C(n, D)}{2^n},\ "
                    r"C(n, D) = 2\sum_{k < D}\binom{n-1}{k},\ C(n+1, D) = C(n, D) + C(n, D-1)"),
-        kind=ClaimKind.EXPECTATION,
-        source="ours (Cover 1965; the r -> 1 limit of 004's TAM, where alpha_c -> 2)",
+        kind=ClaimKind.EXPECTATION, source="ours (Cover 1965; the r -> 1 limit of 004's TAM, where alpha_c -> 2)",
         assumptions=(
             "the A_i in general position and their joint law unchanged by flipping the sign of any subset",
             "exact evidence: fixed rational points in general position (checked exactly) with uniform random "
@@ -910,8 +889,7 @@ CLAIMS = [
         title="Ridgeless TAM retrieves all keys below alpha_c(r): finite-size feasibility crossings fall toward alpha_c",
         statement=(r"\alpha = n/d^2 < \alpha_c(r):\ \text{TAM loss} \to 0,\ \text{almost all keys TAM-retrieved};"
                    r"\quad \alpha > \alpha_c(r):\ \text{limiting loss} > 0"),
-        kind=ClaimKind.ASYMPTOTIC,
-        source="004 (ridgeless TAM threshold)",
+        kind=ClaimKind.ASYMPTOTIC, source="004 (ridgeless TAM threshold)",
         assumptions=(
             _TAM_SETTING,
             "finite-size proxy: some W gives every key a positive TAM margin (the LP tam_feasible; the "
@@ -932,8 +910,7 @@ CLAIMS = [
         title="The TAM transition does not depend on the smoothing beta: ERM crossings agree within one pair",
         statement=(r"\alpha_{50}^{\mathrm{ERM}}(\beta_1) = \alpha_{50}^{\mathrm{ERM}}(\beta_2) "
                    r"= \alpha_{50}^{\mathrm{LP}} \ \text{(within the sweep's resolution } 1/d^2)"),
-        kind=ClaimKind.ASYMPTOTIC,
-        source="004 (the threshold does not depend on beta)",
+        kind=ClaimKind.ASYMPTOTIC, source="004 (the threshold does not depend on beta)",
         assumptions=(
             _TAM_SETTING,
             "ridgeless smoothed-TAM logistic ERM (tam_erm, L-BFGS-B, at most 300 iterations) succeeds when "
@@ -951,8 +928,7 @@ CLAIMS = [
         "tam.percentile-edge",
         title="In the SAT phase the signal percentile has a hard lower edge p_alpha = Phi(rho_alpha)",
         statement=r"p_\alpha = \Phi(\rho_\alpha)",
-        kind=ClaimKind.UNDERSPECIFIED,
-        source="004 (SAT-phase signal percentile)",
+        kind=ClaimKind.UNDERSPECIFIED, source="004 (SAT-phase signal percentile)",
         reason=("004 names the edge p_alpha = Phi(rho_alpha) but gives neither rho_alpha nor the variational "
                 "problem that defines it (only that the high-dimensional limit is a two-parameter scalar "
                 "problem), so there is no value to compare a simulated percentile with."),
@@ -962,8 +938,7 @@ CLAIMS = [
         title="At the same load the CMM signal percentile sits below the TAM-learned one",
         statement=(r"\overline{\mathrm{pct}}(W_{\mathrm{CMM}}) < \overline{\mathrm{pct}}(W_{\mathrm{TAM}}),\quad "
                    r"\mathrm{pct}_i = \tfrac{\#\{j \ne i:\ S_{ij} < S_{ii}\}}{n - 1}"),
-        kind=ClaimKind.ASYMPTOTIC,
-        source="004 (the unoptimised CMM percentile sits further back)",
+        kind=ClaimKind.ASYMPTOTIC, source="004 (the unoptimised CMM percentile sits further back)",
         assumptions=(_TAM_SETTING, f"alpha = {PB_ALPHA} (SAT side at these sizes), r = {TAM_R}, beta = {PB_BETA:g}, "
                      "ridgeless, at most 300 L-BFGS-B iterations; paired over seeds"),
         depends_on=("tam.threshold",),
