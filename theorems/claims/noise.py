@@ -18,22 +18,21 @@ rational ``w_i`` (exact), or uniform on the sphere (Monte Carlo).
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import partial
 from typing import Any, NamedTuple
 
-import mpmath
 import numpy as np
 import sympy
 from hypothesis import strategies as st
 
 import linmem
-from linmem import ensembles
 from theorems import kit
 from theorems.evidence import precise
 from theorems.evidence._common import IMPLEMENTATION_ERRORS
 from theorems.model import Check, EvidenceKind
 from theorems.residuals import at_most
-from theorems.strategies import (NOISE_DESIGN_KINDS, continuous_noise, exact_key_matrices, exact_unit_key_matrices,
-                                 exact_value_matrices, integer_matrices, near_parallel_gain, near_parallel_queries,
+from theorems.strategies import (NOISE_DESIGN_KINDS, continuous_noise, exact_key_matrices, exact_keys_and_values,
+                                 exact_unit_key_matrices, integer_matrices, near_parallel_gain, near_parallel_queries,
                                  near_parallel_smallest_sq, noise_design, noise_design_defect, precise_keys)
 from theorems.templates import counterexample, design_expectation, identity, montecarlo_keys, wrong
 
@@ -102,8 +101,7 @@ def _noise_inputs(draw):
     integer p x 4 matrix (its first d columns are used) or None for the
     least-squares store of (K, V), and fixed unit rational value directions W0
     for the random values v_i = s_i w_i."""
-    K = draw(exact_key_matrices(max_dim=3, max_count=5))
-    V = draw(exact_value_matrices(K.shape[1]))
+    K, V = draw(exact_keys_and_values(max_dim=3, max_count=5))
     W = draw(integer_matrices(V.shape[0], COORDINATE_DIM)) if draw(st.booleans()) else None
     seed = draw(st.integers(0, 2**32 - 1))
     W0 = kit.sign_values(draw(st.integers(1, 3)), K.shape[1], np.random.default_rng(seed))
@@ -115,28 +113,23 @@ def _describe(case):
     return {"K": K, "V": V, "W": "least-squares store" if W is None else W, "W0": W0, "tau": tau}
 
 
-def _noise_laws(names=("rademacher",), fixed=True, ls=True):
+def _noise_laws(case, names, fixed, ls):
     """The exact laws of a case: for each noise design, the fixed store (the
     drawn W, or W_LS of the drawn V: an input, not under test) over the noise,
     and W_LS over the joint law of sign values and noise; keys padded with
-    zero rows to the design's dimension (the signed-coordinate design)."""
-
-    def laws(case):
-        K, V, W, W0, tau = case
-        out = []
-        for name in names:
-            # keys embedded in the design's dimension by zero rows (still any keys)
-            pad = COORDINATE_DIM - K.shape[0] if name == "coordinate" else 0
-            Kd = np.pad(K, ((0, pad), (0, 0)), constant_values=Fraction(0))
-            design = (name, Kd.shape[0], tau)
-            if fixed:
-                Wd = linmem.least_squares_store(Kd, V) if W is None else W[:, : Kd.shape[0]]
-                out.append((_Query(Kd, tau, Wd, V, design), noise_design(*design)))
-            if ls:
-                out.append((_Query(Kd, tau, design=design), kit.sign_law(W0) * noise_design(*design)))
-        return out
-
-    return laws
+    zero rows to the design's dimension (the signed-coordinate design: still any keys)."""
+    K, V, W, W0, tau = case
+    out = []
+    for name in names:
+        pad = COORDINATE_DIM - K.shape[0] if name == "coordinate" else 0
+        Kd = np.pad(K, ((0, pad), (0, 0)), constant_values=Fraction(0))
+        design = (name, Kd.shape[0], tau)
+        if fixed:
+            Wd = linmem.least_squares_store(Kd, V) if W is None else W[:, : Kd.shape[0]]
+            out.append((_Query(Kd, tau, Wd, V, design), noise_design(*design)))
+        if ls:
+            out.append((_Query(Kd, tau, design=design), kit.sign_law(W0) * noise_design(*design)))
+    return out
 
 
 # --- Monte Carlo (continuous noise) -------------------------------------------------------
@@ -146,28 +139,24 @@ def _mc_keys(rng):
     """templates.montecarlo_keys (M > d spherical, M < d, rank-deficient scaled
     to non-unit norm, duplicated) and ill-conditioned keys (condition 1e3)."""
     K = montecarlo_keys(rng)
-    return K[:2] + [K[2] * 1.7, K[3], ensembles.controlled_spectrum(3, 4, cond=1e3, rng=rng)]
+    return K[:2] + [K[2] * 1.7, K[3], linmem.ensembles.controlled_spectrum(3, 4, cond=1e3, rng=rng)]
 
 
-def _mc_queries(noises, fixed=True, ls=True):
+def _mc_queries(rng, noises, fixed, ls):
     """Monte Carlo queries at tau = MC_TAU for each noise law: fixed stores of
     three kinds (arbitrary, least-squares, outer-product) on the first three
     keys, and W_LS of spherical values on every key matrix."""
-
-    def queries(rng):
-        keys = _mc_keys(rng)
-        out = []
-        if fixed:
-            V1, V2, V3 = (ensembles.gaussian_vectors(p, K.shape[1], rng=rng) for p, K in zip((3, 2, 4), keys))
-            stores = [(rng.standard_normal((3, keys[0].shape[0])), keys[0], V1),
-                      (linmem.least_squares_store(keys[1], V2), keys[1], V2),
-                      (linmem.outer_product_store(keys[2], V3), keys[2], V3)]
-            out += [_Query(K, MC_TAU, W, V, noises=noises) for W, K, V in stores]
-        if ls:
-            out += [_Query(K, MC_TAU, noises=noises) for K in keys]
-        return out
-
-    return queries
+    keys = _mc_keys(rng)
+    out = []
+    if fixed:
+        V1, V2, V3 = (linmem.ensembles.gaussian_vectors(p, K.shape[1], rng=rng) for p, K in zip((3, 2, 4), keys))
+        stores = [(rng.standard_normal((3, keys[0].shape[0])), keys[0], V1),
+                  (linmem.least_squares_store(keys[1], V2), keys[1], V2),
+                  (linmem.outer_product_store(keys[2], V3), keys[2], V3)]
+        out += [_Query(K, MC_TAU, W, V, noises=noises) for W, K, V in stores]
+    if ls:
+        out += [_Query(K, MC_TAU, noises=noises) for K in keys]
+    return out
 
 
 def _draw_noisy(impl, q: _Query, rng, size):
@@ -176,12 +165,13 @@ def _draw_noisy(impl, q: _Query, rng, size):
     return V + tuple(continuous_noise(kind, rng, (size,) + q.K.shape, q.tau) for kind in q.noises)
 
 
-def _noise_claim(id, *, laws, queries, mc_label, **fields):
-    """A noise claim: the exact enumeration over the finite noise designs
-    (certifying their moments), the Monte Carlo over continuous noise."""
+def _noise_claim(id, *, noises, mc_label, designs=("rademacher",), fixed=True, ls=True, **fields):
+    """A noise claim on the fixed-store formula, the least-squares one or both: the exact enumeration over the
+    finite noise ``designs`` (certifying their moments), the Monte Carlo over the continuous ``noises``."""
     return design_expectation(
-        id, cases=_noise_inputs(), law=laws, quantity=_noisy_errors, claimed=_claimed_error, describe=_describe,
-        hypotheses=lambda q, law: noise_design_defect(*q.design), mc_cases=queries, mc_draw=_draw_noisy,
+        id, cases=_noise_inputs(), law=partial(_noise_laws, names=designs, fixed=fixed, ls=ls), quantity=_noisy_errors,
+        claimed=_claimed_error, describe=_describe, hypotheses=lambda q, law: noise_design_defect(*q.design),
+        mc_cases=partial(_mc_queries, noises=noises, fixed=fixed, ls=ls), mc_draw=_draw_noisy,
         mc_stream="noise-mc-keys", mc_label=f"{mc_label}, tau = {MC_TAU}", **fields)
 
 
@@ -248,7 +238,7 @@ def _pinv_energy_precise(ctx):
     def residual(case):
         Km, ref = kit.to_mp(case)
         err = max(abs(ctx.impl.pinv_energy(Km) - ref), abs(np.sum(ctx.impl.pinv(Km) ** 2) - ref))
-        return err, max(Km.shape) * linmem.condition_number(Km) * ref
+        return err, kit.scale(Km) * ref
 
     return precise.check(ctx, cases, residual)
 
@@ -257,9 +247,7 @@ def _flat_spectrum_energy(K):
     """Wrong: the energy of K^+ as if the spectrum were flat, r_K^2 / ||K||_F^2."""
     r = linmem.numerical_rank(K)
     total = np.sum(K * K)
-    if K.dtype == object and not isinstance(total, mpmath.mpf):
-        return Fraction(r * r) / total  # exact keys: stay exact
-    return r * r / total
+    return Fraction(r * r) / total if kit.is_exact(total) else r * r / total  # exact keys stay exact
 
 
 # --- noise.small-singular-unstable -----------------------------------------------------------------------
@@ -320,7 +308,7 @@ CLAIMS = [
                    r"\qquad \mathbb{E}\eta = 0,\ \operatorname{Cov}\eta = \tau^2 I_d"),
         source="000, App. G; 'Sensitivity to query perturbations'",
         assumptions=NOISE_ASSUMPTIONS + ("W, K, V fixed and arbitrary (any store, any keys)",),
-        laws=_noise_laws(ls=False), queries=_mc_queries(("gaussian", "uniform"), ls=False),
+        noises=("gaussian", "uniform"), ls=False,
         about="exact expectation over Rademacher noise tau s; arbitrary integer and least-squares stores",
         mc_label="per-key ||W(k_j + eta) - v_j||^2, Gaussian and uniform noise",
         mc_about="Gaussian and uniform noise; arbitrary, least-squares and outer-product stores",
@@ -356,7 +344,7 @@ CLAIMS = [
         source="000, 'Sensitivity to query perturbations' (boxed); App. G",
         assumptions=VALUE_ASSUMPTIONS + NOISE_ASSUMPTIONS,
         depends_on=("noise.fixed-store", "noise.pinv-energy", "recall.error"),
-        laws=_noise_laws(fixed=False), queries=_mc_queries(("gaussian", "uniform"), fixed=False),
+        noises=("gaussian", "uniform"), fixed=False,
         about="exact joint expectation over value signs and Rademacher noise",
         mc_label="per-key ||W_LS(k_j + eta) - v_j||^2, spherical values, Gaussian and uniform noise",
         mc_about="spherical values with Gaussian and uniform noise",
@@ -375,7 +363,7 @@ CLAIMS = [
             "exact designs: Rademacher, skewed two-point (nonzero third moment), signed coordinate "
             "(dependent coordinates); Monte Carlo: uniform and Laplace",),
         depends_on=("noise.fixed-store", "noise.ls-total"),
-        laws=_noise_laws(NOISE_DESIGN_KINDS), queries=_mc_queries(("uniform", "laplace")),
+        designs=NOISE_DESIGN_KINDS, noises=("uniform", "laplace"),
         about="exact expectation over three non-Gaussian designs, both formulas",
         mc_label="both noise formulas, uniform and Laplace noise", mc_about="uniform and Laplace noise, both formulas",
         control=wrong(

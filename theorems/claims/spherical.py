@@ -109,11 +109,6 @@ def _squared_products(impl, design: kit.Law, kj):
     return [impl.op_conditional_error(np.stack([k, kj], axis=1))[1] for k in design.outcomes[0]]
 
 
-def _pair_sampled(impl, case, K):
-    x = K @ case[0]
-    return np.stack([x, x * x], axis=1)
-
-
 def _pair_mc_keys(rng):
     """Fixed k_j in R^1, R^2 (coordinate vectors), R^5, R^16 (spherical)."""
     return [(np.eye(d)[:, 0] if d < 3 else ensembles.spherical_vectors(d, 1, rng=rng)[:, 0], None)
@@ -172,11 +167,9 @@ _CHEBYSHEV_CASES = (
 
 @st.composite
 def _float_tails(draw):
+    """d up to 1e6; t anywhere in (0, 1], or near 1/sqrt(d), where the bound stops being trivial."""
     d = draw(st.one_of(st.integers(1, 12), st.integers(13, 10**6)))
-    if draw(st.booleans()):
-        t = draw(st.floats(1e-9, 1.0))
-    else:  # the scale where the bound stops being trivial
-        t = min(1.0, draw(st.floats(0.5, 4.0)) / math.sqrt(d))
+    t = draw(st.floats(1e-9, 1.0)) if draw(st.booleans()) else min(1.0, draw(st.floats(0.5, 4.0)) / math.sqrt(d))
     return Case((d, t), {"d": d, "t": t})
 
 
@@ -309,8 +302,7 @@ def _sphere_witness_holds(impl, witness):
     c = sympy.Symbol("c", positive=True)
     shape = (1 - c**2) ** sympy.Rational(d - 3, 2)
     density = shape / (2 * sympy.integrate(shape, (c, 0, 1)))  # even in c: integrate over [0, 1] twice
-    mean_power = 2 * sympy.integrate(c**2 * density, (c, 0, 1))
-    mean_ratio = 2 * sympy.integrate(density / c**2, (c, 0, 1))
+    mean_power, mean_ratio = (2 * sympy.integrate(f * density, (c, 0, 1)) for f in (c**2, 1 / c**2))
     snr = impl.op_spherical_snr(sympy.Integer(d), sympy.Integer(M))
     holds = sympy.simplify(mean_power * snr - 1) == 0 and mean_ratio == sympy.oo
     return holds, (math.inf if mean_ratio == sympy.oo else float(mean_ratio - snr))
@@ -356,7 +348,8 @@ CLAIMS = [
         quantity=lambda impl, case, K: np.stack([K @ case[0], _squared_products(impl, case[1], case[0])], axis=1),
         claimed=lambda impl, case: [0, Fraction(1, len(case[0]))],
         about="exact over every design, k_j generic rational, coordinate or a design point",
-        mc_cases=_pair_mc_keys, mc_stream="pair-keys", mc_quantity=_pair_sampled,
+        mc_cases=_pair_mc_keys, mc_stream="pair-keys",
+        mc_quantity=lambda impl, case, K: np.stack([K @ case[0], (K @ case[0]) ** 2], axis=1),
         mc_draw=lambda impl, case, rng, size: (impl.spherical_vectors(case[0].size, size, rng=rng).T,),
         mc_label="k_i^T k_j and (k_i^T k_j)^2, spherical k_i, fixed k_j in R^1, R^2, R^5, R^16",
         mc_about="spherical k_i, fixed k_j in R^1, R^2, R^5, R^16",
