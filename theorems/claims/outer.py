@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 import linmem
 from linmem import ensembles
 from theorems import kit
-from theorems.strategies import Case, Inputs, exact_value_matrices, keys_and_values
+from theorems.strategies import (Case, Inputs, exact_key_matrices, exact_unit_key_matrices, exact_value_matrices,
+                                 float_independent_key_cases, integer_matrices, keys_and_values)
 from theorems.templates import identity, wrong
 from theorems.tolerance import norm
 
@@ -43,17 +44,15 @@ VALUE_MAGNITUDES = (1e-8, 1.0, 1e8)
 
 
 @st.composite
-def _exact_pairs(draw, *, unit: bool, max_dim: int = 4):
-    """(k, v, C): an exactly unit rational key, or a nonzero rational key of
-    any length; an integer value; an integer C fixing one feasible matrix."""
-    d, p = draw(st.integers(1, max_dim)), draw(st.integers(1, 3))
+def _exact_pairs(draw, *, unit: bool):
+    """(k, v, C), d <= 4: an exactly unit rational key, or a nonzero rational key
+    of any length; an integer value; an integer C fixing one feasible matrix."""
     if unit:
-        k = ensembles.rational_unit_vectors(d, 1, rng=np.random.default_rng(draw(st.integers(0, 2**32 - 1))),
-                                            scale=3)[:, 0]
+        k = draw(exact_unit_key_matrices(max_count=1))[:, 0]
     else:
-        k = kit.exact(draw(st.lists(st.integers(-3, 3), min_size=d, max_size=d).filter(any))) / draw(st.integers(1, 3))
-    v = kit.exact(draw(st.lists(st.integers(-3, 3), min_size=p, max_size=p)))
-    return k, v, kit.exact(draw(st.lists(st.integers(-3, 3), min_size=p * d, max_size=p * d))).reshape(p, d)
+        k = draw(exact_key_matrices(max_count=1))[:, 0] / draw(st.integers(1, 3))
+    p = draw(st.integers(1, 3))
+    return k, draw(integer_matrices(1, p))[0], draw(integer_matrices(p, len(k)))
 
 
 def _precise_pairs(ctx, *, unit: bool) -> list[tuple[str, tuple]]:
@@ -129,31 +128,20 @@ def _pair(impl, k, v, C, *, unit: bool):
 # --- sums of outer products and their recall -----------------------------------------
 
 
-def _pair_sum(store, K, V):
-    """``sum_i store(k_i, v_i)``, one pair at a time."""
-    return sum((store(K[:, i], V[:, i]) for i in range(1, K.shape[1])), start=store(K[:, 0], V[:, 0]))
-
-
 def _sum_of_outer(impl, K, V, unit):
-    W = impl.outer_product_store(K, V)
-    # the reference sum of v_i k_i^T; for unit keys adding the single-pair
-    # minimum-norm solutions gives the same matrix
-    reference = [(W, _pair_sum(lambda k, v: np.outer(v, k), K, V))]
-    return reference + ([(W, _pair_sum(impl.single_pair_store, K, V))] if unit else [])
+    """W_OP against the sum of v_i k_i^T and, for unit keys, of the single-pair
+    minimum-norm solutions, added one pair at a time."""
+    W, pairs = impl.outer_product_store(K, V), range(K.shape[1])
+    terms = [(W, sum(np.outer(V[:, i], K[:, i]) for i in pairs))]
+    return terms + ([(W, sum(impl.single_pair_store(K[:, i], V[:, i]) for i in pairs))] if unit else [])
 
 
-def _with_unit_flag(unit: bool):
-    return lambda c: Case(c.args + (unit,), {**c.recipe, "unit": unit})
-
-
+#: keys_and_values() and its unit-key family, each input flagged ``unit`` (a float case's recipe has the flag).
+_FAMILIES = ((False, keys_and_values()), (True, keys_and_values(unit=True)))
 ANY_OR_UNIT = Inputs(
-    ("K", "V", "unit"),
-    st.one_of(keys_and_values().exact.map(lambda a: a + (False,)),
-              keys_and_values(unit=True).exact.map(lambda a: a + (True,))),
-    lambda ctx: [(label, a + (False,)) for label, a in keys_and_values().precise(ctx)]
-    + [(label, a + (True,)) for label, a in keys_and_values(unit=True).precise(ctx)],
-    st.one_of(keys_and_values().floats.map(_with_unit_flag(False)),
-              keys_and_values(unit=True).floats.map(_with_unit_flag(True))),
+    ("K", "V", "unit"), st.one_of(*(f.exact.map(lambda a, u=u: a + (u,)) for u, f in _FAMILIES)),
+    lambda ctx: [(label, a + (u,)) for u, f in _FAMILIES for label, a in f.precise(ctx)],
+    st.one_of(*(f.floats for _, f in _FAMILIES)).map(lambda c: Case(c.args + (c.recipe["unit"],), c.recipe)),
     "integer and unit keys, duplicated and dependent; condition to 1e20 (mpmath)")
 
 
@@ -197,17 +185,10 @@ def _precise_orthonormal(ctx):
     return cases
 
 
-@st.composite
-def _float_orthonormal(draw):
-    d = draw(st.integers(1, 8))
-    M, p, seed = draw(st.integers(1, d)), draw(st.integers(1, 8)), draw(st.integers(0, 2**32 - 1))
-    rng = np.random.default_rng(seed)
-    K = np.linalg.qr(rng.standard_normal((d, M)))[0]
-    return Case((K, rng.standard_normal((p, M))), {"d": d, "M": M, "p": p, "seed": seed})
-
-
-ORTHONORMAL = Inputs(("K", "V"), _exact_orthonormal(), _precise_orthonormal, _float_orthonormal(),
-                     "orthonormal keys (Cayley columns, Q factors), M <= d, values over 40 orders of magnitude")
+ORTHONORMAL = Inputs(("K", "V"), _exact_orthonormal(), _precise_orthonormal,
+                     float_independent_key_cases().map(lambda c: Case((np.linalg.qr(c.K)[0], c.V), c.describe())),
+                     "orthonormal keys (Cayley columns; Q factors of independent float keys), M <= d, "
+                     "values over 40 orders of magnitude")
 
 
 def _orthonormal(impl, K, V):
@@ -220,11 +201,9 @@ def _orthonormal(impl, K, V):
 
 
 def _one_coordinate_solution(k, v):
-    """A feasible but not minimal solution: put all of v on k's largest coordinate."""
-    m = max(range(len(k)), key=lambda i: abs(k[i]))
-    e = 0 * np.asarray(k)
-    e[m] = 1
-    return np.outer(v, e) / k[m]
+    """A feasible but not minimal solution: all of v on k's largest coordinate m, v e_m^T / k_m."""
+    m = np.argmax(np.abs(k))
+    return np.outer(v, np.eye(len(k), dtype=int)[m]) / k[m]
 
 
 _PAIR_ASSUMPTIONS = ("k in R^d, v in R^p (p and d independent)", "A ranges over all p x d matrices with A k = v")
