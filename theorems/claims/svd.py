@@ -1,19 +1,13 @@
 """Any matrix read as a key-value store through its SVD (000, "A matrix as a
 key-value store", end of App. C, App. H).
 
-A store ``W`` (p x d) with compact SVD ``U diag(s) Z^T`` answers a query
-``q`` with ``sum_l (s_l u_l)(z_l^T q)``: the right singular vectors ``z_l``
-are orthonormal keys, ``s_l u_l`` their values, and whatever of ``q`` lies
-outside ``col(Z)`` is annihilated. The last claim shows that the number of
-such SVD pairs (the rank) does not bound how many consistent pairs one
-matrix reproduces.
-
-Singular values are irrational in general, so the exact evidence uses
-matrices assembled as ``W = U diag(s) Z^T`` from exactly orthogonal rational
-factors and rational ``s`` (:class:`theorems.strategies.Factored`): their
-compact SVD, and a basis of their kernel, are then known exactly. The same
-exact matrices, rounded afresh at each rung, feed the precision ladders, with
-condition numbers up to 1e20, repeated singular values and rank deficiency.
+A store ``W`` (p x d) with compact SVD ``U diag(s) Z^T`` answers a query ``q`` with
+``sum_l (s_l u_l)(z_l^T q)``: the right singular vectors ``z_l`` are orthonormal keys,
+``s_l u_l`` their values, and whatever of ``q`` lies outside ``col(Z)`` is annihilated; yet
+the number of such pairs (the rank) does not bound how many consistent pairs W reproduces.
+Singular values are irrational in general, so the exact and ladder stores are assembled from
+exactly orthogonal rational factors (:func:`theorems.strategies.stores_and_queries`): their
+compact SVD and a basis of their kernel are known without being computed.
 """
 
 from __future__ import annotations
@@ -36,9 +30,7 @@ __all__ = ["CLAIMS"]
 RULE_DIM, RULE_RANK, RULE_OUT_DIM = 3, 2, 4
 PAIR_COUNTS = (4, 12, 48)
 
-# the key matrices of every family serve as stores (duplicated columns, rank deficiency,
-# condition to 1e12, any shape), LAPACK's singular values the reference; the kernel
-# claim needs float stores with known factors
+# float stores: the keys of every family, LAPACK's singular values the reference; the kernel claim needs factors
 STORES, KERNELS = stores_and_queries(), stores_and_queries(float_factors=True)
 
 
@@ -58,18 +50,15 @@ def _recall_expansion(impl, W, Q, F):
 def _key_returns_value(impl, W, Q, F):
     s = F.s if F is not None else np.linalg.svd(W, compute_uv=False)
     if kit.is_exact(W):
-        U, Z = F.U, F.Z
-        return [(W @ Z, U * s),  # W z_j = s_j u_j, column by column
-                (Z.T @ Z, kit.eye(len(s), W)),  # so z_j selects only its own term
-                (W.T @ W @ Z, Z * (s * s)),  # z_j are right singular vectors with gains s_j
-                (impl.pinv(W) @ (U * s), Z)]  # and W^+ sends each value back to its key
-    # relative residuals; the gains ||s_j u_j|| against the reference singular
-    # values, both padded with zeros to min(p, d)
+        return [(W @ F.Z, F.U * s),  # W z_j = s_j u_j, column by column
+                (F.Z.T @ F.Z, kit.eye(len(s), W)),  # so z_j selects only its own term
+                (W.T @ W @ F.Z, F.Z * (s * s)),  # z_j are right singular vectors with gains s_j
+                (impl.pinv(W) @ (F.U * s), F.Z)]  # and W^+ sends each value back to its key
+    # relative residuals; the gains ||s_j u_j|| against the reference singular values, both padded
+    # with zeros to min(p, d) (more gains than that, or keys and values in different numbers: shapes differ)
     keys, values = impl.svd_key_value_view(W)
     gains = sorted((norm(values[:, j]) for j in range(values.shape[1])), reverse=True)
     m, scale = min(W.shape), 1 + norm(W)
-    if keys.shape[1] != values.shape[1] or len(gains) > m:
-        return [(math.inf, 0)]
     pad = lambda g: np.array(list(g) + [0 * scale] * (m - len(g)), dtype=object)  # noqa: E731
     return [(W @ keys / scale, values / scale), (keys.T @ keys, kit.eye(keys.shape[1], keys)),
             (pad(gains) / scale, pad(sorted(s, reverse=True)) / scale)]
@@ -101,17 +90,15 @@ def _rank_vs_pairs_witness(ctx):
     """A rank-2 rule A on R^3 and, for each pair count M, M distinct integer
     keys whose first M - 1 already span R^3 (so the last key depends on them)."""
     rng = ctx.rng("rank-vs-pairs")
-    while True:
-        A = kit.exact(rng.integers(-3, 4, size=(RULE_OUT_DIM, RULE_RANK)) @ rng.integers(-3, 4, size=(RULE_RANK, RULE_DIM)))
-        if kit.rank(A) == RULE_RANK:
-            break
+    A = np.zeros((1, 1))  # rejected: rank 0
+    while kit.rank(A) != RULE_RANK:
+        A = kit.exact(rng.integers(-3, 4, size=(RULE_OUT_DIM, RULE_RANK))
+                      @ rng.integers(-3, 4, size=(RULE_RANK, RULE_DIM)))
     instances = []
     for M in PAIR_COUNTS:
-        while True:
+        K = np.zeros((RULE_DIM, M), dtype=int)  # rejected: rank 0
+        while len({tuple(c) for c in K.T}) < M or kit.rank(K[:, :-1]) < RULE_DIM:
             K = rng.integers(-4, 5, size=(RULE_DIM, M))
-            distinct = len({tuple(c) for c in K.T}) == M
-            if distinct and kit.rank(K[:, :-1]) == RULE_DIM:
-                break
         K = kit.exact(K)
         instances.append((A, K, ctx.impl.consistent_values(A, K)))
     return instances
@@ -123,16 +110,13 @@ def _rank_vs_pairs_verify(impl, instances):
         d, M = K.shape
         W = impl.least_squares_store(K, V)  # fitted from the pairs alone
         r = kit.rank(W)
-        # Unrelated values on the same keys: change one entry of the last value.
-        V_bad = V.copy()
-        V_bad[0, -1] += 1
-        W_bad = impl.least_squares_store(K, V_bad)
+        V_bad = V + np.eye(*V.shape, k=M - 1, dtype=int)  # unrelated values: 1 added to v_M's first entry
         holds &= bool(
             exact_sq(V, A @ K) == 0  # the pairs follow the rule
             and exact_sq(W @ K, V) == 0  # the fitted store reproduces every pair exactly
             and r == kit.rank(A) == RULE_RANK  # with only r SVD key-value pairs
             and M > d and M > r
-            and exact_sq(W_bad @ K, V_bad) != 0  # which unrelated values could not get
+            and exact_sq(impl.least_squares_store(K, V_bad) @ K, V_bad) != 0  # which unrelated values could not get
         )
         excess.append(M - max(d, r))
     return holds, min(excess)
@@ -198,11 +182,9 @@ CLAIMS = [
         statement=(r"\exists A \in \mathbb{R}^{p\times d},\ \operatorname{rank} A = r,\ K \in \mathbb{R}^{d\times M},"
                    r"\ M > d > r:\ W_{\mathrm{LS}} K = V = AK,\ \operatorname{rank} W_{\mathrm{LS}} = r"),
         source="000, 'A matrix as a key-value store'; App. H",
-        assumptions=(
-            "values consistent with one linear rule, V = A K",
-            "a counterexample to 'a rank-r matrix holds at most r (or d) pairs'; "
-            "the same keys with one value changed cannot be fitted exactly",
-        ),
+        assumptions=("values consistent with one linear rule, V = A K",
+                     "a counterexample to 'a rank-r matrix holds at most r (or d) pairs'; the same keys with one "
+                     "value changed cannot be fitted exactly"),
         depends_on=("svd.recall-expansion", "ls.pseudoinverse-minimizer"),
         witness=_rank_vs_pairs_witness, verify=_rank_vs_pairs_verify,
         describe=lambda instances: [{"A": A, "K": K, "pairs": K.shape[1]} for A, K, _ in instances],
