@@ -63,19 +63,16 @@ def _solution(res) -> dict:
 def _lp_duality_algebra(ctx):
     """Sum of lambda_p (<W, A_p> - t) = <W, sum lambda A> - t sum lambda, and
     <W, A_ij> = S_ii - S_ij (the scorer's gap is the LP row), on a symbolic
-    3-pair instance with 1 x 2 memories."""
-    w, t, us = sympy.Matrix(1, 2, sympy.symbols("w0:2")), sympy.Symbol("t"), sympy.symbols("u0:3")
-    vs = [sympy.Matrix(sympy.symbols(f"v{i}_0:2")) for i in range(3)]
-    pairs = [(i, j) for i in range(3) for j in range(3) if i != j]
-    lam = {p: sympy.Symbol(f"l{p[0]}{p[1]}") for p in pairs}
-    A = {p: (us[p[0]] - us[p[1]]) * vs[p[0]].T for p in pairs}
-    inner = lambda X: (w * X.T)[0, 0]  # noqa: E731
-    G = sum((lam[p] * A[p] for p in pairs), start=sympy.zeros(1, 2))
-    S = lambda i, j: us[j] * (w * vs[i])[0, 0]  # noqa: E731
+    3-pair instance with 1 x 2 memories (A_ij = (u_i - u_j) v_i^T by :func:`theorems.kit.comparisons`)."""
+    t, W = sympy.Symbol("t"), np.array([sympy.symbols("w0:2")])
+    V, U = np.array(sympy.symbols("v0:6")).reshape(2, 3), np.array([sympy.symbols("u0:3")])
+    A, S = kit.comparisons(V, U), V.T @ W.T @ U  # S_ij = u_j^T W v_i
+    lam = {p: sympy.Symbol(f"l{p[0]}{p[1]}") for p in A}
+    inner, G = (lambda X: np.sum(W * X)), sum(lam[p] * A[p] for p in A)
     return symbolic.check_scalar(ctx, [
         ("sum lam (<W, A> - t) = <W, G> - t sum lam",
-         sum(lam[p] * (inner(A[p]) - t) for p in pairs) - (inner(G) - t * sum(lam.values()))),
-        *[(f"<W, A_{i}{j}> = S_{i}{i} - S_{i}{j}", inner(A[(i, j)]) - (S(i, i) - S(i, j))) for i, j in pairs],
+         sum(lam[p] * (inner(A[p]) - t) for p in A) - (inner(G) - t * sum(lam.values()))),
+        *[(f"<W, A_{i}{j}> = S_{i}{i} - S_{i}{j}", inner(A[i, j]) - (S[i, i] - S[i, j])) for i, j in A],
     ])
 
 
