@@ -695,12 +695,14 @@ class GordanCertificate:
     def verify(self) -> bool:
         """Recheck the returned side without the solver (see :meth:`scaled_ratio`).
 
-        ``W``: every margin ``S_ii - S_ij`` is positive beyond rounding.
-        ``lam``: nonnegative, zero diagonal, sums to 1 within ``n^2 eps``,
-        and the combination ``sum lam_ij A_ij`` vanishes within the LP
-        tolerance.
+        ``W``: of shape ``(d_t, d_k)``, every margin ``S_ii - S_ij`` positive
+        beyond rounding. ``lam``: nonnegative, zero diagonal, sums to 1 within
+        ``n^2 eps``, and the combination ``sum lam_ij A_ij`` vanishes within
+        the LP tolerance.
         """
         if (self.W is None) == (self.lam is None):
+            return False
+        if self.W is not None and np.shape(self.W) != (len(self.targets), len(self.keys)):
             return False
         if self.lam is not None:
             lam = self.lam

@@ -179,6 +179,9 @@ def test_verify_rejects_tampered_certificates():
     negative[i, j] *= -1
     assert not learn.GordanCertificate(None, negative, V, U).verify()
     assert not learn.GordanCertificate(None, None, V, U).verify()
+    # a W of the wrong shape (d_k x d_t for d_t x d_k) is refused, not a matmul error
+    assert not learn.GordanCertificate(np.ones((3, 2)), None, np.eye(3), np.eye(2, 3)).verify()
+    assert not learn.GordanCertificate(good.W.T[:, :2], None, good.keys, good.targets).verify()
     # lam must sum to 1 within n^2 eps: 1 + 0.4 n^2 eps passes, 1.001 does not
     n = 8
     assert learn.GordanCertificate(None, bad.lam * (1 + 0.4 * n * n * EPS), V, U).verify()
