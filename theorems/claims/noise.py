@@ -207,11 +207,8 @@ def _unit_norm_verify(impl, K):
 
 
 def _leverage_from_norms(K):
-    """Wrong: leverage read off the key norms, h_j = ||k_j||^2 r_K / M."""
-    r = linmem.numerical_rank(K)
-    M = K.shape[1]
-    scale = Fraction(r, M) if K.dtype == object else r / M
-    return np.sum(K * K, axis=0) * scale
+    """Wrong: leverage read off the key norms, h_j = ||k_j||^2 r_K / M (exact keys stay exact)."""
+    return np.sum(K * K, axis=0) * Fraction(linmem.numerical_rank(K), K.shape[1])
 
 
 # --- noise.pinv-energy ----------------------------------------------------------------------
