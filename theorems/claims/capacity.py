@@ -23,7 +23,7 @@ import linmem
 from linmem import ensembles
 from theorems import kit
 from theorems.claims.recall import mean_error_algebra, mean_error_twice
-from theorems.evidence import montecarlo, simulation, symbolic
+from theorems.evidence import simulation, symbolic
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind
 from theorems.residuals import at_most
 from theorems.strategies import (Case, Inputs, exact_key_matrices, keys_and_values, leverage_laws, precise_keys,

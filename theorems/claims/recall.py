@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import linmem
 from linmem import ensembles
 from theorems import kit
-from theorems.strategies import (Case, Inputs, exact_key_matrices, float_key_cases, keys_and_values,
+from theorems.strategies import (Case, Inputs, exact_key_matrices, float_key_cases, integer_matrices, keys_and_values,
                                  precise_keys, repeated_key_matrices)
 from theorems.templates import MC_VALUE_DIM, expectation, identity, montecarlo_values, wrong
 from theorems.tolerance import THRESHOLD, norm
@@ -163,8 +163,7 @@ def _duplicated_floats(draw):
 _E1, _E2 = kit.exact([1, 0]), kit.exact([0, 1])
 DUPLICATED_INPUTS = Inputs(
     ("e1", "e2", "V"),
-    st.integers(1, 3).flatmap(lambda p: st.lists(st.integers(-5, 5), min_size=4 * p, max_size=4 * p)).map(
-        lambda xs: (_E1, _E2, kit.exact(xs).reshape(-1, 4))),
+    st.integers(1, 3).flatmap(lambda p: integer_matrices(p, 4, bound=5)).map(lambda V: (_E1, _E2, V)),
     _duplicated_ladder, _duplicated_floats(),
     "e1, e2 the standard pair (exact), exactly rotated into R^2..R^4 (mpmath), a random orthonormal pair in "
     "R^2..R^8 (float64); any values")
@@ -177,12 +176,6 @@ def _decomposition(impl, K, V):
     P, _ = impl.projectors(K)
     return [(signal, V * impl.leverage_scores(K)), (crosstalk, V @ _off_diagonal(P)),
             (signal + crosstalk, impl.least_squares_store(K, V) @ K)]
-
-
-def _decomposition_unattenuated(K, V):
-    """Wrong variant: the signal taken as v_j (not h_j v_j), the rest called cross-talk."""
-    P, _ = linmem.projectors(K)
-    return V.copy(), V @ P - V
 
 
 ANY_KEYS_BOTH_LADDERS = Inputs(
@@ -208,10 +201,6 @@ def _crosstalk_power(impl, K, V):
     return np.sum(_crosstalk(impl, K, V) ** 2, axis=-2)
 
 
-def _claimed_crosstalk_power(impl, K):
-    return impl.crosstalk_power(impl.leverage_scores(K))
-
-
 def _normalised_noise(impl, K, V):
     """``||n_j / h_j||^2`` at the keys with 0 < h_j < 1."""
     j = _interior(impl, K)
@@ -227,9 +216,8 @@ def _snr_plot(ev, impl, Ks):
     """Per-key plot: measured 1 / E||n/h||^2 with its standard error (delta
     method) against h, and the claimed curve h/(1-h); the boundary keys."""
     hs = [np.asarray(impl.leverage_scores(K), dtype=float) for K in Ks]
-    masks = [_interior_mask(h, len(h)) for h in hs]
-    h = np.concatenate([x[m] for x, m in zip(hs, masks)])
-    excluded = np.concatenate([x[~m] for x, m in zip(hs, masks)])
+    keep = np.concatenate([_interior_mask(x, len(x)) for x in hs])
+    h, excluded = np.concatenate(hs)[keep], np.concatenate(hs)[~keep]
     mean, se = np.asarray(ev.data["mean"]), np.asarray(ev.data["standard_error"])
     order, grid = np.argsort(h), np.linspace(float(np.min(h)), float(np.max(h)), 33)
     ev.data["excluded_boundary_leverage"] = [float(x) for x in excluded]
@@ -249,41 +237,28 @@ def _snr_plus(h):
 
 
 # --- recall.rms-convention ------------------------------------------------------------
-#
-# RMS interference amplitude a_n = sqrt(E||n_j||^2), signal amplitude
-# a_s = ||h_j v_j|| = h_j; the claim: SNR_j = (a_n / a_s)^(-2). Numerically it
-# is checked in the well-conditioned form a_s^2 / SNR_j = a_n^2 (no division
-# by the small 1 - h near h = 1).
 
 
 def _rms_algebra(impl):
-    gamma = sympy.Symbol("gamma", positive=True)
+    """The identity for every h (so SNR = gamma exactly where the ratio is
+    gamma^(-1/2)), and the unit threshold of both at h = 1/2."""
     ratio = sympy.sqrt(impl.crosstalk_power(_H)) / _H  # RMS interference / signal amplitude
-    snr_one, ratio_one = sympy.solve(sympy.Eq(impl.snr(_H), 1), _H), sympy.solve(sympy.Eq(ratio, 1), _H)
-    same_unit_threshold = (snr_one[0] - ratio_one[0]) if len(snr_one) == len(ratio_one) == 1 else sympy.Integer(1)
-    # every power threshold gamma corresponds to the amplitude threshold gamma^(-1/2)
-    h_gamma = sympy.solve(sympy.Eq(impl.snr(_H), gamma), _H)
-    at_gamma = (ratio.subs(_H, h_gamma[0]) - 1 / sympy.sqrt(gamma)) if len(h_gamma) == 1 else sympy.Integer(1)
-    return [("(RMS / amplitude)^(-2) = SNR", ratio ** -2 - impl.snr(_H)),
-            ("SNR = 1 and RMS = amplitude at the same h", same_unit_threshold),
-            ("SNR = gamma where RMS / amplitude = gamma^(-1/2)", at_gamma)]
+    half = sympy.Rational(1, 2)
+    return [("(RMS / amplitude)^(-2) = SNR", ratio ** -2 - impl.snr(_H)), ("SNR = 1 at h = 1/2", impl.snr(half) - 1),
+            ("RMS = amplitude at h = 1/2", ratio.subs(_H, half) - 1)]
 
 
 def _rms(impl, K, W0, interior, half):
-    """a_s^2 / SNR_j = a_n^2 at the keys with 0 < h_j < 1 (``interior``, or
-    found by :func:`_interior`): a_n^2 measured by exact enumeration of the
-    store over ``v_i = s_i w_i`` when ``W0`` is given, else
-    sum_{i != j} P_ij^2 (the cross-talk power under E[V^T V] = I). Exactly,
-    SNR >= 1 iff a_n <= a_s (and = with =). At the keys in ``half`` (h = 1/2
-    exactly) SNR = 1 and a_n = a_s, divided by cond(K): the computed h is off
-    the exact 1/2 by rounding times the condition, while the identity compares
-    two figures of one computed P (a size-only scale)."""
+    """a_s^2 / SNR_j = a_n^2 (a_n = sqrt(E||n_j||^2), a_s = h_j; no division by
+    the small 1 - h near h = 1) at the keys with 0 < h_j < 1 (``interior``, or
+    :func:`_interior`), a_n^2 by exact enumeration of the store over ``v_i =
+    s_i w_i`` when ``W0`` is given, else sum_{i != j} P_ij^2; exactly, SNR >= 1
+    iff a_n <= a_s (and = with =). At the keys in ``half`` (h = 1/2 exactly)
+    SNR = 1 and a_n = a_s, divided by cond(K): the computed h is off 1/2 by
+    rounding times the condition, the identity's scale is size-only."""
     h = impl.leverage_scores(K)
-    if W0 is not None:
-        noise = kit.sign_expectation(lambda V: _crosstalk_power(impl, K, V), W0)
-    else:
-        P, _ = impl.projectors(K)
-        noise = np.sum(_off_diagonal(P) ** 2, axis=0)
+    noise = (kit.sign_expectation(lambda V: _crosstalk_power(impl, K, V), W0) if W0 is not None
+             else np.sum(_off_diagonal(impl.projectors(K)[0]) ** 2, axis=0))
     interior = list(_interior(impl, K) if interior is None else interior)
     snr = {j: impl.snr(h[j]) for j in interior}
     terms = [(np.array([h[j] ** 2 / snr[j] for j in interior]), noise[interior])]
@@ -320,12 +295,6 @@ RMS_INPUTS = Inputs(
     "and unit keys with a duplicate, h = 1/2 exactly; float64: every key family, interior keys")
 
 
-def _snr_amplitude(h):
-    """Wrong variant: the amplitude ratio sqrt(h/(1-h)) reported as the power SNR."""
-    x = linmem.snr(h)
-    return x ** (sympy.Rational(1, 2) if isinstance(x, sympy.Basic) else 0.5)
-
-
 def mean_error_algebra(impl, M: int, r):
     """``(1/M) sum_j (1 - h_j) - (1 - r/M)`` in sympy (0 for the true per-key
     error): M - 1 free leverage scores, the last fixed by the trace identity
@@ -345,11 +314,6 @@ def mean_error_twice(impl, K, V):
 def _mean_error_claimed(impl, K):
     M = Fraction(K.shape[1]) if kit.is_exact(K) else K.shape[1]
     return np.array([impl.mean_expected_error(K), 1 - kit.rank(K) / M])
-
-
-def _mean_error_over_d(K):
-    r, d = linmem.numerical_rank(K), K.shape[0]
-    return 1 - (Fraction(r, d) if K.dtype == object else r / d)
 
 
 CLAIMS = [
@@ -375,7 +339,8 @@ CLAIMS = [
         quantity=mean_error_twice, claimed=_mean_error_claimed,
         algebra=lambda impl: [("mean of 1 - h_j with sum h_j = r is 1 - r/M",
                                mean_error_algebra(impl, 4, sympy.Symbol("r", positive=True)))],
-        control=wrong("1 - r_K/d in place of 1 - r_K/M", mean_expected_error=_mean_error_over_d),
+        control=wrong("1 - r_K/d in place of 1 - r_K/M", mean_expected_error=lambda K: 1 - linmem.numerical_rank(K)
+                      / (Fraction(K.shape[0]) if K.dtype == object else K.shape[0])),
     ),
     identity(
         "cex.duplicated-keys",
@@ -400,7 +365,7 @@ CLAIMS = [
         depends_on=("proj.coefficient-projector", "lev.range"),
         inputs=ANY_KEYS_BOTH_LADDERS, terms=_decomposition,
         control=wrong("signal v_j (unattenuated) in place of h_j v_j, the remainder called cross-talk",
-                      recall_decomposition=_decomposition_unattenuated),
+                      recall_decomposition=lambda K, V: (V.copy(), V @ linmem.projectors(K)[0] - V)),
     ),
     _crosstalk_expectation(
         "recall.crosstalk-power",
@@ -410,7 +375,8 @@ CLAIMS = [
                    r"\sum_{i \ne j} P_{ij}^2 = h_j - h_j^2"),
         source="000, App. D", depends_on=("recall.decomposition", "lev.column-energy"),
         keys=exact_key_matrices(max_count=5), zero_mean=_crosstalk,
-        quantity=_crosstalk_power, claimed=_claimed_crosstalk_power, algebra=_crosstalk_algebra,
+        quantity=_crosstalk_power, claimed=lambda impl, K: impl.crosstalk_power(impl.leverage_scores(K)),
+        algebra=_crosstalk_algebra,
         about="anisotropic unit values (directions not uniform), same key families",
         control=wrong("cross-talk power 1 - h (the error) in place of h - h^2", crosstalk_power=lambda h: 1 - h),
     ),
@@ -451,6 +417,6 @@ CLAIMS = [
         ),
         depends_on=("recall.snr", "recall.crosstalk-power"),
         inputs=RMS_INPUTS, terms=_rms, scale=lambda K, *rest: max(K.shape), algebra=_rms_algebra,
-        control=wrong("amplitude ratio sqrt(h/(1-h)) reported as the power SNR", snr=_snr_amplitude),
+        control=wrong("amplitude ratio sqrt(h/(1-h)) reported as the power SNR", snr=lambda h: linmem.snr(h) ** 0.5),
     ),
 ]
