@@ -16,13 +16,12 @@ from fractions import Fraction
 
 import mpmath
 import numpy as np
-import sympy
 from hypothesis import strategies as st
 
 import linmem
 from theorems import kit
 from theorems.evidence._common import IMPLEMENTATION_ERRORS
-from theorems.kit import integer_array, null_space, to_sympy
+from theorems.kit import integer_array, null_space
 from theorems.residuals import exact_sq
 from theorems.strategies import Case, Inputs, exact_key_matrices, float_key_cases, integer_matrices, precise_keys
 from theorems.templates import counterexample, identity, swapped_projectors, witness_check, wrong
@@ -42,31 +41,28 @@ RULE_ASSUMPTIONS = (
 # --- keys, an integer rule A (p x d) and span coefficients C, or off-span queries q ---------
 
 
-@st.composite
-def _exact_rules(draw, *, extra: str):
-    """(K, A, X): exact keys, an integer rule, and integer span coefficients
-    (``extra="span"``, M x 3) or queries (``extra="query"``, d x 2)."""
-    K = draw(exact_key_matrices())
-    A = draw(integer_matrices(draw(st.integers(1, 3)), K.shape[0]))
-    return K, A, draw(integer_matrices(*((K.shape[1], 3) if extra == "span" else (K.shape[0], 2))))
-
-
-def _precise_rules(ctx, extra: str):
-    rng = ctx.rng(f"rule-precise {extra}")
-    return [(label, (K, integer_array(rng, (2, K.shape[0])),
-                     integer_array(rng, (K.shape[1], 2) if extra == "span" else (K.shape[0], 2))))
-            for label, K in precise_keys(ctx)]
-
-
-def _float_rule(case, extra: str) -> Case:
-    rng = kit.generator(case.seed, "rule")
-    shape = (case.M, 3) if extra == "span" else (case.d, 2)
-    return Case((case.K, rng.standard_normal((case.p, case.d)), rng.standard_normal(shape)), case.describe())
-
-
 def _rules(extra: str) -> Inputs:
-    return Inputs(("K", "A", "coefficients" if extra == "span" else "q"), _exact_rules(extra=extra),
-                  lambda ctx: _precise_rules(ctx, extra), float_key_cases().map(lambda c: _float_rule(c, extra)),
+    """(K, A, X): any keys, a rule A (integer or Gaussian, p x d) and span
+    coefficients (``extra="span"``) or queries (``extra="query"``, d x 2)."""
+    span = extra == "span"
+
+    @st.composite
+    def exact(draw):
+        K = draw(exact_key_matrices())
+        A = draw(integer_matrices(draw(st.integers(1, 3)), K.shape[0]))
+        return K, A, draw(integer_matrices(*((K.shape[1], 3) if span else (K.shape[0], 2))))
+
+    def ladder(ctx):
+        rng = ctx.rng(f"rule-precise {extra}")
+        return [(label, (K, integer_array(rng, (2, K.shape[0])), integer_array(rng, (K.shape[1 if span else 0], 2))))
+                for label, K in precise_keys(ctx)]
+
+    def floats(c) -> Case:
+        rng = kit.generator(c.seed, "rule")
+        return Case((c.K, rng.standard_normal((c.p, c.d)), rng.standard_normal((c.M, 3) if span else (c.d, 2))),
+                    c.describe())
+
+    return Inputs(("K", "A", "coefficients" if span else "q"), exact(), ladder, float_key_cases().map(floats),
                   "any keys (rank-deficient, duplicated, condition to 1e20 on the ladder), integer or Gaussian rules")
 
 
@@ -96,11 +92,8 @@ def _ridge_store(K, V):
 
 def _off_span_visible(impl, case) -> bool:
     """The off-span error A (I - Q) q is not zero: (I - Q) q is outside ker(A)."""
-    K, A, q = case
     try:
-        _, Q = impl.projectors(K)
-        off = (kit.eye(K.shape[0], K) - Q) @ q
-        return any(x != 0 for x in A @ off)
+        return bool(np.any(_off_span(impl, *case)[0][1]))
     except IMPLEMENTATION_ERRORS:
         return False
 
@@ -110,9 +103,8 @@ def _small_rules(draw):
     """Plain integer (K, A, q) of at most 3 x 3: few choices, so the shrink is
     short (entries drawn as flat lists, not nested strategies, which shrink faster)."""
     d, M, p = draw(st.integers(1, 3)), draw(st.integers(1, 3)), draw(st.integers(1, 2))
-    flat = [kit.exact(draw(st.lists(st.integers(-3, 3), min_size=r * c, max_size=r * c))).reshape(r, c)
-            for r, c in ((d, M), (p, d), (d, 1))]
-    return _nonzero_keys(flat[0]), flat[1], flat[2]
+    K, A, q = (draw(integer_matrices(r, c)) for r, c in ((d, M), (p, d), (d, 1)))
+    return _nonzero_keys(K), A, q
 
 
 def _off_span_verify(impl, case):
@@ -120,7 +112,7 @@ def _off_span_verify(impl, case):
         (error, claimed), (missed, _) = _off_span(impl, *case)
     except IMPLEMENTATION_ERRORS:
         return False, None
-    holds = exact_sq(error, claimed) == 0 and all(x == 0 for x in missed) and any(x != 0 for x in error)
+    holds = exact_sq(error, claimed) == 0 and not np.any(missed) and np.any(error)
     return holds, exact_sq(error, 0 * error)
 
 
@@ -147,8 +139,8 @@ def _kernel(impl, K, V, broken_sq):
         rank = kit.rank(K)
         solvable = kit.rank(np.concatenate([K, V], axis=0)) == rank  # some W with W K = V
         kernel_inside = all(x == 0 for x in (V @ null_space(K)).ravel())
-        terms = [(int(residual == 0), int(solvable)), (int(verdict), int(solvable)), (int(kernel_inside), int(solvable)),
-                 (kit.rank(I_minus_P), K.shape[1] - rank)]
+        terms = [(int(claim), int(solvable)) for claim in (residual == 0, verdict, kernel_inside)]
+        terms.append((kit.rank(I_minus_P), K.shape[1] - rank))
     else:
         solvable = broken_sq == 0
         terms = [(int(verdict), int(solvable)), (residual * residual, broken_sq)]
@@ -166,12 +158,8 @@ def _kernel_inputs(draw):
     A = draw(integer_matrices(p, K.shape[0]))
     if how == "arbitrary":
         return K, draw(integer_matrices(p, K.shape[1])), None
-    V = A @ K
-    if how == "broken":
-        N = null_space(K)
-        if N.shape[1]:
-            V = V + draw(integer_matrices(p, N.shape[1])) @ N.T
-    return K, V, None
+    N = null_space(K) if how == "broken" else np.zeros((K.shape[1], 0), dtype=object)
+    return K, A @ K + draw(integer_matrices(p, N.shape[1])) @ N.T, None
 
 
 def _kernel_ladder_cases(ctx):
@@ -221,8 +209,7 @@ def _independence_verdict(K, V) -> bool:
 
 def _swapped_verdict(impl, K, V) -> bool:
     """The kernel condition with ker(K^T) = col(I - Q) in place of ker(K) = col(I - P)."""
-    _, Q = impl.projectors(K)
-    return all(x == 0 for x in (V @ (kit.eye(K.shape[0], K) - Q)).ravel())
+    return not np.any(V @ (kit.eye(K.shape[0], K) - impl.projectors(K)[1]))
 
 
 @st.composite
@@ -242,12 +229,11 @@ def _roles_disagree(impl, case) -> bool:
 
 def _kernel_roles_verify(impl, case):
     K, V = case
-    Ks, rank = to_sympy(K), kit.rank(K)
+    rank, ker, ker_t = kit.rank(K), null_space(K), null_space(K.T)
     truth = kit.rank(np.concatenate([K, V], axis=0)) == rank
-    ker, ker_t = Ks.nullspace(), Ks.T.nullspace()
     # ker(K) = row(K)^perp: orthogonal to every row, complementary dimension
-    perp = all((Ks[i, :] * b)[0] == 0 for b in ker for i in range(Ks.rows)) and len(ker) + rank == K.shape[1]
-    different = sympy.Matrix.hstack(*(ker + ker_t)).rank() > len(ker) if ker else bool(ker_t)
+    perp = not np.any(K @ ker) and ker.shape[1] + rank == K.shape[1]
+    different = kit.rank(np.concatenate([ker, ker_t], axis=1)) > ker.shape[1]  # ker K^T not inside ker K
     try:
         right = bool(impl.is_consistent(K, V)) == truth
         wrong = _swapped_verdict(impl, K, V) != truth
