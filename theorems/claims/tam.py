@@ -92,13 +92,11 @@ BETA_RESOLUTION_PAIRS = 1.0
 
 #: Percentile comparison: load, dimensions, seeds, smoothing; criterion: at
 #: every d the TAM-learned memory's mean percentile exceeds CMM's, and the
-#: paired t statistic of the gain pooled over every (d, seed) is >= PB_MIN_T
-#: (one-sided normal 1e-3). Power (quick, run seeds 1..8): the gain is 0.10
-#: to 0.19 at every d (per-d t 4 to 18); the smallest per-d t, the figure
-#: before, was 7.4 +- 2.4 against 2 (2.3 standard deviations: a wrong verdict
-#: about 1e-2 of the time), while the pooled t over 18 pairs is about 12 and
-#: a per-d mean gain at or below zero needs a per-d t below 0. The negative
-#: control's gain is -0.26 to -0.32 (t -7 to -12) at every d.
+#: paired t of the gain pooled over every (d, seed) is >= PB_MIN_T (one-sided
+#: normal 1e-3). Power (quick, run seeds 1..8): the gain is 0.10 to 0.19 at
+#: every d (per-d t 4 to 18), the pooled t over 18 pairs about 12 (the figure
+#: before, the smallest per-d t, 7.4 +- 2.4 against 2, was wrong about 1e-2 of
+#: the time). The negative control's gain is -0.26 to -0.32 (t -7 to -12) at every d.
 PB_ALPHA = 0.25
 PB_DIMS = dict(quick=(6, 8, 10), standard=(6, 8, 10, 12), thorough=(6, 8, 10, 12, 16))
 PB_SEEDS = 6
@@ -394,13 +392,10 @@ def _mp_r(r):
     return mpmath.mpf(kit.to_mp(r))
 
 
-def _kappa_independent(r):
-    """kappa_r from Phi^{-1}(1 - r) by root finding at the working precision (not linmem's erfinv route)."""
-    return mpmath.npdf(capacity.normal_upper_quantile_mp(r, dps=mpmath.mp.dps)) / _mp_r(r)
-
-
-def _alpha_from_kappa(k):
-    return 1 / ((1 + k * k) * mpmath.ncdf(k) + k * mpmath.npdf(k))
+def _independent(r):
+    """(alpha_c, kappa_r) at the working precision from Phi^{-1}(1 - r) by root finding (not linmem's erfinv route)."""
+    k = mpmath.npdf(capacity.normal_upper_quantile_mp(r, dps=mpmath.mp.dps)) / _mp_r(r)
+    return 1 / ((1 + k * k) * mpmath.ncdf(k) + k * mpmath.npdf(k)), k
 
 
 def _wrong_alpha(denominator) -> dict:
@@ -442,8 +437,7 @@ _R_CASES = (("0.15 (float)", 0.15), ("3/20", Fraction(3, 20)), ("1/2", 0.5),
 
 def _closed_ladder(ctx):
     def residual(r):
-        dps, k_ind = mpmath.mp.dps, _kappa_independent(r)
-        a_ind = _alpha_from_kappa(k_ind)
+        dps, (a_ind, k_ind) = mpmath.mp.dps, _independent(r)
         return (abs(ctx.impl.alpha_c_mp(r, dps=dps) - a_ind) / a_ind
                 + abs(ctx.impl.kappa_mp(r, dps=dps) - k_ind) / k_ind), 1
 
@@ -457,7 +451,7 @@ _r_floats = st.one_of(st.floats(1e-300, 1 - 2.0**-40, allow_nan=False), st.float
 def _closed_float(ctx):
     def measure(r):
         with mpmath.workdps(30):
-            ref = float(_alpha_from_kappa(_kappa_independent(r)))
+            ref = float(_independent(r)[0])
         return scaled_residual(abs(ctx.impl.alpha_c(r) - ref), scale=abs(ref))
 
     return property.check(ctx, _r_floats, measure, describe=lambda r: {"r": r})
@@ -649,13 +643,12 @@ def _threshold(ctx):
                           size_name="d", domain={"r": [TAM_R]})
     ev.data["crossings"] = {str(d): {"alpha_50": r.crossing, "n50": r.n50, "censored": r.censored,
                                      "evaluations": r.evaluations, "cache_hits": r.cache_hits} for d, r in table.items()}
-    ev.data["lp_reposed"] = counter
     rs = np.linspace(0.01, 0.99, 99)
-    ev.data["plot"] = kit.plot(
+    ev.data.update(lp_reposed=counter, plot=kit.plot(
         "TAM threshold alpha_c(r) and finite-size feasibility crossings", "r = k / n", "alpha = n / d^2",
         [kit.series("alpha_c(r)", rs.tolist(), np.asarray(ctx.impl.alpha_c(rs), float).tolist())]
         + [kit.series(f"finite-size crossing, d = {d}", [TAM_R], [r.crossing], "points") for d, r in table.items()]
-        + [kit.series("r -> 1: Cover, P = 1/2 exactly at n = 2 d^2", [1.0], [2.0], "points")])
+        + [kit.series("r -> 1: Cover, P = 1/2 exactly at n = 2 d^2", [1.0], [2.0], "points")]))
     return ev
 
 
@@ -708,8 +701,7 @@ def _percentile_row(ctx, d, base) -> dict:
                                                                      maxiter=ERM_MAXITER).W}
     rows = np.stack([sweeps.measure_grid(  # the mean percentile of each instance seed, cached per instance
         lambda V, U, build=build: float(np.mean(impl.percentile_rank(build(V, U), V, U))), d, [n],
-        seeds=range(PB_SEEDS), base_seed=base, name=f"tam.pct.{name}", params={"code": _CODE, "k": k,
-                                                                             "beta": PB_BETA},
+        seeds=range(PB_SEEDS), base_seed=base, name=f"tam.pct.{name}", params={"code": _CODE, "k": k, "beta": PB_BETA},
         cache=kit.sweep_cache(ctx, name, "percentile_rank", "competitor_count"))[:, 0]
         for name, build in memories.items()], axis=1)
     gain = rows[:, 1] - rows[:, 0]
