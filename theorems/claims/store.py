@@ -9,7 +9,6 @@ orthonormal rational factors, ``K = U diag(s) Z^T``
 from __future__ import annotations
 
 import dataclasses
-import math
 from fractions import Fraction
 
 import numpy as np
@@ -35,19 +34,23 @@ __all__ = ["CLAIMS"]
 
 
 @st.composite
-def _exact_perturbed(draw):
-    K, V = draw(keys_and_values().exact)
-    return K, V, draw(integer_matrices(V.shape[0], K.shape[0])), Fraction(1)
+def _with_operand(draw, last):
+    """(K, V, an integer p x d operand, ``last``): integer keys with duplicated and dependent columns."""
+    K, V = draw(exact_keys_and_values())
+    return K, V, draw(integer_matrices(V.shape[0], K.shape[0])), last
+
+
+def _precise_with_operand(ctx, stream: str) -> list:
+    """The ladder's keys and values (:func:`keys_and_values`) and an integer p x d operand from ``stream``."""
+    rng = ctx.rng(stream)
+    return [(label, (K, V, integer_array(rng, (V.shape[0], K.shape[0]))))
+            for label, (K, V) in keys_and_values().precise(ctx)]
 
 
 def _precise_perturbed(ctx):
-    rng = ctx.rng("minimizer-precise")
-    cases = []
-    for label, (K, V) in keys_and_values().precise(ctx):
-        B = integer_array(rng, (V.shape[0], K.shape[0]))
-        # both signs of the small step: a non-minimiser improves along one of them
-        cases += [(f"{label}, step {t}", (K, V, B, t)) for t in (Fraction(1), Fraction(1, 10**8), Fraction(-1, 10**8))]
-    return cases
+    # both signs of the small step: a non-minimiser improves along one of them
+    return [(f"{label}, step {t}", (*args, t)) for label, args in _precise_with_operand(ctx, "minimizer-precise")
+            for t in (Fraction(1), Fraction(1, 10**8), Fraction(-1, 10**8))]
 
 
 @st.composite
@@ -56,7 +59,7 @@ def _float_perturbed(draw):
     return Case((c.K, c.V, kit.generator(c.seed, "B").standard_normal((c.p, c.d)), t), {**c.describe(), "step": t})
 
 
-PERTURBED = Inputs(("K", "V", "B", "step"), _exact_perturbed(), _precise_perturbed, _float_perturbed(),
+PERTURBED = Inputs(("K", "V", "B", "step"), _with_operand(Fraction(1)), _precise_perturbed, _float_perturbed(),
                    "any keys and values, perturbations of steps 1 down to 1e-8; condition to 1e20 (mpmath)")
 
 
@@ -140,13 +143,9 @@ FACTORED = factored_keys_and_values()
 # --- ls.residual-split: (K, V, W, exact factors or None) ---------------------------------------
 
 
-def _precise_split(ctx):
-    rng = ctx.rng("split-precise")
-    return [(label, (K, V, integer_array(rng, (V.shape[0], K.shape[0])), None))
-            for label, (K, V) in keys_and_values().precise(ctx)]
-
-
-SPLIT = dataclasses.replace(factored_keys_and_values(operands=("W",)), precise=_precise_split,
+SPLIT = dataclasses.replace(factored_keys_and_values(operands=("W",)),
+                            precise=lambda ctx: [(label, (*args, None))
+                                                 for label, args in _precise_with_operand(ctx, "split-precise")],
                             about="exact factors with duplicated keys; the computed SVD at condition to 1e20 "
                             "(mpmath); float64 over every key family, arbitrary W")
 
@@ -163,21 +162,12 @@ def _residual_split(impl, K, V, W, F):
     return [(sq(W @ K - V), sq(W @ (U * s) - V @ Z) + floor)]
 
 
-@st.composite
-def _integer_split(draw):
-    """(K, V, W, no factors): integer keys with duplicated and dependent columns."""
-    K, V = draw(exact_keys_and_values())
-    return K, V, draw(integer_matrices(V.shape[0], K.shape[0])), None
-
-
 # --- ls.all-minimizers: (K, V, B, W, exact factors or None) ------------------
 
 
 def _normal_equation_minimiser(K, V, params) -> np.ndarray:
-    """A minimiser found without the formula: a solution of the normal
-    equations W K K^T = V K^T from sympy's Gauss-Jordan solver, its free
-    parameters set to the given integers (convexity makes every solution a
-    minimiser and every minimiser a solution)."""
+    """A minimiser found without the formula: sympy's Gauss-Jordan solution of the normal equations
+    W K K^T = V K^T, free parameters set to ``params`` (by convexity, the minimisers are the solutions)."""
     Ks = kit.to_sympy(K)
     sol, tau = (Ks * Ks.T).gauss_jordan_solve(Ks * kit.to_sympy(V).T)
     return kit.from_sympy(sol.subs(dict(zip(list(tau), params)))).T
@@ -237,10 +227,9 @@ def _effective(impl, K, V, F):
              (keys.T @ keys * ((1 + norm(W)) / scale), kit.eye(keys.shape[1], K) * ((1 + norm(W)) / scale))]
     if F is not None:
         if keys.shape[1] != len(F.s):
-            return [(math.inf, 0)]
-        for l in range(len(F.s)):
-            sign = 1 if sum(keys[:, l] * F.U[:, l]) >= 0 else -1
-            terms.append((sign * values[:, l] / scale, (V @ F.Z[:, l]) / F.s[l] / scale))
+            return [(np.inf, 0)]
+        signs = np.where(np.sum(keys * F.U, axis=0) >= 0, 1, -1)
+        terms.append((values * signs / scale, (V @ F.Z) / F.s / scale))
     return terms
 
 
@@ -435,7 +424,7 @@ CLAIMS = [
         depends_on=("proj.coefficient-projector",),
         inputs=SPLIT, terms=_residual_split,  # every term a squared norm of at most (||W|| ||K|| + ||V||)^2:
         scale=lambda K, V, W, F: max(K.shape) * (1 + norm(W) * norm(K) + norm(V)) ** 2,
-        extra_checks=(exact_check("exact-keys", exact=_integer_split(), terms=_residual_split, names=SPLIT.names,
+        extra_checks=(exact_check("exact-keys", exact=_with_operand(None), terms=_residual_split, names=SPLIT.names,
                                   about="the SVD-free form ||WK-V||^2 = ||(WK-V)P||^2 + ||V(I-P)||^2 on integer "
                                   "keys, duplicated and dependent columns"),),
         control=wrong("P = K^T K (the Gram matrix, a projector only for orthonormal keys)", projectors=gram_projectors),

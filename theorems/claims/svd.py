@@ -12,7 +12,6 @@ compact SVD and a basis of their kernel are known without being computed.
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
@@ -76,7 +75,7 @@ def _null_space(impl, W, Q, F):
     # a singular subspace is determined to eps ||W|| / s_min: Z^T Z_perp is divided by cond
     Z = impl.compact_svd(W).Z
     if Z.shape[0] != W.shape[1] or Z.shape[1] + Z_perp.shape[1] != W.shape[1]:
-        return [(math.inf, 0)]
+        return [(np.inf, 0)]
     nW, cond = norm(W), s[0] / s[-1] if len(s) else 1
     off = Q - Z @ (Z.T @ Q)
     return [(W / (1 + nW), W @ Z @ Z.T / (1 + nW)), (W @ off / ((1 + nW) * (1 + norm(Q))), 0 * (W @ off)),
