@@ -6,12 +6,10 @@ The noise claims assume only that the query noise ``eta`` is independent of
 keys and values, has mean zero and covariance ``tau^2 I_d``. The exact
 evidence therefore enumerates finite noise designs with exactly those two
 moments and nothing else in common with a Gaussian
-(:func:`theorems.strategies.noise_design`: Rademacher, skewed two-point with a
-nonzero third moment, signed coordinate with dependent coordinates, in R^4,
-keys of smaller dimension padded with zero rows), and recomputes their
-moments exactly inside the checks. The Monte Carlo evidence uses Gaussian,
-uniform and Laplace noise of variance ``tau^2`` per coordinate. Values follow
-000's assumptions: ``v_i = s_i w_i`` with fair signs and fixed exactly-unit
+(:func:`theorems.strategies.noise_design`), and recomputes their moments
+exactly inside the checks; the Monte Carlo evidence uses Gaussian, uniform
+and Laplace noise of variance ``tau^2`` per coordinate. Values follow 000's
+assumptions: ``v_i = s_i w_i`` with fair signs and fixed exactly-unit
 rational ``w_i`` (exact), or uniform on the sphere (Monte Carlo).
 """
 

@@ -4,18 +4,15 @@ capacity estimate").
 Two facts about a uniform unit key carry the whole appendix: its mean is zero
 and its second-moment matrix is ``I/d``. Everything else here (the pair
 moments, the Chebyshev tail, the averaged outer-product error) is derived from
-those two moments alone. That is why the exact evidence can replace the
-continuous sphere by the finite designs of
-:func:`theorems.strategies.sphere_design` (coordinate, orthogonal-frame,
-sign, plane and orbit designs, the last two without an orthogonal pair), each
-symmetric under ``k -> -k`` with second moment exactly ``I/d``; the
-second-moment claim verifies both moments by enumeration. Monte Carlo
-evidence uses truly spherical keys (``linmem.spherical_vectors``).
+those two moments alone, so the exact evidence replaces the continuous
+sphere by the finite designs of :func:`theorems.strategies.sphere_design`,
+which have exactly these two moments (the second-moment claim verifies both
+by enumeration). Monte Carlo evidence uses truly spherical keys
+(``linmem.spherical_vectors``).
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from fractions import Fraction
 
@@ -255,10 +252,6 @@ def _op_spherical_algebra(impl):
     ]
 
 
-#: (d, M) of the Monte Carlo: M < d, M = d, M = d + 1 (unit SNR), M > d.
-_OP_MC_SHAPES = ((4, 3), (5, 5), (10, 11), (3, 8), (6, 20))
-
-
 # --- op.snr-not-mean-of-ratio ------------------------------------------------
 
 
@@ -270,10 +263,6 @@ def _ratio_moments(impl, spec):
     X = np.stack([impl.op_conditional_error(K) for K in keys.outcomes[0]])
     snr = impl.op_spherical_snr(Fraction(keys.info["d"]), Fraction(spec[1]))
     return snr, keys.mean(X), (None if 0 in X else keys.mean(1 / X)), set(X.ravel())
-
-
-#: Candidate witnesses: designs without an orthogonal pair, and M.
-_RATIO_SPECS = (("plane", 2), ("plane", 3))
 
 
 def _ratio_differs(impl, spec) -> bool:
@@ -326,7 +315,7 @@ CLAIMS = [
         about="exact mean and second moment of coordinate, frame, sign, plane and orbit designs",
         mc_cases=lambda rng: [(d, None) for d in _MOMENT_DIMS],
         mc_draw=lambda impl, case, rng, size: (impl.spherical_vectors(case[0], size, rng=rng).T,),
-        mc_quantity=functools.partial(_moments, batched=True),
+        mc_quantity=lambda impl, case, K: _moments(impl, case, K, batched=True),
         mc_label=f"entries of k, of k k^T and (||k||^2 - 1)^2, spherical k in R^d, d = {_MOMENT_DIMS}",
         mc_about="spherical keys in R^1, R^2, R^3, R^7: every entry of k and k k^T, and the unit norm",
         control=wrong("spherical keys normalised along the wrong axis (rows, not columns)",
@@ -421,7 +410,7 @@ CLAIMS = [
         claimed=_op_spherical_claimed,
         describe=lambda case: {**case[2].describe(), "M": case[1]},
         about="exact joint expectation over design keys and random-sign values, M = 1 to 5",
-        mc_cases=lambda rng: _OP_MC_SHAPES,
+        mc_cases=lambda rng: ((4, 3), (5, 5), (10, 11), (3, 8), (6, 20)),  # M < d, M = d, M = d + 1 (unit SNR), M > d
         mc_quantity=lambda impl, case, K, V: np.tile(np.mean(_op_recall_errors(K, V), axis=-1)[:, None], 2),
         mc_claimed=lambda impl, case: [impl.op_spherical_error(*case), 1 / impl.op_spherical_snr(*case)],
         mc_draw=lambda impl, case, rng, size: (kit.spherical_batch(rng, size, *case),
@@ -449,8 +438,8 @@ CLAIMS = [
         about="minimal design and M; moments, E[X_j] and E[1/X_j] exact",
         how=("found by a Hypothesis search over finite designs with the sphere's first two moments and "
              "no orthogonal pair, shrunk; E[X_j] and E[1/X_j] enumerated exactly"),
-        search=st.sampled_from(_RATIO_SPECS), found=_ratio_differs, verify=_ratio_witness_holds,
-        describe=lambda s: {"design": s[0], "M": s[1]},
+        search=st.sampled_from((("plane", 2), ("plane", 3))),  # (design without an orthogonal pair, M)
+        found=_ratio_differs, verify=_ratio_witness_holds, describe=lambda s: {"design": s[0], "M": s[1]},
         extra_checks=(witness_check(
             name="sphere", about="spherical keys, d = 3, M = 2: E[X_j] = 1/3 exactly, E[1/X_j] infinite",
             how="constructed: spherical keys in R^3, M = 2; sympy integrates the exact inner-product law",
