@@ -42,9 +42,7 @@ CROSSTALK_DESIGN = (
 #: The leverage as a sympy symbol, for the scalar algebra.
 _H = sympy.Symbol("h", positive=True)
 
-#: Direction-shaping matrix of the anisotropic value distribution: v = A g / ||A g||
-#: with g standard Gaussian. Its law is symmetric (v and -v equally likely), so
-#: the values are zero-mean and unit-norm, but their directions are not uniform.
+#: A of the anisotropic values v = A g / ||A g||, g standard Gaussian (CROSSTALK_DESIGN).
 ANISOTROPY = np.diag([3.0, 1.0, 0.2])
 
 
@@ -143,13 +141,10 @@ def _duplicated(impl, e1, e2, V):
 
 
 def _duplicated_ladder(ctx):
-    rng = ctx.rng("dup-precise")
-    cases = []
-    for i in range(max(2, ctx.profile.precise_cases)):
-        d = 2 + i % 3
-        Qm = ensembles.rational_orthogonal(d, rng=rng)
-        cases.append((f"e1, e2 rotated exactly in R^{d}", (Qm[:, 0], Qm[:, 1], kit.exact(rng.integers(-3, 4, (2, 4))))))
-    return cases
+    rng = ctx.rng("dup-precise")  # each rotation is drawn just before its values
+    rotations = (ensembles.rational_orthogonal(2 + i % 3, rng=rng) for i in range(max(2, ctx.profile.precise_cases)))
+    return [(f"e1, e2 rotated exactly in R^{Q.shape[0]}", (Q[:, 0], Q[:, 1], kit.integer_array(rng, (2, 4))))
+            for Q in rotations]
 
 
 @st.composite
@@ -277,8 +272,7 @@ def _rms_ladder(ctx):
     rng = ctx.rng("rms-precise")
     cases = []
     for label, K in precise_keys(ctx) + precise_keys(ctx, unit=True):
-        nonzero = [j for j in range(K.shape[1]) if any(x != 0 for x in K[:, j])]
-        j = int(nonzero[rng.integers(0, len(nonzero))])
+        j = int(rng.choice(np.flatnonzero(np.any(K != 0, axis=0))))
         cases.append((label + f", column {j} duplicated", np.concatenate([K, K[:, j:j + 1]], axis=1)))
     cases.append(("a pair at h = 1/2 beside a free key", ensembles.rational_orthogonal(3, rng=rng)[:, [0, 0, 1]]))
     return [(label, (K, None, [j for j, x in enumerate(kit.leverage(K)) if 0 < x < 1],
