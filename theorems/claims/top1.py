@@ -350,15 +350,16 @@ LOOSE_CS = ("1", "2", "8", "24", "1000", "1 + 1e-30")
 
 
 def _loose_symbolic(ctx):
-    n, C = sympy.symbols("n C", positive=True)
+    n, C, m = sympy.symbols("n C m", positive=True)
     L, star = sympy.log(n), ctx.impl.loose_bound_crossover
+    slope = sympy.diff(8 - C * L**3, n)
     return symbolic.check_scalar(ctx, [
         ("8 n log n - C n log^4 n = n log n (8 - C log^3 n)",
          CMM_TOP1_CONSTANT * n * L - C * n * L**4 - n * L * (8 - C * L**3)),
         ("the bracket vanishes at n* = exp(2 C^(-1/3))", sympy.expand_log(8 - C * sympy.log(star(C)) ** 3, force=True)),
         ("C = 1: n* = e^2", star(sympy.Integer(1)) - sympy.exp(2)),
-        ("d(8 - C log^3 n)/dn = -3 C log^2 n / n < 0: one sign change",
-         sympy.diff(8 - C * L**3, n) + 3 * C * L**2 / n),
+        ("d(8 - C log^3 n)/dn = -3 C log^2 n / n", slope + 3 * C * L**2 / n),
+        ("that slope is < 0 at every n = 1 + m > 1: one sign change", int(slope.subs(n, 1 + m).is_negative is not True)),
     ])
 
 
