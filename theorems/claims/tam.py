@@ -15,11 +15,10 @@ competitors); the load is ``alpha = n / d^2``::
 
 Finite-size sweeps use :mod:`linmem.sweeps` (bisection on the load with fresh
 instances and a logistic fit: TAM feasibility with k tied to n is not
-monotone on nested instances). TAM feasibility is linmem's LP
-(``tam_feasible``, which re-poses an instance HiGHS leaves undecided); one
-that no form decides counts as undecided. The LP instances are shared by
-``tam.threshold`` and ``tam.beta-independent``: their seed is
-``kit.seed(run seed, "tam-lp")``, not the claim's.
+monotone on nested instances) on linmem's LP ``tam_feasible`` (which re-poses
+an instance HiGHS leaves undecided; :func:`_tam_feasible` counts the rest).
+``tam.threshold`` and ``tam.beta-independent`` share the LP instances: their
+seed is ``kit.seed(run seed, "tam-lp")``, not the claim's.
 """
 
 from __future__ import annotations
@@ -340,8 +339,7 @@ def _smoothed_ladder(ctx):
     def residual(case):
         s, k, beta = [mpmath.mpf(x) for x in case[0]], case[1], mpmath.mpf(case[2])
         m = len(s)
-        F = ctx.impl.smoothed_topk_average_mp(s, k, beta=beta, dps=mpmath.mp.dps)
-        T = _top_k(s, k)
+        F, T = ctx.impl.smoothed_topk_average_mp(s, k, beta=beta, dps=mpmath.mp.dps), _top_k(s, k)
         bound = (mpmath.mpf(m) / k) * mpmath.log(2) / beta if k < m else 0
         err = max(0, T - F) + max(0, F - T - bound)
         if len(set(s)) == 1:
