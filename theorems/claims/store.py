@@ -82,9 +82,6 @@ def _minimizer(impl, K, V, B, t):
     return bounds
 
 
-# --- op.not-least-squares -------------------------------------------------------------
-
-
 #: The witness searches of op.not-least-squares and ls.per-key-not-dominant:
 #: exactly unit keys (d <= 3, M <= 4, some duplicated) and integer values (p <= 2).
 @st.composite
@@ -219,10 +216,8 @@ def _effective(impl, K, V, F):
         E = (V @ F.Z) / F.s
         return [(W, E @ F.U.T), (W @ F.U, E)]
     keys, values = impl.effective_pairs(K, V)
-    if F is None:
-        scale = max(K.shape) * (1 + norm(V)) * (1 + _pinv_norm(K))
-    else:  # a singular pair is resolved to cond eps, an effective value to ||V|| cond^2 eps / s_max
-        scale = max(K.shape) * (1 + norm(V)) * (F.s[0] / F.s[-1]) ** 2 / F.s[0]
+    # given exact factors, a singular pair is resolved to cond eps, an effective value to ||V|| cond^2 eps / s_max
+    scale = max(K.shape) * (1 + norm(V)) * ((1 + _pinv_norm(K)) if F is None else (F.s[0] / F.s[-1]) ** 2 / F.s[0])
     terms = [(values @ keys.T / scale, W / scale), (W @ keys / scale, values / scale),
              (keys.T @ keys * ((1 + norm(W)) / scale), kit.eye(keys.shape[1], K) * ((1 + norm(W)) / scale))]
     if F is not None:
