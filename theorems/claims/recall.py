@@ -202,11 +202,6 @@ def _normalised_noise(impl, K, V):
     return np.sum(_crosstalk(impl, K, V)[..., j] ** 2, axis=-2) / impl.leverage_scores(K)[j] ** 2
 
 
-def _inverse_snr(impl, K):
-    h = impl.leverage_scores(K)
-    return np.array([1 / impl.snr(x) for x in h[_interior(impl, K)]])
-
-
 def _snr_plot(ev, impl, Ks):
     """Per-key plot: measured 1 / E||n/h||^2 with its standard error (delta
     method) against h, and the claimed curve h/(1-h); the boundary keys."""
@@ -225,10 +220,6 @@ def _snr_plot(ev, impl, Ks):
          kit.series("claimed SNR h/(1-h) (ctx.impl.snr)", grid.tolist(), [float(x) for x in impl.snr(grid)])],
         yscale="log", hlines=[{"y": 1.0, "label": "unit SNR (h = 1/2)"}], vlines=[])
     return ev
-
-
-def _snr_plus(h):
-    return h / (1 + h)
 
 
 # --- recall.rms-convention ------------------------------------------------------------
@@ -347,7 +338,7 @@ CLAIMS = [
         assumptions=("e1, e2 orthonormal (any embedding in R^d)", "V arbitrary"),
         depends_on=("proj.coefficient-projector", "lev.range", "recall.error", "recall.mean-error"),
         inputs=DUPLICATED_INPUTS, terms=_duplicated, scale=lambda e1, e2, V: 4 * (1 + norm(V)),
-        control=wrong("SNR = h/(1+h) in place of h/(1-h)", snr=_snr_plus),
+        control=wrong("SNR = h/(1+h) in place of h/(1-h)", snr=lambda h: h / (1 + h)),
     ),
     identity(
         "recall.decomposition",
@@ -389,12 +380,13 @@ CLAIMS = [
             "measured power ratio",
         ),
         depends_on=("recall.crosstalk-power",),
-        keys=repeated_key_matrices(), quantity=_normalised_noise, claimed=_inverse_snr, finish=_snr_plot,
+        keys=repeated_key_matrices(), quantity=_normalised_noise, finish=_snr_plot,
+        claimed=lambda impl, K: np.array([1 / impl.snr(x) for x in impl.leverage_scores(K)[_interior(impl, K)]]),
         algebra=lambda impl: [
             ("signal power h^2 over cross-talk power h - h^2 is SNR", _H**2 / impl.crosstalk_power(_H) - impl.snr(_H)),
             ("E||n/h||^2 = (h - h^2)/h^2 is 1/SNR", impl.crosstalk_power(_H) / _H**2 - 1 / impl.snr(_H))],
         about="anisotropic unit values, same key families",
-        control=wrong("SNR = h/(1+h) in place of h/(1-h)", snr=_snr_plus),
+        control=wrong("SNR = h/(1+h) in place of h/(1-h)", snr=lambda h: h / (1 + h)),
     ),
     identity(
         "recall.rms-convention",
