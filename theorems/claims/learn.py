@@ -98,7 +98,8 @@ def _kkt_precise(ctx, method="auto"):
 
 
 def _separable(res, V, U) -> bool:
-    return bool(res.margin > 0 and _learn.GordanCertificate(W=np.asarray(res.W, float), lam=None, keys=V, targets=U).verify())
+    return bool(res.margin > 0 and _learn.GordanCertificate(
+        W=np.asarray(res.W, float), lam=None, keys=V, targets=U).verify())
 
 
 def _cp_property(ctx):
@@ -145,7 +146,8 @@ def _stationary_score(ctx, fit, objective, case) -> float:
     with mpmath.workdps(PROPERTY_DPS):
         val, grad = objective(ctx.impl, res.W, V, U, info)
         g = float(max(abs(x) for x in grad.ravel()))
-        loss_err = scaled_residual(abs(val - mpmath.mpf(float(res.loss))), scale=V.shape[1] * (1 + abs(val)) * res.W.size)
+        loss_err = scaled_residual(abs(val - mpmath.mpf(float(res.loss))),
+                                   scale=V.shape[1] * (1 + abs(val)) * res.W.size)
     return max(THRESHOLD * g / _learn.FIT_GRADIENT_TOL, loss_err)
 
 

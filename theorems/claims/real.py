@@ -178,12 +178,11 @@ def _ref_memory(memory: str, V, U):
 def _ref_success(memory: str, V, U) -> bool:
     if memory != "lp":
         return bool(np.all(_ref_correct(_ref_memory(memory, V, U), V, U)))
-    # the max-margin LP in its own formulation: max t s.t. (u_i - u_j)^T W v_i >= t, |W_ab| <= 1
-    d_u, d_v, n = U.shape[0], V.shape[0], V.shape[1]
-    rows = [np.outer(U[:, i] - U[:, j], V[:, i]).ravel() for i in range(n) for j in range(n) if i != j]
-    A = np.hstack([-np.array(rows), np.ones((len(rows), 1))])
-    res = linprog(np.r_[np.zeros(d_u * d_v), -1.0], A_ub=A, b_ub=np.zeros(len(rows)),
-                  bounds=[(-1, 1)] * (d_u * d_v) + [(None, None)], method="highs")
+    # the max-margin LP in its own formulation: max t s.t. <W, A_ij> >= t, |W_ab| <= 1 (A by theorems.kit)
+    rows = np.array([A.ravel() for A in kit.comparisons(V, U).values()])
+    D = rows.shape[1]
+    res = linprog(np.r_[np.zeros(D), -1.0], A_ub=np.hstack([-rows, np.ones((len(rows), 1))]), b_ub=np.zeros(len(rows)),
+                  bounds=[(-1, 1)] * D + [(None, None)], method="highs")
     return bool(-res.fun > LP_FEASIBILITY_TOL)
 
 
@@ -352,7 +351,8 @@ def _max_margin_negated(keys, targets):
 def _geometry_uncentred(X, **kw):
     Xa = np.asarray(X, dtype=float)
     s = np.linalg.svd(Xa, compute_uv=False) ** 2  # wrong: energy of the uncentred rows
-    return {**linmem.embedding_geometry(X, **kw), "participation_share": float(s.sum() ** 2 / np.sum(s * s) / Xa.shape[1])}
+    return {**linmem.embedding_geometry(X, **kw),
+            "participation_share": float(s.sum() ** 2 / np.sum(s * s) / Xa.shape[1])}
 
 
 def _assess_unscaled(W, K=None, V=None, **kw):
