@@ -315,7 +315,6 @@ def _smoothed_cases(draw):
 
 
 def _smoothed_float(ctx):
-    """Lower bound, gap bound, the exact tied gap, midpoint convexity."""
     def measure(case):
         info, s, k, beta = case
         impl, m = ctx.impl, s.size
@@ -491,9 +490,7 @@ _integral_gamma = _integral_ladder(  # int_a^inf z^j phi(z) dz by incomplete gam
 
 
 def _integral_float(ctx):
-    """Both integrals by scipy quad (beyond quad's own error estimate)
-    against 1/alpha_c(r) and kappa(r) in float64."""
-    def measure(r):
+    def measure(r):  # both integrals by scipy quad against 1/alpha_c(r) and kappa(r)
         kap, q, closed = ctx.impl.kappa(r), -special.ndtri(r), 1 / ctx.impl.alpha_c(r)
         quad = lambda f, a: integrate.quad(lambda x: f(x) * math.exp(-x * x / 2) / math.sqrt(2 * math.pi),  # noqa
                                            a, np.inf, epsabs=0, epsrel=QUAD_EPSREL, limit=200)
