@@ -121,11 +121,11 @@ def _conditional_error_with_self(K):
 
 def _chebyshev_terms(impl, *args):
     """Pr(|x| >= t) <= E[x^2] / t^2 for x = k_i^T k_j (E[x^2] = 1/d: the OP
-    error with one other key, M = 2): exact over a design
-    with a fixed k_j (``args = (k_j, design, t)``; the squared products from
-    the OP cross-talk), or for spherical keys (``args = (d, t)``, the Beta
-    law of :func:`theorems.kit.sphere_tail`; at mpmath precision also against
-    the closed forms (2/pi) arccos t for d = 2 and 1 - t for d = 3)."""
+    error with one other key, M = 2): exact over a design with a fixed k_j
+    (``args = (k_j, design, t)``; the squared products from the OP
+    cross-talk), or for spherical keys (``args = (d, t)``, the Beta law of
+    :func:`theorems.kit.sphere_tail`; at mpmath precision also against the
+    closed forms (2/pi) arccos t for d = 2 and 1 - t for d = 3)."""
     if len(args) == 3:  # at t and at every atom of |k^T k_j|, where the tail jumps
         kj, design, t = args
         sq = _squared_products(impl, design, kj)
