@@ -359,7 +359,7 @@ def _loose_symbolic(ctx):
         ("the bracket vanishes at n* = exp(2 C^(-1/3))", sympy.expand_log(8 - C * sympy.log(star(C)) ** 3, force=True)),
         ("C = 1: n* = e^2", star(sympy.Integer(1)) - sympy.exp(2)),
         ("d(8 - C log^3 n)/dn = -3 C log^2 n / n", slope + 3 * C * L**2 / n),
-        ("that slope is < 0 at every n = 1 + m > 1: one sign change", int(slope.subs(n, 1 + m).is_negative is not True)),
+        ("the slope is < 0 at every n = 1 + m > 1: one sign change", int(slope.subs(n, 1 + m).is_negative is not True)),
     ])
 
 
