@@ -342,7 +342,6 @@ CLAIMS = [
         noises=("gaussian", "uniform"), fixed=False,
         about="exact joint expectation over value signs and Rademacher noise",
         mc_label="per-key ||W_LS(k_j + eta) - v_j||^2, spherical values, Gaussian and uniform noise",
-        mc_about="spherical values with Gaussian and uniform noise",
         control=wrong("noise gain sum s^2 = ||K||_F^2 in place of sum s^-2",
                       query_noise_error=_with_ls_noise_term(lambda K, tau: tau * tau * np.sum(K * K))),
     ),
@@ -360,7 +359,7 @@ CLAIMS = [
         depends_on=("noise.fixed-store", "noise.ls-total"),
         designs=NOISE_DESIGN_KINDS, noises=("uniform", "laplace"),
         about="exact expectation over three non-Gaussian designs, both formulas",
-        mc_label="both noise formulas, uniform and Laplace noise", mc_about="uniform and Laplace noise, both formulas",
+        mc_label="both noise formulas, uniform and Laplace noise",
         control=wrong(
             "tau in place of tau^2 in both formulas",
             fixed_store_noise_error=_with_noise_term(lambda W, K, tau: tau * np.sum(W * W)),
