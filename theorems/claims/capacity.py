@@ -65,8 +65,7 @@ RATE_CRITERION = simulation.rate(exponent=RATE_EXPONENT, band=RATE_BAND)
 #: so the plot spans 1 - r_K/M from 0 to 3/4.
 OTHER_LOADS = (Fraction(1, 2), Fraction(1), Fraction(3, 2), Fraction(3), Fraction(4))
 
-#: Finite exchangeable designs (d, M): M keys i.i.d. uniform over the d
-#: coordinate vectors, enumerated completely and conditioned on the rank.
+#: Finite exchangeable designs (d, M), enumerated by :func:`_coordinate_keys_by_rank`.
 EXCHANGEABLE_DESIGNS = ((2, 3), (2, 4), (3, 2), (3, 3))
 
 #: The exchangeable-leverage Monte Carlo needs one SVD through the

@@ -230,7 +230,8 @@ def _rms_algebra(impl):
     gamma^(-1/2)), and the unit threshold of both at h = 1/2."""
     ratio = sympy.sqrt(impl.crosstalk_power(_H)) / _H  # RMS interference / signal amplitude
     half = sympy.Rational(1, 2)
-    return [("(RMS / amplitude)^(-2) = SNR", ratio ** -2 - impl.snr(_H)), ("SNR = 1 at h = 1/2", impl.snr(half) - 1),
+    return [("(RMS / amplitude)^(-2) = SNR", ratio ** -2 - impl.snr(_H)),
+            ("SNR = 1 at h = 1/2", impl.snr(half) - 1),
             ("RMS = amplitude at h = 1/2", ratio.subs(_H, half) - 1)]
 
 
@@ -324,8 +325,8 @@ CLAIMS = [
         quantity=mean_error_twice, claimed=_mean_error_claimed,
         algebra=lambda impl: [("mean of 1 - h_j with sum h_j = r is 1 - r/M",
                                mean_error_algebra(impl, 4, sympy.Symbol("r", positive=True)))],
-        control=wrong("1 - r_K/d in place of 1 - r_K/M", mean_expected_error=lambda K: 1 - linmem.numerical_rank(K)
-                      / (Fraction(K.shape[0]) if K.dtype == object else K.shape[0])),
+        control=wrong("1 - r_K/d in place of 1 - r_K/M", mean_expected_error=lambda K: (
+            1 - linmem.numerical_rank(K) / (Fraction(K.shape[0]) if K.dtype == object else K.shape[0]))),
     ),
     identity(
         "cex.duplicated-keys",
