@@ -1,12 +1,6 @@
 """The outer-product store, built one pair at a time (000, "Two ways to
-construct the memory matrix", App. B).
-
-For one pair the smallest matrix (Frobenius norm) with ``A k = v`` is
-``v k^T / ||k||^2``: every other solution adds a part ``B`` with ``B k = 0``
-that is Frobenius-orthogonal to it. Summing these matrices over unit keys
-gives ``W_OP = V K^T``, whose recall at a stored key is the wanted value plus
-cross-talk weighted by the key overlaps ``k_i^T k_j``; orthonormal keys
-remove the cross-talk.
+construct the memory matrix", App. B): the single-pair minimum-norm solution,
+the sum ``W_OP = V K^T``, its cross-talk, and orthonormal keys without it.
 
 Every feasible matrix for a pair is ``A = C + (v - C k) k^T / ||k||^2`` for
 some ``C`` (take ``C = A``), so drawing ``C`` freely explores all of them.
