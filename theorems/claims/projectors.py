@@ -131,9 +131,7 @@ def _free_key(impl, K, V, free):
 
 def _append_free_key(rest, x, c, pos: int, R):
     """R [rest; 0] with the key (x, c), c != 0, inserted at column ``pos``."""
-    cols = [list(rest[:, j]) + [rest[0, 0] * 0] for j in range(rest.shape[1])]
-    cols.insert(pos, list(x) + [c])
-    return R @ np.array(cols, dtype=rest.dtype).T
+    return R @ np.insert(np.vstack([rest, 0 * rest[:1]]), pos, np.append(x, c), axis=1)
 
 
 @st.composite
