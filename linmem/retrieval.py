@@ -32,7 +32,9 @@ non-retrievability into an exact one.
 
 Source: seed 004 (top-1 retrieval, correlation matrix memory, TAM and its
 exponential smoothing). The score functions work in float64; mpmath and
-exact object arrays are refused.
+exact object arrays are refused, except by :func:`topk_average` and
+:func:`tam_margins`, which take either and compute by sorting, in the
+number system of their input.
 """
 
 from __future__ import annotations
@@ -113,12 +115,14 @@ def _float_matrix(x: Any, name: str, *, ndim: int = 2) -> np.ndarray:
 
 
 def _check_problem(
-    W: Any, keys: Any, targets: Any, *, min_pairs: int
+    W: Any, keys: Any, targets: Any, *, min_pairs: int, exact: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Validate a memory and its pairs; return (W, keys, targets) as float64."""
-    W = _float_matrix(W, "W")
-    V = _float_matrix(keys, "keys")
-    U = _float_matrix(targets, "targets")
+    """Validate a memory and its pairs; return (W, keys, targets) as float64
+    (``exact``: object arrays of exact or mpmath entries kept as they are)."""
+    matrix = as_matrix if exact else _float_matrix
+    W = matrix(W, "W")
+    V = matrix(keys, "keys")
+    U = matrix(targets, "targets")
     check_same_count(V, U, "keys", "targets")
     if W.shape != (U.shape[0], V.shape[0]):
         raise ValueError(
@@ -156,13 +160,14 @@ def _check_k(k: Any, n_competitors: int, name: str = "k") -> int:
     return k
 
 
-def _competitor_rows(scores: Any, name: str) -> tuple[np.ndarray, bool]:
-    """Competitor scores as an (m, c) array; True when the input was 1-D."""
+def _competitor_rows(scores: Any, name: str, *, exact: bool = False) -> tuple[np.ndarray, bool]:
+    """Competitor scores as an (m, c) array; True when the input was 1-D
+    (``exact``: an object array of exact or mpmath entries is kept as it is)."""
     try:
         ndim = np.ndim(scores)
     except (ValueError, TypeError):
         ndim = 2  # let as_matrix report the unusable input
-    S = _float_matrix(scores, name, ndim=ndim)
+    S = (as_matrix if exact else _float_matrix)(scores, name, ndim=ndim)
     if ndim not in (1, 2):
         raise ValueError(
             f"{name} must be a 1-D array of competitor scores or a square 2-D "
@@ -369,7 +374,9 @@ def topk_average(scores: Any, k: int) -> np.ndarray | float:
     competitor scores (matched score already removed; returns a float) or a
     square score matrix ``S`` whose diagonal holds the matched scores, which
     are excluded row by row (returns one value per row). ``k`` ranges over
-    ``1..(number of competitors)``.
+    ``1..(number of competitors)``. Object arrays of exact (``Fraction``,
+    int) or mpmath entries are averaged by sorting, in their number system
+    (a ``Fraction`` or ``mpf``, or an object array of them).
 
     Source: 004 (tail-average margin).
 
@@ -378,9 +385,15 @@ def topk_average(scores: Any, k: int) -> np.ndarray | float:
     2.5
     >>> topk_average(np.array([[9.0, 1.0, 2.0], [0.0, 9.0, 4.0], [1.0, 1.0, 9.0]]), 1)
     array([2., 4., 1.])
+    >>> from fractions import Fraction
+    >>> topk_average(np.array([Fraction(1, 3), Fraction(1), Fraction(1, 2)], dtype=object), 2)
+    Fraction(3, 4)
     """
-    C, is_vector = _competitor_rows(scores, "scores")
+    C, is_vector = _competitor_rows(scores, "scores", exact=True)
     k = _check_k(k, C.shape[1])
+    if C.dtype == object:
+        out = _sorted_topk_rows(C, k)
+        return out[0] if is_vector else out
     out = _topk_rows(C, k)
     return float(out[0]) if is_vector else out
 
@@ -507,7 +520,10 @@ def tam_margins(
     ``T_k`` is the average of the ``k`` largest competitor scores
     (:func:`topk_average`), ``1 <= k <= n - 1``. A positive TAM margin puts
     the matched target among the top ``k`` candidates, since the average of
-    the k largest competitors is at least the k-th largest.
+    the k largest competitors is at least the k-th largest. When all of
+    ``W``, ``keys`` and ``targets`` are object arrays of exact or mpmath
+    entries, ``S`` is formed whole and each row sorted, in their number
+    system (an object array).
 
     Source: 004 (tail-average margin).
 
@@ -515,6 +531,8 @@ def tam_margins(
     >>> tam_margins(np.eye(3), np.eye(3), np.array([[3.0, 1, 0], [2, 3, 0], [0, 0, 3]]), k=2)
     array([2.5, 2. , 3. ])
     """
+    if any(isinstance(x, np.ndarray) and x.dtype == object for x in (W, keys, targets)):
+        return _sorted_tam_margins(W, keys, targets, k, chunk)
     W, V, U = _check_problem(W, keys, targets, min_pairs=2)
     k = _check_k(k, V.shape[1] - 1)
     chunk = check_positive_int(chunk, "chunk")
@@ -806,3 +824,35 @@ def paired_gain(before: Any, after: Any, n: int) -> dict:
     failed = float(np.sum(n - counts[0]))
     return {"gain": float(gain.mean()), "t": paired_t(gain),
             "unfixed": float(np.sum(n - counts[1])) / failed if failed > 0 else 0.0}
+
+
+# --------------------------------------------------------------------------
+# the top-k average and the TAM margins in exact rationals and mpmath
+# --------------------------------------------------------------------------
+
+
+def _sorted_topk_rows(C: np.ndarray, k: int) -> np.ndarray:
+    """The mean of the k largest entries of each row of an object array, by
+    sorting: a ``Fraction`` for exact entries (ints included), an ``mpf`` at
+    the working precision for mpmath ones."""
+    out = np.empty(C.shape[0], dtype=object)
+    for i, row in enumerate(C):
+        total = sum(sorted(row, reverse=True)[:k])
+        out[i] = Fraction(total, k) if isinstance(total, numbers.Integral) else total / k
+    return out
+
+
+def _sorted_tam_margins(W: Any, keys: Any, targets: Any, k: Any, chunk: Any) -> np.ndarray:
+    """:func:`tam_margins` of object arrays: ``S`` whole, each row sorted."""
+    W, V, U = _check_problem(W, keys, targets, min_pairs=2, exact=True)
+    floats = [name for name, x in (("W", W), ("keys", V), ("targets", U)) if x.dtype != object]
+    if floats:
+        raise TypeError(
+            f"{', '.join(floats)} must be object arrays like the others (exact "
+            "or mpmath entries in all three, or float64 in all three), got float64"
+        )
+    k = _check_k(k, V.shape[1] - 1)
+    check_positive_int(chunk, "chunk")
+    S = (V.T @ W.T) @ U
+    C, _ = _competitor_rows(S, "scores", exact=True)
+    return np.diagonal(S) - _sorted_topk_rows(C, k)

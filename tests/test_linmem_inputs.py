@@ -243,14 +243,15 @@ def bad_counts(func, kwargs):
     )
 
 
-def bad_top1_problem(func, kwargs=None, *, min_pairs=2):
-    """The (W, keys, targets) problem of linmem.retrieval: arrays, shapes, sizes, chunk."""
+def bad_top1_problem(func, kwargs=None, *, min_pairs=2, float_only=True):
+    """The (W, keys, targets) problem of linmem.retrieval: arrays, shapes, sizes, chunk
+    (``float_only=False``: object arrays are taken, all three or none)."""
     kwargs = kwargs or {}
     args = (I3, I3, T3)
     rows = (
-        bad_arrays(func, args, kwargs, 0, "W", float_only=True)
-        + bad_arrays(func, args, kwargs, 1, "keys", float_only=True)
-        + bad_arrays(func, args, kwargs, 2, "targets", float_only=True)
+        bad_arrays(func, args, kwargs, 0, "W", float_only=float_only)
+        + bad_arrays(func, args, kwargs, 1, "keys", float_only=float_only)
+        + bad_arrays(func, args, kwargs, 2, "targets", float_only=float_only)
         + [
             (func, (I3, I3, np.ones((3, 4))), kwargs, ValueError, "keys and targets must have the same number of columns"),
             (func, (np.ones((3, 2)), I3, T3), kwargs, ValueError, "W must have shape (targets rows, keys rows) = (3, 3), got (3, 2)"),
@@ -537,10 +538,11 @@ CASES = [
     *bad_top1_problem(linmem.top1_correct),
     *bad_top1_problem(linmem.all_retrieved),
     *bad_top1_problem(linmem.percentile_rank),
-    *bad_top1_problem(linmem.tam_margins, {"k": 1}),
+    *bad_top1_problem(linmem.tam_margins, {"k": 1}, float_only=False),
+    (linmem.tam_margins, (linmem.exact_array(T3), I3, T3), {"k": 1}, TypeError, "keys, targets must be object arrays like the others"),
     *bad_ints(linmem.tam_margins, (I3, I3, T3), {"k": 1}, "k", "k"),
     (linmem.tam_margins, (I3, I3, T3), {"k": 3}, ValueError, "k must be an integer in 1..2 (the number of competitors), got 3"),
-    *bad_arrays(linmem.topk_average, (T3, 1), {}, 0, "scores", any_ndim=True, float_only=True),
+    *bad_arrays(linmem.topk_average, (T3, 1), {}, 0, "scores", any_ndim=True),
     *bad_ints(linmem.topk_average, (T3, 1), {}, 1, "k"),
     (linmem.topk_average, (T3, 3), {}, ValueError, "k must be an integer in 1..2 (the number of competitors), got 3"),
     (linmem.topk_average, (np.array([3.0, 1.0, 2.0]), 4), {}, ValueError, "k must be an integer in 1..3 (the number of competitors), got 4"),

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import mpmath
 import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
 
+import linmem
 from linmem import retrieval
 from linmem.tolerances import working_eps
 from theorems.tolerance import THRESHOLD
@@ -380,3 +382,33 @@ def test_bad_input_is_refused_with_a_message_naming_it(func, kwargs, exc, fragme
 def test_public_names_are_sorted_and_exist():
     assert retrieval.__all__ == sorted(retrieval.__all__)
     assert all(hasattr(retrieval, name) for name in retrieval.__all__)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_topk_average_and_tam_margins_of_exact_and_mpmath_arrays_follow_the_definition(seed):
+    # integer memories: the scores are integers, the exact margins S_ii - (sum of the k largest)/k
+    rng = np.random.default_rng(seed)
+    n, d = int(rng.integers(2, 7)), int(rng.integers(1, 4))
+    W, V, U = (rng.integers(-2, 3, size=shape) for shape in ((d, d), (d, n), (d, n)))
+    k = int(rng.integers(1, n))
+    S = V.T @ W.T @ U
+    top = [sorted(np.delete(S[i], i).tolist(), reverse=True)[:k] for i in range(n)]
+    tops = [Fraction(sum(t), k) for t in top]
+    ref = [S[i, i] - tops[i] for i in range(n)]
+    exact = retrieval.tam_margins(*(linmem.exact_array(x) for x in (W, V, U)), k=k)
+    assert all(isinstance(m, Fraction) for m in exact) and exact.tolist() == ref
+    assert retrieval.topk_average(linmem.exact_array(S), k).tolist() == tops
+    assert retrieval.topk_average(linmem.exact_array(np.delete(S[0], 0)), k) == tops[0]
+    with mpmath.workdps(30):
+        mp = retrieval.tam_margins(*(linmem.mp_array(x) for x in (W, V, U)), k=k)
+        assert all(isinstance(m, mpmath.mpf) and abs(m - r) < mpmath.mpf(10) ** -25 for m, r in zip(mp, ref))
+    flt = retrieval.tam_margins(*(x.astype(float) for x in (W, V, U)), k=k)
+    np.testing.assert_allclose(flt, [float(r) for r in ref], rtol=0, atol=THRESHOLD * EPS * (1 + np.abs(S).max()))
+
+
+def test_exact_topk_average_keeps_near_ties_float64_cannot_see():
+    tiny = Fraction(1, 10**40)
+    s = np.array([Fraction(1) + i * tiny for i in range(4)], dtype=object)
+    assert retrieval.topk_average(s, 2) == 1 + Fraction(5, 2) * tiny
+    with mpmath.workdps(60):
+        assert abs(retrieval.topk_average(linmem.mp_array(s), 2) - (1 + mpmath.mpf(5) / 2 * 10**-40)) < mpmath.mpf(10)**-55

@@ -149,3 +149,38 @@ def test_recheck_crossing_refuses_what_is_not_a_sweep():
         sweeps.recheck_crossing(sweep, None, keep=2, base_seed=1, name="x", cache=None)
     with pytest.raises(ValueError, match="keep must be an integer >= 1, got 0"):
         sweeps.recheck_crossing(sweep, _planted(0), keep=0, base_seed=1, name="x", cache=None)
+
+
+def test_score_inputs_hold_what_their_docstring_says():
+    from hypothesis import HealthCheck, given, settings
+
+    from theorems import strategies
+
+    plain, pairs = strategies.score_inputs(), strategies.score_inputs(pairs=True)
+    labels = [label for label, _ in plain.precise(None)]
+    assert len(labels) == 12 and {label.split(",")[0] for label in labels} == {"all tied", "two levels", "near ties",
+                                                                              "wide"}
+    for _, (s, k) in plain.precise(None):
+        assert s.dtype == object and all(isinstance(x, Fraction) for x in s) and k in (1, 3, s.size)
+    near = dict(plain.precise(None))["near ties, k=1"][0]
+    assert min(np.diff(near)) == Fraction(1, 10**40)  # closer than float64 can tell apart
+    for label, (a, b, k, theta) in pairs.precise(None):
+        assert list(b) == list(a[::-1]) and theta in (Fraction(1, 2), Fraction(1, 3)) and label.endswith(f"theta={theta}")
+
+    @settings(max_examples=60, database=None, suppress_health_check=list(HealthCheck))
+    @given(plain.floats, pairs.floats)
+    def drawn(case, pair):
+        s, k = case.args
+        assert s.dtype == float and 1 <= k <= s.size and case.recipe["kind"] in strategies.SCORE_KINDS
+        a, b, k2, theta = pair.args
+        assert a.shape == b.shape and 1 <= k2 <= a.size and 0 < theta < 1 and pair.recipe["theta"] == theta
+
+    drawn()
+
+    @settings(max_examples=30, database=None, suppress_health_check=list(HealthCheck))
+    @given(plain.exact, pairs.exact)
+    def exact(case, pair):  # the float draws at their binary values
+        assert all(isinstance(x, Fraction) for x in case[0]) and isinstance(case[1], int)
+        assert all(isinstance(x, Fraction) for x in (*pair[0], *pair[1], pair[3])) and isinstance(pair[2], int)
+
+    exact()

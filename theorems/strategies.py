@@ -1273,3 +1273,47 @@ def noise_design_defect(kind: str, d: int, tau) -> Fraction:
     eta = law.outcomes[0]
     second = law.mean(eta @ np.swapaxes(eta, -1, -2))
     return Fraction(kit.sq(law.mean(eta)) + kit.sq(second - tau**2 * kit.eye(d, eta)))
+
+
+# --- competitor scores in three number systems (the top-k average claims) ----------------
+
+__all__ += ["score_inputs"]
+
+
+@st.composite
+def _score_pairs(draw):
+    """Case ``(a, b, k, theta)``: ``a, k`` from :func:`score_vectors`, ``b``
+    Gaussian times ``1 + max |a|`` (integers half the time: ties in b too)."""
+    info, a, k = draw(score_vectors())
+    seed = draw(st.integers(0, 2**32 - 1))
+    b = np.random.default_rng(seed).standard_normal(a.size) * (1 + np.max(np.abs(a)))
+    b = np.round(b) if draw(st.booleans()) else b
+    theta = draw(st.sampled_from((0.5, 1 / 3, 0.9, 1e-3)))
+    return Case((a, b, k, theta), {**info, "seed_b": seed, "theta": theta})
+
+
+def score_inputs(*, pairs: bool = False) -> Inputs:
+    """Competitor scores ``(s, k)``: float64 :func:`score_vectors` (Gaussian,
+    integer ties, all tied, 16 decades), the same draws as exact rationals
+    (their binary values), and on the ladder exact vectors all tied, at two
+    levels, near-tied 1e-40 apart and over 16 decades, k = 1, 3, m.
+    ``pairs=True``: ``(a, b, k, theta)``, segments between two score vectors
+    (``b`` Gaussian, integer half the time, theta in {1/2, 1/3, 0.9, 1e-3};
+    on the ladder ``b`` is ``a`` reversed and theta 1/2 or 1/3)."""
+    tiny = Fraction(1, 10**40)
+    vectors = [("all tied", [Fraction(3)] * 6), ("two levels", [Fraction(2)] * 3 + [Fraction(-1)] * 3),
+               ("near ties", [Fraction(1) + i * tiny for i in range(6)]),
+               ("wide", [Fraction(10) ** e * (-1) ** (e % 2) for e in range(-8, 9, 3)])]
+    cases = [(f"{label}, k={k}", (np.array(vec, dtype=object), k)) for label, vec in vectors for k in (1, 3, len(vec))]
+    if pairs:
+        cases = [(f"{label}, theta={th}", (s, s[::-1], k, th)) for label, (s, k) in cases
+                 for th in (Fraction(1, 2), Fraction(1, 3))]
+
+    def exact(case):  # the float draw at its binary value
+        return tuple(x if isinstance(x, int) else kit.exact(x) if isinstance(x, np.ndarray) else Fraction(x)
+                     for x in case.args)
+
+    floats = _score_pairs() if pairs else score_vectors().map(lambda c: Case(c[1:], c[0]))
+    return Inputs(("a", "b", "k", "theta") if pairs else ("s", "k"), floats.map(exact), lambda ctx: cases, floats,
+                  "competitor scores: ties, all tied, near-ties 1e-40 apart (mpmath), 16 decades"
+                  + (", segments between two score vectors" if pairs else ""))

@@ -42,7 +42,8 @@ from theorems import kit, strategies
 from theorems.evidence import expectation, montecarlo, precise, property, simulation, symbolic
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind
 from theorems.sweepcache import source_fingerprint
-from theorems.templates import wrong
+from theorems.residuals import at_most
+from theorems.templates import inequality, wrong
 from theorems.tolerance import CERTIFIED_MARGIN_ULPS, margin_sd, scaled_residual
 
 __all__ = ["CLAIMS"]
@@ -157,25 +158,6 @@ def _tam_sweep(ctx, d, counter):
         params={"code": _CODE, "r": TAM_R}, cache=kit.sweep_cache(ctx, "tam_feasible", "competitor_count"))
 
 
-def _memory_or_scores(scores):
-    return st.one_of(st.tuples(st.just("scores"), scores), st.tuples(st.just("memory"), strategies.memory_instances()))
-
-
-def _top_k(s, k):
-    """The top-k average by sorting, in the number system of the scores."""
-    return sum(sorted(s, reverse=True)[:k]) / k
-
-
-def _precise_score_cases():
-    """Exact boundary cases: all tied, two levels, near-ties 1e-40 apart,
-    sixteen decades of magnitude; k = 1, middle, m."""
-    tiny = Fraction(1, 10**40)
-    vectors = [("all tied", [Fraction(3)] * 6), ("two levels", [Fraction(2)] * 3 + [Fraction(-1)] * 3),
-               ("near ties", [Fraction(1) + i * tiny for i in range(6)]),
-               ("wide", [Fraction(10) ** e * (-1) ** (e % 2) for e in range(-8, 9, 3)])]
-    return [(f"{label}, k={k}", (vec, k)) for label, vec in vectors for k in (1, 3, len(vec))]
-
-
 #: The evidence kind of a check, by the first word of its name.
 _EVIDENCE = {"algebra": EvidenceKind.SYMBOLIC, "recursion": EvidenceKind.SYMBOLIC, "ladder": EvidenceKind.PRECISE,
              "float": EvidenceKind.PROPERTY, "rate": EvidenceKind.PROPERTY, "enumeration": EvidenceKind.EXPECTATION,
@@ -203,30 +185,25 @@ def _upper_algebra(ctx):
                                        for k in range(1, 6)])
 
 
-def _upper_ladder(ctx):
-    def residual(case):
-        s, k = kit.to_mp(case[0]), case[1]
-        vals = sorted(s, reverse=True)  # T_k by sorting, and by min_t t + (1/k) sum (s_j - t)_+ (attained at a score)
-        by_sort, by_min = sum(vals[:k]) / k, min(t + sum(max(x - t, 0) for x in vals) / k for t in vals)
-        return max(0, vals[k - 1] - by_sort) + abs(by_sort - by_min), len(s) * max(map(abs, s))
-
-    return precise.check(ctx, _precise_score_cases(), residual, falls=False)
+def _upper_terms(impl, s, k):
+    """T_k(s) >= s_[k], and T_k(s) = min_t t + (1/k) sum_j (s_j - t)_+ (the minimum is at a score)."""
+    T = impl.topk_average(s, k)
+    return [at_most(sorted(s, reverse=True)[k - 1], T), (T, min(t + sum(max(x - t, 0 * t) for x in s) / k for t in s))]
 
 
-def _upper_float(ctx):
-    def measure(case):
-        if case[0] == "scores":
-            _, s, k = case[1]
-            viol = max(0.0, float(np.sort(s)[::-1][k - 1]) - ctx.impl.topk_average(s, k))
-            return scaled_residual(viol, scale=len(s) * float(np.max(np.abs(s)) or 1.0))
-        _, W, V, U, k = case[1]
+def _upper_memory(ctx):
+    def measure(case):  # the margins are S_ii - T_k(S_i,-i); a certified positive one puts the match in the top k
+        _, W, V, U, k = case
         margins, S = ctx.impl.tam_margins(W, V, U, k=k), (V.T @ W.T) @ U
         match = np.diag(S)  # a margin above its rounding certifies the match is in the top k
         tau = CERTIFIED_MARGIN_ULPS * S.shape[0] * np.finfo(float).eps * (np.abs(match) + np.max(np.abs(S), axis=1))
         beaten = np.sum(S >= match[:, None], axis=1) - (match >= match)  # competitors at or above the match
-        return math.inf if np.any((margins > tau) & (beaten > k - 1)) else 0.0
+        if np.any((margins > tau) & (beaten > k - 1)):
+            return math.inf
+        return scaled_residual(float(np.max(np.abs(margins - match + ctx.impl.topk_average(S, k)))),
+                               scale=S.shape[0] * (float(np.max(np.abs(S))) or 1.0))
 
-    return property.check(ctx, _memory_or_scores(strategies.score_vectors()), measure, describe=lambda c: c[1][0])
+    return property.check(ctx, strategies.memory_instances(), measure, describe=lambda c: c[0])
 
 
 # --- tam.convex ----------------------------------------------------------------------
@@ -241,46 +218,21 @@ def _convex_algebra(ctx):
                                        for m, k in ((3, 1), (4, 2), (5, 3), (4, 4))])
 
 
-def _convex_ladder(ctx):
-    cases = [(f"{label}, theta={th}", (vec, vec[::-1], k, th)) for label, (vec, k) in _precise_score_cases()
-             for th in (Fraction(1, 2), Fraction(1, 3))]
-
-    def residual(case):
-        A, B, k, t = kit.to_mp(case)
-        mix = [t * x + (1 - t) * y for x, y in zip(A, B)]
-        scale = len(A) * (max(map(abs, A)) + max(map(abs, B)))
-        return max(0, _top_k(mix, k) - t * _top_k(A, k) - (1 - t) * _top_k(B, k)), scale
-
-    return precise.check(ctx, cases, residual, falls=False)
-
-
-@st.composite
-def _convex_cases(draw):
-    info, a, k = draw(strategies.score_vectors())
-    seed = draw(st.integers(0, 2**32 - 1))
-    b = np.random.default_rng(seed).standard_normal(a.size) * (1 + np.max(np.abs(a)))
-    b = np.round(b) if draw(st.booleans()) else b  # ties in b too
-    theta = draw(st.sampled_from((0.5, 1 / 3, 0.9, 1e-3)))
-    return {**info, "seed_b": seed, "theta": theta}, a, b, k, theta
-
-
-def _largest_subset_mean(row, k: int) -> float:
+def _largest_subset_mean(row, k: int):
     """max over k-subsets of the mean: the definition of the top-k average."""
     return max(sum(c) / k for c in itertools.combinations(list(row), k))
 
 
-def _convex_float(ctx):
-    # every example also compares impl.topk_average with the largest k-subset
-    # mean (at most C(12, 6) = 924 subsets): on score vectors, and on each
-    # competitor row of the memory's score matrix
+def _convex_terms(impl, a, b, k, theta):
+    """T_k on the segment from b to a under its chord; T_k(a) the largest k-subset mean (<= C(12, 6) subsets)."""
+    T = lambda x: impl.topk_average(x, k)  # noqa: E731
+    return [at_most(T(theta * a + (1 - theta) * b), theta * T(a) + (1 - theta) * T(b)), (T(a), _largest_subset_mean(a, k))]
+
+
+def _convex_memory(ctx):
+    # concavity of tam_margins in W, and the subset-maximum form on every competitor row of the score matrix
     def measure(case):
-        if case[0] == "scores":
-            _, a, b, k, th = case[1]
-            T = lambda x: ctx.impl.topk_average(x, k)  # noqa: E731
-            viol = max(0.0, T(th * a + (1 - th) * b) - th * T(a) - (1 - th) * T(b))
-            viol = max(viol, abs(T(a) - _largest_subset_mean(a.tolist(), k)))
-            return scaled_residual(viol, scale=a.size * (np.max(np.abs(a)) + np.max(np.abs(b)) + 1e-300))
-        info, W, V, U, k = case[1]
+        info, W, V, U, k = case
         W2 = kit.generator(info["seed"], "second memory").standard_normal(W.shape)
         m = lambda X: ctx.impl.tam_margins(X, V, U, k=k)  # noqa: E731
         viol = max(0.0, float(np.max(0.5 * m(W) + 0.5 * m(W2) - m(0.5 * W + 0.5 * W2))))
@@ -292,14 +244,14 @@ def _convex_float(ctx):
                                    * np.linalg.norm(V) * np.linalg.norm(U)),
                    scaled_residual(subset, scale=n * (np.max(np.abs(S)) + 1e-300)))
 
-    return property.check(ctx, _memory_or_scores(_convex_cases()), measure, describe=lambda c: c[1][0])
+    return property.check(ctx, strategies.memory_instances(), measure, describe=lambda c: c[0])
 
 
 def _topk_order_statistic(scores, k):
-    C = np.asarray(scores, dtype=float)
+    """The k-th largest competitor score, in the number system of the scores."""
+    C = np.asarray(scores)
     off = C if C.ndim == 1 else C[~np.eye(C.shape[0], dtype=bool)].reshape(C.shape[0], -1)
-    kth = -np.sort(-off, axis=-1)[..., k - 1]
-    return float(kth) if C.ndim == 1 else kth
+    return -np.sort(-off, axis=-1)[..., k - 1]
 
 
 # --- tam.smoothed --------------------------------------------------------------------
@@ -338,7 +290,7 @@ def _smoothed_ladder(ctx):
     def residual(case):
         s, k, beta = [mpmath.mpf(x) for x in case[0]], case[1], mpmath.mpf(case[2])
         m = len(s)
-        F, T = ctx.impl.smoothed_topk_average_mp(s, k, beta=beta, dps=mpmath.mp.dps), _top_k(s, k)
+        F, T = ctx.impl.smoothed_topk_average_mp(s, k, beta=beta, dps=mpmath.mp.dps), ctx.impl.topk_average(np.array(s), k)
         bound = (mpmath.mpf(m) / k) * mpmath.log(2) / beta if k < m else 0
         err = max(0, T - F) + max(0, F - T - bound)
         if len(set(s)) == 1:
@@ -742,39 +694,37 @@ def _erm_transposed(keys, targets, **options):
 # --- the claims ----------------------------------------------------------------------
 
 CLAIMS = [
-    _claim(
+    inequality(
         "tam.upper-bound",
         title="The top-k average is at least the k-th largest score; a positive TAM margin puts the match in the top k",
         statement=(r"T_k(s) = \tfrac1k\sum_{l\le k} s_{[l]} \ \ge\ s_{[k]};\quad "
                    r"S_{ii} - T_k(S_{i,-i}) > 0 \Rightarrow \#\{j \ne i: S_{ij} \ge S_{ii}\} \le k - 1"),
-        kind=ClaimKind.INEQUALITY, source="004 (the tail-average margin certifies top-k membership)",
+        source="004 (the tail-average margin certifies top-k membership)",
         assumptions=("any real scores, ties allowed; 1 <= k <= number of competitors",),
-        checks={
-            "algebra": (_upper_algebra, "sympy: T_k - s_[k] is the mean of nonnegative gaps"),
-            "ladder": (_upper_ladder, "mpmath: ties, near-ties 1e-40 apart, 16 decades; sorting and variational "
-                       "forms agree"),
-            "float": (_upper_float, "float64 scores with ties and wide ranges; certified queries of random memories "
-                      "are in the top k"),
-        },
-        negative_control=wrong("top-k sum divided by k + 1",
-                               topk_average=lambda s, k: linmem.topk_average(np.asarray(s, float), k) * k / (k + 1)),
+        inputs=strategies.score_inputs(), terms=_upper_terms, falls=False,
+        scale=lambda s, k: len(s) * (max(map(abs, s)) or 1),
+        extra_checks=[Check("algebra", EvidenceKind.SYMBOLIC, _upper_algebra,
+                            "sympy: T_k - s_[k] is the mean of nonnegative gaps"),
+                      Check("float-memory", EvidenceKind.PROPERTY, _upper_memory,
+                            "float64: tam_margins = S_ii - T_k(S_i,-i); certified queries of random memories are in the "
+                            "top k")],
+        control=wrong("top-k sum divided by k + 1", topk_average=lambda s, k: linmem.topk_average(s, k) * k / (k + 1)),
     ),
-    _claim(
+    inequality(
         "tam.convex",
         title="The top-k average is convex (a maximum of subset means), so the TAM margin is concave in W",
         statement=(r"T_k(s) = \max_{|J| = k} \tfrac1k \sum_{j \in J} s_j,\quad "
                    r"T_k(\theta a + (1-\theta) b) \le \theta T_k(a) + (1-\theta) T_k(b)"),
-        kind=ClaimKind.INEQUALITY, source="004 (the TAM program is convex)",
+        source="004 (the TAM program is convex)",
         assumptions=("any real scores; theta in [0, 1]",
                      "the TAM margin S_ii - T_k(S_i,-i) is linear minus convex in W, hence concave"),
-        checks={
-            "algebra": (_convex_algebra, "sympy: the variational form t + (1/k) sum (s_j - t)_+ at t = s_[k] is T_k"),
-            "ladder": (_convex_ladder, "mpmath: convexity along segments through ties and near-ties"),
-            "float": (_convex_float, "float64: convex combinations, subset-maximum form (score vectors and "
-                      "every competitor row of a memory), concavity of tam_margins in W"),
-        },
-        negative_control=wrong("the k-th largest score in place of the top-k average",
-                               topk_average=_topk_order_statistic),
+        inputs=strategies.score_inputs(pairs=True), terms=_convex_terms, falls=False,
+        scale=lambda a, b, k, theta: len(a) * ((max(map(abs, a)) + max(map(abs, b))) or 1),
+        extra_checks=[Check("algebra", EvidenceKind.SYMBOLIC, _convex_algebra,
+                            "sympy: the variational form t + (1/k) sum (s_j - t)_+ at t = s_[k] is T_k"),
+                      Check("float-memory", EvidenceKind.PROPERTY, _convex_memory,
+                            "float64: concavity of tam_margins in W, subset-maximum form on every competitor row")],
+        control=wrong("the k-th largest score in place of the top-k average", topk_average=_topk_order_statistic),
     ),
     _claim(
         "tam.smoothed",
