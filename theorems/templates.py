@@ -770,6 +770,36 @@ def exact_check(name: str, *, exact: st.SearchStrategy, terms: Terms, names: Seq
     return Check(name, EvidenceKind.SYMBOLIC, _exact(inputs, terms), f"exact rationals, residual == 0: {about}")
 
 
+# --- a claim whose checks are written by hand -----------------------------------------------
+
+__all__ += ["EVIDENCE_BY_PREFIX", "claim"]
+
+#: The evidence kind a hand-made check's name declares by its first word (before any "-"), for :func:`claim`.
+EVIDENCE_BY_PREFIX = {
+    "algebra": EvidenceKind.SYMBOLIC, "recursion": EvidenceKind.SYMBOLIC, "exact": EvidenceKind.SYMBOLIC,
+    "ladder": EvidenceKind.PRECISE, "float": EvidenceKind.PROPERTY, "rate": EvidenceKind.PROPERTY,
+    "enumeration": EvidenceKind.EXPECTATION, "montecarlo": EvidenceKind.MONTECARLO,
+    "feasibility": EvidenceKind.SIMULATION, "crossings": EvidenceKind.SIMULATION, "percentile": EvidenceKind.SIMULATION,
+}
+
+
+def claim(id: str, *, checks: Mapping[str, tuple] | None = None, extra_checks: Sequence[Check] = (),
+          **fields: Any) -> Claim:
+    """A claim whose checks are written by hand, declared as a catalogue entry: ``checks`` maps each
+    check's name (its identity in the reports) to ``(run, about)`` of the evidence kind the name's first
+    word declares (:data:`EVIDENCE_BY_PREFIX`), or to ``(EvidenceKind.X, run, about)`` (``about`` may be
+    left out); checks built elsewhere follow as ``extra_checks``; the other fields are the :class:`Claim`'s."""
+
+    def check(name, entry):
+        kind = entry[0] if isinstance(entry[0], EvidenceKind) else EVIDENCE_BY_PREFIX.get(name.split("-")[0])
+        if kind is None:
+            raise ValueError(f"claim {id}: check {name!r} needs (EvidenceKind.X, run, about): its name starts with "
+                             f"none of {', '.join(EVIDENCE_BY_PREFIX)}")
+        return Check(name, kind, *(entry[1:] if isinstance(entry[0], EvidenceKind) else entry))
+
+    return Claim(id=id, checks=tuple(check(*item) for item in (checks or {}).items()) + tuple(extra_checks), **fields)
+
+
 # --- finite-size crossings per dimension ----------------------------------------------
 
 __all__ += ["CROSSING_COLUMNS", "crossing_check", "crossing_plot", "crossing_results"]

@@ -18,9 +18,9 @@ import linmem
 from linmem.assess import MODEL_LABEL
 from theorems import kit
 from theorems.evidence import precise, property, symbolic
-from theorems.model import Check, Claim, ClaimKind, EvidenceKind
+from theorems.model import ClaimKind, EvidenceKind
 from theorems.strategies import float_key_cases, keys_and_values
-from theorems.templates import wrong
+from theorems.templates import claim, wrong
 from theorems.tolerance import least_squares_tolerance, scaled_residual
 
 __all__ = ["CLAIMS"]
@@ -96,8 +96,8 @@ def _gain_spectral(W, K=None, V=None, **kw):
 
 
 CLAIMS = [
-    Claim(
-        id="assess.measured-residuals",
+    claim(
+        "assess.measured-residuals",
         title="The assessment measures ||W k_j - v_j||^2 and ||W||_F^2 and recognises W = V K^+",
         statement=r"\mathrm{assess}(W,K,V):\ r_j = \|W k_j - v_j\|^2,\ "
                   r"\mathbb{E}_\eta \|W(k_j+\eta) - v_j\|^2 = r_j + \tau^2 \|W\|_F^2,\ "
@@ -106,19 +106,16 @@ CLAIMS = [
         source="ours (000, \"What to assess in a learned store\")",
         assumptions=("any W (p x d), keys K (d x n) and values V (p x n); query noise zero-mean with "
                      "covariance tau^2 I",),
-        checks=(
-            Check("noise-identity", EvidenceKind.SYMBOLIC, _noise_identity,
-                  "sympy: the expected noisy-query error of a symbolic 2 x 3 store is the residual plus "
-                  "tau^2 ||W||_F^2"),
-            Check("ladder", EvidenceKind.PRECISE, _precise,
-                  "mpmath ladder on exact keys (cond 1e20, rank-deficient, duplicated): residuals and noise "
-                  "gain against exact rationals, V K^+ recognised (distance falls), a perturbed store not, "
-                  "1 - h_j labelled as the model"),
-            Check("float", EvidenceKind.PROPERTY, _property,
-                  "float keys of every family: residuals and ||W||_F^2 against direct sums, LAPACK's V K^+ "
-                  "recognised, W + 1 refused where that shift exceeds twice the documented tolerance, 1 - h_j "
-                  "labelled as the model"),
-        ),
+        checks={
+            "noise-identity": (EvidenceKind.SYMBOLIC, _noise_identity, "sympy: the expected noisy-query error of a "
+                               "symbolic 2 x 3 store is the residual plus tau^2 ||W||_F^2"),
+            "ladder": (_precise, "mpmath ladder on exact keys (cond 1e20, rank-deficient, duplicated): residuals and "
+                       "noise gain against exact rationals, V K^+ recognised (distance falls), a perturbed store not, "
+                       "1 - h_j labelled as the model"),
+            "float": (_property, "float keys of every family: residuals and ||W||_F^2 against direct sums, LAPACK's "
+                      "V K^+ recognised, W + 1 refused where that shift exceeds twice the documented tolerance, "
+                      "1 - h_j labelled as the model"),
+        },
         negative_control=wrong("noise gain taken as the squared spectral norm ||W||_2^2 instead of ||W||_F^2",
                                assess=_gain_spectral),
     ),

@@ -20,9 +20,9 @@ import linmem
 from linmem import learn as _learn
 from theorems import kit
 from theorems.evidence import precise, property, symbolic
-from theorems.model import Check, Claim, ClaimKind, EvidenceKind
+from theorems.model import ClaimKind, EvidenceKind
 from theorems.strategies import lp_instances
-from theorems.templates import wrong
+from theorems.templates import claim, wrong
 from theorems.tolerance import THRESHOLD, scaled_residual
 
 __all__ = ["CLAIMS"]
@@ -213,44 +213,44 @@ def _tam_loss_e(keys, targets, *, k, beta, ridge=0.0, **options):
     return dataclasses.replace(fit, loss=data + ridge * float(np.sum(fit.W**2)), data_loss=data)
 
 
-def _claim(cid, title, statement, checks, control, assumptions=()):
-    return Claim(id=cid, title=title, statement=statement, kind=ClaimKind.IDENTITY, source="ours",
-                 checks=tuple(checks), assumptions=tuple(assumptions), negative_control=control, tags=("learn",))
+_claim = partial(claim, kind=ClaimKind.IDENTITY, source="ours", tags=("learn",))
 
 
 def _stationary_claim(cid, title, statement, *, which, fit, objective, algebra, control, assumption):
     """A fit is a stationary point of its objective: algebra, Newton root, independent gradient and loss."""
-    return _claim(cid, title, statement + r",\ \text{reported loss} = L(W)", [
-        Check("documented gradient", EvidenceKind.SYMBOLIC, algebra),
-        Check("Newton root near the fit", EvidenceKind.PRECISE,
-              partial(_stationary_precise, which=which, fit=fit, objective=objective)),
-        Check("gradient and loss by an independent evaluation", EvidenceKind.PROPERTY,
-              lambda ctx: property.check(ctx, _fit_instances(), partial(_stationary_score, ctx, fit, objective),
-                                         describe=lambda c: c[0]))], control, [assumption])
+    return _claim(cid, title=title, statement=statement + r",\ \text{reported loss} = L(W)", checks={
+        "documented gradient": (EvidenceKind.SYMBOLIC, algebra),
+        "Newton root near the fit": (EvidenceKind.PRECISE,
+                                     partial(_stationary_precise, which=which, fit=fit, objective=objective)),
+        "gradient and loss by an independent evaluation": (EvidenceKind.PROPERTY, lambda ctx: property.check(
+            ctx, _fit_instances(), partial(_stationary_score, ctx, fit, objective), describe=lambda c: c[0]))},
+        negative_control=control, assumptions=(assumption,))
 
 
 CLAIMS = [
     _claim(
-        "learn.max-margin-kkt", "The max-margin LP's solution satisfies the LP's optimality conditions",
-        r"\langle W, A_{ij}\rangle \ge t\ (i \ne j),\ |W_{ab}| \le 1,\ \lambda \ge 0,\ \textstyle\sum \lambda = 1,\ "
-        r"t = \|\textstyle\sum \lambda_{ij} A_{ij}\|_1,\ \sum \lambda_{ij} (\langle W, A_{ij}\rangle - t) = 0,\ "
-        r"A_{ij} = (u_i - u_j) v_i^\top",
-        [Check("lp-duality algebra", EvidenceKind.SYMBOLIC, _lp_duality_algebra),
-         Check("optimum re-solved exactly on its support", EvidenceKind.PRECISE, _kkt_precise),
-         Check("KKT defects of the float solution", EvidenceKind.PROPERTY, lambda ctx: property.check(
-             ctx, lp_instances(), lambda c: _kkt_score(ctx.impl, ctx.impl.max_margin_memory(*c[1:]), *c[1:]),
-             describe=lambda c: c[0]))],
-        wrong("the largest multiplier moved onto a non-binding comparison", max_margin_memory=_dense_dropping_a_row),
-        ["defects judged against CERTIFICATE_RESIDUAL_FACTOR x LP_FEASIBILITY_TOL x (1 + max |A|) x d_k d_t"]),
+        "learn.max-margin-kkt", title="The max-margin LP's solution satisfies the LP's optimality conditions",
+        statement=r"\langle W, A_{ij}\rangle \ge t\ (i \ne j),\ |W_{ab}| \le 1,\ \lambda \ge 0,\ "
+        r"\textstyle\sum \lambda = 1,\ t = \|\textstyle\sum \lambda_{ij} A_{ij}\|_1,\ "
+        r"\sum \lambda_{ij} (\langle W, A_{ij}\rangle - t) = 0,\ A_{ij} = (u_i - u_j) v_i^\top",
+        checks={"lp-duality algebra": (EvidenceKind.SYMBOLIC, _lp_duality_algebra),
+                "optimum re-solved exactly on its support": (EvidenceKind.PRECISE, _kkt_precise),
+                "KKT defects of the float solution": (EvidenceKind.PROPERTY, lambda ctx: property.check(
+                    ctx, lp_instances(), lambda c: _kkt_score(ctx.impl, ctx.impl.max_margin_memory(*c[1:]), *c[1:]),
+                    describe=lambda c: c[0]))},
+        negative_control=wrong("the largest multiplier moved onto a non-binding comparison",
+                               max_margin_memory=_dense_dropping_a_row),
+        assumptions=("defects judged against CERTIFICATE_RESIDUAL_FACTOR x LP_FEASIBILITY_TOL x (1 + max |A|) "
+                     "x d_k d_t",)),
     _claim(
-        "learn.cutting-plane-exact", "The cutting-plane max-margin LP reaches the dense LP's optimum",
-        r"t^*_{\text{cutting-plane}} = t^*_{\text{dense}},\ \text{same separability},\ (W, \lambda) "
+        "learn.cutting-plane-exact", title="The cutting-plane max-margin LP reaches the dense LP's optimum",
+        statement=r"t^*_{\text{cutting-plane}} = t^*_{\text{dense}},\ \text{same separability},\ (W, \lambda) "
         r"\text{ optimal for the LP with all } n(n-1) \text{ comparisons}",
-        [Check("scorer gap = LP row", EvidenceKind.SYMBOLIC, _lp_duality_algebra),
-         Check("optimum re-solved exactly on its support",
-               EvidenceKind.PRECISE, partial(_kkt_precise, method="cutting-plane")),
-         Check("agreement with the dense LP (d <= 8)", EvidenceKind.PROPERTY, _cp_property)],
-        wrong("the cutting plane stopped one LP solve early", max_margin_memory=_cp_stopped_early)),
+        checks={"scorer gap = LP row": (EvidenceKind.SYMBOLIC, _lp_duality_algebra),
+                "optimum re-solved exactly on its support": (EvidenceKind.PRECISE,
+                                                             partial(_kkt_precise, method="cutting-plane")),
+                "agreement with the dense LP (d <= 8)": (EvidenceKind.PROPERTY, _cp_property)},
+        negative_control=wrong("the cutting plane stopped one LP solve early", max_margin_memory=_cp_stopped_early)),
     _stationary_claim(
         "learn.cross-entropy-stationary", "The ridged cross-entropy memory is a stationary point of its objective",
         r"\|\nabla L(W)\|_\infty \le \mathtt{FIT\_GRADIENT\_TOL},\ L(W) = \tfrac1n \textstyle\sum_i "

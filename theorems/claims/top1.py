@@ -30,8 +30,8 @@ from linmem.learn import GordanCertificate, LinearProgramError, MaxMarginResult,
 from theorems import kit, strategies, sweepcache
 from theorems.evidence import precise, property, simulation, symbolic
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind
-from theorems.templates import (crossing_check, crossing_plot, crossing_results, design_check, sampled_check,
-                                sweep_check, sweep_table_check, wrong)
+from theorems.templates import (claim, crossing_check, crossing_plot, crossing_results, design_check,
+                                sampled_check, sweep_check, sweep_table_check, wrong)
 from theorems.tolerance import THRESHOLD, scaled_residual
 
 __all__ = ["CLAIMS"]
@@ -704,26 +704,24 @@ CLAIMS = [
                                max_margin_memory=_max_margin_transposed,
                                least_squares_store=linmem.outer_product_store),
     ),
-    Claim(
-        id="t1.cmm-beats-loose-bound",
+    claim(
+        "t1.cmm-beats-loose-bound",
         title="8 n ln n < C n (ln n)^4 for every C >= 1 once n > exp(2 C^(-1/3)) (n >= 8 for C = 1)",
         statement=(r"C \ge 1,\ n > n^*(C) = e^{2C^{-1/3}}:\ 8 n \ln n < C n (\ln n)^4;\quad "
                    r"1 < n < n^*(C):\ 8 n\ln n > C n (\ln n)^4;\quad n^*(1) = e^2 \approx 7.389"),
         kind=ClaimKind.INEQUALITY,
         source="004 (table: Nichani et al. 2024, d^2 >= C n (log n)^4 against CMM's 8 n log n)",
         assumptions=("natural logarithm", "n > 1 real; for integers and C = 1 the CMM bound is the smaller from n = 8 on"),
-        checks=(
-            Check("algebra", EvidenceKind.SYMBOLIC, _loose_symbolic,
-                  "sympy: factorisation, the crossover exp(2 C^(-1/3)), one sign change"),
-            Check("ladder", EvidenceKind.PRECISE, _loose_precise,
-                  "mpmath: root of 8 ln n = C ln^4 n equals the closed form; signs just above and below"),
-            Check("float", EvidenceKind.PROPERTY, _loose_property,
-                  "float64 through critical_d(n, 8)^2 = 8 n ln n on both sides of the crossover"),
-        ),
+        checks={
+            "algebra": (_loose_symbolic, "sympy: factorisation, the crossover exp(2 C^(-1/3)), one sign change"),
+            "ladder": (_loose_precise,
+                       "mpmath: root of 8 ln n = C ln^4 n equals the closed form; signs just above and below"),
+            "float": (_loose_property, "float64 through critical_d(n, 8)^2 = 8 n ln n on both sides of the crossover"),
+        },
         negative_control=_LOG_OUTSIDE,
     ),
-    Claim(
-        id="t1.dual-certificate",
+    claim(
+        "t1.dual-certificate",
         title="Gordan's alternative: a W with every <W, A_ij> > 0, or a nonnegative dependence sum lambda A = 0",
         statement=(r"A_{ij} = (u_i - u_j)v_i^{\top}:\ \text{exactly one of } "
                    r"\exists W\,\forall i \ne j:\ \langle W, A_{ij}\rangle > 0 \ \text{ and } \ "
@@ -734,16 +732,13 @@ CLAIMS = [
                      "each returned side must pass linmem's GordanCertificate.verify (rounding-aware) and is then "
                      "rechecked without the solver: W by exact margins, lambda by an exact re-solve on its support "
                      "(rationals), then mpmath and float64 residuals"),
-        checks=(
-            Check("exclusive", EvidenceKind.SYMBOLIC, _dual_algebra,
-                  "sympy: <W, sum lam A> = sum lam <W, A> and <W, A_ij> = S_ii - S_ij, so both sides cannot hold"),
-            Check("exact", EvidenceKind.SYMBOLIC, _dual_exact,
-                  "integer instances: the returned side verified in exact rationals"),
-            Check("ladder", EvidenceKind.PRECISE, _dual_precise,
-                  "mpmath: margins and dependence residuals of the returned side"),
-            Check("float", EvidenceKind.PROPERTY, _dual_property,
-                  "float64: margins beyond rounding, or dependence residual at rounding level"),
-        ),
+        checks={
+            "exclusive": (EvidenceKind.SYMBOLIC, _dual_algebra, "sympy: <W, sum lam A> = sum lam <W, A> and "
+                          "<W, A_ij> = S_ii - S_ij, so both sides cannot hold"),
+            "exact": (_dual_exact, "integer instances: the returned side verified in exact rationals"),
+            "ladder": (_dual_precise, "mpmath: margins and dependence residuals of the returned side"),
+            "float": (_dual_property, "float64: margins beyond rounding, or dependence residual at rounding level"),
+        },
         negative_control=wrong("certificate of the transposed comparisons (v_i - v_j) u_i^T",
                                gordan_certificate=_gordan_swapped),
     ),

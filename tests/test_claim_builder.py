@@ -1,0 +1,50 @@
+"""The claim builder for hand-made checks, the sign-value design cases, and
+counterexample verifiers that return the details the report shows."""
+
+from __future__ import annotations
+
+import pytest
+
+from theorems.model import ClaimKind, EvidenceKind
+from theorems.templates import EVIDENCE_BY_PREFIX, claim, wrong
+
+CONTROL = wrong("x", snr=lambda h: h)
+
+
+def _never_run(ctx):
+    raise AssertionError("declaring a claim runs no check")
+
+
+def test_claim_takes_each_checks_kind_from_its_name_or_from_the_entry_and_keeps_names_and_order():
+    c = claim("t.built", kind=ClaimKind.IDENTITY, title="t", statement="s", source="test",
+              checks={"algebra": (_never_run, "sympy"), "ladder-ties": (_never_run, "mpmath"),
+                      "agreement in floats": (EvidenceKind.PROPERTY, _never_run),
+                      "exact rows": (EvidenceKind.PRECISE, _never_run, "an explicit kind wins over the name")},
+              negative_control=CONTROL, assumptions=("a",), tags=("t",))
+    assert [(k.name, k.kind, k.description) for k in c.checks] == [
+        ("algebra", EvidenceKind.SYMBOLIC, "sympy"), ("ladder-ties", EvidenceKind.PRECISE, "mpmath"),
+        ("agreement in floats", EvidenceKind.PROPERTY, ""),
+        ("exact rows", EvidenceKind.PRECISE, "an explicit kind wins over the name")]
+    assert (c.id, c.kind, c.assumptions, c.tags, c.negative_control) == ("t.built", ClaimKind.IDENTITY, ("a",),
+                                                                         ("t",), CONTROL)
+
+
+def test_claim_appends_built_checks_and_an_underspecified_claim_needs_none():
+    built = claim("t.mc", kind=ClaimKind.EXPECTATION, title="", statement="", source="test",
+                  checks={"enumeration": (_never_run, "")},
+                  extra_checks=claim("t.x", kind=ClaimKind.EXPECTATION, title="", statement="", source="test",
+                                     checks={"enumeration": (_never_run,), "montecarlo": (_never_run,)},
+                                     negative_control=CONTROL).checks[1:],
+                  negative_control=CONTROL)
+    assert [(k.name, k.kind) for k in built.checks] == [("enumeration", EvidenceKind.EXPECTATION),
+                                                        ("montecarlo", EvidenceKind.MONTECARLO)]
+    open_claim = claim("t.open", kind=ClaimKind.UNDERSPECIFIED, title="", statement="", source="test",
+                       reason="no precise statement")
+    assert open_claim.checks == ()
+
+
+def test_every_prefix_names_one_evidence_kind_and_an_undeclared_name_is_refused_by_name():
+    assert set(EVIDENCE_BY_PREFIX.values()) <= set(EvidenceKind)
+    with pytest.raises(ValueError, match=r"t\.bad.*'agreement'.*EvidenceKind\.X.*algebra"):
+        claim("t.bad", kind=ClaimKind.IDENTITY, title="", statement="", source="test",
+              checks={"agreement": (_never_run, "")}, negative_control=CONTROL)
