@@ -3,11 +3,16 @@ counterexample verifiers that return the details the report shows."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from theorems import kit
 from theorems.model import ClaimKind, EvidenceKind
-from theorems.templates import EVIDENCE_BY_PREFIX, claim, wrong
+from theorems.profiles import PROFILES
+from theorems.runner import run_claim
+from theorems.templates import EVIDENCE_BY_PREFIX, claim, counterexample, wrong
 
+QUICK = PROFILES["quick"]
 CONTROL = wrong("x", snr=lambda h: h)
 
 
@@ -48,3 +53,18 @@ def test_every_prefix_names_one_evidence_kind_and_an_undeclared_name_is_refused_
     with pytest.raises(ValueError, match=r"t\.bad.*'agreement'.*EvidenceKind\.X.*algebra"):
         claim("t.bad", kind=ClaimKind.IDENTITY, title="", statement="", source="test",
               checks={"agreement": (_never_run, "")}, negative_control=CONTROL)
+
+
+def _two_columns(impl, K):
+    h = impl.leverage_scores(K)
+    return kit.rank(K) == K.shape[0] and min(h) < 1, 1 - min(h), {"h": h, "rank": kit.rank(K)}
+
+
+@pytest.mark.parametrize("describe, shown", [(None, ["h", "rank"]), (lambda K: {"K": K}, ["K", "h", "rank"])])
+def test_a_verifier_s_details_are_shown_after_the_description(describe, shown):
+    c = counterexample("t.details", title="", statement="", source="test", control=CONTROL, about="", how="built",
+                       witness=lambda ctx: kit.exact([[1, 1]]), verify=_two_columns, describe=describe)
+    (ev,) = run_claim(c, profile=QUICK, seed=0).evidence
+    assert ev.status.value == "passed" and ev.figure == 0.5
+    assert list(ev.data["witness"]) == shown and ev.data["witness"]["rank"] == 1
+    np.testing.assert_array_equal(np.asarray(ev.data["witness"]["h"], dtype=float), [0.5, 0.5])

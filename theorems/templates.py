@@ -372,7 +372,7 @@ __all__ += ["counterexample", "gram_input_projector", "gram_projectors", "swappe
 
 
 def witness_check(
-    *, about: str, how: str, verify: Callable[[Any, Any], tuple[bool, Any]],
+    *, about: str, how: str, verify: Callable[[Any, Any], tuple],
     witness: Callable[[Context], Any] | None = None, search: st.SearchStrategy | None = None,
     found: Callable[[Any, Any], bool] | None = None, describe: Callable[[Any], Any] | None = None,
     name: str = "witness",
@@ -380,7 +380,9 @@ def witness_check(
     """A counterexample check: the witness is built by ``witness(ctx)`` or is
     the minimal (shrunk) draw of ``search`` for which ``found(impl, case)``
     holds; then ``verify(impl, w) -> (holds, figure)`` checks it exactly.
-    ``describe(w)`` is what the report shows of it (default: the witness)."""
+    ``describe(w)`` is what the report shows of it (default: the witness),
+    followed by ``details`` where verify returns ``(holds, figure, details)``
+    (a dict of what it computed: the report then needs no recomputation)."""
     if (witness is None) == (search is None):
         raise ValueError("witness_check needs exactly one of witness= (a builder) and search= (a strategy)")
     if search is not None and found is None:
@@ -390,15 +392,14 @@ def witness_check(
 
     def run(ctx):
         build = witness or (lambda ctx: evidence.search(ctx, search, lambda c: found(ctx.impl, c)))
-        options = {} if describe is None else {"describe": describe}
-        return evidence.check(ctx, build, lambda w: verify(ctx.impl, w), how=how, **options)
+        return evidence.check(ctx, build, lambda w: verify(ctx.impl, w), how=how, describe=describe)
 
     return Check(name, EvidenceKind.COUNTEREXAMPLE, run, about)
 
 
 def counterexample(
     id: str, *, title: str, statement: str, source: str, control: NegativeControl, about: str, how: str,
-    verify: Callable[[Any, Any], tuple[bool, Any]], witness: Callable[[Context], Any] | None = None,
+    verify: Callable[[Any, Any], tuple], witness: Callable[[Context], Any] | None = None,
     search: st.SearchStrategy | None = None, found: Callable[[Any, Any], bool] | None = None,
     describe: Callable[[Any], Any] | None = None, assumptions: Sequence[str] = (),
     depends_on: Sequence[str] = (), tags: Sequence[str] = (), extra_checks: Sequence[Check] = (), **fields: Any,

@@ -269,13 +269,8 @@ def _not_svd_verify(impl, w):
     off = kit.sq(G) - norms4  # the off-diagonal energy of the Gram matrix
     sigma4 = kit.sq(W.T @ W)  # sum_l sigma_l^4 = tr((W^T W)^2)
     holds = factored and kit.unit_columns(K) and expansion and off > 0 and sigma4 - norms4 == off and kit.rank(E) == r
-    return holds, sigma4 - norms4
-
-
-def _not_svd_describe(w):
-    E, G = _effective_gram(*w)
-    return {"K": w[0].A, "U": w[0].U, "s": w[0].s, "Z": w[0].Z, "V": w[1], "effective values": E,
-            "Gram of effective values": G}
+    return holds, sigma4 - norms4, {"K": K, "U": F.U, "s": F.s, "Z": F.Z, "V": V, "effective values": E,
+                                    "Gram of effective values": G}
 
 
 # --- ls.ranks-differ ------------------------------------------------------------------------
@@ -293,16 +288,12 @@ def _ranks_verify(impl, w):
     K, V = w
     W = impl.least_squares_store(K, V)
     rK, rW = impl.numerical_rank(K), impl.numerical_rank(W)
-    ranks_right = rK == kit.rank(K) and rW == kit.rank(W)
+    exact = {"r_K": kit.rank(K), "r_W": kit.rank(W), "rank V": kit.rank(V)}
+    ranks_right = rK == exact["r_K"] and rW == exact["r_W"]
     # Not explained by the shapes (p >= d, M >= d), by poor values or by an empty store.
-    nontrivial = min(V.shape[0], K.shape[1]) >= K.shape[0] and kit.rank(V) >= rK and any(e != 0 for e in W.ravel())
-    return _is_least_squares(W, K, V) and ranks_right and nontrivial and rK != rW, rK - rW
-
-
-def _ranks_describe(w):
-    K, V = w
-    W = linmem.least_squares_store(K, V)
-    return {"K": K, "V": V, "W_LS": W, "r_K": kit.rank(K), "r_W": kit.rank(W), "rank V": kit.rank(V)}
+    nontrivial = min(V.shape[0], K.shape[1]) >= K.shape[0] and exact["rank V"] >= rK and any(e != 0 for e in W.ravel())
+    holds = _is_least_squares(W, K, V) and ranks_right and nontrivial and rK != rW
+    return holds, rK - rW, {"K": K, "V": V, "W_LS": W, **exact}
 
 
 # --- ls.independent-keys-exact ------------------------------------------------------------------
@@ -371,15 +362,11 @@ def _per_key_gain(impl, K, V):
 
 def _per_key_verify(impl, w):
     K, V = w
-    gain = _per_key_gain(impl, K, V)
+    ls, op = _ls_op_errors(impl, K, V)
+    gain = max(a - b for a, b in zip(ls, op))
     ls_true = _is_least_squares(impl.least_squares_store(K, V), K, V)
-    return kit.unit_columns(K) and ls_true and _nonparallel(K) and gain > 0, gain
-
-
-def _per_key_describe(w):
-    ls, op = _ls_op_errors(linmem, *w)
-    return {"K": w[0], "V": w[1], "LS error per key": ls, "OP error per key": op, "LS total": sum(ls),
-            "OP total": sum(op)}
+    return kit.unit_columns(K) and ls_true and _nonparallel(K) and gain > 0, gain, {
+        "K": K, "V": V, "LS error per key": ls, "OP error per key": op, "LS total": sum(ls), "OP total": sum(op)}
 
 
 CLAIMS = [
@@ -474,7 +461,7 @@ CLAIMS = [
                      "up to signs", "the witness has rank E = r_K: the expansion has as many terms as the "
                      "SVD of W_LS, so only orthogonality is at stake"),
         depends_on=("ls.effective-pairs",),
-        witness=lambda ctx: _not_svd_example(), verify=_not_svd_verify, describe=_not_svd_describe,
+        witness=lambda ctx: _not_svd_example(), verify=_not_svd_verify,
         about="constructed witness; expansion, Gram matrix and sum of sigma^4 exact",
         how="constructed: unit keys [e1, e1, e1, e1, e2], whose SVD is rational",
         control=wrong("least-squares store built as V K^T", least_squares_store=linmem.outer_product_store),
@@ -488,7 +475,7 @@ CLAIMS = [
         assumptions=("unit keys", "the witness's shapes (M >= d, p >= d) and values (rank V >= r_K, "
                      "W_LS != 0) rule out the trivial reasons for a gap"),
         depends_on=("ls.svd-forms",),
-        witness=lambda ctx: _ranks_example(), verify=_ranks_verify, describe=_ranks_describe,
+        witness=lambda ctx: _ranks_example(), verify=_ranks_verify,
         about="constructed witness of the smallest shape; W_LS checked against its definition, ranks exact",
         how="constructed: unit keys [e1, e1, e2], opposite values at the repeated key",
         control=wrong("rank read off the shape, min(m, n) (full rank assumed)",
@@ -527,7 +514,7 @@ CLAIMS = [
         assumptions=("unit keys, no two equal or opposite",),
         depends_on=("ls.total-error-le-op",),
         search=SMALL_UNIT_PAIRS, found=lambda impl, c: _nonparallel(c[0]) and _per_key_gain(impl, *c) > 0,
-        verify=_per_key_verify, describe=_per_key_describe,
+        verify=_per_key_verify,
         about="minimal witness found by search; W_LS checked against its definition, errors exact",
         how="found by a Hypothesis search over exactly-unit rational keys, no two equal or opposite, shrunk",
         control=wrong("least-squares store built as V K^T", least_squares_store=linmem.outer_product_store),

@@ -29,20 +29,29 @@ def search(ctx: Context, strategy: st.SearchStrategy, condition: Callable[[Any],
         return None
 
 
+def _shown(w, describe, details):
+    """What the report shows of the witness ``w`` (None: no witness)."""
+    if w is None or details is None:
+        return None if w is None else (describe or jsonable)(w)
+    return {**(describe(w) if describe else {}), **details}
+
+
 def check(
     ctx: Context,
     witness: Callable[[Context], Any],
-    verify: Callable[[Any], tuple[bool, Any]],
+    verify: Callable[[Any], tuple],
     *,
-    describe: Callable[[Any], Any] = jsonable,
+    describe: Callable[[Any], Any] | None = None,
     how: str,
 ) -> Evidence:
     """``witness(ctx)`` builds or finds the witness (None if none was found);
     ``verify(w) -> (holds, figure)`` checks it exactly. Passes iff a witness
-    exists and verifies."""
+    exists and verifies. The report shows ``describe(w)`` (default: the
+    witness); a verifier returning ``(holds, figure, details)`` adds
+    ``details``, a dict of what it computed, after it (alone by default)."""
     with timed() as t:
         w = witness(ctx)
-        holds, figure = (False, None) if w is None else verify(w)
+        holds, figure, *details = (False, None) if w is None else verify(w)
     ok = w is not None and bool(holds)
     return make(
         ctx,
@@ -56,5 +65,5 @@ def check(
         counterexample=None,
         detail=f"witness {how}; "
         + ("verified in exact arithmetic" if ok else "no witness verified"),
-        data={"witness": describe(w) if w is not None else None},
+        data={"witness": _shown(w, describe, details[0] if details else None)},
     )
