@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
 
 from theorems import kit
 from theorems.model import ClaimKind, EvidenceKind
 from theorems.profiles import PROFILES
 from theorems.runner import run_claim
-from theorems.templates import EVIDENCE_BY_PREFIX, claim, counterexample, wrong
+from theorems.strategies import exact_key_matrices
+from theorems.templates import EVIDENCE_BY_PREFIX, claim, counterexample, keys_and_directions, wrong
 
 QUICK = PROFILES["quick"]
 CONTROL = wrong("x", snr=lambda h: h)
@@ -53,6 +55,15 @@ def test_every_prefix_names_one_evidence_kind_and_an_undeclared_name_is_refused_
     with pytest.raises(ValueError, match=r"t\.bad.*'agreement'.*EvidenceKind\.X.*algebra"):
         claim("t.bad", kind=ClaimKind.IDENTITY, title="", statement="", source="test",
               checks={"agreement": (_never_run, "")}, negative_control=CONTROL)
+
+
+@settings(max_examples=25, deadline=None)
+@given(keys_and_directions(exact_key_matrices(max_count=4)))
+def test_keys_and_directions_gives_exact_keys_and_exactly_unit_rational_directions(case):
+    K, W0 = case
+    assert kit.is_exact(K) and kit.is_exact(W0)
+    assert 1 <= W0.shape[0] <= 3 and W0.shape[1] == K.shape[1] <= 4
+    assert all(sum(x * x for x in W0[:, j]) == 1 for j in range(W0.shape[1]))
 
 
 def _two_columns(impl, K):

@@ -59,7 +59,8 @@ from theorems.residuals import AtMost, exact_residual, exact_sq, residual
 from theorems.strategies import Case, Inputs, exact_key_matrices
 from theorems.tolerance import scaled_residual
 
-__all__ = ["asymptotic", "expectation", "identity", "inequality", "montecarlo_keys", "montecarlo_values", "wrong"]
+__all__ = ["asymptotic", "expectation", "identity", "inequality", "keys_and_directions", "montecarlo_keys",
+           "montecarlo_values", "wrong"]
 
 Terms = Callable[..., list]
 
@@ -237,8 +238,12 @@ def montecarlo_keys(rng: np.random.Generator) -> list[np.ndarray]:
 MC_VALUE_DIM = 3
 
 
-def _sign_design(keys: st.SearchStrategy):
-    """(K, W0): exact keys and fixed exactly-unit rational value directions."""
+def keys_and_directions(keys: st.SearchStrategy | None = None) -> st.SearchStrategy:
+    """Cases ``(K, W0)`` of the sign-value design: exact keys drawn from
+    ``keys`` (default any exact keys) and fixed exactly-unit rational value
+    directions ``W0`` (p = 1..3 rows, one column per key) for the random
+    values ``v_i = s_i w_i`` with fair signs (:func:`theorems.kit.sign_law`)."""
+    keys = keys if keys is not None else exact_key_matrices()
 
     @st.composite
     def draw_case(draw):
@@ -283,7 +288,7 @@ def expectation(
                 out += exact_sq(centre, 0 * centre)
             return out
 
-        return expect.check(ctx, _sign_design(keys), residual_of, describe=lambda c: {"K": c[0], "W0": c[1]})
+        return expect.check(ctx, keys_and_directions(keys), residual_of, describe=lambda c: {"K": c[0], "W0": c[1]})
 
     checks = (
         Check("enumeration", EvidenceKind.EXPECTATION, enumeration,

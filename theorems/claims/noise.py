@@ -32,7 +32,7 @@ from theorems.residuals import at_most
 from theorems.strategies import (NOISE_DESIGN_KINDS, continuous_noise, exact_key_matrices, exact_keys_and_values,
                                  exact_unit_key_matrices, integer_matrices, near_parallel_gain, near_parallel_queries,
                                  near_parallel_smallest_sq, noise_design, noise_design_defect, precise_keys)
-from theorems.templates import counterexample, design_expectation, identity, montecarlo_keys, wrong
+from theorems.templates import counterexample, design_expectation, identity, keys_and_directions, montecarlo_keys, wrong
 
 __all__ = ["CLAIMS"]
 
@@ -212,14 +212,6 @@ def _leverage_from_norms(K):
 # --- noise.pinv-energy ----------------------------------------------------------------------
 
 
-@st.composite
-def _keys_and_directions(draw):
-    """Any exact keys (M <= 5) and fixed unit rational value directions W0."""
-    K = draw(exact_key_matrices(max_count=5))
-    seed = draw(st.integers(0, 2**32 - 1))
-    return K, kit.sign_values(draw(st.integers(1, 3)), K.shape[1], np.random.default_rng(seed))
-
-
 def _store_energy(impl, case, V):
     """||V K^+||_F^2 of every value matrix of the batch."""
     W = kit.store(impl.least_squares_store, case[0], V)
@@ -317,7 +309,7 @@ CLAIMS = [
         statement=(r"\mathbb{E}_V \|V K^{+}\|_F^2 = \|K^{+}\|_F^2 = \sum_{\ell=1}^{r_K} \sigma_{K,\ell}^{-2}"),
         source="000, App. G",
         assumptions=VALUE_ASSUMPTIONS,
-        cases=_keys_and_directions(), law=lambda case: kit.sign_law(case[1]),
+        cases=keys_and_directions(exact_key_matrices(max_count=5)), law=lambda case: kit.sign_law(case[1]),
         quantity=lambda impl, case, V: np.stack([_store_energy(impl, case, V)] * 2, axis=-1),
         claimed=lambda impl, case: [impl.pinv_energy(case[0]), kit.pinv_energy(case[0])],
         describe=lambda case: {"K": case[0], "W0": case[1]},
