@@ -385,6 +385,26 @@ def test_sweep_table_refuses_a_row_without_its_statistic_and_sizes_without_every
         check.run(ctx)
 
 
+def test_sweep_table_check_records_a_reach_comparison_and_refuses_an_unknown_one():
+    def check(**options):
+        return templates.sweep_table_check("t", sizes=dict(quick=(2, 3), standard=(2, 3), thorough=(2, 3)),
+                                           measure=lambda ctx, n, rng: {"t": 2.0 * n}, statistic="t", label="t",
+                                           criterion=lambda t: (min(t.figures) >= 3, min(t.figures), 3.0, "t >= 3"),
+                                           **options)
+
+    ctx = Context(impl=None, profile=QUICK, seed=0, claim_id="t", check_name="t")
+    reach, plain = check(comparison=">=").run(ctx), check().run(ctx)
+    assert reach.comparison == ">=" and plain.comparison == "<=" and reach.figure == plain.figure == 4.0
+    assert reach.status.value == "supported"
+    claim = templates.sweep_claim("t.reach", title="", statement="", source="test", comparison=">=",
+                                  sizes=dict(quick=(2,), standard=(2,), thorough=(2,)), label="t",
+                                  measure=lambda ctx, n, rng: {"t": 4.0}, statistic="t",
+                                  criterion=lambda t: (True, 4.0, 3.0, ""), control=wrong("none", snr=abs))
+    assert run_claim(claim, profile=QUICK, seed=0).evidence[0].comparison == ">="
+    with pytest.raises(ValueError, match="comparison must be '<=' or '>=', got '<'"):
+        check(comparison="<")
+
+
 # --- design_expectation and kit.Law ---------------------------------------------------
 
 

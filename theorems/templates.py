@@ -562,7 +562,7 @@ def sweep_table_check(
     statistic: str, criterion: Callable[[SweepTable], tuple], label: str, size_name: str = "size",
     domain: Mapping[str, Any] | Callable[[SweepTable], Mapping[str, Any]] | None = None,
     columns: Sequence[str] | None = None, plot: Mapping | Callable[[SweepTable], dict] | None = None,
-    about: str = "",
+    about: str = "", comparison: str | None = None,
 ) -> Check:
     """A finite-size sweep whose measurement is a row of a table.
 
@@ -576,8 +576,12 @@ def sweep_table_check(
     ``data["table"]`` (``columns``, default every entry of the first row,
     after the size), the summary, the searched ``domain`` (a mapping, or a
     function of the table, beside the sizes) and ``data["plot"]``, the
-    ``plot`` spec resolved against the table (see :func:`_sweep_plot`)."""
+    ``plot`` spec resolved against the table (see :func:`_sweep_plot`).
+    ``comparison=">="``: the criterion's figure must reach its threshold
+    (the report's reading; the default is the checker's ``<=``)."""
     _check_levels(sizes)
+    if comparison not in (None, "<=", ">="):
+        raise ValueError(f"comparison must be '<=' or '>=', got {comparison!r}")
 
     def run(ctx):
         table = SweepTable(tuple(ctx.profile.pick(**sizes)), [], statistic, ctx.profile, size_name)
@@ -600,6 +604,8 @@ def sweep_table_check(
                             "rows": _plain_data([[s, *(r[c] for c in cols)] for s, r in zip(table.sizes, table.rows)])}
         if plot is not None:
             ev.data["plot"] = _plain_data(_sweep_plot(plot, table))
+        if comparison is not None:
+            ev.comparison = comparison
         return ev
 
     return Check(name, EvidenceKind.SIMULATION, run, about or f"{label}; sizes per profile")
@@ -613,12 +619,12 @@ def sweep_claim(
     domain: Mapping[str, Any] | Callable[[SweepTable], Mapping[str, Any]] | None = None,
     columns: Sequence[str] | None = None, plot: Mapping | Callable[[SweepTable], dict] | None = None,
     about: str = "", assumptions: Sequence[str] = (), depends_on: Sequence[str] = (), tags: Sequence[str] = (),
-    extra_checks: Sequence[Check] = (), **fields: Any,
+    extra_checks: Sequence[Check] = (), comparison: str | None = None, **fields: Any,
 ) -> Claim:
     """An asymptotic (or conjecture, approximation: ``kind``) claim decided
     by one :func:`sweep_table_check` named ``check``: sizes per profile as
     data, a row per size, the statistic, a criterion fixed before the run,
-    and the table and plot as data.
+    and the table and plot as data (``comparison`` as there).
 
     >>> claim = sweep_claim(
     ...     "doc.mean-leverage", title="", statement="", source="doc", size_name="d",
@@ -632,7 +638,7 @@ def sweep_claim(
     """
     checks = (sweep_table_check(check, sizes=sizes, measure=measure, statistic=statistic, criterion=criterion,
                                 label=label, size_name=size_name, domain=domain, columns=columns, plot=plot,
-                                about=about),)
+                                about=about, comparison=comparison),)
     return _claim(id, kind, checks, title=title, statement=statement, source=source, control=control,
                   assumptions=assumptions, depends_on=depends_on, tags=tags, algebra=None,
                   extra_checks=extra_checks, **fields)

@@ -43,7 +43,7 @@ from theorems.evidence import expectation, montecarlo, precise, property, simula
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind
 from theorems.sweepcache import source_fingerprint
 from theorems.residuals import at_most
-from theorems.templates import inequality, wrong
+from theorems.templates import inequality, sweep_claim, wrong
 from theorems.tolerance import CERTIFIED_MARGIN_ULPS, margin_sd, scaled_residual
 
 __all__ = ["CLAIMS"]
@@ -656,29 +656,14 @@ def _percentile_row(ctx, d, base) -> dict:
             "gain": float(gain.mean()), "t": sweeps.paired_t(gain), "gains": gain.tolist()}
 
 
-def _percentile_behind(ctx):
-    dims, base = ctx.profile.pick(**PB_DIMS), kit.seed(ctx.run_seed, "tam-percentile")
-    table = {d: _percentile_row(ctx, d, base) for d in dims}
-
-    def criterion(sizes, figures):
-        gains = np.concatenate([table[d]["gains"] for d in sizes])
-        pooled = sweeps.paired_t(gains)
-        summary = {d: tuple(round(table[d][q], 4) for q in ("cmm", "tam", "gain")) + (round(table[d]["t"], 1),)
-                   for d in sizes}
-        return all(table[d]["gain"] > 0 for d in sizes) and pooled >= PB_MIN_T, pooled, PB_MIN_T, (
-            f"mean percentile CMM vs TAM-learned (gain, t): {summary} (need gain > 0 at every d); paired t of "
-            f"the gain pooled over {gains.size} (d, seed) pairs {pooled:.1f} (need >= {PB_MIN_T})")
-
-    ev = simulation.check(ctx, dims, lambda d, rng: table[d]["t"], criterion,
-                          label=f"signal percentile at alpha = n/d^2 = {PB_ALPHA}, r = {TAM_R}", size_name="d",
-                          domain={"alpha": [PB_ALPHA], "r": [TAM_R], "seeds per d": [PB_SEEDS]})
-    ev.comparison = ">="
-    ev.data.update(table={str(d): v for d, v in table.items()}, plot=kit.plot(
-        f"Mean percentile rank of the matched target at alpha = {PB_ALPHA}", "d", "mean percentile rank",
-        [kit.series(label, list(dims), [table[d][key] for d in dims])
-         for key, label in (("cmm", "CMM"), ("tam", f"TAM-learned (beta = {PB_BETA:g})"))],
-        hlines=[{"y": 1 - TAM_R, "label": "1 - r"}]))
-    return ev
+def _percentile_behind(table):
+    gains = np.concatenate(table.column("gains"))
+    pooled = sweeps.paired_t(gains)
+    summary = {d: tuple(round(r[q], 4) for q in ("cmm", "tam", "gain")) + (round(r["t"], 1),)
+               for d, r in zip(table.sizes, table.rows)}
+    return all(g > 0 for g in table.column("gain")) and pooled >= PB_MIN_T, pooled, PB_MIN_T, (
+        f"mean percentile CMM vs TAM-learned (gain, t): {summary} (need gain > 0 at every d); paired t of "
+        f"the gain pooled over {gains.size} (d, seed) pairs {pooled:.1f} (need >= {PB_MIN_T})")
 
 
 def _erm_ridge_grows_with_beta(keys, targets, *, k, beta, ridge=0.0, maxiter=500, init=None):
@@ -870,18 +855,24 @@ CLAIMS = [
                 "problem that defines it (only that the high-dimensional limit is a two-parameter scalar "
                 "problem), so there is no value to compare a simulated percentile with."),
     ),
-    _claim(
+    sweep_claim(
         "tam.cmm-percentile-behind",
         title="At the same load the CMM signal percentile sits below the TAM-learned one",
         statement=(r"\overline{\mathrm{pct}}(W_{\mathrm{CMM}}) < \overline{\mathrm{pct}}(W_{\mathrm{TAM}}),\quad "
                    r"\mathrm{pct}_i = \tfrac{\#\{j \ne i:\ S_{ij} < S_{ii}\}}{n - 1}"),
-        kind=ClaimKind.ASYMPTOTIC, source="004 (the unoptimised CMM percentile sits further back)",
+        source="004 (the unoptimised CMM percentile sits further back)",
         assumptions=(_TAM_SETTING, f"alpha = {PB_ALPHA} (SAT side at these sizes), r = {TAM_R}, beta = {PB_BETA:g}, "
                      "ridgeless, at most 300 L-BFGS-B iterations; paired over seeds"),
         depends_on=("tam.threshold",),
-        checks={
-            "percentile-gap": (_percentile_behind, "paired gain of the TAM-learned mean percentile over CMM's at every d"),
-        },
-        negative_control=wrong("TAM-learned memory returned transposed", tam_erm=_erm_transposed),
+        check="percentile-gap", sizes=PB_DIMS, size_name="d", statistic="t", criterion=_percentile_behind,
+        measure=lambda ctx, d, rng: _percentile_row(ctx, d, kit.seed(ctx.run_seed, "tam-percentile")),
+        comparison=">=", label=f"signal percentile at alpha = n/d^2 = {PB_ALPHA}, r = {TAM_R}",
+        domain={"alpha": [PB_ALPHA], "r": [TAM_R], "seeds per d": [PB_SEEDS]},
+        about="paired gain of the TAM-learned mean percentile over CMM's at every d",
+        plot={"title": f"Mean percentile rank of the matched target at alpha = {PB_ALPHA}", "x_label": "d",
+              "y_label": "mean percentile rank", "hlines": [{"y": 1 - TAM_R, "label": "1 - r"}],
+              "series": [{"x": "d", "y": "cmm", "label": "CMM", "style": "line"},
+                         {"x": "d", "y": "tam", "label": f"TAM-learned (beta = {PB_BETA:g})", "style": "line"}]},
+        control=wrong("TAM-learned memory returned transposed", tam_erm=_erm_transposed),
     ),
 ]
