@@ -385,9 +385,8 @@ def witness_check(
     """A counterexample check: the witness is built by ``witness(ctx)`` or is
     the minimal (shrunk) draw of ``search`` for which ``found(impl, case)``
     holds; then ``verify(impl, w) -> (holds, figure)`` checks it exactly.
-    ``describe(w)`` is what the report shows of it (default: the witness),
-    followed by ``details`` where verify returns ``(holds, figure, details)``
-    (a dict of what it computed: the report then needs no recomputation)."""
+    ``describe(w)`` is what the report shows of it (default: the witness), or
+    the dict ``details`` of a verify returning ``(holds, figure, details)``."""
     if (witness is None) == (search is None):
         raise ValueError("witness_check needs exactly one of witness= (a builder) and search= (a strategy)")
     if search is not None and found is None:
@@ -397,7 +396,8 @@ def witness_check(
 
     def run(ctx):
         build = witness or (lambda ctx: evidence.search(ctx, search, lambda c: found(ctx.impl, c)))
-        return evidence.check(ctx, build, lambda w: verify(ctx.impl, w), how=how, describe=describe)
+        options = {} if describe is None else {"describe": describe}
+        return evidence.check(ctx, build, lambda w: verify(ctx.impl, w), how=how, **options)
 
     return Check(name, EvidenceKind.COUNTEREXAMPLE, run, about)
 
@@ -787,29 +787,26 @@ def exact_check(name: str, *, exact: st.SearchStrategy, terms: Terms, names: Seq
 __all__ += ["EVIDENCE_BY_PREFIX", "claim"]
 
 #: The evidence kind a hand-made check's name declares by its first word (before any "-"), for :func:`claim`.
-EVIDENCE_BY_PREFIX = {
-    "algebra": EvidenceKind.SYMBOLIC, "recursion": EvidenceKind.SYMBOLIC, "exact": EvidenceKind.SYMBOLIC,
-    "ladder": EvidenceKind.PRECISE, "float": EvidenceKind.PROPERTY, "rate": EvidenceKind.PROPERTY,
-    "enumeration": EvidenceKind.EXPECTATION, "montecarlo": EvidenceKind.MONTECARLO,
-    "feasibility": EvidenceKind.SIMULATION, "crossings": EvidenceKind.SIMULATION, "percentile": EvidenceKind.SIMULATION,
-}
+EVIDENCE_BY_PREFIX = {**dict.fromkeys(("algebra", "recursion", "exact"), EvidenceKind.SYMBOLIC),
+                      "ladder": EvidenceKind.PRECISE, **dict.fromkeys(("float", "rate"), EvidenceKind.PROPERTY),
+                      "enumeration": EvidenceKind.EXPECTATION, "montecarlo": EvidenceKind.MONTECARLO,
+                      **dict.fromkeys(("feasibility", "crossings", "percentile"), EvidenceKind.SIMULATION)}
 
 
-def claim(id: str, *, checks: Mapping[str, tuple] | None = None, extra_checks: Sequence[Check] = (),
-          **fields: Any) -> Claim:
-    """A claim whose checks are written by hand, declared as a catalogue entry: ``checks`` maps each
-    check's name (its identity in the reports) to ``(run, about)`` of the evidence kind the name's first
-    word declares (:data:`EVIDENCE_BY_PREFIX`), or to ``(EvidenceKind.X, run, about)`` (``about`` may be
-    left out); checks built elsewhere follow as ``extra_checks``; the other fields are the :class:`Claim`'s."""
+def claim(id: str, *, checks: Mapping[str, tuple] | None = None, **fields: Any) -> Claim:
+    """A claim whose checks are written by hand, as a catalogue entry: ``checks`` maps each check's name
+    (its identity in the reports) to ``(run, about)`` of the evidence kind the name's first word declares
+    (:data:`EVIDENCE_BY_PREFIX`) or to ``(EvidenceKind.X, run, about)``; the other fields are :class:`Claim`'s."""
 
     def check(name, entry):
-        kind = entry[0] if isinstance(entry[0], EvidenceKind) else EVIDENCE_BY_PREFIX.get(name.split("-")[0])
+        explicit = isinstance(entry[0], EvidenceKind)
+        kind = entry[0] if explicit else EVIDENCE_BY_PREFIX.get(name.split("-")[0])
         if kind is None:
             raise ValueError(f"claim {id}: check {name!r} needs (EvidenceKind.X, run, about): its name starts with "
                              f"none of {', '.join(EVIDENCE_BY_PREFIX)}")
-        return Check(name, kind, *(entry[1:] if isinstance(entry[0], EvidenceKind) else entry))
+        return Check(name, kind, *(entry[1:] if explicit else entry))
 
-    return Claim(id=id, checks=tuple(check(*item) for item in (checks or {}).items()) + tuple(extra_checks), **fields)
+    return Claim(id=id, checks=tuple(check(*item) for item in (checks or {}).items()), **fields)
 
 
 # --- finite-size crossings per dimension ----------------------------------------------

@@ -29,26 +29,18 @@ def search(ctx: Context, strategy: st.SearchStrategy, condition: Callable[[Any],
         return None
 
 
-def _shown(w, describe, details):
-    """What the report shows of the witness ``w`` (None: no witness)."""
-    if w is None or details is None:
-        return None if w is None else (describe or jsonable)(w)
-    return {**(describe(w) if describe else {}), **details}
-
-
 def check(
     ctx: Context,
     witness: Callable[[Context], Any],
     verify: Callable[[Any], tuple],
     *,
-    describe: Callable[[Any], Any] | None = None,
+    describe: Callable[[Any], Any] = jsonable,
     how: str,
 ) -> Evidence:
     """``witness(ctx)`` builds or finds the witness (None if none was found);
     ``verify(w) -> (holds, figure)`` checks it exactly. Passes iff a witness
-    exists and verifies. The report shows ``describe(w)`` (default: the
-    witness); a verifier returning ``(holds, figure, details)`` adds
-    ``details``, a dict of what it computed, after it (alone by default)."""
+    exists and verifies. The report shows ``describe(w)`` of it, or the
+    ``details`` of a verifier returning ``(holds, figure, details)``."""
     with timed() as t:
         w = witness(ctx)
         holds, figure, *details = (False, None) if w is None else verify(w)
@@ -65,5 +57,5 @@ def check(
         counterexample=None,
         detail=f"witness {how}; "
         + ("verified in exact arithmetic" if ok else "no witness verified"),
-        data={"witness": _shown(w, describe, details[0] if details else None)},
+        data={"witness": None if w is None else details[0] if details else describe(w)},
     )
