@@ -239,10 +239,8 @@ MC_VALUE_DIM = 3
 
 
 def keys_and_directions(keys: st.SearchStrategy | None = None) -> st.SearchStrategy:
-    """Cases ``(K, W0)`` of the sign-value design: exact keys drawn from
-    ``keys`` (default any exact keys) and fixed exactly-unit rational value
-    directions ``W0`` (p = 1..3 rows, one column per key) for the random
-    values ``v_i = s_i w_i`` with fair signs (:func:`theorems.kit.sign_law`)."""
+    """Cases ``(K, W0)`` of the sign-value design ``v_i = s_i w_i``: exact keys from ``keys`` (any by
+    default) and fixed exactly-unit rational directions ``W0`` (1 to 3 rows) for fair signs ``s_i``."""
     keys = keys if keys is not None else exact_key_matrices()
 
     @st.composite
@@ -794,17 +792,16 @@ EVIDENCE_BY_PREFIX = {**dict.fromkeys(("algebra", "recursion", "exact"), Evidenc
 
 
 def claim(id: str, *, checks: Mapping[str, tuple] | None = None, **fields: Any) -> Claim:
-    """A claim whose checks are written by hand, as a catalogue entry: ``checks`` maps each check's name
-    (its identity in the reports) to ``(run, about)`` of the evidence kind the name's first word declares
-    (:data:`EVIDENCE_BY_PREFIX`) or to ``(EvidenceKind.X, run, about)``; the other fields are :class:`Claim`'s."""
+    """A claim whose checks are written by hand, as a catalogue entry: ``checks`` maps each check's name (its
+    identity in the reports) to ``(run, about)`` of the kind its first word declares (:data:`EVIDENCE_BY_PREFIX`)
+    or to ``(EvidenceKind.X, run, about)``, ``about`` optional; the other fields are :class:`Claim`'s."""
 
     def check(name, entry):
-        explicit = isinstance(entry[0], EvidenceKind)
-        kind = entry[0] if explicit else EVIDENCE_BY_PREFIX.get(name.split("-")[0])
+        kind = entry[0] if isinstance(entry[0], EvidenceKind) else EVIDENCE_BY_PREFIX.get(name.split("-")[0])
         if kind is None:
             raise ValueError(f"claim {id}: check {name!r} needs (EvidenceKind.X, run, about): its name starts with "
                              f"none of {', '.join(EVIDENCE_BY_PREFIX)}")
-        return Check(name, kind, *(entry[1:] if explicit else entry))
+        return Check(name, kind, *(entry[1:] if entry[0] is kind else entry))
 
     return Claim(id=id, checks=tuple(check(*item) for item in (checks or {}).items()), **fields)
 
