@@ -159,8 +159,12 @@ def _kernel_inputs(draw):
     A = draw(integer_matrices(p, K.shape[0]))
     if how == "arbitrary":
         return K, draw(integer_matrices(p, K.shape[1])), None
-    N = null_space(K) if how == "broken" else np.zeros((K.shape[1], 0), dtype=object)
-    return K, A @ K + draw(integer_matrices(p, N.shape[1])) @ N.T, None
+    V = A @ K
+    if how == "broken":
+        N = null_space(K)
+        if N.shape[1]:
+            V = V + draw(integer_matrices(p, N.shape[1])) @ N.T
+    return K, V, None
 
 
 def _kernel_ladder_cases(ctx):

@@ -16,8 +16,7 @@ from hypothesis import strategies as st
 import linmem
 from linmem import ensembles
 from theorems import kit
-from theorems.strategies import (Case, Inputs, exact_key_matrices, exact_unit_key_matrices, exact_value_matrices,
-                                 float_independent_key_cases, integer_matrices, keys_and_values)
+from theorems.strategies import Case, Inputs, exact_value_matrices, keys_and_values
 from theorems.templates import identity, wrong
 from theorems.tolerance import norm
 
@@ -38,15 +37,18 @@ VALUE_MAGNITUDES = (1e-8, 1.0, 1e8)
 
 
 @st.composite
-def _exact_pairs(draw, *, unit: bool):
-    """(k, v, C), d <= 4: an exactly unit rational key, or a nonzero rational key
-    of any length; an integer value; an integer C fixing one feasible matrix."""
+def _exact_pairs(draw, *, unit: bool, max_dim: int = 4):
+    """(k, v, C): an exactly unit rational key, or a nonzero rational key of
+    any length; an integer value; an integer C fixing one feasible matrix
+    (raw lists: integer_matrices maps a new strategy per draw, a third slower)."""
+    d, p = draw(st.integers(1, max_dim)), draw(st.integers(1, 3))
     if unit:
-        k = draw(exact_unit_key_matrices(max_count=1))[:, 0]
+        k = ensembles.rational_unit_vectors(d, 1, rng=np.random.default_rng(draw(st.integers(0, 2**32 - 1))),
+                                            scale=3)[:, 0]
     else:
-        k = draw(exact_key_matrices(max_count=1))[:, 0] / draw(st.integers(1, 3))
-    p = draw(st.integers(1, 3))
-    return k, draw(integer_matrices(1, p))[0], draw(integer_matrices(p, len(k)))
+        k = kit.exact(draw(st.lists(st.integers(-3, 3), min_size=d, max_size=d).filter(any))) / draw(st.integers(1, 3))
+    v = kit.exact(draw(st.lists(st.integers(-3, 3), min_size=p, max_size=p)))
+    return k, v, kit.exact(draw(st.lists(st.integers(-3, 3), min_size=p * d, max_size=p * d))).reshape(p, d)
 
 
 def _precise_pairs(ctx, *, unit: bool) -> list[tuple[str, tuple]]:
@@ -179,10 +181,17 @@ def _precise_orthonormal(ctx):
     return cases
 
 
-ORTHONORMAL = Inputs(("K", "V"), _exact_orthonormal(), _precise_orthonormal,
-                     float_independent_key_cases().map(lambda c: Case((np.linalg.qr(c.K)[0], c.V), c.describe())),
-                     "orthonormal keys (Cayley columns; Q factors of independent float keys), M <= d, "
-                     "values over 40 orders of magnitude")
+@st.composite
+def _float_orthonormal(draw):
+    d = draw(st.integers(1, 8))
+    M, p, seed = draw(st.integers(1, d)), draw(st.integers(1, 8)), draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    K = np.linalg.qr(rng.standard_normal((d, M)))[0]
+    return Case((K, rng.standard_normal((p, M))), {"d": d, "M": M, "p": p, "seed": seed})
+
+
+ORTHONORMAL = Inputs(("K", "V"), _exact_orthonormal(), _precise_orthonormal, _float_orthonormal(),
+                     "orthonormal keys (Cayley columns, Q factors), M <= d, values over 40 orders of magnitude")
 
 
 def _orthonormal(impl, K, V):

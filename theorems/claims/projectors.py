@@ -12,8 +12,8 @@ from linmem import ensembles
 from theorems import kit
 from theorems.residuals import at_most
 from theorems.strategies import (ILL_CONDITIONING, Case, Inputs, exact_key_matrices, exact_unit_key_matrices,
-                                 exact_value_matrices, float_key_cases, integer_matrices, keys, keys_and_values,
-                                 precise_keys, precise_values)
+                                 exact_value_matrices, float_key_cases, keys, keys_and_values, precise_keys,
+                                 precise_values)
 from theorems.templates import gram_input_projector, gram_projectors, identity, inequality, swapped_projectors, wrong
 
 __all__ = ["CLAIMS"]
@@ -137,7 +137,7 @@ def _append_free_key(rest, x, c, pos: int, R):
 @st.composite
 def _exact_free(draw):
     rest = draw(exact_key_matrices(max_dim=3, max_count=5))
-    x = draw(integer_matrices(1, rest.shape[0]))[0]
+    x = kit.exact(draw(st.lists(st.integers(-3, 3), min_size=rest.shape[0], max_size=rest.shape[0])))
     pos = draw(st.integers(0, rest.shape[1]))
     R = ensembles.rational_orthogonal(rest.shape[0] + 1, rng=np.random.default_rng(draw(st.integers(0, 2**32 - 1))),
                                       scale=1)
