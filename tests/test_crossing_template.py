@@ -85,3 +85,48 @@ def test_crossing_plot_marks_the_constants():
     with pytest.raises(ValueError, match="sizes must give every profile level"):
         crossing_check("x", success=_planted(lambda d: 0.0), dims={"quick": (8,)}, band=(0, 1), limit=0,
                        distance=abs, shrink=None, label="", series="", plot_title="", x_label="")
+
+
+def test_band_limit_and_marks_may_be_formulas_of_impl_so_a_control_reaches_them():
+    from types import SimpleNamespace
+
+    from theorems import kit
+    from theorems.model import Context
+    from theorems.templates import crossing_results
+
+    def success(impl):  # the planted crossing, counting its calls
+        test = _planted(lambda d: 48.0 / d)(impl)
+
+        def counted(V, U):
+            counted.counts["calls"] = counted.counts.get("calls", 0) + 1
+            return test(V, U)
+
+        counted.counts = {}
+        return counted
+
+    sweep = dict(load_kind="ratio", bracket=(1.0, 32.0), trials=dict(quick=16, standard=16, thorough=16), steps=6,
+                 seed_label="planted", cache_name="test.crossing", params={}, formulas=("cmm",), seed=kit.seed)
+    check = crossing_check(
+        "trend", success=success, dims=dict(quick=(8, 16, 32), standard=(8, 16, 32), thorough=(8, 16, 32)),
+        band=lambda impl: (impl.limit / 2, 4 * impl.limit), limit=lambda impl: impl.limit,
+        distance=lambda c, limit: abs(c - limit), shrink=simulation.shrinks(max_slope=-0.3, max_last_over_first=0.6),
+        label="|crossing - limit|", series="planted", plot_title="planted", x_label="load",
+        marks=lambda impl: [(impl.limit, "limit")], domain={"rate": [8]}, **sweep)
+    ctx = lambda limit: Context(impl=SimpleNamespace(limit=limit), profile=QUICK, seed=1, claim_id="t",  # noqa: E731
+                                check_name="trend")
+    right, wrong_limit = check.run(ctx(4.0)), check.run(ctx(1.0))
+    assert right.status.value == "supported" and wrong_limit.status.value == "not_supported", wrong_limit.detail
+    assert "distance to 1.0" in wrong_limit.detail and "outside the band or censored" in wrong_limit.detail
+    assert right.data["plot"]["vlines"] == [{"x": 4.0, "label": "limit"}] and right.data["domain"]["rate"] == [8]
+    rows = right.data["table"]["rows"]
+    for row in rows:  # every instance the bisection evaluated went through the test and was counted
+        assert right.data["counts"][str(row[0])] == {"calls": row[6]} and row[6] > 0
+    # the seed function picks the instances: kit.seed's stream, not kit.shared_seed's
+    def first_entries(seed):
+        seen = []
+        crossing_results(ctx(4.0), lambda impl: lambda V, U: seen.append(V[0, 0]) or True, [8],
+                         **{**sweep, "seed": seed})
+        return seen
+
+    ours = first_entries(kit.seed)
+    assert ours == first_entries(kit.seed) and ours != first_entries(kit.shared_seed)

@@ -815,21 +815,22 @@ def crossing_results(
     ctx: Context, success: Callable[[Any], Callable[[np.ndarray, np.ndarray], bool]], dims: Sequence[int], *,
     load_kind: str, bracket: tuple[float, float], trials: Mapping[str, int], steps: int, seed_label: str,
     cache_name: str, params: Mapping[str, Any], formulas: Sequence[str],
+    seed: Callable[[int, str], int] = kit.shared_seed,
 ) -> dict:
     """Per dimension ``d`` in ``dims``, the finite-size 1/2 crossing of
     ``success(ctx.impl)(keys, targets)`` (:func:`linmem.sweeps.bisect_crossing`
     on ``load_kind``, fresh instances, ``trials`` per bisection step per
-    profile level). Instances come from :func:`theorems.kit.shared_seed` of
-    the run seed and ``seed_label``, so every check of a run that sweeps the
-    same label reads the same cache entries (``cache_name``, ``params``); the
-    cache is off when the run overrides one of the ``formulas`` the success
-    test calls (:func:`theorems.kit.sweep_cache`)."""
+    profile level). Instances come from ``seed(run seed, seed_label)``
+    (:func:`theorems.kit.shared_seed`, or :func:`theorems.kit.seed`), so every
+    check of a run that sweeps the same label reads the same cache entries
+    (``cache_name``, ``params``); the cache is off when the run overrides one
+    of the ``formulas`` the success test calls (:func:`theorems.kit.sweep_cache`)."""
     from linmem import sweeps
 
     test = success(ctx.impl)
     return {d: sweeps.bisect_crossing(
         test, d, load_kind=load_kind, bracket=bracket, trials=ctx.profile.pick(**trials), steps=steps,
-        base_seed=kit.shared_seed(ctx.run_seed, seed_label), name=cache_name, params=dict(params),
+        base_seed=seed(ctx.run_seed, seed_label), name=cache_name, params=dict(params),
         cache=kit.sweep_cache(ctx, *formulas)) for d in dims}
 
 
@@ -849,9 +850,10 @@ CROSSING_COLUMNS = ("crossing", "distance", "n50", "slope", "censored", "evaluat
 
 def crossing_check(
     name: str, *, success: Callable[[Any], Callable[[np.ndarray, np.ndarray], bool]],
-    dims: Mapping[str, Sequence[int]], band: tuple[float, float], limit: float, distance: Callable[[float], float],
-    shrink: Callable, label: str, series: str, plot_title: str, x_label: str,
-    marks: Sequence[tuple[float, str]] = (), about: str = "", **sweep: Any,
+    dims: Mapping[str, Sequence[int]], band: tuple[float, float] | Callable, limit: float | Callable,
+    distance: Callable[..., float], shrink: Callable, label: str, series: str, plot_title: str, x_label: str,
+    marks: Sequence[tuple[float, str]] | Callable = (), about: str = "", domain: Mapping[str, Any] | None = None,
+    **sweep: Any,
 ) -> Check:
     """A check that finite-size crossings tend to a limit: per dimension
     (``dims`` per profile level) the crossing of :func:`crossing_results`
@@ -860,24 +862,38 @@ def crossing_check(
     crossing finite, uncensored and inside ``band``, and the figure
     ``distance(crossing)`` (to ``limit``) judged by ``shrink(sizes,
     figures)`` (e.g. :func:`theorems.evidence.simulation.shrinks`; a
-    non-finite distance is passed as inf). The evidence has the table of
-    :data:`CROSSING_COLUMNS` per d and the success curves as a plot."""
+    non-finite distance is passed as inf). ``band``, ``limit`` and ``marks``
+    may be functions of ``ctx.impl`` (so a control that replaces the
+    formula of the limit reaches them); the figure is then ``distance(crossing,
+    limit)``. A success test with a ``counts`` dict (e.g. the instances an LP
+    re-posed) leaves it in ``data["counts"]`` per d. The evidence has the
+    table of :data:`CROSSING_COLUMNS` per d, the searched ``domain`` beside d
+    and the success curves as a plot."""
 
     def measure(ctx, d, rng):
-        r = crossing_results(ctx, success, [d], **sweep)[d]
+        test, lim = success(ctx.impl), limit(ctx.impl) if callable(limit) else limit
+        r = crossing_results(ctx, lambda impl: test, [d], **sweep)[d]
         x, y, _ = r.success_curve()
-        return {"crossing": r.crossing, "distance": distance(r.crossing), "n50": r.n50, "slope": r.slope,
-                "censored": r.censored, "evaluations": r.evaluations, "cache_hits": r.cache_hits, "x": x, "y": y}
+        return {"crossing": r.crossing, "distance": distance(r.crossing, lim) if callable(limit) else
+                distance(r.crossing), "n50": r.n50, "slope": r.slope, "censored": r.censored,
+                "evaluations": r.evaluations, "cache_hits": r.cache_hits, "x": x, "y": y, "limit": lim,
+                "band": band(ctx.impl) if callable(band) else band, "counts": dict(getattr(test, "counts", {})),
+                "marks": marks(ctx.impl) if callable(marks) else marks}
 
     def criterion(t):
-        bad = t.where(lambda r: r["censored"] or not math.isfinite(r["crossing"])
-                      or not (band[0] <= r["crossing"] <= band[1]))
+        (lo, hi), lim = t.rows[0]["band"], t.rows[0]["limit"]
+        bad = t.where(lambda r: r["censored"] or not math.isfinite(r["crossing"]) or not (lo <= r["crossing"] <= hi))
         ok, fig, thr, why = shrink(t.sizes, [f if math.isfinite(f) else math.inf for f in t.figures])
+        if any(t.column("counts")):
+            t.summary["counts"] = dict(zip(t.sizes, t.column("counts")))
         return ok and not bad, fig, thr, (
-            f"crossings {[round(c, 3) for c in t.column('crossing')]} (band {band}); distance to "
-            f"{limit}: {why}" + (f"; outside the band or censored at d = {bad}" if bad else ""))
+            f"crossings {[round(c, 3) for c in t.column('crossing')]} (band {t.rows[0]['band']}); distance to "
+            f"{lim}: {why}" + (f"; outside the band or censored at d = {bad}" if bad else ""))
 
-    plot = crossing_plot(plot_title, [{"each": f"{series}, d = {{d}}", "x": "x", "y": "y", "style": "points"}],
-                         x_label=x_label, marks=marks)
+    def plot(t):
+        return _sweep_plot(crossing_plot(plot_title, [{"each": f"{series}, d = {{d}}", "x": "x", "y": "y",
+                                                       "style": "points"}], x_label=x_label, marks=t.rows[0]["marks"]), t)
+
     return sweep_table_check(name, sizes=dims, measure=measure, statistic="distance", criterion=criterion,
-                             label=label, size_name="d", columns=CROSSING_COLUMNS, plot=plot, about=about)
+                             label=label, size_name="d", domain=domain, columns=CROSSING_COLUMNS, plot=plot,
+                             about=about)

@@ -43,7 +43,7 @@ from theorems.evidence import expectation, montecarlo, precise, property, simula
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind
 from theorems.sweepcache import source_fingerprint
 from theorems.residuals import at_most
-from theorems.templates import inequality, sweep_claim, wrong
+from theorems.templates import claim, crossing_check, crossing_results, inequality, sweep_claim, wrong
 from theorems.tolerance import CERTIFIED_MARGIN_ULPS, margin_sd, scaled_residual
 
 __all__ = ["CLAIMS"]
@@ -141,36 +141,21 @@ def _tam_feasible(impl, V, U, k, counter) -> bool:
     return bool(res.feasible)
 
 
-def _lp_seed(ctx) -> int:
-    return kit.seed(ctx.run_seed, "tam-lp")
+def _tam_success(impl):
+    """The LP test of an instance at r = TAM_R, counting in ``counts`` the instances re-posed or left undecided."""
+    def test(V, U):
+        return _tam_feasible(impl, V, U, impl.competitor_count(V.shape[1], TAM_R), test.counts)
+
+    test.counts = {}
+    return test
 
 
-def _tam_sweep(ctx, d, counter):
-    """Logistic crossing of TAM feasibility at dimension d (alpha units)."""
-    ac = float(linmem.alpha_c(TAM_R))
-
-    def success(V, U):
-        return _tam_feasible(ctx.impl, V, U, ctx.impl.competitor_count(V.shape[1], TAM_R), counter)
-
-    return sweeps.bisect_crossing(
-        success, d, load_kind="alpha", bracket=(TAM_BRACKET[0] * ac, TAM_BRACKET[1] * ac),
-        trials=TAM_TRIALS, steps=TAM_STEPS, base_seed=_lp_seed(ctx), name="tam.lp",
-        params={"code": _CODE, "r": TAM_R}, cache=kit.sweep_cache(ctx, "tam_feasible", "competitor_count"))
-
-
-#: The evidence kind of a check, by the first word of its name.
-_EVIDENCE = {"algebra": EvidenceKind.SYMBOLIC, "recursion": EvidenceKind.SYMBOLIC, "ladder": EvidenceKind.PRECISE,
-             "float": EvidenceKind.PROPERTY, "rate": EvidenceKind.PROPERTY, "enumeration": EvidenceKind.EXPECTATION,
-             "montecarlo": EvidenceKind.MONTECARLO, "feasibility": EvidenceKind.SIMULATION,
-             "crossings": EvidenceKind.SIMULATION, "percentile": EvidenceKind.SIMULATION}
-
-
-def _claim(id, *, checks=None, **fields) -> Claim:
-    """A claim whose ``checks`` are ``{name: (run, description)}``, each of
-    the evidence kind its name starts with (:data:`_EVIDENCE`); none for an
-    underspecified claim."""
-    return Claim(id=id, checks=tuple(Check(name, _EVIDENCE[name.split("-")[0]], run, about)
-                                     for name, (run, about) in (checks or {}).items()), **fields)
+#: The TAM feasibility sweep (keywords of templates.crossing_results): alpha in
+#: TAM_BRACKET alpha_c, instances from kit.seed(run seed, "tam-lp").
+_LP_SWEEP = dict(load_kind="alpha", bracket=tuple(x * float(linmem.alpha_c(TAM_R)) for x in TAM_BRACKET),
+                 trials=dict(quick=TAM_TRIALS, standard=TAM_TRIALS, thorough=TAM_TRIALS), steps=TAM_STEPS,
+                 seed_label="tam-lp", seed=kit.seed, cache_name="tam.lp", params={"code": _CODE, "r": TAM_R},
+                 formulas=("tam_feasible", "competitor_count"))
 
 
 # --- tam.upper-bound -----------------------------------------------------------------
@@ -571,46 +556,20 @@ def _cover_wrong_binomial(n, D):
 # --- tam.threshold, tam.beta-independent, tam.cmm-percentile-behind ---------------
 
 
-def _threshold(ctx):
-    dims, counter = ctx.profile.pick(**TAM_DIMS), {}
-    table = {d: _tam_sweep(ctx, d, counter) for d in dims}
-    ac = float(ctx.impl.alpha_c(TAM_R))
-    decays = simulation.decays(**TAM_CRITERION)
-
-    def criterion(sizes, figures):
-        bad = [d for d in sizes if table[d].censored or not (ac <= table[d].crossing <= TAM_BAND * ac)]
-        ok, fig, thr, why = decays(sizes, figures)
-        return ok and not bad, fig, thr, (
-            f"alpha_50 {[round(table[d].crossing, 4) for d in sizes]} vs alpha_c({TAM_R}) = {ac:.4f} "
-            f"(band [alpha_c, {TAM_BAND} alpha_c]); relative gap: {why}"
-            + (f"; outside the band or censored at d = {bad}" if bad else ""))
-
-    ev = simulation.check(ctx, dims, lambda d, rng: table[d].crossing / ac - 1 if math.isfinite(table[d].crossing)
-                          else math.inf, criterion, label=f"TAM feasibility (LP) at r = {TAM_R}: alpha_50 / alpha_c - 1",
-                          size_name="d", domain={"r": [TAM_R]})
-    ev.data["crossings"] = {str(d): {"alpha_50": r.crossing, "n50": r.n50, "censored": r.censored,
-                                     "evaluations": r.evaluations, "cache_hits": r.cache_hits} for d, r in table.items()}
-    rs = np.linspace(0.01, 0.99, 99)
-    ev.data.update(lp_reposed=counter, plot=kit.plot(
-        "TAM threshold alpha_c(r) and finite-size feasibility crossings", "r = k / n", "alpha = n / d^2",
-        [kit.series("alpha_c(r)", rs.tolist(), np.asarray(ctx.impl.alpha_c(rs), float).tolist())]
-        + [kit.series(f"finite-size crossing, d = {d}", [TAM_R], [r.crossing], "points") for d, r in table.items()]
-        + [kit.series("r -> 1: Cover, P = 1/2 exactly at n = 2 d^2", [1.0], [2.0], "points")]))
-    return ev
-
-
 def _erm_crossings(ctx, d, betas, counter) -> dict:
     """The LP's crossing on the first BETA_TRIALS trials of every size its
     sweep visited, and the ERM's at each beta on the same instances (run
     where the LP is feasible: the ERM cannot succeed elsewhere)."""
-    lp, impl, row = _tam_sweep(ctx, d, counter), ctx.impl, {}
+    test = _tam_success(ctx.impl)
+    lp, impl, row = crossing_results(ctx, lambda impl: test, [d], **_LP_SWEEP)[d], ctx.impl, {}
+    counter.update({key: counter.get(key, 0) + n for key, n in test.counts.items()})
     for beta in betas:
         def succeeds(V, U, beta=beta):  # every plain TAM margin of the ridgeless ERM's W positive
             k = impl.competitor_count(V.shape[1], TAM_R)
             W = impl.tam_erm(V, U, k=k, beta=beta, ridge=0.0, maxiter=ERM_MAXITER).W
             return bool(np.all(impl.tam_margins(W, V, U, k=k) > 0))
 
-        res = sweeps.recheck_crossing(lp, succeeds, keep=BETA_TRIALS, base_seed=_lp_seed(ctx), name="tam.erm",
+        res = sweeps.recheck_crossing(lp, succeeds, keep=BETA_TRIALS, base_seed=kit.seed(ctx.run_seed, "tam-lp"), name="tam.erm",
                                       params={"code": _CODE, "beta": beta, "maxiter": ERM_MAXITER, "r": TAM_R},
                                       cache=kit.sweep_cache(ctx, "tam_erm", "tam_margins", "competitor_count"))
         row.update({"lp": res.first, beta: res.second, f"agree_{beta}": res.agreement})
@@ -711,7 +670,7 @@ CLAIMS = [
                             "float64: concavity of tam_margins in W, subset-maximum form on every competitor row")],
         control=wrong("the k-th largest score in place of the top-k average", topk_average=_topk_order_statistic),
     ),
-    _claim(
+    claim(
         "tam.smoothed",
         title="The smoothed top-k average is convex, bounds T_k from above, and is within (m/k) log 2 / beta of it",
         statement=(r"F_\beta(s) = \min_t\, t + \tfrac1k \sum_j \tfrac1\beta \log(1 + e^{\beta(s_j - t)}):\ "
@@ -730,7 +689,7 @@ CLAIMS = [
         negative_control=wrong("gap bound log 2 / beta (the m/k factor dropped)",
                                smoothed_topk_gap_bound=lambda m, k, *, beta: 0.0 if k == m else math.log(2.0) / beta),
     ),
-    _claim(
+    claim(
         "tam.alpha-c-closed-form",
         title="alpha_c(r) = 1/[(1 + kappa^2) Phi(kappa) + kappa phi(kappa)], kappa = phi(Phi^{-1}(1-r))/r; "
               "alpha_c(0.15) = 0.2944",
@@ -747,7 +706,7 @@ CLAIMS = [
         negative_control=wrong("alpha_c without the kappa phi(kappa) term",
                                **_wrong_alpha(lambda k, Phi, phi: (1 + k * k) * Phi)),
     ),
-    _claim(
+    claim(
         "tam.alpha-c-as-integral",
         title="(1 + kappa^2) Phi(kappa) + kappa phi(kappa) = E[(kappa + Z)_+^2] and kappa_r = E[Z | Z > Phi^{-1}(1-r)]",
         statement=(r"(1+\kappa^2)\Phi(\kappa) + \kappa\varphi(\kappa) = \mathbb{E}\,(\kappa + Z)_+^2,\quad "
@@ -764,7 +723,7 @@ CLAIMS = [
         negative_control=wrong("kappa = Phi^{-1}(1 - r) (the threshold, not the mean beyond it)",
                                kappa=lambda r: -special.ndtri(r), kappa_mp=capacity.normal_upper_quantile_mp),
     ),
-    _claim(
+    claim(
         "tam.alpha-c-limits",
         title="alpha_c(r) increases in r, tends to 0 as r -> 0 and to 2 (Cover's capacity) as r -> 1",
         statement=(r"\alpha_c \uparrow \text{ in } r,\quad \frac{1}{\tfrac12 + 2\varphi(0)\kappa_r + \kappa_r^2} "
@@ -783,7 +742,7 @@ CLAIMS = [
         negative_control=wrong("alpha_c with the '1 +' dropped: 1/[kappa^2 Phi + kappa phi]",
                                **_wrong_alpha(lambda k, Phi, phi: k * k * Phi + k * phi)),
     ),
-    _claim(
+    claim(
         "tam.cover-counting",
         title="n sign-symmetric homogeneous constraints in general position in R^D are jointly satisfiable "
               "with probability C(n, D)/2^n",
@@ -806,8 +765,8 @@ CLAIMS = [
         },
         negative_control=wrong("binom(n, k) in place of binom(n - 1, k)", cover_probability=_cover_wrong_binomial),
     ),
-    _claim(
-        "tam.threshold",
+    Claim(
+        id="tam.threshold",
         title="Ridgeless TAM retrieves all keys below alpha_c(r): finite-size feasibility crossings fall toward alpha_c",
         statement=(r"\alpha = n/d^2 < \alpha_c(r):\ \text{TAM loss} \to 0,\ \text{almost all keys TAM-retrieved};"
                    r"\quad \alpha > \alpha_c(r):\ \text{limiting loss} > 0"),
@@ -821,13 +780,18 @@ CLAIMS = [
             "(about 0.51 at d = 4, 0.42 at d = 6, against 0.294) and falls toward it",
         ),
         depends_on=("tam.alpha-c-closed-form", "tam.convex"),
-        checks={
-            "feasibility-crossing": (_threshold, "alpha_50 in [alpha_c, 2.5 alpha_c] and alpha_50/alpha_c - 1 "
-                                     "shrinking with d"),
-        },
+        checks=(crossing_check(
+            "feasibility-crossing", success=_tam_success, dims=TAM_DIMS, limit=lambda impl: float(impl.alpha_c(TAM_R)),
+            band=lambda impl: (float(impl.alpha_c(TAM_R)), TAM_BAND * float(impl.alpha_c(TAM_R))),
+            distance=lambda crossing, ac: crossing / ac - 1, shrink=simulation.decays(**TAM_CRITERION),
+            label=f"TAM feasibility (LP) at r = {TAM_R}: alpha_50 / alpha_c - 1", series="TAM LP feasible",
+            plot_title=f"TAM feasibility at r = {TAM_R}: probability that some W gives every key a positive margin",
+            x_label="alpha = n / d^2", domain={"r": [TAM_R]},
+            marks=lambda impl: [(float(impl.alpha_c(TAM_R)), f"alpha_c({TAM_R})"), (2.0, "Cover (r -> 1)")],
+            about=f"alpha_50 in [alpha_c, {TAM_BAND} alpha_c] and alpha_50/alpha_c - 1 shrinking with d", **_LP_SWEEP),),
         negative_control=wrong("alpha_c(1 - r) (the complement fraction)", alpha_c=lambda r: linmem.alpha_c(1 - r)),
     ),
-    _claim(
+    claim(
         "tam.beta-independent",
         title="The TAM transition does not depend on the smoothing beta: ERM crossings agree within one pair",
         statement=(r"\alpha_{50}^{\mathrm{ERM}}(\beta_1) = \alpha_{50}^{\mathrm{ERM}}(\beta_2) "
@@ -846,7 +810,7 @@ CLAIMS = [
         negative_control=wrong("ERM with a ridge growing with beta (ridge + beta/1000)",
                                tam_erm=_erm_ridge_grows_with_beta),
     ),
-    _claim(
+    claim(
         "tam.percentile-edge",
         title="In the SAT phase the signal percentile has a hard lower edge p_alpha = Phi(rho_alpha)",
         statement=r"p_\alpha = \Phi(\rho_\alpha)",
