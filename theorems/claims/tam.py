@@ -556,46 +556,36 @@ def _cover_wrong_binomial(n, D):
 # --- tam.threshold, tam.beta-independent, tam.cmm-percentile-behind ---------------
 
 
-def _erm_crossings(ctx, d, betas, counter) -> dict:
+def _erm_crossings(ctx, d, rng) -> dict:
     """The LP's crossing on the first BETA_TRIALS trials of every size its
-    sweep visited, and the ERM's at each beta on the same instances (run
-    where the LP is feasible: the ERM cannot succeed elsewhere)."""
-    test = _tam_success(ctx.impl)
-    lp, impl, row = crossing_results(ctx, lambda impl: test, [d], **_LP_SWEEP)[d], ctx.impl, {}
-    counter.update({key: counter.get(key, 0) + n for key, n in test.counts.items()})
+    sweep visited, the ERM's at each beta on the same instances (run where
+    the LP is feasible: the ERM cannot succeed elsewhere), and the spread of
+    them all in pairs (units of 1/d^2)."""
+    test, impl = _tam_success(ctx.impl), ctx.impl
+    lp, betas = crossing_results(ctx, lambda impl: test, [d], **_LP_SWEEP)[d], ctx.profile.pick(**BETAS)
+    row = {}
     for beta in betas:
         def succeeds(V, U, beta=beta):  # every plain TAM margin of the ridgeless ERM's W positive
             k = impl.competitor_count(V.shape[1], TAM_R)
             W = impl.tam_erm(V, U, k=k, beta=beta, ridge=0.0, maxiter=ERM_MAXITER).W
             return bool(np.all(impl.tam_margins(W, V, U, k=k) > 0))
 
-        res = sweeps.recheck_crossing(lp, succeeds, keep=BETA_TRIALS, base_seed=kit.seed(ctx.run_seed, "tam-lp"), name="tam.erm",
-                                      params={"code": _CODE, "beta": beta, "maxiter": ERM_MAXITER, "r": TAM_R},
+        res = sweeps.recheck_crossing(lp, succeeds, keep=BETA_TRIALS, base_seed=kit.seed(ctx.run_seed, "tam-lp"),
+                                      name="tam.erm", params={"code": _CODE, "beta": beta, "maxiter": ERM_MAXITER,
+                                                              "r": TAM_R},
                                       cache=kit.sweep_cache(ctx, "tam_erm", "tam_margins", "competitor_count"))
         row.update({"lp": res.first, beta: res.second, f"agree_{beta}": res.agreement})
-    return row
+    vals = [row["lp"], *(row[b] for b in betas)]
+    spread = (max(vals) - min(vals)) * d * d if all(math.isfinite(v) for v in vals) else math.inf
+    return {**row, "spread": spread, "lp_reposed": test.counts}
 
 
-def _beta_independent(ctx):
-    dims, betas, counter = ctx.profile.pick(**BETA_DIMS), ctx.profile.pick(**BETAS), {}
-    info = {d: _erm_crossings(ctx, d, betas, counter) for d in dims}
-
-    def spread(d, rng):  # in pairs
-        vals = [info[d]["lp"]] + [info[d][b] for b in betas]
-        return (max(vals) - min(vals)) * d * d if all(math.isfinite(v) for v in vals) else math.inf
-
-    def criterion(sizes, figures):
-        worst = max(figures)
-        return worst <= BETA_RESOLUTION_PAIRS, worst, BETA_RESOLUTION_PAIRS, (
-            f"crossings alpha_50 (LP, then beta = {list(betas)}): "
-            f"{ {d: [round(info[d][key], 4) for key in ['lp', *betas]] for d in sizes} }; largest spread "
-            f"{worst:.2f} pairs (need <= {BETA_RESOLUTION_PAIRS})")
-
-    ev = simulation.check(ctx, dims, spread, criterion,
-                          label="ridgeless smoothed-TAM ERM at several beta against the TAM feasibility LP",
-                          size_name="d", domain={"beta": list(betas), "r": [TAM_R]})
-    ev.data.update(crossings={str(d): {str(k): v for k, v in r.items()} for d, r in info.items()}, lp_reposed=counter)
-    return ev
+def _crossings_agree(table):
+    worst, betas = max(table.figures), table.profile.pick(**BETAS)
+    return worst <= BETA_RESOLUTION_PAIRS, worst, BETA_RESOLUTION_PAIRS, (
+        f"crossings alpha_50 (LP, then beta = {list(betas)}): "
+        f"{ {d: [round(r[key], 4) for key in ['lp', *betas]] for d, r in zip(table.sizes, table.rows)} }; largest "
+        f"spread {worst:.2f} pairs (need <= {BETA_RESOLUTION_PAIRS})")
 
 
 def _percentile_row(ctx, d, base) -> dict:
@@ -791,7 +781,7 @@ CLAIMS = [
             about=f"alpha_50 in [alpha_c, {TAM_BAND} alpha_c] and alpha_50/alpha_c - 1 shrinking with d", **_LP_SWEEP),),
         negative_control=wrong("alpha_c(1 - r) (the complement fraction)", alpha_c=lambda r: linmem.alpha_c(1 - r)),
     ),
-    claim(
+    sweep_claim(
         "tam.beta-independent",
         title="The TAM transition does not depend on the smoothing beta: ERM crossings agree within one pair",
         statement=(r"\alpha_{50}^{\mathrm{ERM}}(\beta_1) = \alpha_{50}^{\mathrm{ERM}}(\beta_2) "
@@ -804,11 +794,11 @@ CLAIMS = [
             "cannot succeed where the LP is infeasible",
         ),
         depends_on=("tam.smoothed", "tam.threshold"),
-        checks={
-            "crossings-agree": (_beta_independent, "spread of the LP and ERM crossings, in pairs"),
-        },
-        negative_control=wrong("ERM with a ridge growing with beta (ridge + beta/1000)",
-                               tam_erm=_erm_ridge_grows_with_beta),
+        check="crossings-agree", sizes=BETA_DIMS, size_name="d", measure=_erm_crossings, statistic="spread",
+        criterion=_crossings_agree, label="ridgeless smoothed-TAM ERM at several beta against the TAM feasibility LP",
+        domain=lambda table: {"beta": list(table.profile.pick(**BETAS)), "r": [TAM_R]},
+        about="spread of the LP and ERM crossings, in pairs",
+        control=wrong("ERM with a ridge growing with beta (ridge + beta/1000)", tam_erm=_erm_ridge_grows_with_beta),
     ),
     claim(
         "tam.percentile-edge",
