@@ -411,4 +411,5 @@ def test_exact_topk_average_keeps_near_ties_float64_cannot_see():
     s = np.array([Fraction(1) + i * tiny for i in range(4)], dtype=object)
     assert retrieval.topk_average(s, 2) == 1 + Fraction(5, 2) * tiny
     with mpmath.workdps(60):
-        assert abs(retrieval.topk_average(linmem.mp_array(s), 2) - (1 + mpmath.mpf(5) / 2 * 10**-40)) < mpmath.mpf(10)**-55
+        mean = retrieval.topk_average(linmem.mp_array(s), 2)
+        assert abs(mean - (1 + mpmath.mpf(5) / 2 * mpmath.mpf(10) ** -40)) < mpmath.mpf(10) ** -55

@@ -165,7 +165,8 @@ def test_score_inputs_hold_what_their_docstring_says():
     near = dict(plain.precise(None))["near ties, k=1"][0]
     assert min(np.diff(near)) == Fraction(1, 10**40)  # closer than float64 can tell apart
     for label, (a, b, k, theta) in pairs.precise(None):
-        assert list(b) == list(a[::-1]) and theta in (Fraction(1, 2), Fraction(1, 3)) and label.endswith(f"theta={theta}")
+        assert list(b) == list(a[::-1]) and theta in (Fraction(1, 2), Fraction(1, 3))
+        assert label.endswith(f"theta={theta}")
 
     @settings(max_examples=60, database=None, suppress_health_check=list(HealthCheck))
     @given(plain.floats, pairs.floats)

@@ -891,8 +891,8 @@ def crossing_check(
             f"{lim}: {why}" + (f"; outside the band or censored at d = {bad}" if bad else ""))
 
     def plot(t):
-        return _sweep_plot(crossing_plot(plot_title, [{"each": f"{series}, d = {{d}}", "x": "x", "y": "y",
-                                                       "style": "points"}], x_label=x_label, marks=t.rows[0]["marks"]), t)
+        curves = [{"each": f"{series}, d = {{d}}", "x": "x", "y": "y", "style": "points"}]
+        return _sweep_plot(crossing_plot(plot_title, curves, x_label=x_label, marks=t.rows[0]["marks"]), t)
 
     return sweep_table_check(name, sizes=dims, measure=measure, statistic="distance", criterion=criterion,
                              label=label, size_name="d", domain=domain, columns=CROSSING_COLUMNS, plot=plot,

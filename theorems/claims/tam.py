@@ -211,7 +211,8 @@ def _largest_subset_mean(row, k: int):
 def _convex_terms(impl, a, b, k, theta):
     """T_k on the segment from b to a under its chord; T_k(a) the largest k-subset mean (<= C(12, 6) subsets)."""
     T = lambda x: impl.topk_average(x, k)  # noqa: E731
-    return [at_most(T(theta * a + (1 - theta) * b), theta * T(a) + (1 - theta) * T(b)), (T(a), _largest_subset_mean(a, k))]
+    return [at_most(T(theta * a + (1 - theta) * b), theta * T(a) + (1 - theta) * T(b)),
+            (T(a), _largest_subset_mean(a, k))]
 
 
 def _convex_memory(ctx):
@@ -275,7 +276,8 @@ def _smoothed_ladder(ctx):
     def residual(case):
         s, k, beta = [mpmath.mpf(x) for x in case[0]], case[1], mpmath.mpf(case[2])
         m = len(s)
-        F, T = ctx.impl.smoothed_topk_average_mp(s, k, beta=beta, dps=mpmath.mp.dps), ctx.impl.topk_average(np.array(s), k)
+        F = ctx.impl.smoothed_topk_average_mp(s, k, beta=beta, dps=mpmath.mp.dps)
+        T = ctx.impl.topk_average(np.array(s), k)
         bound = (mpmath.mpf(m) / k) * mpmath.log(2) / beta if k < m else 0
         err = max(0, T - F) + max(0, F - T - bound)
         if len(set(s)) == 1:
@@ -640,8 +642,8 @@ CLAIMS = [
         extra_checks=[Check("algebra", EvidenceKind.SYMBOLIC, _upper_algebra,
                             "sympy: T_k - s_[k] is the mean of nonnegative gaps"),
                       Check("float-memory", EvidenceKind.PROPERTY, _upper_memory,
-                            "float64: tam_margins = S_ii - T_k(S_i,-i); certified queries of random memories are in the "
-                            "top k")],
+                            "float64: tam_margins = S_ii - T_k(S_i,-i); certified queries of random memories are "
+                            "in the top k")],
         control=wrong("top-k sum divided by k + 1", topk_average=lambda s, k: linmem.topk_average(s, k) * k / (k + 1)),
     ),
     inequality(
@@ -778,7 +780,8 @@ CLAIMS = [
             plot_title=f"TAM feasibility at r = {TAM_R}: probability that some W gives every key a positive margin",
             x_label="alpha = n / d^2", domain={"r": [TAM_R]},
             marks=lambda impl: [(float(impl.alpha_c(TAM_R)), f"alpha_c({TAM_R})"), (2.0, "Cover (r -> 1)")],
-            about=f"alpha_50 in [alpha_c, {TAM_BAND} alpha_c] and alpha_50/alpha_c - 1 shrinking with d", **_LP_SWEEP),),
+            about=f"alpha_50 in [alpha_c, {TAM_BAND} alpha_c] and alpha_50/alpha_c - 1 shrinking with d",
+            **_LP_SWEEP),),
         negative_control=wrong("alpha_c(1 - r) (the complement fraction)", alpha_c=lambda r: linmem.alpha_c(1 - r)),
     ),
     sweep_claim(
