@@ -114,6 +114,37 @@ _HYPOTHESIS_RUN: dict[str, Any] = {"seed": None, "database": None}
 
 
 @contextmanager
+def _no_source_constants():
+    """Hypothesis (6.131 on) sometimes draws constants it collects from the
+    source of every local module imported so far. Then a figure would depend
+    on which claim modules a run loaded (``--only`` against the whole
+    catalogue, a replay command against the run it came from), on an edit to
+    an unrelated constant anywhere in the project, and on whether the project
+    is installed editable (site-packages are not "local"). Inside this
+    context that pool is empty, so the generated cases are a function of the
+    strategies, the check's seed and Hypothesis's own fixed constants alone.
+    A no-op on a Hypothesis without the pool."""
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # pragma: no cover - layout of another Hypothesis version
+        yield
+        return
+    get, cache = getattr(providers, "_get_local_constants", None), getattr(providers, "CONSTANTS_CACHE", None)
+    if get is None or not hasattr(providers, "Constants"):
+        yield
+        return
+    providers._get_local_constants = lambda: providers.Constants()
+    if cache is not None:
+        cache.cache.clear()  # permitted constants computed from the old pool
+    try:
+        yield
+    finally:
+        providers._get_local_constants = get
+        if cache is not None:
+            cache.cache.clear()
+
+
+@contextmanager
 def hypothesis_run(*, seed: Any = None, database: bool = False):
     """Hypothesis's configuration while checks run.
 
@@ -128,7 +159,9 @@ def hypothesis_run(*, seed: Any = None, database: bool = False):
     theorems seed alone. ``database=True`` lets the checks save and replay
     failing examples (Hypothesis's convention, used when a Hypothesis option
     is given); without it no example database is read or written, so a
-    verdict depends only on the code and the theorems seed.
+    verdict depends only on the code and the theorems seed. Hypothesis's
+    constants drawn from the project's source are off (:func:`_no_source_constants`),
+    so the cases do not depend on which modules a run imported.
     """
     from hypothesis import configuration
     from hypothesis.database import DirectoryBasedExampleDatabase
@@ -153,7 +186,8 @@ def hypothesis_run(*, seed: Any = None, database: bool = False):
         db = DirectoryBasedExampleDatabase(configuration.storage_directory("examples").path)
     _HYPOTHESIS_RUN.update(seed=seed, database=db)
     try:
-        yield
+        with _no_source_constants():
+            yield
     finally:
         _HYPOTHESIS_RUN.update(previous)
         if home is not None:
