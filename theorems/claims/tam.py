@@ -42,8 +42,9 @@ from theorems import kit, strategies
 from theorems.evidence import expectation, montecarlo, precise, property, simulation, symbolic
 from theorems.model import Check, Claim, ClaimKind, EvidenceKind
 from theorems.sweepcache import source_fingerprint
-from theorems.residuals import at_most
-from theorems.templates import claim, crossing_check, crossing_results, inequality, sweep_claim, wrong
+from theorems.residuals import at_most, residual
+from theorems.templates import (claim, crossing_check, crossing_results, exact_check, inequality, sweep_claim,
+                                wrong)
 from theorems.tolerance import CERTIFIED_MARGIN_ULPS, margin_sd, scaled_residual
 
 __all__ = ["CLAIMS"]
@@ -176,8 +177,16 @@ def _upper_terms(impl, s, k):
     return [at_most(sorted(s, reverse=True)[k - 1], T), (T, min(t + sum(max(x - t, 0 * t) for x in s) / k for t in s))]
 
 
+def _margin_terms(impl, W, V, U, k):
+    """tam_margins = S_ii - T_k(S_i,-i) with T_k(S_i,-i) >= the k-th largest competitor S_i,[k]."""
+    S = (V.T @ W.T) @ U
+    T = impl.topk_average(S, k)
+    kth = np.array([sorted(np.delete(row, i), reverse=True)[k - 1] for i, row in enumerate(S)], dtype=S.dtype)
+    return [(impl.tam_margins(W, V, U, k=k), np.diagonal(S) - T), at_most(kth, T)]
+
+
 def _upper_memory(ctx):
-    def measure(case):  # the margins are S_ii - T_k(S_i,-i); a certified positive one puts the match in the top k
+    def measure(case):  # the margins' terms, and a certified positive margin puts the match in the top k
         _, W, V, U, k = case
         margins, S = ctx.impl.tam_margins(W, V, U, k=k), (V.T @ W.T) @ U
         match = np.diag(S)  # a margin above its rounding certifies the match is in the top k
@@ -185,7 +194,7 @@ def _upper_memory(ctx):
         beaten = np.sum(S >= match[:, None], axis=1) - (match >= match)  # competitors at or above the match
         if np.any((margins > tau) & (beaten > k - 1)):
             return math.inf
-        return scaled_residual(float(np.max(np.abs(margins - match + ctx.impl.topk_average(S, k)))),
+        return scaled_residual(residual(_margin_terms(ctx.impl, W, V, U, k)),
                                scale=S.shape[0] * (float(np.max(np.abs(S))) or 1.0))
 
     return property.check(ctx, strategies.memory_instances(), measure, describe=lambda c: c[0])
@@ -641,6 +650,10 @@ CLAIMS = [
         scale=lambda s, k: len(s) * (max(map(abs, s)) or 1),
         extra_checks=[Check("algebra", EvidenceKind.SYMBOLIC, _upper_algebra,
                             "sympy: T_k - s_[k] is the mean of nonnegative gaps"),
+                      exact_check("exact-memory", terms=_margin_terms, names=("W", "V", "U", "k"),
+                                  exact=strategies.memory_instances().map(lambda c: (*map(kit.exact, c[1:4]), c[4])),
+                                  about="memories of Gaussian keys and targets (their binary values): "
+                                        "tam_margins = S_ii - T_k(S_i,-i), T_k >= the k-th largest competitor"),
                       Check("float-memory", EvidenceKind.PROPERTY, _upper_memory,
                             "float64: tam_margins = S_ii - T_k(S_i,-i); certified queries of random memories are "
                             "in the top k")],
