@@ -540,6 +540,8 @@ CASES = [
     *bad_top1_problem(linmem.percentile_rank),
     *bad_top1_problem(linmem.tam_margins, {"k": 1}, float_only=False),
     (linmem.tam_margins, (linmem.exact_array(T3), I3, T3), {"k": 1}, TypeError, "keys, targets must be object arrays like the others"),
+    (linmem.tam_margins, tuple(map(linmem.exact_array, (I3, I3, T3))), {"k": 3}, ValueError, "k must be an integer in 1..2 (the number of competitors), got 3"),
+    (linmem.tam_margins, tuple(linmem.exact_array([[1]]) for _ in range(3)), {"k": 1}, ValueError, "keys must have at least 2 columns"),
     *bad_ints(linmem.tam_margins, (I3, I3, T3), {"k": 1}, "k", "k"),
     (linmem.tam_margins, (I3, I3, T3), {"k": 3}, ValueError, "k must be an integer in 1..2 (the number of competitors), got 3"),
     *bad_arrays(linmem.topk_average, (T3, 1), {}, 0, "scores", any_ndim=True),
