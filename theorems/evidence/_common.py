@@ -117,10 +117,11 @@ _HYPOTHESIS_RUN: dict[str, Any] = {"seed": None, "database": None}
 def _no_source_constants():
     """Hypothesis (6.131 on) sometimes draws constants it collects from the
     source of every local module imported so far. Then a figure would depend
-    on which claim modules a run loaded (``--only`` against the whole
-    catalogue, a replay command against the run it came from), on an edit to
-    an unrelated constant anywhere in the project, and on whether the project
-    is installed editable (site-packages are not "local"). Inside this
+    on an edit to an unrelated literal anywhere in the project (seen: figures
+    of claims nobody touched moved between commits), on the modules a process
+    happened to import (a user's ``--claims`` modules, the project the pytest
+    plugin runs in), and on whether the project is installed editable
+    (site-packages are not "local"). Inside this
     context that pool is empty, so the generated cases are a function of the
     strategies, the check's seed and Hypothesis's own fixed constants alone.
     A no-op on a Hypothesis without the pool."""
