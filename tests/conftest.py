@@ -8,7 +8,10 @@ theorems/pytest_plugin.py)."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
+from pathlib import Path
 
 import mpmath
 import pytest
@@ -32,3 +35,22 @@ def _reset_mpmath_precision():
     leaked = mpmath.mp.prec
     mpmath.mp.prec = before
     assert leaked == before, f"mpmath precision leaked: {before} -> {leaked}"
+
+
+TOOLS = Path(__file__).resolve().parents[1] / "tools"
+
+
+@pytest.fixture(scope="session")
+def load_tool():
+    """``load_tool(name)``: the script ``tools/<name>.py`` imported as the
+    module ``<name>_tool`` (registered in ``sys.modules``, which dataclasses
+    and pickling of its objects need)."""
+
+    def load(name: str):
+        spec = importlib.util.spec_from_file_location(f"{name}_tool", TOOLS / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+        return module
+
+    return load

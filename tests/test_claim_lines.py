@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
-TOOL = Path(__file__).resolve().parents[1] / "tools" / "claim_lines.py"
 
 MODULE = textwrap.dedent('''
     """Docstring."""
@@ -50,12 +46,8 @@ MODULE = textwrap.dedent('''
 
 
 @pytest.fixture(scope="module")
-def tool():
-    spec = importlib.util.spec_from_file_location("claim_lines_tool", TOOL)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["claim_lines_tool"] = module
-    spec.loader.exec_module(module)
-    return module
+def tool(load_tool):
+    return load_tool("claim_lines")
 
 
 @pytest.fixture

@@ -3,25 +3,16 @@
 from __future__ import annotations
 
 import ast
-import importlib.util
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import linmem
 
-TOOL = Path(__file__).resolve().parents[1] / "tools" / "mutation.py"
-
 
 @pytest.fixture(scope="module")
-def mutation():
-    spec = importlib.util.spec_from_file_location("mutation_tool", TOOL)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["mutation_tool"] = module
-    spec.loader.exec_module(module)
-    return module
+def mutation(load_tool):
+    return load_tool("mutation")
 
 
 def test_linmem_gets_mutants_of_every_matrix_and_classic_operator(mutation):
