@@ -38,7 +38,7 @@ def _planted(offset):
 def _claim_of(offset, band=(2.0, 16.0)):
     check = crossing_check(
         "trend", success=_planted(offset), dims=dict(quick=(8, 16, 32), standard=(8, 16, 32), thorough=(8, 16, 32)),
-        band=band, limit=4, distance=lambda c: abs(c - 4), shrink=simulation.shrinks(max_slope=-0.3,
+        band=band, limit=4, distance=lambda c, limit: abs(c - limit), shrink=simulation.shrinks(max_slope=-0.3,
                                                                                      max_last_over_first=0.6),
         label="|crossing - 4|", series="planted", plot_title="planted crossings", x_label="d^2 / (n ln n)",
         marks=((4, "4"),), load_kind="ratio", bracket=(1.0, 32.0), trials=dict(quick=16, standard=16, thorough=16),
@@ -84,7 +84,7 @@ def test_crossing_plot_marks_the_constants():
     assert spec["hlines"] == [{"y": 0.5, "label": "1/2"}] and spec["y_label"] == "success rate"
     with pytest.raises(ValueError, match="sizes must give every profile level"):
         crossing_check("x", success=_planted(lambda d: 0.0), dims={"quick": (8,)}, band=(0, 1), limit=0,
-                       distance=abs, shrink=None, label="", series="", plot_title="", x_label="")
+                       distance=lambda c, limit: abs(c - limit), shrink=None, label="", series="", plot_title="", x_label="")
 
 
 def test_band_limit_and_marks_may_be_formulas_of_impl_so_a_control_reaches_them():

@@ -851,7 +851,7 @@ CROSSING_COLUMNS = ("crossing", "distance", "n50", "slope", "censored", "evaluat
 def crossing_check(
     name: str, *, success: Callable[[Any], Callable[[np.ndarray, np.ndarray], bool]],
     dims: Mapping[str, Sequence[int]], band: tuple[float, float] | Callable, limit: float | Callable,
-    distance: Callable[..., float], shrink: Callable, label: str, series: str, plot_title: str, x_label: str,
+    distance: Callable[[float, float], float], shrink: Callable, label: str, series: str, plot_title: str, x_label: str,
     marks: Sequence[tuple[float, str]] | Callable = (), about: str = "", domain: Mapping[str, Any] | None = None,
     **sweep: Any,
 ) -> Check:
@@ -860,12 +860,11 @@ def crossing_check(
     (``sweep`` holds its keywords: ``load_kind``, ``bracket``, ``trials``,
     ``steps``, ``seed_label``, ``cache_name``, ``params``, ``formulas``); every
     crossing finite, uncensored and inside ``band``, and the figure
-    ``distance(crossing)`` (to ``limit``) judged by ``shrink(sizes,
+    ``distance(crossing, limit)`` judged by ``shrink(sizes,
     figures)`` (e.g. :func:`theorems.evidence.simulation.shrinks`; a
     non-finite distance is passed as inf). ``band``, ``limit`` and ``marks``
     may be functions of ``ctx.impl`` (so a control that replaces the
-    formula of the limit reaches them); the figure is then ``distance(crossing,
-    limit)``. A success test with a ``counts`` dict (e.g. the instances an LP
+    formula of the limit reaches them). A success test with a ``counts`` dict (e.g. the instances an LP
     re-posed) leaves it in ``data["counts"]`` per d. The evidence has the
     table of :data:`CROSSING_COLUMNS` per d, the searched ``domain`` beside d
     and the success curves as a plot."""
@@ -874,11 +873,10 @@ def crossing_check(
         test, lim = success(ctx.impl), limit(ctx.impl) if callable(limit) else limit
         r = crossing_results(ctx, lambda impl: test, [d], **sweep)[d]
         x, y, _ = r.success_curve()
-        return {"crossing": r.crossing, "distance": distance(r.crossing, lim) if callable(limit) else
-                distance(r.crossing), "n50": r.n50, "slope": r.slope, "censored": r.censored,
-                "evaluations": r.evaluations, "cache_hits": r.cache_hits, "x": x, "y": y, "limit": lim,
-                "band": band(ctx.impl) if callable(band) else band, "counts": dict(getattr(test, "counts", {})),
-                "marks": marks(ctx.impl) if callable(marks) else marks}
+        return {"crossing": r.crossing, "distance": distance(r.crossing, lim), "n50": r.n50, "slope": r.slope,
+                "censored": r.censored, "evaluations": r.evaluations, "cache_hits": r.cache_hits, "x": x, "y": y,
+                "limit": lim, "band": band(ctx.impl) if callable(band) else band,
+                "counts": dict(getattr(test, "counts", {})), "marks": marks(ctx.impl) if callable(marks) else marks}
 
     def criterion(t):
         (lo, hi), lim = t.rows[0]["band"], t.rows[0]["limit"]

@@ -665,7 +665,7 @@ CLAIMS = [
         depends_on=("t1.score-scales",),
         checks=(
             _crossing_trend("crossing-trend", "cmm", "cmm", CMM_BRACKET, "CMM", dims=CMM_DIMS, band=CMM_BAND,
-                            shrink=CMM_SHRINK, distance=lambda c: abs(c - CMM_TOP1_CONSTANT), series="CMM",
+                            shrink=CMM_SHRINK, distance=lambda c, limit: abs(c - limit), series="CMM",
                             label="CMM all-pairs top-1: |finite-size crossing of d^2/(n ln n) - 8|",
                             about="|crossing - 8| shrinks with d; every crossing in [2, 32]"),
         ),
@@ -696,7 +696,7 @@ CLAIMS = [
             Check("optimal-crossing", EvidenceKind.SIMULATION, _optimal_crossing, _LP_SWEEP.description),
             _crossing_trend("least-squares-crossing", "ls", "least_squares_store", LS_BRACKET, "Least-squares memory",
                             dims=LS_DIMS, band=LS_BAND, shrink=LS_SHRINK,
-                            distance=lambda c: CMM_TOP1_CONSTANT - c, series="least squares",
+                            distance=lambda c, limit: limit - c, series="least squares",
                             label="least-squares memory U V^+: 8 - finite-size crossing of d^2/(n ln n)",
                             about="least-squares crossings in [2, 8], approaching 8"),
         ),
