@@ -820,8 +820,6 @@ def repeated_key_matrices(draw, *, max_dim: int = 3, max_count: int = 3):
 
 # --- keys with known factors, and values: the family of the key-SVD claims -----------
 
-from theorems import kit  # noqa: E402
-
 __all__ += ["FACTORED_LADDER", "factored_keys_and_values"]
 
 #: Ladder keys of :func:`factored_keys_and_values`, ``(d, M, singular values, each

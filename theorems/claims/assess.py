@@ -77,7 +77,8 @@ def _property(ctx):
     cases = st.tuples(float_key_cases(), st.sampled_from((0.0, 1e-3, 1.0)))  # (keys and values, shift of W)
 
     def measure(example):
-        (case, shift), K, V = example, example[0].K, example[0].V
+        case, shift = example
+        K, V = case.K, case.V
         W = V @ np.linalg.pinv(K) + shift  # LAPACK's V K^+ (within the documented tolerance) recognised;
         # W + 1 refused only beyond twice that tolerance (at cond(K) ~ 1e9 a unit shift is within it)
         refused = shift == 1.0 and shift * math.sqrt(W.size) > 2 * least_squares_tolerance(K, V)
