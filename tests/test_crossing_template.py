@@ -88,9 +88,9 @@ def test_crossing_plot_marks_the_constants():
 
 
 def test_band_limit_and_marks_may_be_formulas_of_impl_so_a_control_reaches_them():
+    import dataclasses
     from types import SimpleNamespace
 
-    from theorems import kit
     from theorems.model import Context
     from theorems.templates import crossing_results
 
@@ -105,7 +105,7 @@ def test_band_limit_and_marks_may_be_formulas_of_impl_so_a_control_reaches_them(
         return counted
 
     sweep = dict(load_kind="ratio", bracket=(1.0, 32.0), trials=dict(quick=16, standard=16, thorough=16), steps=6,
-                 seed_label="planted", cache_name="test.crossing", params={}, formulas=("cmm",), seed=kit.seed)
+                 seed_label="planted", cache_name="test.crossing", params={}, formulas=("cmm",))
     check = crossing_check(
         "trend", success=success, dims=dict(quick=(8, 16, 32), standard=(8, 16, 32), thorough=(8, 16, 32)),
         band=lambda impl: (impl.limit / 2, 4 * impl.limit), limit=lambda impl: impl.limit,
@@ -121,12 +121,12 @@ def test_band_limit_and_marks_may_be_formulas_of_impl_so_a_control_reaches_them(
     rows = right.data["table"]["rows"]
     for row in rows:  # every instance the bisection evaluated went through the test and was counted
         assert right.data["counts"][str(row[0])] == {"calls": row[6]} and row[6] > 0
-    # the seed function picks the instances: kit.seed's stream, not kit.shared_seed's
-    def first_entries(seed):
+    # the instances come from kit.seed(run seed, seed_label): the same for every claim, not for every label
+    def first_entries(label, claim_id="t"):
         seen = []
-        crossing_results(ctx(4.0), lambda impl: lambda V, U: seen.append(V[0, 0]) or True, [8],
-                         **{**sweep, "seed": seed})
+        crossing_results(dataclasses.replace(ctx(4.0), claim_id=claim_id),
+                         lambda impl: lambda V, U: seen.append(V[0, 0]) or True, [8], **{**sweep, "seed_label": label})
         return seen
 
-    ours = first_entries(kit.seed)
-    assert ours == first_entries(kit.seed) and ours != first_entries(kit.shared_seed)
+    ours = first_entries(sweep["seed_label"])
+    assert ours == first_entries(sweep["seed_label"], claim_id="another") != first_entries("another label")

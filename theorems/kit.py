@@ -15,8 +15,8 @@ computations that are *not* under test:
 Randomness. :func:`seed` and :func:`generator` derive every stream from a
 parent seed and labels through :class:`numpy.random.SeedSequence` (the same
 scheme as :meth:`theorems.model.Context.rng`): no arithmetic offsets.
-:func:`shared_seed` is the base seed of a sweep that several checks of a
-run share (one cache entry serves them all).
+The base seed of a sweep that several checks of a run share (one cache
+entry serves them all) is ``seed(run_seed, label)``, without the claim id.
 
 Distributions. :func:`spherical_batch` draws batches of unit columns;
 :func:`store` evaluates a store that is linear in the values on a batch of
@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import zlib
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
@@ -53,7 +52,6 @@ __all__ = [
     "rational_spectrum",
     "scale",
     "seed",
-    "shared_seed",
     "sign_expectation",
     "sign_values",
     "spherical_batch",
@@ -197,19 +195,6 @@ def seed(parent: int, *labels: str) -> int:
     True
     """
     return derive_seed(parent, *labels)
-
-
-def shared_seed(run_seed: int, label: str) -> int:
-    """The base seed of a sweep that several checks of a run share (so one
-    per-instance cache entry serves them all): ``CRC32("run_seed:label")``,
-    the same for every claim and check, unlike :func:`seed`. Its form is
-    kept so that the sweeps' instances (and figures) stay those of earlier
-    runs; a new sweep may use ``seed(run_seed, label)`` instead.
-
-    >>> shared_seed(20261130, "lp") == shared_seed(20261130, "lp") != shared_seed(20261130, "cmm")
-    True
-    """
-    return zlib.crc32(f"{run_seed}:{label}".encode())
 
 
 def generator(parent: int, *labels: str) -> np.random.Generator:

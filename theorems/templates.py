@@ -815,13 +815,12 @@ def crossing_results(
     ctx: Context, success: Callable[[Any], Callable[[np.ndarray, np.ndarray], bool]], dims: Sequence[int], *,
     load_kind: str, bracket: tuple[float, float], trials: Mapping[str, int], steps: int, seed_label: str,
     cache_name: str, params: Mapping[str, Any], formulas: Sequence[str],
-    seed: Callable[[int, str], int] = kit.shared_seed,
 ) -> dict:
     """Per dimension ``d`` in ``dims``, the finite-size 1/2 crossing of
     ``success(ctx.impl)(keys, targets)`` (:func:`linmem.sweeps.bisect_crossing`
     on ``load_kind``, fresh instances, ``trials`` per bisection step per
-    profile level). Instances come from ``seed(run seed, seed_label)``
-    (:func:`theorems.kit.shared_seed`, or :func:`theorems.kit.seed`), so every
+    profile level). Instances come from ``kit.seed(run seed, seed_label)``
+    (:func:`theorems.kit.seed`, no claim id), so every
     check of a run that sweeps the same label reads the same cache entries
     (``cache_name``, ``params``); the cache is off when the run overrides one
     of the ``formulas`` the success test calls (:func:`theorems.kit.sweep_cache`)."""
@@ -830,7 +829,7 @@ def crossing_results(
     test = success(ctx.impl)
     return {d: sweeps.bisect_crossing(
         test, d, load_kind=load_kind, bracket=bracket, trials=ctx.profile.pick(**trials), steps=steps,
-        base_seed=seed(ctx.run_seed, seed_label), name=cache_name, params=dict(params),
+        base_seed=kit.seed(ctx.run_seed, seed_label), name=cache_name, params=dict(params),
         cache=kit.sweep_cache(ctx, *formulas)) for d in dims}
 
 

@@ -155,7 +155,7 @@ def _tam_success(impl):
 #: TAM_BRACKET alpha_c, instances from kit.seed(run seed, "tam-lp").
 _LP_SWEEP = dict(load_kind="alpha", bracket=tuple(x * float(linmem.alpha_c(TAM_R)) for x in TAM_BRACKET),
                  trials=dict(quick=TAM_TRIALS, standard=TAM_TRIALS, thorough=TAM_TRIALS), steps=TAM_STEPS,
-                 seed_label="tam-lp", seed=kit.seed, cache_name="tam.lp", params={"code": _CODE, "r": TAM_R},
+                 seed_label="tam-lp", cache_name="tam.lp", params={"code": _CODE, "r": TAM_R},
                  formulas=("tam_feasible", "competitor_count"))
 
 

@@ -293,7 +293,7 @@ def _lp_row(ctx, d, rng):
 
     res = sweeps.nested_critical_sizes(
         success, d, n_range=(3, max(4, math.ceil(linmem.critical_n(d, LP_MIN_RATIO)))), seeds=range(pools),
-        base_seed=kit.shared_seed(ctx.run_seed, "lp"), name="top1.lp", params={"code": _CODE},
+        base_seed=kit.seed(ctx.run_seed, "lp"), name="top1.lp", params={"code": _CODE},
         cache=kit.sweep_cache(ctx, "max_margin_memory", "GordanCertificate"))
     c, (x, y) = res.crossing("ratio"), res.success_curve("ratio")
     row = {"crossing": c, "n": math.nan, "prediction": math.nan, "window": None, "censored": True, "gap": math.inf,
@@ -525,7 +525,7 @@ def _repair_row(ctx, d, rng):
     split layout at the stated small-block width, each count cached on its own
     keyed by the formulas it calls; and impl.paired_gain of the overlay over
     CMM (mean gain, paired t over the seeds, CMM failures left unrepaired)."""
-    impl, base_seed, row = ctx.impl, kit.shared_seed(ctx.run_seed, "repair"), {}
+    impl, base_seed, row = ctx.impl, kit.seed(ctx.run_seed, "repair"), {}
     layouts = ("cmm", "overlay") + (() if "sparse_repair_memory" in getattr(impl, "overridden", ()) else ("split",))
 
     def count(n, s, layout):

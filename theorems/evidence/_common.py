@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import tempfile
 import time
-import zlib
 from contextlib import contextmanager
 from typing import Any
 
@@ -15,7 +14,7 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis import seed as _hypothesis_seed_decorator
 
 from theorems.impl import FORMULA_ERRORS, raised_by_formula
-from theorems.model import Context, Evidence, EvidenceKind, EvidenceStatus, jsonable
+from theorems.model import Context, Evidence, EvidenceKind, EvidenceStatus, derive_seed, jsonable
 
 __all__ = [
     "IMPLEMENTATION_ERRORS",
@@ -204,7 +203,7 @@ def hypothesis_seed(ctx: Context):
     Hypothesis's observations, the heading of its statistics and the key of
     its example database."""
     forced = _HYPOTHESIS_RUN["seed"]
-    value = ctx.seed if forced is None else zlib.crc32(f"{forced}:{ctx.seed}".encode())
+    value = ctx.seed if forced is None else derive_seed(forced, str(ctx.seed))
     name = f"{ctx.claim_id}::{ctx.check_name}"
 
     def decorate(test):
