@@ -236,8 +236,15 @@ CMM_SHRINK = simulation.decays(max_slope=-0.2, max_last_over_first=0.6)
 LP_DIMS = kit.levels((3, 4, 5, 6), standard=(8, 12, 16), thorough=(8, 12, 16, 24, 32))
 LP_SEEDS = dict(quick=10, standard=16, thorough=16)
 
-#: The LP sweep searches n up to the size at load ratio LP_MIN_RATIO.
+#: The LP sweep searches n up to the size at load ratio LP_MIN_RATIO; at
+#: most LP_MAX_CENSORED_SHARE of a dimension's pools may lie outside (their
+#: n* beyond the range: the median crossing is still identified). A pool
+#: at the top of the range is rare, not wrong: at d = 3 (range 3..10) 600
+#: pools reached at most n* = 8, but at the default seed one of 40 retrieves
+#: all 10 pairs (margin 0.0034), which failed the run when any censored
+#: pool did (about one run seed in 20).
 LP_MIN_RATIO = 0.4
+LP_MAX_CENSORED_SHARE = 0.25
 
 #: LP criterion: every finite-size crossing c_d is below 2 and within LP_BAND
 #: of the second-order-corrected prediction 2 - 3 ln ln n / ln n (004's
@@ -296,7 +303,7 @@ def _lp_row(ctx, d, rng):
         base_seed=kit.seed(ctx.run_seed, "lp"), name="top1.lp", params={"code": _CODE},
         cache=kit.sweep_cache(ctx, "max_margin_memory", "GordanCertificate"))
     c, (x, y) = res.crossing("ratio"), res.success_curve("ratio")
-    row = {"crossing": c, "n": math.nan, "prediction": math.nan, "window": None, "censored": True, "gap": math.inf,
+    row = {"crossing": c, "n": math.nan, "prediction": math.nan, "window": None, "censored": pools, "gap": math.inf,
            "pools": pools, "n_star": res.n_star.tolist(), "evaluations": res.evaluations,
            "cache_hits": res.cache_hits, "x": x, "y": y}
     if math.isfinite(c) and c > 0:
@@ -308,12 +315,13 @@ def _lp_row(ctx, d, rng):
 
 def _lp_criterion(t):
     above = t.where(lambda r: not r["crossing"] < OPTIMAL_TOP1_CONSTANT)
-    censored = t.where(lambda r: r["censored"])
+    censored = t.where(lambda r: r["censored"] > LP_MAX_CENSORED_SHARE * r["pools"])
     worst = max(t.figures)
     return worst <= LP_BAND and not above and not censored, worst, LP_BAND, (
         f"crossings {[round(c, 3) for c in t.column('crossing')]} vs 2 - 3 lnln n/ln n = "
         f"{[round(p, 3) for p in t.column('prediction')]}; largest gap {worst:.3f} "
-        f"(need <= {LP_BAND}); at or above 2 at d = {above}; censored at d = {censored}")
+        f"(need <= {LP_BAND}); at or above 2 at d = {above}; more than {LP_MAX_CENSORED_SHARE:g} of the pools "
+        f"censored at d = {censored}")
 
 
 _LP_SWEEP = sweep_table_check(
