@@ -18,10 +18,8 @@ import numpy as np
 from linmem._validation import (
     as_matrix,
     check_generator,
-    check_in_closed_interval,
     check_memory,
     check_positive_int,
-    check_same_count,
 )
 
 __all__ = [

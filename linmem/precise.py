@@ -19,7 +19,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from linmem._validation import EXACT, FLOAT, MPMATH, as_matrix, number_kind
+from linmem._validation import EXACT, MPMATH, as_matrix, number_kind
 
 __all__ = ["exact_array", "mp_array", "to_float"]
 

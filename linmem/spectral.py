@@ -21,7 +21,7 @@ from typing import NamedTuple
 import mpmath
 import numpy as np
 
-from linmem._validation import EXACT, FLOAT, MPMATH, as_matrix, check_memory, number_kind
+from linmem._validation import EXACT, FLOAT, as_matrix, check_memory, number_kind
 from linmem.tolerances import rank_tolerance
 
 __all__ = [

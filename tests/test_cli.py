@@ -159,7 +159,7 @@ def test_exit_code_and_every_report_give_one_verdict(only, seed, fail_on, code, 
     verdicts = _verdicts(tmp_path / "r")
     assert verdicts.pop("fail_on") == fail_set
     assert verdicts == dict.fromkeys(verdicts, code == 0)
-    assert (f"verdict: OK" if code == 0 else "verdict: NOT OK") in out
+    assert ("verdict: OK" if code == 0 else "verdict: NOT OK") in out
 
 
 @pytest.mark.parametrize("fail_on, outcome", [(None, "1 failed"), ("FAILED,ERROR", "1 skipped")])
@@ -212,7 +212,7 @@ def test_a_partial_run_says_it_replaces_the_full_report(tmp_path, capsys):
     (tmp_path / "report.json").write_text(json.dumps(full))
     code, out, _ = _run(["verify", "--claims", FAKE, "--only", "fake.stable", "--out", tmp_path], capsys)
     assert code == 0
-    assert f"partial run (1 of " in out and f"it replaces the full report in {tmp_path} (2 claims)" in out
+    assert "partial run (1 of " in out and f"it replaces the full report in {tmp_path} (2 claims)" in out
     assert "give --out to write beside it" in out
     code, out, _ = _run(["verify", "--claims", FAKE, "--only", "fake.stable", "--out", tmp_path / "new"], capsys)
     assert f"reports go to {tmp_path / 'new'}" in out

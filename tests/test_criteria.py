@@ -32,7 +32,7 @@ from theorems.model import (
 )
 from theorems.profiles import PROFILES, get_profile
 from theorems.registry import Registry, load_claims
-from theorems.runner import derive_status, run, run_check
+from theorems.runner import run, run_check
 from theorems.templates import SweepTable
 from theorems.tolerance import (
     LADDER_MIN_DROP_DIGITS,

@@ -25,14 +25,9 @@ import linmem
 from linmem import (
     capacity,
     ensembles,
-    estimates,
     learn,
     optimality,
-    precise,
-    recall,
     retrieval,
-    spectral,
-    stores,
     tolerances,
 )
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import linmem
 from theorems import kit
-from theorems.claims import capacity, recall
+from theorems.claims import capacity
 from theorems.strategies import repeated_key_matrices
 
 

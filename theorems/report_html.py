@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-from theorems.junit import fail_on, figure_name, result_message
+from theorems.junit import fail_on, result_message
 from theorems.plots import (
     KIND_SHAPES,
     STATUS_COLOURS,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from hypothesis import find, seed
+from hypothesis import find
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample
 

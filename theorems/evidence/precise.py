@@ -22,7 +22,6 @@ Inputs are exact (rational) so that each rung rounds them afresh.
 
 from __future__ import annotations
 
-import math
 from typing import Any, Callable, Sequence
 
 import mpmath
