@@ -41,6 +41,7 @@ __all__ = [
     "SIMULATION_WRONG_VERDICT_RATE",
     "CERTIFIED_MARGIN_ULPS",
     "REFERENCE_CONDITION_ALLOWANCE",
+    "REFERENCE_QUAD_EPSREL",
     "ladder_fall",
     "least_squares_tolerance",
     "margin_sd",
@@ -90,6 +91,11 @@ CERTIFIED_MARGIN_ULPS = 4
 #: implementation's): the gap is scaled by M * REFERENCE_CONDITION_ALLOWANCE * eps.
 #: The real-embedding pairs it serves have cond(V) about 4 (d = 32, M = 96).
 REFERENCE_CONDITION_ALLOWANCE = 1e3
+
+#: Relative accuracy asked of a float reference quadrature (scipy's quad on
+#: the TAM integrals); its own error estimate is subtracted from the gap
+#: before the gap is scaled and judged against THRESHOLD.
+REFERENCE_QUAD_EPSREL = 1e-13
 
 
 def margin_sd(rate: float = SIMULATION_WRONG_VERDICT_RATE) -> float:

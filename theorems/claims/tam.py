@@ -45,7 +45,7 @@ from theorems.sweepcache import source_fingerprint
 from theorems.residuals import at_most, residual
 from theorems.templates import (claim, crossing_check, crossing_results, exact_check, inequality, sweep_claim,
                                 wrong)
-from theorems.tolerance import CERTIFIED_MARGIN_ULPS, margin_sd, scaled_residual
+from theorems.tolerance import CERTIFIED_MARGIN_ULPS, REFERENCE_QUAD_EPSREL, margin_sd, scaled_residual
 
 __all__ = ["CLAIMS"]
 
@@ -116,10 +116,9 @@ RATE_BETAS = (1.0, 10.0, 100.0, 1e3, 1e4)
 RATE_TIED = (8, 4)
 RATE_SLOPE = (-1.05, -0.95)
 
-#: The float quadratures of alpha-c-as-integral, and the precision ladder of
-#: the mpmath quadratures (two rungs 70 digits apart: the residual must fall
-#: by 50 of them; mpmath.quad at 150 digits costs over a second per integral).
-QUAD_EPSREL = 1e-13
+#: The precision ladder of alpha-c-as-integral's mpmath quadratures (two rungs
+#: 70 digits apart: the residual must fall by 50 of them; mpmath.quad at 150
+#: digits costs over a second per integral).
 QUAD_LADDER = (50, 120)
 
 _TAM_SETTING = ("keys and targets i.i.d. N(0, I_d/d); k = round(r (n - 1)) of the n - 1 competitors; "
@@ -441,7 +440,7 @@ def _integral_float(ctx):
     def measure(r):  # both integrals by scipy quad against 1/alpha_c(r) and kappa(r)
         kap, q, closed = ctx.impl.kappa(r), -special.ndtri(r), 1 / ctx.impl.alpha_c(r)
         quad = lambda f, a: integrate.quad(lambda x: f(x) * math.exp(-x * x / 2) / math.sqrt(2 * math.pi),  # noqa
-                                           a, np.inf, epsabs=0, epsrel=QUAD_EPSREL, limit=200)
+                                           a, np.inf, epsabs=0, epsrel=REFERENCE_QUAD_EPSREL, limit=200)
         with warnings.catch_warnings():  # quad's error estimate is subtracted below
             warnings.simplefilter("ignore", integrate.IntegrationWarning)
             (second, err2), (tail, err1) = quad(lambda x: (kap + x) ** 2, -kap), quad(lambda x: x, q)
