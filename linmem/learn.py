@@ -46,7 +46,8 @@ from linmem.retrieval import (
     margins,
     tam_margins,
 )
-from linmem.tolerances import working_eps
+from linmem.tolerances import (CERTIFICATE_RESIDUAL_FACTOR, FIT_GRADIENT_TOL, LP_FEASIBILITY_TOL, MARGIN_ROUNDING_ULPS,
+                                working_eps)
 
 __all__ = [
     "CERTIFICATE_RESIDUAL_FACTOR",
@@ -83,21 +84,6 @@ __all__ = [
 
 #: Box bound |W_ab| <= MAX_MARGIN_BOX that makes the max-margin LP bounded.
 MAX_MARGIN_BOX = 1.0
-
-#: Primal and dual feasibility tolerance handed to HiGHS (its own default).
-#: Solutions it returns satisfy each constraint only to about this absolute
-#: amount, which is what a lambda certificate is judged against.
-LP_FEASIBILITY_TOL = 1e-7
-
-#: A lambda certificate passes when
-#: ||sum lambda_ij A_ij||_F <= CERTIFICATE_RESIDUAL_FACTOR * LP_FEASIBILITY_TOL
-#: * sum lambda_ij ||A_ij||_F (sum lambda = 1).
-CERTIFICATE_RESIDUAL_FACTOR = 100
-
-#: A W certificate passes when every S_ii - S_ij exceeds the rounding error of
-#: computing it: MARGIN_ROUNDING_ULPS * (d_keys + d_targets) * eps
-#: * ||W||_F * ||v_i|| * (||u_i|| + ||u_j||).
-MARGIN_ROUNDING_ULPS = 32
 
 #: The max-margin LP's ``method="auto"`` takes the cutting plane when the dense
 #: comparison rows would hold more than this many numbers (n (n - 1) d_k d_t).
@@ -141,11 +127,6 @@ CUTTING_PLANE_MAX_ROUNDS = 500
 
 #: Default ridge of the cross-entropy proxy (weak: the loss terms are O(1)).
 DEFAULT_RIDGE = 1e-6
-
-#: Gradient tolerance of the L-BFGS-B fits (scipy's ``gtol``; its
-#: relative-reduction rule is switched off): a fit reports ``converged`` only
-#: when every entry of the gradient is at most this in absolute value.
-FIT_GRADIENT_TOL = 1e-5
 
 #: Default iteration cap of the L-BFGS-B fits.
 DEFAULT_MAXITER = 500

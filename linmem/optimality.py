@@ -27,9 +27,10 @@ import numpy as np
 import sympy
 
 from linmem._validation import MPMATH, as_matrix, check_positive_int, number_kind
-from linmem.learn import CERTIFICATE_RESIDUAL_FACTOR, LP_FEASIBILITY_TOL, MAX_MARGIN_BOX, _float_scalar, _pairs
+from linmem.learn import MAX_MARGIN_BOX, _float_scalar, _pairs
 from linmem.precise import mp_array
 from linmem.retrieval import _check_k, _check_positive_real, _float_matrix, _solve_near
+from linmem.tolerances import CERTIFICATE_RESIDUAL_FACTOR, LP_FEASIBILITY_TOL
 
 __all__ = [
     "comparison_gaps",

@@ -1,5 +1,6 @@
 """Numerical rules linmem itself applies: machine epsilon per number system,
-the numerical-rank rule and the unit-norm tolerance.
+the numerical-rank rule, the unit-norm tolerance, and the tolerances of the
+learners (the max-margin LP's certificates, the fits' gradient rule).
 
 The evidence side (scaled residual ratios, the pass threshold, the mpmath
 precision ladder) lives in :mod:`theorems.tolerance`, which builds on these.
@@ -11,7 +12,11 @@ import mpmath
 import numpy as np
 
 __all__ = [
+    "CERTIFICATE_RESIDUAL_FACTOR",
     "CONSTANT_SPREAD_TOL",
+    "FIT_GRADIENT_TOL",
+    "LP_FEASIBILITY_TOL",
+    "MARGIN_ROUNDING_ULPS",
     "QUADRATURE_RTOL",
     "QUADRATURE_SUBDIVISIONS",
     "RANK_RULE",
@@ -89,3 +94,27 @@ SEPARABILITY_LP_RTOL = 1e-9
 #: deviation is at most this counts as constant (values in [0, 1], e.g. the
 #: leverage h_j), and its correlation with another is undefined.
 CONSTANT_SPREAD_TOL = 1e-12
+
+
+# --- linmem.learn: the max-margin LP's certificates and the L-BFGS-B fits ----------
+# (importable from linmem.learn as well)
+
+#: Primal and dual feasibility tolerance handed to HiGHS (its own default).
+#: Solutions it returns satisfy each constraint only to about this absolute
+#: amount, which is what a lambda certificate is judged against.
+LP_FEASIBILITY_TOL = 1e-7
+
+#: A lambda certificate passes when
+#: ||sum lambda_ij A_ij||_F <= CERTIFICATE_RESIDUAL_FACTOR * LP_FEASIBILITY_TOL
+#: * sum lambda_ij ||A_ij||_F (sum lambda = 1).
+CERTIFICATE_RESIDUAL_FACTOR = 100
+
+#: A W certificate passes when every S_ii - S_ij exceeds the rounding error of
+#: computing it: MARGIN_ROUNDING_ULPS * (d_keys + d_targets) * eps
+#: * ||W||_F * ||v_i|| * (||u_i|| + ||u_j||).
+MARGIN_ROUNDING_ULPS = 32
+
+#: Gradient tolerance of the L-BFGS-B fits (scipy's ``gtol``; its
+#: relative-reduction rule is switched off): a fit reports ``converged`` only
+#: when every entry of the gradient is at most this in absolute value.
+FIT_GRADIENT_TOL = 1e-5
