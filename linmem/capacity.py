@@ -37,7 +37,7 @@ from scipy.optimize import brentq
 from scipy.special import erfcx, ndtr, ndtri
 
 from linmem._validation import as_matrix, check_memory, check_positive_int, check_probability
-from linmem.tolerances import working_eps
+from linmem.tolerances import SMOOTHING_ROOT_STEPS_PER_BIT, working_eps
 
 __all__ = [
     "CMM_TOP1_CONSTANT",
@@ -442,7 +442,8 @@ def smoothed_topk_average_mp(scores: Any, k: int, *, beta: Any, dps: int = DEFAU
             return sum(s) / m
         g = lambda t: sum(1 / (1 + mpmath.exp(-b * (x - t))) for x in s) / k - 1  # noqa: E731
         shift = mpmath.log(mpmath.mpf(k) / (m - k)) / b
-        t = mpmath.findroot(g, (min(s) - shift - 1, max(s) - shift + 1), solver="anderson")
+        t = mpmath.findroot(g, (min(s) - shift - 1, max(s) - shift + 1), solver="anderson",
+                            maxsteps=SMOOTHING_ROOT_STEPS_PER_BIT * mpmath.mp.prec)
         return t + sum(mpmath.log1p(mpmath.exp(b * (x - t))) for x in s) / (k * b)
 
 

@@ -30,7 +30,7 @@ from linmem._validation import MPMATH, as_matrix, check_positive_int, number_kin
 from linmem.learn import MAX_MARGIN_BOX, _float_scalar, _pairs
 from linmem.precise import mp_array
 from linmem.retrieval import _check_k, _check_positive_real, _float_matrix, _solve_near
-from linmem.tolerances import CERTIFICATE_RESIDUAL_FACTOR, LP_FEASIBILITY_TOL
+from linmem.tolerances import CERTIFICATE_RESIDUAL_FACTOR, LP_FEASIBILITY_TOL, SMOOTHING_ROOT_STEPS_PER_BIT
 
 __all__ = [
     "comparison_gaps",
@@ -254,7 +254,8 @@ def _smoothed_topk(s, k, beta):
     [min s - c - 1, max s - c + 1], c = ln(k / (m - k)) / beta."""
     c = mpmath.log(mpmath.mpf(k) / (len(s) - k)) / beta
     g = lambda t: mpmath.fsum(1 / (1 + mpmath.exp(-beta * (x - t))) for x in s) / k - 1  # noqa: E731
-    t = mpmath.findroot(g, (min(s) - c - 1, max(s) - c + 1), solver="anderson")
+    t = mpmath.findroot(g, (min(s) - c - 1, max(s) - c + 1), solver="anderson",
+                        maxsteps=SMOOTHING_ROOT_STEPS_PER_BIT * mpmath.mp.prec)
     F = t + mpmath.fsum(mpmath.log1p(mpmath.exp(beta * (x - t))) for x in s) / (k * beta)
     return F, [1 / (1 + mpmath.exp(-beta * (x - t))) / k for x in s]
 

@@ -250,6 +250,23 @@ def test_smoothed_topk_average_mp_matches_linmem_float_and_its_own_higher_precis
     assert abs(flt - float(high)) <= THRESHOLD * len(scores) * EPS * (1 + max(map(abs, scores)))
 
 
+@pytest.mark.parametrize("dps", [30, 60, 120])
+def test_smoothed_topk_average_mp_solves_saturated_sigmoids(dps):
+    # beta times the spread of the scores saturates the sigmoids of the root equation; on these mpmath's
+    # default budget of Anderson steps raised "Could not find root" (the first at 40 digits, seed 28 of
+    # learn.tam-erm-stationary through the same equation)
+    scores = [6.333526228249152, -22.035098806466507, 0.5202897425988651, 6.8368619077653445,
+              10.039615758421697, -6.1790704470760085, 18.220113633283233]
+    got = capacity.smoothed_topk_average_mp(scores, 2, beta=64.0, dps=dps)
+    with mpmath.workdps(dps):
+        b, s = mpmath.mpf(64), [mpmath.mpf(x) for x in scores]
+        t = got - mpmath.fsum(mpmath.log1p(mpmath.exp(b * (x - got))) for x in s) / (2 * b)  # F >= t
+        objective = lambda t: t + mpmath.fsum(mpmath.log1p(mpmath.exp(b * (x - t))) for x in s) / (2 * b)  # noqa
+        # got is the minimum of the objective over t: no value below it on a grid around the top two scores
+        assert min(objective(mpmath.mpf(c) / 100) for c in range(600, 2000)) >= got - THRESHOLD * mpmath.eps * 20
+        assert t <= got
+
+
 def test_smoothed_topk_average_mp_leaves_the_global_precision_alone():
     before = mpmath.mp.dps
     capacity.smoothed_topk_average_mp([1, 2, 3], 1, beta=2, dps=80)

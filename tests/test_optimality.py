@@ -124,6 +124,21 @@ def test_the_objectives_agree_with_the_learners_reported_losses():
         assert float(max(abs(x) for x in grad.ravel())) <= FIT_GRADIENT_TOL
 
 
+def test_the_tam_objective_solves_saturated_smoothing_roots():
+    # every row's competitor scores W v_i u_j spread by beta = 16 saturate the sigmoids of the smoothing
+    # root: with mpmath's default budget of Anderson steps this raised "Could not find root"
+    # (learn.tam-erm-stationary FAILED at run seed 28 on a d = 1, n = 5, k = 3, beta = 16 case)
+    V, U, W = np.array([[-0.1, -1.2, 0.8, 1.7, -3.3]]), np.array([[-0.5, -2.0, -0.3, -2.6, 0.0]]), np.array([[1.8]])
+    with mpmath.workdps(30):
+        S = (linmem.mp_array(V).T @ linmem.mp_array(W).T) @ linmem.mp_array(U)  # as the objective forms them
+        val, grad = optimality.tam_objective_mp(W, V, U, k=3, beta=16.0, ridge=0.01)
+        margins = [S[i, i] - linmem.capacity.smoothed_topk_average_mp(np.delete(S[i], i), 3, beta=16.0, dps=30)
+                   for i in range(5)]
+        want = mpmath.fsum(mpmath.log1p(mpmath.exp(-m)) for m in margins) / 5 + mpmath.mpf(0.01) * mpmath.mpf(1.8) ** 2
+        assert abs(val - want) <= 64 * mpmath.eps * (1 + abs(want))
+        assert grad.shape == (1, 1) and mpmath.isfinite(grad[0, 0])
+
+
 def test_a_wrong_ridge_is_seen_in_the_gradient():
     V, U = np.random.default_rng(9).standard_normal((2, 3, 5)) / np.sqrt(3)
     fit = linmem.cross_entropy_memory(V, U, ridge=0.01)
