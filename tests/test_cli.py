@@ -427,8 +427,11 @@ def test_ctrl_c_exits_130_with_one_line_and_keeps_the_reports(jobs, tmp_path):
     base = [sys.executable, "-m", "theorems", "verify", "--claims", str(FAKE), "--out", str(out)]
     subprocess.run(base + ["--only", "fake.stable"], capture_output=True, check=True)
     before = (out / "report.json").read_text()
+    # SIG_DFL in the child: a shell without job control starts background jobs with SIGINT ignored, and
+    # Python then never raises KeyboardInterrupt (so the test does not depend on how pytest was launched)
     proc = subprocess.Popen(base + ["--only", "fake.sleep", "--only", "fake.stable", "--jobs", str(jobs)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     header = proc.stdout.readline()
     while "claims, profile" not in header:
         header = proc.stdout.readline()
