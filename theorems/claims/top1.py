@@ -252,16 +252,13 @@ LP_MAX_CENSORED_SHARE = 0.25
 LP_BAND = 0.3
 
 #: Least-squares memory: dimensions, bracket; criterion: every crossing in
-#: [2, 8] and 8 - c_d falls with d (slope <= 0, last/first <= 1).
-#: Power (quick, run seeds 1..120): slope -0.75 +- 0.13 (6 standard
-#: deviations below 0; largest -0.48), last/first 0.36 +- 0.06 (largest
-#: 0.52). The bracket's easy end sits at load 12, where the store already
-#: fails now and then: from load 16 (n = 8 at d = 16, nearly always
-#: retrieved) a chance failure or two pulled the logistic fit of every
-#: evaluation far from the crossing (seed 81: 7.21 against 5.1 +- 0.2, slope
-#: +0.39; 1 of 120 seeds, and a spread of 0.24 in the slope). The negative
-#: control (the outer-product store) has its crossings above 8, outside the
-#: band.
+#: [2, 8] and 8 - c_d falls with d (slope <= 0, last/first <= 1). Power
+#: (quick, run seeds 1..120): slope -0.75 +- 0.13 (largest -0.48), last/first
+#: 0.36 +- 0.06 (largest 0.52). The easy end is load 12, where the store
+#: already fails now and then: from load 16 a chance failure there pulled the
+#: logistic fit far from the crossing (seed 81: 7.21 against 5.0 at d = 16;
+#: 1 of 120 seeds). The negative control (the outer-product store) crosses
+#: above 8, outside the band.
 LS_DIMS = kit.levels((16, 32, 64), standard=(128,), thorough=(128, 256))
 LS_BRACKET = (3.0, 12.0)
 LS_BAND = (OPTIMAL_TOP1_CONSTANT, CMM_TOP1_CONSTANT)
