@@ -304,13 +304,13 @@ def _lp_row(ctx, d, rng):
         base_seed=kit.seed(ctx.run_seed, "lp"), name="top1.lp", params={"code": _CODE},
         cache=kit.sweep_cache(ctx, "max_margin_memory", "GordanCertificate"))
     c, (x, y) = res.crossing("ratio"), res.success_curve("ratio")
-    row = {"crossing": c, "n": math.nan, "prediction": math.nan, "window": None, "censored": pools, "gap": math.inf,
-           "pools": pools, "n_star": res.n_star.tolist(), "evaluations": res.evaluations,
+    row = {"crossing": c, "n": math.nan, "prediction": math.nan, "window": None, "censored": res.censored,
+           "gap": math.inf, "pools": pools, "n_star": res.n_star.tolist(), "evaluations": res.evaluations,
            "cache_hits": res.cache_hits, "x": x, "y": y}
     if math.isfinite(c) and c > 0:
         n = sweeps.pairs_at_load("ratio", d, c)
         pred = impl.second_order_crossing(n)
-        row.update(n=n, prediction=pred, window=res.window("ratio"), censored=res.censored, gap=abs(c - pred))
+        row.update(n=n, prediction=pred, window=res.window("ratio"), gap=abs(c - pred))
     return row
 
 
