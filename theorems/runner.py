@@ -122,9 +122,30 @@ def _context(claim: Claim, check: Check, impl: Impl, profile: Profile, seed: int
     )
 
 
+def _describe_exception(exc: BaseException) -> str:
+    """``Type: message`` of ``exc``, whatever its ``__str__`` does."""
+    try:
+        text = str(exc)
+    except BaseException:  # noqa: BLE001 - a message that cannot be rendered
+        text = "<message could not be rendered>"
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _raised_where(exc: BaseException) -> str:
+    """``file:line (function)`` of the deepest frame that raised ``exc``."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return "?"
+    last = frames[-1]
+    return f"{last.filename}:{last.lineno} in {last.name}"
+
+
 def run_check(claim: Claim, check: Check, *, impl: Impl, profile: Profile, seed: int,
               claims_modules: tuple[str, ...] = ()) -> Evidence:
-    """Run one check; never raises (a crash becomes an ERROR record).
+    """Run one check; never raises (a crash becomes an ERROR record), except
+    on ``KeyboardInterrupt``: any other exception, ``SystemExit`` (a
+    ``sys.exit`` in a check), ``GeneratorExit`` or ``CheckTimeout`` included,
+    makes this check an ERROR naming the exception and where it was raised.
     ``claims_modules`` (user claim modules) go into the replay command."""
     from theorems.evidence._common import replay_command
 
@@ -148,14 +169,16 @@ def run_check(claim: Claim, check: Check, *, impl: Impl, profile: Profile, seed:
             ev.status = EvidenceStatus.ERROR
             ev.detail = "the check measured NaN; " + ev.detail
         return ev
-    except (Exception, CheckTimeout) as exc:  # noqa: BLE001 - isolation is the point
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - isolation is the point: SystemExit, GeneratorExit too
         return Evidence(
             check=check.name,
             kind=check.kind,
             status=EvidenceStatus.ERROR,
             seconds=time.perf_counter() - start,
             seeds=[ctx.seed],
-            detail=f"{type(exc).__name__}: {exc}",
+            detail=f"{_describe_exception(exc)} (at {_raised_where(exc)})",
             data={"traceback": traceback.format_exc(limit=8)[-4000:]},
             replay=replay_command(ctx),
         )
