@@ -103,3 +103,162 @@ def test_the_pytest_plugin_fails_each_raising_check_and_runs_the_rest(tmp_path):
     assert "5 failed" in ran.stdout.splitlines()[-1], ran.stdout
     for cid, name in _RAISED.items():
         assert f"{cid} [sweep] error: {name}" in ran.stdout, ran.stdout
+
+
+# --- NaN, unformable terms and shape mismatches: the user's bugs are ERROR ----------------
+
+
+def _checked(value_of_figure):
+    from theorems import Check, Claim, ClaimKind, Evidence, EvidenceKind, EvidenceStatus, NegativeControl
+
+    def run(ctx):
+        return Evidence(check=ctx.check_name, kind=EvidenceKind.SIMULATION, status=EvidenceStatus.PASSED,
+                        figure=value_of_figure(), threshold=1.0)
+
+    return Claim(id="hostile.figure", title="t", statement="x", kind=ClaimKind.CONJECTURE, source="test",
+                 checks=(Check("sweep", EvidenceKind.SIMULATION, run),),
+                 negative_control=NegativeControl("nothing changed", {}))
+
+
+def _nan_figures():
+    import mpmath
+    import numpy as np
+
+    rows = [("float", lambda: float("nan")), ("0-d array", lambda: np.array(np.nan)),
+            ("0-d float32 array", lambda: np.array(np.nan, dtype=np.float32)),
+            ("mpf", lambda: mpmath.mpf("nan")), ("mpc", lambda: mpmath.mpc("nan", 0))]
+    rows += [(t.__name__, lambda t=t: t("nan")) for t in (np.float16, np.float32, np.float64, np.longdouble)]
+    return [pytest.param(make, id=name) for name, make in rows]
+
+
+@pytest.mark.parametrize("figure", _nan_figures())
+def test_a_nan_figure_of_any_type_is_an_error(figure):
+    from theorems.profiles import get_profile
+    from theorems.runner import run_claim
+
+    result = run_claim(_checked(figure), profile=get_profile("quick"))
+    assert result.status.value == "ERROR"
+    assert result.evidence[0].figure is None or result.evidence[0].figure != result.evidence[0].figure
+
+
+def _custom_check(kind: str, value):
+    """A check that measures ``value()`` with the property or ladder checker directly."""
+    import mpmath
+    from hypothesis import strategies as st
+
+    from theorems import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
+    from theorems.evidence import precise
+    from theorems.evidence import property as prop
+
+    if kind == "property":
+        check = Check("float", EvidenceKind.PROPERTY, lambda ctx: prop.check(ctx, st.integers(0, 3), lambda x: value()))
+    else:
+        check = Check("ladder", EvidenceKind.PRECISE,
+                      lambda ctx: precise.check(ctx, [("one", 1)], lambda c: (value(), mpmath.mpf(1))))
+    return Claim(id="hostile.residual", title="t", statement="x", kind=ClaimKind.CONJECTURE, source="test",
+                 checks=(check, _checked(lambda: 0.5).checks[0]), negative_control=NegativeControl("nothing changed", {}))
+
+
+@pytest.mark.parametrize("kind, value", [
+    pytest.param("property", lambda: __import__("numpy").float32("nan"), id="property-float32"),
+    pytest.param("property", lambda: __import__("numpy").array(float("nan")), id="property-0d"),
+    pytest.param("ladder", lambda: __import__("mpmath").mpf("nan"), id="ladder-mpf"),
+])
+def test_a_nan_residual_measured_by_a_checker_is_an_error_not_a_counterexample(kind, value):
+    from theorems.profiles import get_profile
+    from theorems.runner import run_claim
+
+    result = run_claim(_custom_check(kind, value), profile=get_profile("quick"))
+    ev, sweep = result.evidence
+    assert ev.status.value == "error" and "is NaN" in ev.detail, ev.detail
+    assert sweep.status.value == "passed" and result.status.value == "ERROR"
+
+
+def _identity(terms):
+    from theorems.strategies import keys
+    from theorems.templates import identity, wrong
+
+    return identity("hostile.identity", title="t", statement="x", source="test", inputs=keys(), terms=terms,
+                    control=wrong("nothing", pinv=lambda K: K))
+
+
+def _pinv_terms(impl, K):
+    import numpy as np
+
+    return [(np.linalg.pinv(K), np.linalg.pinv(K))]  # numpy's float-only pinv on exact input
+
+
+@pytest.mark.parametrize("terms, statuses, words", [
+    pytest.param(lambda impl, K: [(__import__("numpy").full(K.shape, float("nan")), K)], {"exact": "error", "ladder": "error", "float": "error"},
+                 "is NaN", id="nan-terms"),
+    pytest.param(_pinv_terms, {"exact": "error", "ladder": "error", "float": "passed"},
+                 "cannot be formed on", id="type-error-on-exact-and-mpmath"),
+    pytest.param(lambda impl, K: [(K, __import__("numpy").vstack([K, K]))],
+                 {"exact": "error", "ladder": "error", "float": "error"}, "different shapes on every input",
+                 id="shapes-differ-everywhere"),
+    pytest.param(lambda impl, K: [(K, K.T + 1)], {"exact": "failed", "ladder": "failed", "float": "failed"},
+                 None, id="false-where-the-shapes-match"),
+])
+def test_the_users_bugs_are_errors_and_a_same_shape_counterexample_still_fails(terms, statuses, words):
+    from theorems.profiles import get_profile
+    from theorems.runner import run_claim
+
+    result = run_claim(_identity(terms), profile=get_profile("quick"))
+    got = {e.check: e.status.value for e in result.evidence}
+    assert got == statuses, [(e.check, e.detail) for e in result.evidence]
+    errors = [e for e in result.evidence if e.status.value == "error"]
+    assert all(words in e.detail for e in errors), [e.detail for e in errors]
+    if words and "shapes" in words:
+        assert "lhs (" in errors[0].detail and "rhs (" in errors[0].detail
+    for e in result.evidence:
+        if e.status.value == "failed" and e.check == "exact":
+            K = e.counterexample["input"]
+            K = K.get("K", K) if isinstance(K, dict) else K
+            assert len(K) == len(K[0]), e.counterexample  # square: the shapes match
+
+
+# --- evidence of a bad type: that check's ERROR, the reports still written ------------------
+
+_BAD_EVIDENCE = '''
+def _cyclic(ctx):
+    data = {"rows": []}
+    data["rows"].append(data)
+    return _evidence(ctx, data=data)
+
+
+def _bad_status(ctx):
+    ev = _evidence(ctx)
+    ev.status = "passed"
+    return ev
+
+
+BODIES = {
+    "hostile.status-string": _bad_status,
+    "hostile.huge-figure": lambda ctx: _evidence(ctx, figure=10**400, threshold=1.0),
+    "hostile.complex-figure": lambda ctx: _evidence(ctx, figure=1 + 2j, threshold=1.0),
+    "hostile.cyclic-data": _cyclic,
+    "hostile.string-figure": lambda ctx: _evidence(ctx, figure="0.5", threshold=1.0),
+    "hostile.surrogate": lambda ctx: _evidence(ctx, detail="bad \\udc80 text"),
+}
+'''
+
+#: Claim id -> words of the reason its ERROR detail gives.
+_BAD_REASONS = {"hostile.status-string": "status must be an EvidenceStatus, got str 'passed'",
+                "hostile.huge-figure": "figure must fit a float, got int of 401 digits",
+                "hostile.complex-figure": "figure must be a real number, got the complex (1+2j)",
+                "hostile.cyclic-data": "contains itself",
+                "hostile.string-figure": "figure must be a real number, got str '0.5'",
+                "hostile.surrogate": "not valid Unicode"}
+
+
+@pytest.mark.parametrize("jobs", [pytest.param("1", id="serial"), pytest.param("2", id="jobs-2")])
+def test_evidence_of_a_bad_type_is_that_checks_error_and_the_reports_are_written(tmp_path, jobs, capsys):
+    code, claims = _verify(tmp_path, _module(tmp_path, _BAD_EVIDENCE), "--jobs", jobs)
+    assert code == 1
+    assert claims["hostile.false"]["status"] == "FAILED"
+    for cid, words in _BAD_REASONS.items():
+        assert claims[cid]["status"] == "ERROR", cid
+        assert words in claims[cid]["evidence"][0]["detail"], claims[cid]["evidence"][0]["detail"]
+    for name in ("report.md", "report.html", "junit.xml"):
+        assert (tmp_path / "out" / name).exists(), name
+

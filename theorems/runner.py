@@ -131,13 +131,83 @@ def _describe_exception(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+def _this_package():
+    import theorems
+
+    return theorems
+
+
 def _raised_where(exc: BaseException) -> str:
-    """``file:line (function)`` of the deepest frame that raised ``exc``."""
+    """``file:line in function`` of the deepest frame that raised ``exc``
+    outside this package and Hypothesis (the user's code), else the deepest."""
+    import os
+
+    import hypothesis
+
     frames = traceback.extract_tb(exc.__traceback__)
     if not frames:
         return "?"
-    last = frames[-1]
+    ours = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep for m in (hypothesis, _this_package()))
+    theirs = [f for f in frames if not os.path.abspath(f.filename).startswith(ours)]
+    last = (theirs or frames)[-1]
     return f"{last.filename}:{last.lineno} in {last.name}"
+
+
+def _number(value, name: str) -> float | None:
+    """``value`` as a float (None stays None), or ValueError saying why it is not one."""
+    import mpmath
+    import numpy as np
+
+    if value is None:
+        return None
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (complex, np.complexfloating, mpmath.mpc)):
+        raise ValueError(f"{name} must be a real number, got the complex {value!r:.80}")
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating, mpmath.mpf)):
+        import fractions
+
+        if not isinstance(value, fractions.Fraction):
+            raise ValueError(f"{name} must be a real number, got {type(value).__name__} {value!r:.80}")
+    try:
+        return float(value)
+    except OverflowError:
+        raise ValueError(f"{name} must fit a float, got {type(value).__name__} of "
+                         f"{len(str(abs(int(value))))} digits") from None
+
+
+def _invalid_evidence(ev: Evidence) -> str | None:
+    """Why ``ev`` cannot go into a report (a field of the wrong type, a
+    number that is no real float, data that is not JSON-able: cyclic, a lone
+    surrogate), or None. Figures and thresholds are made Python floats."""
+    import json
+
+    from theorems.model import EvidenceKind
+
+    if not isinstance(ev.status, EvidenceStatus):
+        return f"status must be an EvidenceStatus, got {type(ev.status).__name__} {ev.status!r:.80}"
+    if not isinstance(ev.kind, EvidenceKind):
+        return f"kind must be an EvidenceKind, got {type(ev.kind).__name__} {ev.kind!r:.80}"
+    try:
+        ev.figure = _number(ev.figure, "figure")
+        ev.threshold = _number(ev.threshold, "threshold")
+        ev.seconds = _number(ev.seconds, "seconds") or 0.0
+    except ValueError as exc:
+        return str(exc)
+    for name in ("check", "detail", "comparison", "replay"):
+        if not isinstance(getattr(ev, name), str):
+            return f"{name} must be a str, got {type(getattr(ev, name)).__name__}"
+    if not isinstance(ev.data, dict):
+        return f"data must be a dict, got {type(ev.data).__name__}"
+    try:
+        json.dumps(ev.to_json(), allow_nan=False, ensure_ascii=False).encode("utf-8")
+    except RecursionError:
+        return "its data or counterexample contains itself (or nests too deep to write)"
+    except UnicodeEncodeError as exc:
+        return f"it holds text that is not valid Unicode ({exc.reason}: {exc.object[exc.start:exc.end]!a})"
+    except (TypeError, ValueError, OverflowError) as exc:
+        return f"it cannot be written as JSON: {type(exc).__name__}: {exc}"
+    return None
 
 
 def run_check(claim: Claim, check: Check, *, impl: Impl, profile: Profile, seed: int,
@@ -156,6 +226,11 @@ def run_check(claim: Claim, check: Check, *, impl: Impl, profile: Profile, seed:
             ev = check.run(ctx)
         if not isinstance(ev, Evidence):
             raise TypeError(f"check returned {type(ev).__name__}, not Evidence")
+        bad = _invalid_evidence(ev)
+        if bad is not None:
+            return Evidence(check=check.name, kind=check.kind, status=EvidenceStatus.ERROR,
+                            seconds=time.perf_counter() - start, seeds=[ctx.seed],
+                            detail=f"the check returned unusable evidence: {bad}", replay=replay_command(ctx))
         if ev.kind is not check.kind:
             # the claim's required evidence is judged on the declared kinds
             ev.status = EvidenceStatus.ERROR
@@ -165,7 +240,7 @@ def run_check(claim: Claim, check: Check, *, impl: Impl, profile: Profile, seed:
         # checker timed: a sweep's shared precomputation (a cached LP sweep
         # that several checks read) runs inside the first check that needs it.
         ev.seconds = max(float(ev.seconds or 0.0), time.perf_counter() - start)
-        if ev.figure is not None and isinstance(ev.figure, float) and math.isnan(ev.figure):
+        if ev.figure is not None and math.isnan(ev.figure):
             ev.status = EvidenceStatus.ERROR
             ev.detail = "the check measured NaN; " + ev.detail
         return ev

@@ -46,13 +46,13 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 from hypothesis import strategies as st
-from hypothesis import target
+from hypothesis import reject, target
 
 from theorems import kit
 from theorems.evidence import expectation as expect
 from theorems.evidence import montecarlo, precise, simulation, symbolic
 from theorems.evidence import property as prop
-from theorems.evidence._common import IMPLEMENTATION_ERRORS
+from theorems.evidence._common import IMPLEMENTATION_ERRORS, TermsScreen
 from theorems.impl import raised_by_formula
 from theorems.model import Check, Claim, ClaimKind, Context, EvidenceKind, NegativeControl
 from theorems.residuals import AtMost, exact_residual, exact_sq, residual
@@ -90,22 +90,29 @@ class _Unformable:
         self.why = f"the terms could not be formed from the formulas' outputs: {exc!r}"
 
 
-def _evaluate(terms: Terms, impl, args):
+def _evaluate(terms: Terms, impl, args, screen: TermsScreen):
     try:
         return terms(impl, *args)
     except IMPLEMENTATION_ERRORS as exc:
         if raised_by_formula(exc) is not None:
             raise  # raised inside a formula: the checker records the failing case
+        screen.unformable(exc)  # the user's bug on exact or mpmath input: ERROR
         return _Unformable(exc)
 
 
 def _exact(inputs: Inputs, terms: Terms) -> Callable[[Context], Any]:
     def run(ctx):
-        def value(args):
-            items = _evaluate(terms, ctx.impl, args)
-            return items.why if isinstance(items, _Unformable) else exact_residual(items)
+        screen = TermsScreen(ctx, number_system="exact rational")
 
-        return symbolic.check_exact(ctx, inputs.exact, value, describe=inputs.describe)
+        def value(args):
+            items = _evaluate(terms, ctx.impl, args, screen)
+            if isinstance(items, _Unformable):
+                return items.why
+            if screen.mismatch(items):
+                reject()
+            return exact_residual(items)
+
+        return screen.settle(lambda: symbolic.check_exact(ctx, inputs.exact, value, describe=inputs.describe))
 
     return run
 
@@ -113,13 +120,18 @@ def _exact(inputs: Inputs, terms: Terms) -> Callable[[Context], Any]:
 def _ladder(inputs: Inputs, terms: Terms, scale, boundary, falls: bool) -> Callable[[Context], Any]:
     def run(ctx):
         cases = list(boundary) + list(inputs.precise(ctx))
+        screen = TermsScreen(ctx, number_system="mpmath")
 
         def measure(args):
             args = kit.to_mp(args)
-            items = _evaluate(terms, ctx.impl, args)
-            return (math.inf, 1) if isinstance(items, _Unformable) else (residual(items), scale(*args))
+            items = _evaluate(terms, ctx.impl, args, screen)
+            if isinstance(items, _Unformable):
+                return math.inf, 1
+            if screen.mismatch(items):
+                return 0, 1  # set aside: not a counterexample
+            return residual(items), scale(*args)
 
-        return precise.check(ctx, cases, measure, falls=falls)
+        return screen.settle(lambda: precise.check(ctx, cases, measure, falls=falls))
 
     return run
 
@@ -140,15 +152,19 @@ def _steer_to_bounds(items) -> None:
 
 def _float(inputs: Inputs, terms: Terms, scale, steer: bool) -> Callable[[Context], Any]:
     def run(ctx):
+        screen = TermsScreen(ctx, number_system="float64")
+
         def measure(case: Case):
-            items = _evaluate(terms, ctx.impl, case.args)
+            items = _evaluate(terms, ctx.impl, case.args, screen)
             if isinstance(items, _Unformable):
                 return math.inf
+            if screen.mismatch(items):
+                reject()
             if steer:
                 _steer_to_bounds(items)
             return scaled_residual(residual(items), scale=float(scale(*case.args)))
 
-        return prop.check(ctx, inputs.floats, measure, describe=lambda c: c.recipe)
+        return screen.settle(lambda: prop.check(ctx, inputs.floats, measure, describe=lambda c: c.recipe))
 
     return run
 

@@ -7,7 +7,7 @@ import os
 import tempfile
 import time
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 from hypothesis import HealthCheck, Phase, settings
@@ -19,12 +19,16 @@ from theorems.model import Context, Evidence, EvidenceKind, EvidenceStatus, deri
 __all__ = [
     "IMPLEMENTATION_ERRORS",
     "SearchedDomain",
+    "TermsError",
+    "TermsScreen",
     "formula_failure",
     "hypothesis_run",
     "hypothesis_seed",
     "hypothesis_settings",
+    "is_nan",
     "jsonable",
     "make",
+    "refuse_nan",
     "replay_command",
     "timed",
 ]
@@ -106,6 +110,120 @@ def formula_failure(exc: BaseException, ctx: Context | None = None) -> str:
     if ctx is not None and ctx.control:
         return f"the check could not evaluate the wrong variant's output: {exc!r}"
     raise exc
+
+
+class TermsError(Exception):
+    """A defect of the claim's own terms or measure, not of a formula under
+    test: a NaN residual, terms that cannot be formed from exact or mpmath
+    input, lhs and rhs of different shapes on every input. Not one of
+    :data:`IMPLEMENTATION_ERRORS`, so it reaches the runner, which makes the
+    check an ERROR with this message."""
+
+
+def is_nan(x: Any) -> bool:
+    """Whether ``x`` is NaN or holds a NaN, in any number type: Python and
+    numpy scalars of any width (complex too), arrays of any shape (object
+    arrays entry by entry), mpmath ``mpf``/``mpc``.
+
+    >>> import mpmath
+    >>> [is_nan(v) for v in (float("nan"), np.float16("nan"), np.array(np.nan), mpmath.mpc(0, "nan"), 1.0)]
+    [True, True, True, True, False]
+    """
+    import mpmath
+
+    if isinstance(x, (mpmath.mpf, mpmath.mpc)):
+        return bool(mpmath.isnan(x))
+    if isinstance(x, (float, complex, np.number)):
+        return bool(np.isnan(x)) if isinstance(x, (float, complex, np.inexact)) else False
+    if isinstance(x, np.ndarray):
+        if x.dtype == object:
+            return any(is_nan(e) for e in x.ravel())
+        return bool(np.isnan(x).any()) if x.dtype.kind in "fc" else False
+    if isinstance(x, (list, tuple)):
+        return any(is_nan(e) for e in x)
+    return False
+
+
+def refuse_nan(value: Any, ctx: Context | None, what: str) -> Any:
+    """``value``, unless it is NaN (:func:`is_nan`): then a :class:`TermsError`
+    naming ``what``, as a NaN residual says nothing about the claim. Under a
+    negative control the NaN comes from the wrong variant and is returned,
+    a failing case like any other."""
+    if is_nan(value) and not (ctx is not None and ctx.control):
+        raise TermsError(f"{what} is NaN ({type(value).__name__}): the terms or the measure produced a NaN; "
+                         "a NaN is neither a pass nor a counterexample")
+    return value
+
+
+def _shape(x: Any) -> tuple:
+    return np.atleast_1d(np.asarray(x, dtype=object)).shape
+
+
+class TermsScreen:
+    """What a check of a claim's terms (the residual contract of
+    :mod:`theorems.residuals`) sets apart from its verdict, in the main run:
+
+    * terms that raise a ``TypeError`` on exact or mpmath input (numpy's
+      float-only functions on rationals, say) cannot be formed: ERROR;
+    * a term holding a NaN: ERROR (:func:`refuse_nan`);
+    * an input whose pair ``(lhs, rhs)`` has two shapes is not a
+      counterexample: :meth:`mismatch` sets it aside. A same-shape failing
+      input still makes the check FAILED; otherwise :meth:`settle` makes it
+      ERROR naming both shapes (on every input, or on some of them).
+
+    Under a negative control (``ctx.control``) nothing is set apart: a wrong
+    variant's wrong shape or NaN is a failing case."""
+
+    def __init__(self, ctx: Context, *, number_system: str):
+        self.ctx, self.number_system = ctx, number_system
+        self.matched = 0
+        self.mismatched: list[tuple[int, tuple, tuple]] = []
+
+    def unformable(self, exc: BaseException) -> None:
+        """Raise :class:`TermsError` for a ``TypeError`` of the terms on exact or mpmath input."""
+        if isinstance(exc, TypeError) and self.number_system != "float64" and not self.ctx.control:
+            raise TermsError(f"the terms cannot be formed on {self.number_system} input: "
+                             f"{type(exc).__name__}: {exc}") from exc
+
+    def mismatch(self, items: Any) -> bool:
+        """Whether this input's terms are set aside (a pair of two shapes);
+        raises :class:`TermsError` on a NaN entry."""
+        if self.ctx.control:
+            return False
+        from theorems.residuals import AtMost
+
+        for i, t in enumerate([items] if isinstance(items, AtMost) else items):
+            if isinstance(t, AtMost) or (isinstance(t, tuple) and len(t) == 2):
+                lhs, rhs = (t.lhs, t.rhs) if isinstance(t, AtMost) else t
+                refuse_nan(lhs, self.ctx, f"term {i}'s lhs")
+                refuse_nan(rhs, self.ctx, f"term {i}'s rhs")
+                if not isinstance(t, AtMost) and _shape(lhs) != _shape(rhs):
+                    self.mismatched.append((i, _shape(lhs), _shape(rhs)))
+                    return True
+        self.matched += 1
+        return False
+
+    def _shapes_error(self) -> TermsError:
+        i, a, b = self.mismatched[0]
+        where = ("every input" if not self.matched
+                 else f"{len(self.mismatched)} of {len(self.mismatched) + self.matched} inputs")
+        return TermsError(f"lhs and rhs of term {i} have different shapes on {where} "
+                          f"({self.number_system}): lhs {a}, rhs {b}")
+
+    def settle(self, run: Callable[[], Evidence]) -> Evidence:
+        """The evidence of ``run()``: a FAILED verdict (on a same-shape input)
+        stands; otherwise an input set aside makes it a :class:`TermsError`."""
+        from hypothesis.errors import Unsatisfiable
+
+        try:
+            ev = run()
+        except Unsatisfiable:  # every generated input was set aside
+            if self.mismatched:
+                raise self._shapes_error() from None
+            raise
+        if self.mismatched and ev.status is not EvidenceStatus.FAILED:
+            raise self._shapes_error()
+        return ev
 
 
 #: Hypothesis options of the current run of checks (see :func:`hypothesis_run`).

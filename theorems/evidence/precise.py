@@ -26,7 +26,7 @@ from typing import Any, Callable, Sequence
 
 import mpmath
 
-from theorems.evidence._common import IMPLEMENTATION_ERRORS, formula_failure, make, timed
+from theorems.evidence._common import IMPLEMENTATION_ERRORS, formula_failure, make, refuse_nan, timed
 from theorems.model import Context, Evidence, EvidenceKind
 from theorems.tolerance import PRECISION_LADDER, THRESHOLD, ladder_fall, scaled_residual
 
@@ -56,6 +56,7 @@ def check(
                 with mpmath.workdps(dps):
                     try:
                         err, scale = residual(case)
+                        refuse_nan(err, ctx, f"the residual of case {label} at {dps} digits")
                     except IMPLEMENTATION_ERRORS as exc:
                         raised = formula_failure(exc, ctx)  # re-raises a crash of the check itself
                         err, scale = mpmath.inf, 1

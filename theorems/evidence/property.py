@@ -13,7 +13,7 @@ from typing import Any, Callable
 from hypothesis import given, target
 from hypothesis import strategies as st
 
-from theorems.evidence._common import IMPLEMENTATION_ERRORS, SearchedDomain, formula_failure, hypothesis_seed, hypothesis_settings, jsonable, make, timed
+from theorems.evidence._common import IMPLEMENTATION_ERRORS, SearchedDomain, formula_failure, hypothesis_seed, hypothesis_settings, jsonable, make, refuse_nan, timed
 from theorems.model import Context, Evidence, EvidenceKind
 from theorems.tolerance import THRESHOLD
 
@@ -35,7 +35,8 @@ def check(
 ) -> Evidence:
     """Run ``measure`` (an input -> scaled ratio) over Hypothesis examples.
 
-    Passes when every ratio is ``<= threshold``. ``NaN`` counts as a failure.
+    Passes when every ratio is ``<= threshold``. A ``NaN`` ratio is an ERROR
+    (:func:`~theorems.evidence._common.refuse_nan`), a failure under a negative control.
     """
     worst = {"ratio": 0.0, "n": 0, "failing": None}
     domain = SearchedDomain()
@@ -47,7 +48,7 @@ def check(
         worst["n"] += 1
         domain.see(example)
         try:
-            ratio = float(measure(example))
+            ratio = float(refuse_nan(measure(example), ctx, "the scaled ratio"))
         except IMPLEMENTATION_ERRORS as exc:
             why = formula_failure(exc, ctx)  # re-raises a crash of the check itself
             worst["failing"], worst["ratio"], worst["error"] = example, math.inf, why

@@ -10,7 +10,7 @@ import sympy
 from hypothesis import given
 from hypothesis import strategies as st
 
-from theorems.evidence._common import IMPLEMENTATION_ERRORS, SearchedDomain, formula_failure, hypothesis_seed, hypothesis_settings, jsonable, make, timed
+from theorems.evidence._common import IMPLEMENTATION_ERRORS, SearchedDomain, formula_failure, hypothesis_seed, hypothesis_settings, jsonable, make, refuse_nan, timed
 from theorems.model import Context, Evidence, EvidenceKind
 
 __all__ = ["check_exact", "check_scalar", "exact_search"]
@@ -65,7 +65,7 @@ def exact_search(
         box["n"] += 1
         domain.see(example)
         try:
-            value = residual(example)
+            value = refuse_nan(residual(example), ctx, "the exact residual")
         except IMPLEMENTATION_ERRORS as exc:
             value = formula_failure(exc, ctx)  # re-raises a crash of the check itself
         if value != 0:
