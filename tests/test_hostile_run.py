@@ -262,3 +262,36 @@ def test_evidence_of_a_bad_type_is_that_checks_error_and_the_reports_are_written
     for name in ("report.md", "report.html", "junit.xml"):
         assert (tmp_path / "out" / name).exists(), name
 
+
+# --- claims modules that cannot load: one line, a usage error ------------------------------
+
+_IMPORT_RAISERS = [
+    pytest.param("raise SystemExit(0)\n", "raised SystemExit", id="system-exit-0"),
+    pytest.param("import sys\nsys.exit('bye')\n", "raised SystemExit: bye", id="sys-exit-text"),
+    pytest.param("raise GeneratorExit('closed')\n", "raised GeneratorExit: closed", id="generator-exit"),
+    pytest.param("class Mine(BaseException):\n    pass\n\n\nraise Mine('at import')\n", "raised Mine: at import",
+                 id="base-exception-subclass"),
+]
+
+
+@pytest.mark.parametrize("body, words", _IMPORT_RAISERS)
+def test_a_claims_module_raising_any_base_exception_at_import_is_one_line_exit_2(tmp_path, body, words, capsys):
+    module = tmp_path / "raising_claims.py"
+    module.write_text(body)
+    assert main(["list", "--claims", str(module)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err and f"{module}:" in err, err
+
+
+@pytest.mark.parametrize("args, words", [
+    pytest.param(("--theorems-claims", "missing.py"), "'missing.py' does not exist", id="missing-module"),
+    pytest.param(("--theorems-claims", "broken.py"), "has a syntax error", id="syntax-error"),
+    pytest.param(("--theorems-claims", "raising.py"), "raised Mine: at import", id="base-exception-at-import"),
+    pytest.param(("--theorems-seed", "-1"), "must be an integer >= 0, got -1", id="negative-seed"),
+])
+def test_the_pytest_plugin_makes_bad_options_usage_errors(tmp_path, args, words):
+    (tmp_path / "broken.py").write_text("CLAIMS = [\n")
+    (tmp_path / "raising.py").write_text(_IMPORT_RAISERS[-1].values[0])
+    ran = _pytest(tmp_path, "--theorems", "--co", *args)
+    assert ran.returncode == 4, ran.stdout + ran.stderr  # pytest's usage error, not INTERNALERROR (3)
+    assert words in ran.stderr and "INTERNALERROR" not in ran.stdout + ran.stderr, ran.stderr

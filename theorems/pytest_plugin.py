@@ -87,6 +87,12 @@ def _marker_lines() -> list[str]:
     return lines
 
 
+def _seed_option(text: str) -> int:
+    from theorems.cli import _nonneg_int
+
+    return _nonneg_int(text)
+
+
 def _fail_on_option(text: str):
     from theorems.cli import _fail_on_arg
 
@@ -104,7 +110,7 @@ def pytest_addoption(parser):
                     help="collect every registered claim's checks and negative controls as test items")
     group.addoption("--theorems-profile", default=None, choices=sorted(PROFILES),
                     help="quick, standard or thorough (default: $THEOREMS_PROFILE or quick)")
-    group.addoption("--theorems-seed", type=int, default=DEFAULT_SEED,
+    group.addoption("--theorems-seed", type=_seed_option, default=DEFAULT_SEED,
                     help=f"run seed of the claim checks (default {DEFAULT_SEED})")
     group.addoption("--theorems-claims", action="append", default=[], metavar="MODULE",
                     help="also collect claims from MODULE (import name or path to a .py file); repeatable")
@@ -127,6 +133,8 @@ def pytest_configure(config):
         # Before Hypothesis's own plugin loads --hypothesis-profile.
         _register_hypothesis_profiles()
     config.stash[_STATE] = {}
+    if config.getoption("--theorems-claims"):
+        _registry(config)  # a module that cannot load is a usage error before collection
 
 
 def _register_hypothesis_profiles() -> None:
@@ -143,9 +151,15 @@ def _state(config) -> dict:
 def _registry(config):
     from theorems.registry import load_claims
 
+    from theorems.registry import ClaimsModuleError
+
     state = _state(config)
     if "registry" not in state:
-        state["registry"] = load_claims(config.getoption("--theorems-claims"))
+        try:
+            state["registry"] = load_claims(config.getoption("--theorems-claims"))
+        except (ClaimsModuleError, OSError, ImportError, ValueError) as exc:
+            # as theorems verify --claims: one line, a usage error (exit 4), no INTERNALERROR
+            raise pytest.UsageError(f"--theorems-claims: {' '.join(str(exc).split())}") from None
     return state["registry"]
 
 

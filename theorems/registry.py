@@ -116,7 +116,10 @@ def _raised_at(exc: BaseException, path: Path | None = None) -> str:
 
 
 def _failed(spec: str, exc: BaseException, path: Path | None = None) -> ClaimsModuleError:
-    what = exc.msg if isinstance(exc, SyntaxError) else str(exc)
+    try:
+        what = exc.msg if isinstance(exc, SyntaxError) else str(exc)
+    except Exception:  # noqa: BLE001 - a message that cannot be rendered
+        what = "<message could not be rendered>"
     kind = "has a syntax error" if isinstance(exc, SyntaxError) else f"raised {type(exc).__name__}"
     one_line = " ".join(f"{kind}: {what}".split())
     return ClaimsModuleError(f"claims module {spec!r} failed to import: {one_line} (at {_raised_at(exc, path)})")
@@ -141,7 +144,10 @@ def _import(spec: str):
         sys.modules[name] = module
         try:
             module_spec.loader.exec_module(module)
-        except (Exception, SystemExit) as exc:
+        except KeyboardInterrupt:
+            sys.modules.pop(name, None)
+            raise
+        except BaseException as exc:  # noqa: BLE001 - SystemExit, GeneratorExit, a user's subclass
             sys.modules.pop(name, None)
             raise _failed(spec, exc, path) from exc
         return module
@@ -152,7 +158,9 @@ def _import(spec: str):
             raise ClaimsModuleError(f"claims module {spec!r} cannot be found: no module named {exc.name!r}; "
                                     "needs an importable name or a path to a .py file") from exc
         raise _failed(spec, exc) from exc
-    except (Exception, SystemExit) as exc:
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - SystemExit, GeneratorExit, a user's subclass
         raise _failed(spec, exc) from exc
 
 
