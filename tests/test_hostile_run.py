@@ -295,3 +295,37 @@ def test_the_pytest_plugin_makes_bad_options_usage_errors(tmp_path, args, words)
     ran = _pytest(tmp_path, "--theorems", "--co", *args)
     assert ran.returncode == 4, ran.stdout + ran.stderr  # pytest's usage error, not INTERNALERROR (3)
     assert words in ran.stderr and "INTERNALERROR" not in ran.stdout + ran.stderr, ran.stderr
+
+
+# --- claim ids: one documented character set, checked at registration ----------------------
+
+
+@pytest.mark.parametrize("cid", [
+    pytest.param("mine", id="one-part"), pytest.param("Mine.x", id="uppercase"),
+    pytest.param("mine.x y", id="space"), pytest.param("mine.<script>", id="html"),
+    pytest.param("mine.a|b", id="pipe"), pytest.param("mine.`x`", id="backtick"),
+    pytest.param("mine.x_y", id="underscore"), pytest.param("mine..x", id="empty-part"),
+    pytest.param("-mine.x", id="leading-hyphen"), pytest.param("", id="empty"),
+    pytest.param("mine.x\n", id="newline"), pytest.param("mine.\u00e9", id="non-ascii"),
+])
+def test_a_claim_id_outside_the_documented_character_set_is_refused_at_registration(cid):
+    import dataclasses
+
+    from theorems.registry import Registry
+
+    good = _checked(lambda: 0.5)
+    assert len(Registry([good])) == 1
+    with pytest.raises(ValueError, match="is not a valid claim id") as info:
+        Registry([dataclasses.replace(good, id=cid)])
+    assert repr(cid) in str(info.value)
+
+
+def test_every_catalogue_id_and_the_catalogue_tests_pattern_match_the_documented_set():
+    import re
+
+    from theorems.model import CLAIM_ID_PATTERN
+    from theorems.registry import load_claims
+
+    assert all(re.fullmatch(CLAIM_ID_PATTERN, cid) for cid in load_claims().ids())
+    catalogue_test = (Path(__file__).parent / "test_catalogue.py").read_text()
+    assert CLAIM_ID_PATTERN in catalogue_test.replace("\\\\", "\\")

@@ -27,11 +27,21 @@ __all__ = [
     "EvidenceStatus",
     "NegativeControl",
     "Status",
+    "CLAIM_ID_PATTERN",
     "DEFAULT_FAIL_ON",
     "derive_seed",
     "jsonable",
     "seed_sequence",
 ]
+
+
+#: The character set of a claim id: two or more dot-separated parts of
+#: lowercase ASCII letters and digits, every part after the first may also
+#: hold hyphens (``recall.snr``, ``t1.cmm-threshold-8``). The ids of the
+#: catalogue, of CLAIMS.md and of report.schema.json follow it; the registry
+#: refuses any other id, so an id is safe in a file name, a shell command, a
+#: pytest node id and every report format.
+CLAIM_ID_PATTERN = r"[a-z0-9]+(?:\.[a-z0-9-]+)+"
 
 
 def derive_seed(parent: int, *labels: str) -> int:

@@ -8,12 +8,15 @@ import fnmatch
 import importlib
 import importlib.util
 import os
+import re
 import sys
 import traceback
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from theorems.model import Claim, ClaimKind
+from theorems.model import CLAIM_ID_PATTERN, Claim, ClaimKind
+
+_ID = re.compile(CLAIM_ID_PATTERN)
 
 __all__ = ["CLAIM_MODULES", "ENTRY_POINT_GROUP", "ClaimsModuleError", "Registry", "load_claims", "select"]
 
@@ -45,6 +48,10 @@ class Registry:
         for claim in claims:
             if not isinstance(claim, Claim):
                 raise TypeError(f"registry entries must be Claim objects, got {type(claim).__name__}")
+            if not isinstance(claim.id, str) or not _ID.fullmatch(claim.id):
+                raise ValueError(f"claim id {claim.id!r} is not a valid claim id; needs two or more "
+                                 "dot-separated parts of lowercase letters and digits, hyphens allowed after "
+                                 "the first dot, e.g. 'mine.pinv-transpose' (theorems.model.CLAIM_ID_PATTERN)")
             if claim.id in self._claims:
                 raise ValueError(f"duplicate claim id {claim.id!r}")
             self._claims[claim.id] = claim
