@@ -84,9 +84,9 @@ def test_a_check_raising_any_base_exception_is_its_error_and_the_run_goes_on(tmp
     assert claims["hostile.false"]["status"] == "FAILED"
     for cid, name in _RAISED.items():
         assert claims[cid]["status"] == "ERROR", cid
-        detail = claims[cid]["evidence"][0]["detail"]
-        assert detail.startswith(name), detail
-        assert f"{module}:" in detail, detail  # where it was raised
+        ev = claims[cid]["evidence"][0]
+        assert ev["detail"] == name or ev["detail"].startswith(name + ":"), ev["detail"]
+        assert ev["data"]["raised_at"].startswith(f"{module}:"), ev["data"]  # where it was raised
     assert (tmp_path / "out" / "report.html").exists()
 
 
@@ -103,6 +103,7 @@ def test_the_pytest_plugin_fails_each_raising_check_and_runs_the_rest(tmp_path):
     assert "5 failed" in ran.stdout.splitlines()[-1], ran.stdout
     for cid, name in _RAISED.items():
         assert f"{cid} [sweep] error: {name}" in ran.stdout, ran.stdout
+    assert "hostile_claims.py" in ran.stdout  # the traceback says where
 
 
 # --- NaN, unformable terms and shape mismatches: the user's bugs are ERROR ----------------
@@ -239,6 +240,7 @@ BODIES = {
     "hostile.cyclic-data": _cyclic,
     "hostile.string-figure": lambda ctx: _evidence(ctx, figure="0.5", threshold=1.0),
     "hostile.surrogate": lambda ctx: _evidence(ctx, detail="bad \\udc80 text"),
+    "hostile.unpicklable": lambda ctx: _evidence(ctx, data={"f": lambda: 0, "g": (i for i in [])}),
 }
 '''
 
@@ -259,6 +261,7 @@ def test_evidence_of_a_bad_type_is_that_checks_error_and_the_reports_are_written
     for cid, words in _BAD_REASONS.items():
         assert claims[cid]["status"] == "ERROR", cid
         assert words in claims[cid]["evidence"][0]["detail"], claims[cid]["evidence"][0]["detail"]
+    assert claims["hostile.unpicklable"]["status"] == "VERIFIED"  # its data written as text, --jobs 2 too
     for name in ("report.md", "report.html", "junit.xml"):
         assert (tmp_path / "out" / name).exists(), name
 
@@ -329,3 +332,41 @@ def test_every_catalogue_id_and_the_catalogue_tests_pattern_match_the_documented
     assert all(re.fullmatch(CLAIM_ID_PATTERN, cid) for cid in load_claims().ids())
     catalogue_test = (Path(__file__).parent / "test_catalogue.py").read_text()
     assert CLAIM_ID_PATTERN in catalogue_test.replace("\\\\", "\\")
+
+
+# --- the user's claims alone in the pytest plugin; "control caught" in the console ----------
+
+
+@pytest.mark.parametrize("extra, catalogue", [
+    pytest.param((), False, id="claims-module-alone"),
+    pytest.param(("--theorems-catalogue",), True, id="catalogue-on-request"),
+])
+def test_the_pytest_plugin_collects_the_claims_module_alone_unless_the_catalogue_is_asked_for(tmp_path, extra, catalogue):
+    _module(tmp_path, _RAISERS)
+    listed = _pytest(tmp_path, "--theorems", "--co", "--theorems-claims", "hostile_claims.py", *extra)
+    ids = {line.split("::")[0] for line in listed.stdout.splitlines() if "::" in line}
+    assert {"hostile.exit0", "hostile.false"} <= ids, listed.stdout + listed.stderr
+    assert ("recall.snr" in ids) is catalogue and (len(ids) > 80) is catalogue, sorted(ids)
+
+
+@pytest.mark.parametrize("caught, words", [
+    pytest.param(True, "(control caught)", id="caught"),
+    pytest.param(False, "(negative control NOT caught)", id="missed"),
+])
+def test_the_console_line_says_whether_the_control_was_caught(caught, words):
+    from theorems.profiles import get_profile
+    from theorems.progress import plain_line
+    from theorems.runner import run_claim
+
+    result = run_claim(_checked(lambda: 0.5), profile=get_profile("quick"))
+    result.negative_control = {"caught": caught}
+    assert plain_line(1, 1, result).endswith(words)
+
+
+def test_report_json_records_the_sha256_of_each_claims_module(tmp_path, capsys):
+    import hashlib
+
+    module = _module(tmp_path, _RAISERS)
+    _verify(tmp_path, module, "--only", "hostile.false")
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert report["selection"]["claims_sha256"] == {str(module): hashlib.sha256(module.read_bytes()).hexdigest()}

@@ -289,7 +289,7 @@ def _sweep_executor(args):
 
 def _cmd_verify(args) -> int:
     from theorems.progress import Progress, estimate_line, record_durations, recorded_durations
-    from theorems.registry import select
+    from theorems.registry import claims_module_hashes, select
     from theorems.report import build_report, write_reports
     from theorems.runner import run
 
@@ -317,7 +317,7 @@ def _cmd_verify(args) -> int:
     if args.executor == "local":  # on dask a claim's seconds are the cluster's wall time, not CPU time
         record_durations(profile.name, {r.claim.id: r.seconds for r in result.results}, controls=args.controls)
     report = build_report(result, selection={"only": args.only or [], "kind": args.kind or [],
-                                             "claims_modules": args.claims or []})
+                                             "claims_modules": args.claims or [], "claims_sha256": claims_module_hashes(args.claims or [])})
     paths = write_reports(report, out)
     _warn_math_fallbacks(report, "verify")
     _print_summary(result, report)

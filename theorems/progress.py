@@ -139,8 +139,11 @@ def estimate_line(ids: Iterable[str], estimates: Mapping[str, float], profile: s
 def plain_line(i: int, n: int, res) -> str:
     """The plain progress line of one settled claim."""
     line = f"[{i:>3}/{n}] {res.claim.id:<36} {res.status.value:<14} {res.seconds:6.2f} s"
-    if res.negative_control and res.negative_control.get("caught") is False:
+    caught = (res.negative_control or {}).get("caught")
+    if caught is False:
         line += "  (negative control NOT caught)"
+    elif caught:
+        line += "  (control caught)"
     return line
 
 

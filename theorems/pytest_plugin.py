@@ -3,8 +3,10 @@ test items, in any project.
 
 ``pytest --theorems`` collects, with no test file needed, one item per check
 (id ``<claim id>::<check name>``) and one per negative control (id
-``<claim id>::negative-control``) of every claim of the built-in catalogue,
-of the ``theorems.claims`` entry points and of ``--theorems-claims MODULE``.
+``<claim id>::negative-control``) of every claim of the built-in catalogue
+and of the ``theorems.claims`` entry points; with ``--theorems-claims
+MODULE`` of that module's claims alone (``--theorems-catalogue`` adds the
+catalogue and the entry points).
 So ``pytest --theorems -k recall.snr`` runs one claim,
 ``pytest --theorems -m "expectation and montecarlo"`` the Monte Carlo checks
 of the expectation claims, and ``pytest --theorems --lf`` the checks that
@@ -21,7 +23,8 @@ repository's ``tests/test_claims.py`` does that; under ``--theorems`` those
 parametrized copies are deselected, so nothing runs twice).
 
 Options: ``--theorems-profile`` (default: ``$THEOREMS_PROFILE`` or quick),
-``--theorems-seed``, ``--theorems-claims MODULE`` (repeatable).
+``--theorems-seed``, ``--theorems-claims MODULE`` (repeatable),
+``--theorems-catalogue``.
 Hypothesis's own options act on the checks: ``--hypothesis-seed`` is mixed
 into every check's seed (other cases, same claim); ``--hypothesis-profile``
 (or ``$HYPOTHESIS_PROFILE``) sets the number of Hypothesis examples, the
@@ -113,7 +116,11 @@ def pytest_addoption(parser):
     group.addoption("--theorems-seed", type=_seed_option, default=DEFAULT_SEED,
                     help=f"run seed of the claim checks (default {DEFAULT_SEED})")
     group.addoption("--theorems-claims", action="append", default=[], metavar="MODULE",
-                    help="also collect claims from MODULE (import name or path to a .py file); repeatable")
+                    help="collect the claims of MODULE (import name or path to a .py file) instead of the "
+                         "catalogue; repeatable")
+    group.addoption("--theorems-catalogue", action="store_true", default=False,
+                    help="with --theorems-claims, collect the built-in catalogue (and the theorems.claims "
+                         "entry points) too")
     group.addoption("--theorems-fail-on", default=None, metavar="STATUS,...", type=_fail_on_option,
                     help="statuses whose checks fail their item, as theorems verify --fail-on (default "
                          "FAILED,ERROR,BLOCKED,NOT_SUPPORTED); a check that does not pass and is not in "
@@ -155,11 +162,17 @@ def _registry(config):
 
     state = _state(config)
     if "registry" not in state:
+        modules = config.getoption("--theorems-claims")
         try:
-            state["registry"] = load_claims(config.getoption("--theorems-claims"))
+            claims = list(load_claims(modules))
         except (ClaimsModuleError, OSError, ImportError, ValueError) as exc:
             # as theorems verify --claims: one line, a usage error (exit 4), no INTERNALERROR
             raise pytest.UsageError(f"--theorems-claims: {' '.join(str(exc).split())}") from None
+        if modules and not config.getoption("--theorems-catalogue"):
+            # the user's claims alone (they may still depend on catalogue claims: validated above)
+            catalogue = set(load_claims().ids())
+            claims = [c for c in claims if c.id not in catalogue]
+        state["registry"] = claims
     return state["registry"]
 
 

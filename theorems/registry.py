@@ -18,7 +18,8 @@ from theorems.model import CLAIM_ID_PATTERN, Claim, ClaimKind
 
 _ID = re.compile(CLAIM_ID_PATTERN)
 
-__all__ = ["CLAIM_MODULES", "ENTRY_POINT_GROUP", "ClaimsModuleError", "Registry", "load_claims", "select"]
+__all__ = ["CLAIM_MODULES", "ENTRY_POINT_GROUP", "ClaimsModuleError", "Registry", "claims_module_hashes", "load_claims",
+           "select"]
 
 #: Topic modules of the built-in catalogue, in report order.
 CLAIM_MODULES = (
@@ -169,6 +170,35 @@ def _import(spec: str):
         raise
     except BaseException as exc:  # noqa: BLE001 - SystemExit, GeneratorExit, a user's subclass
         raise _failed(spec, exc) from exc
+
+
+def claims_module_hashes(specs: Sequence[str]) -> dict[str, str | None]:
+    """The SHA-256 (hex) of each claims module's source file, by the spec
+    given (a path, or an import name resolved to its file; None when it has
+    no source file), so a report says which version of a user's claims it
+    judged.
+
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+    ...     _ = f.write("CLAIMS = []" + chr(10))
+    >>> claims_module_hashes([f.name])[f.name][:12]
+    '6902f713f02c'
+    >>> os.unlink(f.name)
+    """
+    import hashlib
+
+    out: dict[str, str | None] = {}
+    for spec in specs:
+        path = Path(spec)
+        if not path.is_file():
+            try:
+                found = importlib.util.find_spec(spec)
+            except (ImportError, ValueError):
+                found = None
+            origin = getattr(found, "origin", None)
+            path = Path(origin) if origin and os.path.isfile(origin) else None
+        out[spec] = hashlib.sha256(path.read_bytes()).hexdigest() if path is not None else None
+    return out
 
 
 #: Entry-point group through which installed packages contribute claim modules.

@@ -215,7 +215,9 @@ def run_check(claim: Claim, check: Check, *, impl: Impl, profile: Profile, seed:
     """Run one check; never raises (a crash becomes an ERROR record), except
     on ``KeyboardInterrupt``: any other exception, ``SystemExit`` (a
     ``sys.exit`` in a check), ``GeneratorExit`` or ``CheckTimeout`` included,
-    makes this check an ERROR naming the exception and where it was raised.
+    makes this check an ERROR naming the exception, with where it was raised
+    (``data["raised_at"]``, the deepest frame outside this package and
+    Hypothesis) and the traceback (``data["traceback"]``).
     ``claims_modules`` (user claim modules) go into the replay command."""
     from theorems.evidence._common import replay_command
 
@@ -253,8 +255,8 @@ def run_check(claim: Claim, check: Check, *, impl: Impl, profile: Profile, seed:
             status=EvidenceStatus.ERROR,
             seconds=time.perf_counter() - start,
             seeds=[ctx.seed],
-            detail=f"{_describe_exception(exc)} (at {_raised_where(exc)})",
-            data={"traceback": traceback.format_exc(limit=8)[-4000:]},
+            detail=_describe_exception(exc),
+            data={"raised_at": _raised_where(exc), "traceback": traceback.format_exc(limit=8)[-4000:]},
             replay=replay_command(ctx),
         )
 
@@ -343,6 +345,16 @@ def _worker(args) -> ClaimResult:
     result = run_claim(_WORKER_CLAIMS[cid], profile=profile, seed=seed, controls=controls,
                        claims_modules=modules)
     result.claim = None  # claims hold functions; the parent re-attaches its own
+    import pickle
+
+    from theorems.model import jsonable
+
+    for ev in result.evidence:
+        try:
+            pickle.dumps(ev)
+        except Exception:  # noqa: BLE001 - a lambda, a generator, an open file in the data
+            # what the report would write of it anyway, so --jobs N gives the serial run's report
+            ev.data, ev.counterexample = jsonable(ev.data), jsonable(ev.counterexample)
     return result
 
 
