@@ -44,6 +44,7 @@ import dataclasses
 import math
 from typing import Any, Callable, Mapping, Sequence
 
+import mpmath
 import numpy as np
 from hypothesis import strategies as st
 from hypothesis import target
@@ -55,11 +56,11 @@ from theorems.evidence import property as prop
 from theorems.evidence._common import IMPLEMENTATION_ERRORS
 from theorems.impl import raised_by_formula
 from theorems.model import Check, Claim, ClaimKind, Context, EvidenceKind, NegativeControl
-from theorems.residuals import AtMost, exact_residual, exact_sq, residual
+from theorems.residuals import AtMost, at_most, diff_norm, exact_residual, exact_sq, residual, term_sizes
 from theorems.strategies import Case, Inputs, exact_key_matrices
-from theorems.tolerance import scaled_residual
+from theorems.tolerance import FLOAT_REFERENCE_DIGITS, FLOAT_UNRESOLVED_SHARE, THRESHOLD, scaled_residual
 
-__all__ = ["asymptotic", "expectation", "identity", "inequality", "keys_and_directions", "montecarlo_keys",
+__all__ = ["asymptotic", "at_most", "expectation", "identity", "inequality", "keys_and_directions", "montecarlo_keys",
            "montecarlo_values", "wrong"]
 
 Terms = Callable[..., list]
@@ -117,9 +118,13 @@ def _ladder(inputs: Inputs, terms: Terms, scale, boundary, falls: bool) -> Calla
         def measure(args):
             args = kit.to_mp(args)
             items = _evaluate(terms, ctx.impl, args)
-            return (math.inf, 1) if isinstance(items, _Unformable) else (residual(items), scale(*args))
+            if isinstance(items, _Unformable):
+                return math.inf, 1
+            if scale is None:
+                return residual(items), max((max(a, b) for _, a, b in term_sizes(items)), default=0)
+            return residual(items), scale(*args)
 
-        return precise.check(ctx, cases, measure, falls=falls)
+        return precise.check(ctx, cases, measure, falls=falls, relative=scale is None)
 
     return run
 
@@ -146,11 +151,44 @@ def _float(inputs: Inputs, terms: Terms, scale, steer: bool) -> Callable[[Contex
                 return math.inf
             if steer:
                 _steer_to_bounds(items)
-            return scaled_residual(residual(items), scale=float(scale(*case.args)))
+            if scale is not None:
+                return scaled_residual(residual(items), scale=float(scale(*case.args)))
+            quick = scaled_residual(residual(items), scale=float(_default_scale(*case.args)))
+            return quick if quick <= THRESHOLD else _measured_ratio(terms, ctx.impl, case.args, items)
 
         return prop.check(ctx, inputs.floats, measure, describe=lambda c: c.recipe)
 
     return run
+
+
+def _measured_ratio(terms: Terms, impl, args, items):
+    """The measured tolerance of a float case that fails the cheap
+    default-scale test: the same terms evaluated in mpmath at
+    ``FLOAT_REFERENCE_DIGITS`` on the same float inputs are the reference,
+    and each term's float residual is judged against the float64 error of
+    its two sides, so conditioning comes from the computation itself.
+    Returns the worst ratio, or ``BEYOND_FLOAT64`` when no violation is
+    resolvable and some term keeps no significant digit in float64."""
+    with mpmath.workdps(FLOAT_REFERENCE_DIGITS):
+        reference = _evaluate(terms, impl, kit.to_mp(args))
+        if isinstance(reference, _Unformable) or len(reference) != len(items):
+            return prop.BEYOND_FLOAT64
+        errors = []
+        for t, ref in zip(items, reference):
+            (lhs, rhs), (lhs_r, rhs_r) = [(x.lhs, x.rhs) if isinstance(x, AtMost) else x for x in (t, ref)]
+            errors.append(float(diff_norm(lhs, lhs_r)) + float(diff_norm(rhs, rhs_r)))
+    worst, beyond = 0.0, False
+    eps = float(np.finfo(float).eps)
+    for (res, size_l, size_r), error in zip(term_sizes(items), errors):
+        size, res = max(float(size_l), float(size_r)), float(res)
+        if not math.isfinite(error) or error >= FLOAT_UNRESOLVED_SHARE * size:
+            beyond = beyond or res > 0
+            continue
+        ratio = 0.0 if res == 0 else res / (error + eps * size) if math.isfinite(res) else math.inf
+        worst = max(worst, ratio)
+    if worst > THRESHOLD or not beyond:
+        return worst
+    return prop.BEYOND_FLOAT64
 
 
 def _algebra(expressions) -> Callable[[Context], Any]:
@@ -184,7 +222,7 @@ def _three_checks(inputs, terms, scale, boundary, falls, steer, about) -> tuple[
 
 def identity(
     id: str, *, title: str, statement: str, source: str, inputs: Inputs, terms: Terms,
-    control: NegativeControl, scale: Callable[..., Any] = _default_scale,
+    control: NegativeControl, scale: Callable[..., Any] | None = None,
     assumptions: Sequence[str] = (), depends_on: Sequence[str] = (), tags: Sequence[str] = (),
     boundary: Sequence[tuple[str, tuple]] = (), algebra: Callable | None = None,
     about: str = "", extra_checks: Sequence[Check] = (), **fields: Any,
@@ -202,7 +240,7 @@ def identity(
 
 def inequality(
     id: str, *, title: str, statement: str, source: str, inputs: Inputs, terms: Terms,
-    control: NegativeControl, scale: Callable[..., Any] = _default_scale,
+    control: NegativeControl, scale: Callable[..., Any] | None = None,
     assumptions: Sequence[str] = (), depends_on: Sequence[str] = (), tags: Sequence[str] = (),
     boundary: Sequence[tuple[str, tuple]] = (), falls: bool = True, about: str = "",
     extra_checks: Sequence[Check] = (), **fields: Any,
