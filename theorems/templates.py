@@ -10,14 +10,17 @@ exact rationals, mpmath and float64, the one ``terms`` serves
 
 * ``exact``: Hypothesis-generated exact inputs, residual exactly zero;
 * ``ladder``: the family's labelled exact cases rounded afresh at each rung
-  of the precision ladder, scaled residual within the bound and (for the
-  equalities) falling with the precision;
-* ``float``: Hypothesis over float64 cases, scaled residual ratio under the
-  shared threshold, steered to the worst case (and, for an inequality, to the
-  boundary of the bound).
+  of the precision ladder, the residual falling with the precision (a bound
+  that need not fall: its top-rung violation small against its terms);
+* ``float``: Hypothesis over float64 cases, steered to the worst case (and,
+  for an inequality, to the boundary of the bound): a case passes the cheap
+  :func:`theorems.kit.scale` test, or its residual lies within the shared
+  threshold of its sides' float64 errors measured against the same terms in
+  mpmath; a case whose terms keep no digit in float64 is counted as beyond
+  float64, never a counterexample.
 
-The scale is :func:`theorems.kit.scale` of the arguments unless the claim
-passes its own. Any further keyword (e.g. ``domain=``) goes to :class:`Claim`. An expectation gives the quantity and the claimed value for
+With ``scale=`` the claim instead uses the fixed rule ``residual / (scale
+* eps) <= THRESHOLD`` at every rung and float case (docs/writing-claims.md). Any further keyword (e.g. ``domain=``) goes to :class:`Claim`. An expectation gives the quantity and the claimed value for
 fixed keys and gets the exact enumeration over the sign-value design and a
 Monte Carlo over spherical values (:func:`theorems.kit.store` makes the
 batch cheap). An expectation over any other random inputs with a finite
@@ -229,8 +232,8 @@ def identity(
 ) -> Claim:
     """An identity claim: ``terms(impl, *args)`` (the residual contract) over
     ``inputs``, checked exactly, on the precision ladder (``boundary`` cases
-    first) and in float64 with ``scale(*args)`` (default
-    :func:`theorems.kit.scale` of the arguments). ``algebra(impl)`` may add
+    first) and in float64, by the measured tolerance, or by the fixed rule
+    with ``scale(*args)`` when given. ``algebra(impl)`` may add
     sympy scalar identities ``[(label, expression)]`` that must simplify to 0."""
     checks = _three_checks(inputs, terms, scale, boundary, True, False, about)
     return _claim(id, ClaimKind.IDENTITY, checks, title=title, statement=statement, source=source,
