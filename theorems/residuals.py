@@ -18,7 +18,7 @@ import math
 import mpmath
 import numpy as np
 
-__all__ = ["AtMost", "at_most", "diff_norm", "exact_residual", "exact_sq", "max_abs", "residual"]
+__all__ = ["AtMost", "at_most", "diff_norm", "exact_residual", "exact_sq", "max_abs", "residual", "term_sizes"]
 
 
 def _array(A):
@@ -149,3 +149,24 @@ def residual(terms):
             value = diff_norm(*t)
         worst = value if value > worst else worst
     return worst
+
+
+def _norm(A):
+    A = _array(A)
+    return diff_norm(A, A * 0)
+
+
+def term_sizes(terms) -> list[tuple]:
+    """Per term ``(residual, size_lhs, size_rhs)`` in the operands' number
+    system: the difference norm of a pair (or the largest positive excess of
+    a bound) beside the Frobenius norms of its two sides, the scale against
+    which the measured tolerance judges the residual.
+
+    >>> [tuple(float(x) for x in t) for t in term_sizes([(np.ones(4), np.zeros(4))])]
+    [(2.0, 2.0, 0.0)]
+    """
+    out = []
+    for t in _terms(terms):
+        lhs, rhs = (t.lhs, t.rhs) if isinstance(t, AtMost) else t
+        out.append((residual([t]), _norm(lhs), _norm(rhs)))
+    return out

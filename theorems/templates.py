@@ -10,14 +10,17 @@ exact rationals, mpmath and float64, the one ``terms`` serves
 
 * ``exact``: Hypothesis-generated exact inputs, residual exactly zero;
 * ``ladder``: the family's labelled exact cases rounded afresh at each rung
-  of the precision ladder, scaled residual within the bound and (for the
-  equalities) falling with the precision;
-* ``float``: Hypothesis over float64 cases, scaled residual ratio under the
-  shared threshold, steered to the worst case (and, for an inequality, to the
-  boundary of the bound).
+  of the precision ladder, the residual falling with the precision (a bound
+  that need not fall: its top-rung violation small against its terms);
+* ``float``: Hypothesis over float64 cases, steered to the worst case (and,
+  for an inequality, to the boundary of the bound): a case passes the cheap
+  :func:`theorems.kit.scale` test, or its residual lies within the shared
+  threshold of its sides' float64 errors measured against the same terms in
+  mpmath; a case whose terms keep no digit in float64 is counted as beyond
+  float64, never a counterexample.
 
-The scale is :func:`theorems.kit.scale` of the arguments unless the claim
-passes its own. Any further keyword (e.g. ``domain=``) goes to :class:`Claim`. An expectation gives the quantity and the claimed value for
+With ``scale=`` the claim instead uses the fixed rule ``residual / (scale
+* eps) <= THRESHOLD`` at every rung and float case (docs/writing-claims.md). Any further keyword (e.g. ``domain=``) goes to :class:`Claim`. An expectation gives the quantity and the claimed value for
 fixed keys and gets the exact enumeration over the sign-value design and a
 Monte Carlo over spherical values (:func:`theorems.kit.store` makes the
 batch cheap). An expectation over any other random inputs with a finite
@@ -44,6 +47,7 @@ import dataclasses
 import math
 from typing import Any, Callable, Mapping, Sequence
 
+import mpmath
 import numpy as np
 from hypothesis import strategies as st
 from hypothesis import reject, target
@@ -55,11 +59,11 @@ from theorems.evidence import property as prop
 from theorems.evidence._common import IMPLEMENTATION_ERRORS, TermsScreen
 from theorems.impl import raised_by_formula
 from theorems.model import Check, Claim, ClaimKind, Context, EvidenceKind, NegativeControl
-from theorems.residuals import AtMost, exact_residual, exact_sq, residual
+from theorems.residuals import AtMost, at_most, diff_norm, exact_residual, exact_sq, residual, term_sizes
 from theorems.strategies import Case, Inputs, exact_key_matrices
-from theorems.tolerance import scaled_residual
+from theorems.tolerance import FLOAT_REFERENCE_DIGITS, FLOAT_UNRESOLVED_SHARE, THRESHOLD, scaled_residual
 
-__all__ = ["asymptotic", "expectation", "identity", "inequality", "keys_and_directions", "montecarlo_keys",
+__all__ = ["asymptotic", "at_most", "expectation", "identity", "inequality", "keys_and_directions", "montecarlo_keys",
            "montecarlo_values", "wrong"]
 
 Terms = Callable[..., list]
@@ -129,9 +133,11 @@ def _ladder(inputs: Inputs, terms: Terms, scale, boundary, falls: bool) -> Calla
                 return math.inf, 1
             if screen.mismatch(items):
                 return 0, 1  # set aside: not a counterexample
+            if scale is None:
+                return residual(items), max((max(a, b) for _, a, b in term_sizes(items)), default=0)
             return residual(items), scale(*args)
 
-        return screen.settle(lambda: precise.check(ctx, cases, measure, falls=falls))
+        return screen.settle(lambda: precise.check(ctx, cases, measure, falls=falls, relative=scale is None))
 
     return run
 
@@ -162,11 +168,45 @@ def _float(inputs: Inputs, terms: Terms, scale, steer: bool) -> Callable[[Contex
                 reject()
             if steer:
                 _steer_to_bounds(items)
-            return scaled_residual(residual(items), scale=float(scale(*case.args)))
+            if scale is not None:
+                return scaled_residual(residual(items), scale=float(scale(*case.args)))
+            quick = scaled_residual(residual(items), scale=float(_default_scale(*case.args)))
+            return quick if quick <= THRESHOLD else _measured_ratio(terms, ctx, case.args, items)
 
         return screen.settle(lambda: prop.check(ctx, inputs.floats, measure, describe=lambda c: c.recipe))
 
     return run
+
+
+def _measured_ratio(terms: Terms, ctx: Context, args, items):
+    """The measured tolerance of a float case that fails the cheap
+    default-scale test: the same terms evaluated in mpmath at
+    ``FLOAT_REFERENCE_DIGITS`` on the same float inputs are the reference,
+    and each term's float residual is judged against the float64 error of
+    its two sides, so conditioning comes from the computation itself.
+    Returns the worst ratio, or ``BEYOND_FLOAT64`` when no violation is
+    resolvable and some term keeps no significant digit in float64."""
+    with mpmath.workdps(FLOAT_REFERENCE_DIGITS):
+        # a reference that cannot be formed proves nothing here (the ladder judges the terms in mpmath)
+        reference = _evaluate(terms, ctx.impl, kit.to_mp(args), TermsScreen(ctx, number_system="float64"))
+        if isinstance(reference, _Unformable) or len(reference) != len(items):
+            return prop.BEYOND_FLOAT64
+        errors = []
+        for t, ref in zip(items, reference):
+            (lhs, rhs), (lhs_r, rhs_r) = [(x.lhs, x.rhs) if isinstance(x, AtMost) else x for x in (t, ref)]
+            errors.append(float(diff_norm(lhs, lhs_r)) + float(diff_norm(rhs, rhs_r)))
+    worst, beyond = 0.0, False
+    eps = float(np.finfo(float).eps)
+    for (res, size_l, size_r), error in zip(term_sizes(items), errors):
+        size, res = max(float(size_l), float(size_r)), float(res)
+        if not math.isfinite(error) or error >= FLOAT_UNRESOLVED_SHARE * size:
+            beyond = beyond or res > 0
+            continue
+        ratio = 0.0 if res == 0 else res / (error + eps * size) if math.isfinite(res) else math.inf
+        worst = max(worst, ratio)
+    if worst > THRESHOLD or not beyond:
+        return worst
+    return prop.BEYOND_FLOAT64
 
 
 def _algebra(expressions) -> Callable[[Context], Any]:
@@ -200,15 +240,15 @@ def _three_checks(inputs, terms, scale, boundary, falls, steer, about) -> tuple[
 
 def identity(
     id: str, *, title: str, statement: str, source: str, inputs: Inputs, terms: Terms,
-    control: NegativeControl, scale: Callable[..., Any] = _default_scale,
+    control: NegativeControl, scale: Callable[..., Any] | None = None,
     assumptions: Sequence[str] = (), depends_on: Sequence[str] = (), tags: Sequence[str] = (),
     boundary: Sequence[tuple[str, tuple]] = (), algebra: Callable | None = None,
     about: str = "", extra_checks: Sequence[Check] = (), **fields: Any,
 ) -> Claim:
     """An identity claim: ``terms(impl, *args)`` (the residual contract) over
     ``inputs``, checked exactly, on the precision ladder (``boundary`` cases
-    first) and in float64 with ``scale(*args)`` (default
-    :func:`theorems.kit.scale` of the arguments). ``algebra(impl)`` may add
+    first) and in float64, by the measured tolerance, or by the fixed rule
+    with ``scale(*args)`` when given. ``algebra(impl)`` may add
     sympy scalar identities ``[(label, expression)]`` that must simplify to 0."""
     checks = _three_checks(inputs, terms, scale, boundary, True, False, about)
     return _claim(id, ClaimKind.IDENTITY, checks, title=title, statement=statement, source=source,
@@ -218,7 +258,7 @@ def identity(
 
 def inequality(
     id: str, *, title: str, statement: str, source: str, inputs: Inputs, terms: Terms,
-    control: NegativeControl, scale: Callable[..., Any] = _default_scale,
+    control: NegativeControl, scale: Callable[..., Any] | None = None,
     assumptions: Sequence[str] = (), depends_on: Sequence[str] = (), tags: Sequence[str] = (),
     boundary: Sequence[tuple[str, tuple]] = (), falls: bool = True, about: str = "",
     extra_checks: Sequence[Check] = (), **fields: Any,

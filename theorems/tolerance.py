@@ -31,8 +31,12 @@ from linmem.recall import CONSISTENCY_ULPS
 from linmem.tolerances import rank_tolerance, working_eps
 
 __all__ = [
+    "FLOAT_MIN_RESOLVABLE_SHARE",
+    "FLOAT_REFERENCE_DIGITS",
+    "FLOAT_UNRESOLVED_SHARE",
     "LADDER_MIN_DROP_DIGITS",
     "LADDER_MIN_FALL_FRACTION",
+    "LADDER_MIN_KEPT_FRACTION",
     "MC_FALSE_FAILURE_RATE",
     "MC_MAX_CHECKS",
     "PRECISION_LADDER",
@@ -61,6 +65,33 @@ PRECISION_LADDER = (50, 100, 150)
 #: Share of the precision gained between a rung and the top rung by which
 #: an identity's nonzero residual must fall (see :func:`ladder_fall`).
 LADDER_MIN_FALL_FRACTION = 0.5
+
+#: The measured tolerance (templates without ``scale=``), precision ladder:
+#: an identity is judged by the fall of its residual alone; a bound that
+#: need not fall (``falls=False``) must, at the top rung, keep at least this
+#: share of the working digits relative to the size of its terms. At 150
+#: digits this admits an amplification of up to 1e75 (a term as sensitive
+#: as sigma_min**-2 at condition 1e20 costs 40), while a false bound's
+#: violation keeps none.
+LADDER_MIN_KEPT_FRACTION = 0.5
+
+#: The measured tolerance, float64: working precision (decimal digits) at
+#: which a float case that fails the cheap default-scale test is evaluated
+#: again, on the same (exactly converted) float inputs, as the reference
+#: against which each side's float64 error is measured. 60 digits leave 20
+#: to spare after an amplification of 1e40 (a sigma_min**-2 term at the
+#: float families' condition 1e12 costs 24).
+FLOAT_REFERENCE_DIGITS = 60
+
+#: A float term whose float64 error (against the reference) reaches this share of its own size
+#: keeps no significant digit in float64: the case is beyond float64, counted
+#: and reported, never a counterexample.
+FLOAT_UNRESOLVED_SHARE = 0.1
+
+#: Share of a float search's cases that must be resolvable in float64 for
+#: the check to pass (below it the check is INCONCLUSIVE: float64 cannot
+#: judge the statement on these inputs).
+FLOAT_MIN_RESOLVABLE_SHARE = 0.5
 
 #: The fall required over the whole ladder (lowest rung to the highest).
 LADDER_MIN_DROP_DIGITS = (PRECISION_LADDER[-1] - PRECISION_LADDER[0]) * LADDER_MIN_FALL_FRACTION

@@ -3,6 +3,13 @@ scaled residual ratio (or, for an inequality, a scaled violation) against the
 shared :data:`~theorems.tolerance.THRESHOLD`. The search is steered toward
 the worst case with ``hypothesis.target``; the minimal failing input is
 recorded with a command that replays it.
+
+``measure`` may return :data:`BEYOND_FLOAT64` for a case whose terms keep
+no significant digit in float64 (the templates' measured tolerance decides
+this): such a case is counted and reported, never a counterexample, and
+the check passes only when at least
+:data:`~theorems.tolerance.FLOAT_MIN_RESOLVABLE_SHARE` of its cases were
+resolvable (else it is INCONCLUSIVE).
 """
 
 from __future__ import annotations
@@ -14,10 +21,13 @@ from hypothesis import given, target
 from hypothesis import strategies as st
 
 from theorems.evidence._common import IMPLEMENTATION_ERRORS, SearchedDomain, formula_failure, hypothesis_seed, hypothesis_settings, jsonable, make, refuse_nan, timed
-from theorems.model import Context, Evidence, EvidenceKind
-from theorems.tolerance import THRESHOLD
+from theorems.model import Context, Evidence, EvidenceKind, EvidenceStatus
+from theorems.tolerance import FLOAT_MIN_RESOLVABLE_SHARE, THRESHOLD
 
-__all__ = ["check"]
+__all__ = ["BEYOND_FLOAT64", "check"]
+
+#: What ``measure`` returns for a case float64 cannot resolve.
+BEYOND_FLOAT64 = type("BeyondFloat64", (), {"__repr__": lambda self: "BEYOND_FLOAT64"})()
 
 
 class _Violation(AssertionError):
@@ -38,7 +48,7 @@ def check(
     Passes when every ratio is ``<= threshold``. A ``NaN`` ratio is an ERROR
     (:func:`~theorems.evidence._common.refuse_nan`), a failure under a negative control.
     """
-    worst = {"ratio": 0.0, "n": 0, "failing": None}
+    worst = {"ratio": 0.0, "n": 0, "beyond": 0, "failing": None}
     domain = SearchedDomain()
 
     @hypothesis_settings(examples or ctx.profile.examples, shrink=not ctx.control)
@@ -48,7 +58,11 @@ def check(
         worst["n"] += 1
         domain.see(example)
         try:
-            ratio = float(refuse_nan(measure(example), ctx, "the scaled ratio"))
+            ratio = measure(example)
+            if ratio is BEYOND_FLOAT64:
+                worst["beyond"] += 1
+                return
+            ratio = float(refuse_nan(ratio, ctx, "the scaled ratio"))
         except IMPLEMENTATION_ERRORS as exc:
             why = formula_failure(exc, ctx)  # re-raises a crash of the check itself
             worst["failing"], worst["ratio"], worst["error"] = example, math.inf, why
@@ -69,16 +83,23 @@ def check(
             ok, cex = False, describe(worst["failing"])
             if worst.get("error"):
                 cex = {"input": cex, "raised": worst["error"]}
+    resolvable = worst["n"] - worst["beyond"]
+    enough = resolvable >= max(1, math.ceil(FLOAT_MIN_RESOLVABLE_SHARE * worst["n"]))
+    beyond = (f"; {worst['beyond']} of {worst['n']} cases beyond float64 (their terms keep no significant digit), "
+              f"{resolvable} resolvable" if worst["beyond"] else "")
+    if ok and not enough:
+        beyond += f" (need at least {FLOAT_MIN_RESOLVABLE_SHARE:g} of the cases resolvable: float64 cannot judge these inputs)"
     return make(
         ctx,
         EvidenceKind.PROPERTY,
-        ok,
+        ok and enough,
+        failed=EvidenceStatus.FAILED if not ok else EvidenceStatus.INCONCLUSIVE,
         seconds=t["seconds"],
         figure=worst["ratio"],
         threshold=threshold,
         cases=worst["n"],
         counterexample=cex,
         detail="worst scaled residual ratio over float64 cases"
-        + ("" if ok else "; minimal failing input recorded"),
-        data={"domain": domain.to_json()},
+        + ("" if ok else "; minimal failing input recorded") + beyond,
+        data={"domain": domain.to_json(), "beyond_float64": worst["beyond"], "resolvable": resolvable},
     )
