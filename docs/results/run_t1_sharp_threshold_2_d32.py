@@ -88,18 +88,25 @@ def main() -> None:
     if args.max_pools is not None:
         pools = min(pools, args.max_pools)
     done: dict[int, int] = {}
+    work: dict[int, dict] = {}
+    lps: list[dict] = []
     try:
         with open(args.log) as f:
             for line in f:
                 rec = json.loads(line)
                 if "pool" in rec:
                     done[rec["pool"]] = rec["n_star"]
+                    work[rec["pool"]] = {"lp_evaluations": len(lps), "seconds": rec["seconds"], "lps": lps}
+                    lps = []
+                else:
+                    lps.append(rec)
     except FileNotFoundError:
         pass
     if args.summary:
         ordered = [done[s] for s in sorted(done)]
         with open(args.summary, "w") as f:
-            json.dump(summary(d, ordered, args.command) | {"pools": sorted(done)}, f, indent=1)
+            json.dump(summary(d, ordered, args.command) | {"pools": sorted(done), "work": [work[s] for s in sorted(done)],
+                                                           "unfinished_pool_lps": lps}, f, indent=1)
             f.write("\n")
         return
     with open(args.log, "a") as log:
