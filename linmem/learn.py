@@ -20,7 +20,7 @@ repair construction).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -165,6 +165,42 @@ def _pairs(keys: Any, targets: Any) -> tuple[np.ndarray, np.ndarray]:
     return V, U
 
 
+def _binary_exponent(X: np.ndarray) -> int:
+    """The ``e`` with ``max |X| / 2**e`` in ``(1/2, 1]`` (0 for an all-zero ``X``)."""
+    m = float(np.max(np.abs(X))) if X.size else 0.0
+    if m == 0:
+        return 0
+    mant, e = math.frexp(m)
+    return e - 1 if mant == 0.5 else e
+
+
+def _normalised(V: np.ndarray, U: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Keys and targets divided by powers of two to max-abs entries in ``(1/2, 1]``.
+
+    Returns ``(V', U', e)`` with ``V = 2**e_v V'``, ``U = 2**e_u U'`` and
+    ``e = e_v + e_u``: every comparison ``<W, A_ij>`` and score is ``2**e``
+    times its normalised value, exactly in binary (division by a power of
+    two rounds only entries that fall below the normal range, which are
+    below ``2**-1022`` of the largest). The LPs see O(1) data, so HiGHS's
+    absolute tolerances mean the same at every scale of the inputs.
+    """
+    ev, eu = _binary_exponent(V), _binary_exponent(U)
+    return np.ldexp(V, -ev), np.ldexp(U, -eu), ev + eu
+
+
+def _rescaled_margin(t: float, e: int) -> float:
+    """``t * 2**e``, or ValueError when a positive margin is beyond float range."""
+    try:
+        out = math.ldexp(t, e)
+    except OverflowError:
+        out = math.inf
+    if not math.isfinite(out) or (t > LP_FEASIBILITY_TOL and out == 0):
+        raise ValueError(
+            f"keys and targets: the margin is {t!r} x 2**{e} for these inputs, outside float64's range "
+            f"(about 4.9e-324 to 1.8e308); scale keys or targets so that max|keys| x max|targets| is nearer 1")
+    return out
+
+
 def _float_scalar(x: Any, name: str) -> float:
     """A finite nonnegative scalar as a float (a ridge, a margin target)."""
     x = check_nonnegative_scalar(x, name)
@@ -253,7 +289,12 @@ def max_margin_memory(keys: Any, targets: Any, *, method: str = "auto") -> MaxMa
     optimum ``t* >= 0`` (``W = 0`` is feasible) and ``t* > 0`` exactly when
     some memory retrieves every pair top-1. By LP duality
     ``t* = min { ||sum lambda_ij A_ij||_1 : lambda >= 0, sum lambda = 1 }``
-    (entrywise 1-norm).
+    (entrywise 1-norm). Under positive scalings ``keys * a``,
+    ``targets * b`` the box stays, the comparisons scale by ``a b``, so the
+    same ``W`` and multipliers are optimal and ``t*`` becomes ``a b t*``: the
+    LP is solved on the instance divided by powers of two to max-abs entries
+    in ``(1/2, 1]`` and its margin multiplied back (ValueError when that
+    margin is beyond float64's range).
 
     ``method``:
 
@@ -294,7 +335,10 @@ def max_margin_memory(keys: Any, targets: Any, *, method: str = "auto") -> MaxMa
     (True, True)
     """
     V, U = _pairs(keys, targets)
-    return _max_margin(V, U, _check_method(method))[0]
+    method = _check_method(method)
+    Vn, Un, e = _normalised(V, U)
+    res = _max_margin(Vn, Un, method)[0]
+    return replace(res, margin=_rescaled_margin(res.margin, e))
 
 
 def _check_method(method: Any) -> str:
@@ -637,13 +681,17 @@ class GordanCertificate:
     def scaled_ratio(self) -> float:
         """The certificate's figure against its threshold; it passes below 1.
 
+        Computed on keys and targets divided by powers of two to max-abs
+        entries in ``(1/2, 1]`` (both figures are ratios that positive
+        scalings leave unchanged; so they stay clear of under- and overflow).
+
         For ``W``: ``max_ij tau_ij / (S_ii - S_ij)`` with ``tau_ij`` the
         rounding bound ``MARGIN_ROUNDING_ULPS (d_k + d_t) eps ||W||_F ||v_i||
         (||u_i|| + ||u_j||)`` (``inf`` when a margin is not positive). For
         ``lam``: ``||sum lam_ij A_ij||_F / (sum lam_ij ||A_ij||_F)`` divided
         by ``CERTIFICATE_RESIDUAL_FACTOR * LP_FEASIBILITY_TOL``.
         """
-        V, U = self.keys, self.targets
+        V, U, _ = _normalised(self.keys, self.targets)  # a ratio: the same at every scale
         n = V.shape[1]
         off = ~np.eye(n, dtype=bool)
         nv = np.linalg.norm(V, axis=0)
@@ -745,7 +793,9 @@ def gordan_certificate(keys: Any, targets: Any, *, method: str = "auto") -> Gord
     as given, the equivalent instance with unit keys is decided (each key's
     comparisons scaled by ``1 / ||v_i|| > 0``, which changes no sign) and its
     certificate mapped back (the same ``W``; ``lambda_ij / ||v_i||``
-    renormalised) and verified on the original. Raises
+    renormalised) and verified on the original. Both sides are invariant
+    under positive scalings of keys and targets, so the instance is first
+    divided by powers of two to max-abs entries in ``(1/2, 1]``. Raises
     :class:`LinearProgramError` if neither side verifies either way (an
     instance numerically on the boundary).
 
@@ -758,10 +808,12 @@ def gordan_certificate(keys: Any, targets: Any, *, method: str = "auto") -> Gord
     >>> cert.separable, cert.verify(), cert.lam.round(6).tolist()
     (False, True, [[0.0, 0.5], [0.5, 0.0]])
     """
-    V, U = _pairs(keys, targets)
+    V0, U0 = _pairs(keys, targets)
     method = _check_method(method)
+    V, U, _ = _normalised(V0, U0)  # positive scalings change no sign of any comparison
     try:
-        return _gordan(V, U, method)
+        cert = _gordan(V, U, method)
+        return GordanCertificate(W=cert.W, lam=cert.lam, keys=V0, targets=U0)
     except LinearProgramError as exc:
         first = exc
     norms = np.linalg.norm(V, axis=0)
@@ -774,7 +826,7 @@ def gordan_certificate(keys: Any, targets: Any, *, method: str = "auto") -> Gord
     if lam is not None:
         lam = lam / c[:, None]
         lam = lam / lam.sum()
-    cert = GordanCertificate(W=unit.W, lam=lam, keys=V, targets=U)
+    cert = GordanCertificate(W=unit.W, lam=lam, keys=V0, targets=U0)
     if not cert.verify():
         raise LinearProgramError(
             f"{first}; the certificate of the instance with unit keys does not verify "
@@ -883,6 +935,11 @@ def tam_feasible(keys: Any, targets: Any, *, k: int) -> TamFeasibility:
     its pairs in reverse order and then with keys x2 and targets x3 (neither
     changes the answer; the memory is mapped back), and
     :class:`LinearProgramError` is raised only when no form is decided.
+    Scaling keys by ``a > 0`` and targets by ``b > 0`` scales every margin by
+    ``a b``: the decision stays and the memory becomes ``W / (a b)``. The LP
+    is posed on the instance divided by powers of two to max-abs entries in
+    ``(1/2, 1]`` and its memory mapped back (ValueError when that memory is
+    beyond float64's range); ``min_margin`` is the same at every scale.
 
     Source: 004 (TAM retrieval; the convex top-k surrogate).
 
@@ -896,6 +953,8 @@ def tam_feasible(keys: Any, targets: Any, *, k: int) -> TamFeasibility:
     check_memory(n * (n - 1) * (U.shape[0] * V.shape[0] + 2), 8,
                  f"the {n * (n - 1)} x {U.shape[0] * V.shape[0]} score rows of the TAM LP "
                  f"for the {n} keys and targets")
+    V0, U0 = V, U
+    V, U, e = _normalised(V0, U0)
     order = np.arange(n)[::-1]
     # forms that leave the answer unchanged: the pairs reversed; keys x2 and
     # targets x3 (scores x6, so W' = W / 6); tried in turn when HiGHS returns
@@ -904,17 +963,31 @@ def tam_feasible(keys: Any, targets: Any, *, k: int) -> TamFeasibility:
     failures = []
     for reposed, (A, B, factor) in enumerate(forms):
         res = _tam_lp(A, B, k)
-        if res.status == 2:
+        if res.status == 2 and "infeasible" in str(res.message).lower():
             return TamFeasibility(False, None, math.nan, int(res.status), str(res.message), reposed)
         if res.status == 0:
             W = factor * res.x[: U.shape[0] * V.shape[0]].reshape(U.shape[0], V.shape[0])
+            # the scores of (2**-e W, V0, U0) are those of (W, V, U), exactly in binary
             m = float(np.min(tam_margins(W, V, U, k=k)))
-            return TamFeasibility(True, W, m, int(res.status), str(res.message), reposed)
+            return TamFeasibility(True, _tam_memory(W, e), m, int(res.status), str(res.message), reposed)
         failures.append(f"status {res.status}: {res.message}")
     raise LinearProgramError(
         "the TAM feasibility LP returned neither an optimum nor infeasibility on the "
         f"instance, its pairs reversed and its rescaling ({'; '.join(failures)})"
     )
+
+
+def _tam_memory(W: np.ndarray, e: int) -> np.ndarray:
+    """``2**-e W``, the memory of the normalised instance mapped back to the
+    original; ValueError when its entries leave float64's range."""
+    with np.errstate(over="ignore", under="ignore"):
+        out = np.ldexp(W, -e)
+    if not np.all(np.isfinite(out)) or (np.any(W != 0) and not np.any(out != 0)):
+        raise ValueError(
+            f"keys and targets: the TAM memory with margins >= 1 has entries {np.abs(W).max():.3g} x 2**{-e}, "
+            "outside float64's range (about 4.9e-324 to 1.8e308); scale keys or targets so that "
+            "max|keys| x max|targets| is nearer 1")
+    return out
 
 
 def _tam_lp(V: np.ndarray, U: np.ndarray, k: int) -> Any:

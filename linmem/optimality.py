@@ -27,7 +27,7 @@ import numpy as np
 import sympy
 
 from linmem._validation import MPMATH, as_matrix, check_positive_int, number_kind
-from linmem.learn import MAX_MARGIN_BOX, _float_scalar, _pairs
+from linmem.learn import MAX_MARGIN_BOX, _float_scalar, _normalised, _pairs
 from linmem.precise import mp_array
 from linmem.retrieval import _check_k, _check_positive_real, _float_matrix, _solve_near
 from linmem.tolerances import CERTIFICATE_RESIDUAL_FACTOR, LP_FEASIBILITY_TOL, SMOOTHING_ROOT_STEPS_PER_BIT
@@ -54,9 +54,14 @@ def _memory(W: Any, V: np.ndarray, U: np.ndarray, *, exact_ok: bool = False) -> 
 
 
 def _lp_solution(keys, targets, W, margin, multipliers):
+    """The inputs of an LP solution, on the instance divided by powers of two
+    to max-abs entries in ``(1/2, 1]`` (exact in binary; the margin with it):
+    the LP's optimality conditions are the same at every positive scale."""
     V, U = _pairs(keys, targets)
     W = _memory(W, V, U)
     t = float(_check_real(margin, "margin"))
+    V, U, e = _normalised(V, U)
+    t = math.ldexp(t, -e)
     if multipliers is None:
         return V, U, W, t, None
     lam = _float_matrix(multipliers, "multipliers")
@@ -94,13 +99,17 @@ def max_margin_allowance(keys: Any, targets: Any) -> float:
     """The max-margin LP's tolerance on one comparison, in the instance's
     units: ``CERTIFICATE_RESIDUAL_FACTOR x LP_FEASIBILITY_TOL x (1 + max |A|)``
     with ``max |A| = max_ij |u_i - u_j|_max |V|_max`` (HiGHS's feasibility
-    tolerance is absolute, the comparisons scale with the entries of A).
+    tolerance is absolute, the comparisons scale with the entries of A),
+    evaluated where :func:`linmem.learn.max_margin_memory` solves the LP: on
+    keys and targets divided by powers of two ``2**e_k``, ``2**e_t`` to
+    max-abs entries in ``(1/2, 1]``, and multiplied back by ``2**(e_k + e_t)``
+    (so it scales with the comparisons).
 
     >>> max_margin_allowance(np.eye(2), np.eye(2)) == 100 * 1e-7 * 2
     True
     """
-    V, U = _pairs(keys, targets)
-    return float(CERTIFICATE_RESIDUAL_FACTOR * LP_FEASIBILITY_TOL * (1 + _largest_comparison_entry(V, U)))
+    V, U, e = _normalised(*_pairs(keys, targets))
+    return math.ldexp(float(CERTIFICATE_RESIDUAL_FACTOR * LP_FEASIBILITY_TOL * (1 + _largest_comparison_entry(V, U))), e)
 
 
 def _largest_comparison_entry(V: np.ndarray, U: np.ndarray) -> float:
@@ -119,7 +128,9 @@ def max_margin_kkt_defect(keys: Any, targets: Any, *, W: Any, margin: Any, multi
     feasibility ``lambda >= 0``, ``sum lambda = 1``, ``lambda_ii = 0``; no
     duality gap ``||sum lambda_ij A_ij||_1 = t``; and complementary
     slackness ``sum lambda_ij (<W, A_ij> - t) = 0``. Each is measured as a
-    nonnegative defect and the largest is returned.
+    nonnegative defect and the largest is returned, on keys and targets
+    divided by powers of two to max-abs entries in ``(1/2, 1]`` (with the
+    margin): the figure is the same at every positive scale of the inputs.
 
     >>> V = U = np.eye(2)
     >>> lam = np.array([[0.0, 0.5], [0.5, 0.0]])
@@ -157,7 +168,9 @@ def max_margin_support_defect(keys: Any, targets: Any, *, W: Any, margin: Any, m
     values. The defect sums the violations of every comparison's
     feasibility, of the box, of ``lambda >= 0`` and of the sign of ``W``
     against ``sum lambda A`` on the entries at the box. Keys and targets are
-    taken at their exact binary values.
+    taken at their exact binary values, divided by powers of two to max-abs
+    entries in ``(1/2, 1]`` (exact; the margin with them), so the defect is
+    in those units and is 0 at every positive scale of an optimal solution.
 
     >>> V = U = np.eye(2)
     >>> lam = np.array([[0.0, 0.5], [0.5, 0.0]])

@@ -557,6 +557,45 @@ def _bisect_last_success(ok: Callable[[int], bool], lo: int, hi: int) -> int:
     return _bisect_bracket(ok, lo, hi)
 
 
+def _gallop_last_success(ok: Callable[[int], bool], lo: int, hi: int, start: int) -> int:
+    """:func:`_bisect_last_success` from a guess: ``ok(start)`` first, then
+    steps of ``s, 2 s, 4 s, ...`` (``s = max(1, start // 8)``) away from it
+    until the answer is bracketed, then bisection. For a monotone ok the same
+    answer (the largest n in ``[lo, hi]`` with ok(n), ``lo - 1`` or ``hi``),
+    with every evaluation within a few ``s`` of ``n*`` when the guess is
+    good; the ends of the range are evaluated only when reached.
+
+    >>> calls = []
+    >>> def ok(n):
+    ...     calls.append(n)
+    ...     return n <= 57
+    >>> _gallop_last_success(ok, 3, 440, 60), calls
+    (57, [60, 53, 56, 58, 57])
+    >>> [_gallop_last_success(lambda n: n <= m, 3, 40, 20) for m in (1, 3, 25, 40, 99)]
+    [2, 3, 25, 40, 40]
+    >>> all(_gallop_last_success(ok, 3, 40, g) == _bisect_last_success(ok, 3, 40)
+    ...     for m in range(45) for g in range(1, 50) for ok in [lambda n, m=m: n <= m])
+    True
+    """
+    start = min(max(start, lo), hi)
+    step = max(1, start // 8)
+    if ok(start):
+        a = start
+        while a < hi:
+            b = min(a + step, hi)
+            if not ok(b):
+                return _bisect_bracket(ok, a, b)
+            a, step = b, 2 * step
+        return hi
+    b = start
+    while b > lo:
+        a = max(b - step, lo)
+        if ok(a):
+            return _bisect_bracket(ok, a, b)
+        b, step = a, 2 * step
+    return lo - 1
+
+
 def _bisect_bracket(ok: Callable[[int], bool], lo: int, hi: int) -> int:
     """A transition point n in [lo, hi) (ok(n) and not ok(n + 1)) for a
     bracket with ok(lo) true and ok(hi) false, found by bisection without
@@ -584,6 +623,7 @@ def nested_critical_sizes(
     name: str,
     params: Mapping | None = None,
     cache: Any = True,
+    start: int | None = None,
 ) -> NestedResult:
     """Per-seed critical size of a monotone criterion, by bisection on nested pools.
 
@@ -592,7 +632,12 @@ def nested_critical_sizes(
     ``n`` in ``n_range`` whose prefix (the first ``n`` pairs) satisfies
     ``success(keys, targets)``, found with ``2 + ceil(log2(hi - lo))``
     evaluations when the criterion is monotone (success of ``n`` pairs
-    implies success of every prefix). Each seed's result is cached under
+    implies success of every prefix). With ``start`` (a guess of the
+    critical size) the search begins there and gallops outwards before it
+    bisects, which finds the same size of a monotone criterion with fewer
+    evaluations, all near it (an expensive criterion far from its critical
+    size, as an infeasible LP on the whole pool, is never evaluated); the
+    cache key is the same either way. Each seed's result is cached under
     ``(name, params, d, n_range)`` and the seed.
 
     Source: 004 (finite-size top-1 threshold); see the module docstring for
@@ -611,17 +656,20 @@ def nested_critical_sizes(
     base_seed = _check_seed_int(base_seed, "base_seed")
     name = _check_name(name)
     store = check_cache(cache)
+    if start is not None:
+        start = check_positive_int(start, "start")
     key_params = {"method": "nested-bisection", "d": d, "n_range": [lo, hi],
                   "criterion": jsonable(params or {}, "params")}
     done = _cached_many(store, name, key_params, [[base_seed, s] for s in seeds], _nested_one_seed,
-                        [(success, d, lo, hi, base_seed, s) for s in seeds])
+                        [(success, d, lo, hi, base_seed, s, start) for s in seeds])
     n_star = [int(value) for value, _, _ in done]
     hits = sum(hit for _, hit, _ in done)
     calls = sum(extra for _, hit, extra in done if not hit)
     return NestedResult(d, tuple(seeds), np.array(n_star, dtype=int), (lo, hi), calls, hits)
 
 
-def _nested_one_seed(success: Callable, d: int, lo: int, hi: int, base_seed: int, s: int) -> tuple[int, int]:
+def _nested_one_seed(success: Callable, d: int, lo: int, hi: int, base_seed: int, s: int,
+                     start: int | None = None) -> tuple[int, int]:
     """One seed of :func:`nested_critical_sizes`: ``(n*, criterion calls)``."""
     V, U = gaussian_pairs(d, hi, rng=instance_rng(base_seed, d, s))
     calls = [0]
@@ -630,7 +678,9 @@ def _nested_one_seed(success: Callable, d: int, lo: int, hi: int, base_seed: int
         calls[0] += 1
         return bool(success(V[:, :n], U[:, :n]))
 
-    return _bisect_last_success(ok, lo, hi), calls[0]
+    if start is None:
+        return _bisect_last_success(ok, lo, hi), calls[0]
+    return _gallop_last_success(ok, lo, hi, start), calls[0]
 
 
 # --------------------------------------------------------------------------

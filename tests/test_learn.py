@@ -554,8 +554,9 @@ def test_tam_feasible_reposes_the_instance_when_highs_returns_unknown(monkeypatc
     monkeypatch.setattr(learn, "_tam_lp", unknown_twice)
     out = learn.tam_feasible(V, U, k=2)
     assert out.reposed == 2 and out.feasible
-    np.testing.assert_array_equal(seen[1][0], V[:, ::-1])
-    np.testing.assert_array_equal(seen[2][0], 2 * V)
+    Vn = learn._normalised(V, U)[0]  # the LP sees the instance at max-abs (1/2, 1]
+    np.testing.assert_array_equal(seen[1][0], Vn[:, ::-1])
+    np.testing.assert_array_equal(seen[2][0], 2 * Vn)
     assert out.min_margin >= 1 - 1e-6  # the memory is mapped back to the original scale
 
     def always_unknown(A, B, k):

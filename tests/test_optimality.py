@@ -81,9 +81,11 @@ def test_missing_multipliers_are_no_certificate():
 def test_the_allowance_scales_with_the_comparisons():
     V, U = _dyadic(1, 2, 3)
     base = optimality.max_margin_allowance(V, U)
-    A = np.abs(U[:, :, None] - U[:, None, :]).max() * np.abs(V).max()
-    assert base == pytest.approx(learn.CERTIFICATE_RESIDUAL_FACTOR * learn.LP_FEASIBILITY_TOL * (1 + A))
-    assert optimality.max_margin_allowance(10 * V, U) > base
+    Vn, Un, e = learn._normalised(V, U)  # in the units the LP is solved in
+    A = np.abs(Un[:, :, None] - Un[:, None, :]).max() * np.abs(Vn).max()
+    assert base == pytest.approx(learn.CERTIFICATE_RESIDUAL_FACTOR * learn.LP_FEASIBILITY_TOL * (1 + A) * 2.0**e)
+    assert optimality.max_margin_allowance(2.0**40 * V, U) == 2.0**40 * base
+    assert optimality.max_margin_allowance(V, 2.0**-40 * U) == 2.0**-40 * base
 
 
 def _central_difference(f, W, h):

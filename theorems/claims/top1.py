@@ -289,6 +289,21 @@ _LOAD = "d^2 / (n ln n)"
 _MARKS = ((OPTIMAL_TOP1_CONSTANT, "2"), (CMM_TOP1_CONSTANT, "8"))
 
 
+def _predicted_critical_n(d: int) -> int:
+    """The n where d^2 / (n ln n) meets the prediction 2 - 3 lnln n / ln n: where
+    each pool's search for its critical size starts (linmem's formula, not
+    impl's, so that a wrong variant changes the criterion, not the search).
+    The load falls and the prediction rises in n, so their difference has one
+    root above e; found by bisection in n."""
+    lo, hi = 3.0, 4.0
+    while sweeps.load_value("ratio", d, hi) > linmem.second_order_crossing(hi):
+        lo, hi = hi, 2 * hi
+    while hi - lo > 0.5:
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if sweeps.load_value("ratio", d, mid) > linmem.second_order_crossing(mid) else (lo, mid)
+    return round((lo + hi) / 2)
+
+
 def _lp_row(ctx, d, rng):
     """The LP sweep at d: per-seed critical sizes on nested instances, the
     median crossing and its gap to 2 - 3 lnln n / ln n."""
@@ -302,7 +317,7 @@ def _lp_row(ctx, d, rng):
     res = sweeps.nested_critical_sizes(
         success, d, n_range=(3, max(4, math.ceil(linmem.critical_n(d, LP_MIN_RATIO)))), seeds=range(pools),
         base_seed=kit.seed(ctx.run_seed, "lp"), name="top1.lp", params={"code": _CODE},
-        cache=kit.sweep_cache(ctx, "max_margin_memory", "GordanCertificate"))
+        cache=kit.sweep_cache(ctx, "max_margin_memory", "GordanCertificate"), start=_predicted_critical_n(d))
     c, (x, y) = res.crossing("ratio"), res.success_curve("ratio")
     row = {"crossing": c, "n": math.nan, "prediction": math.nan, "window": None, "censored": res.censored,
            "gap": math.inf, "pools": pools, "n_star": res.n_star.tolist(), "evaluations": res.evaluations,
