@@ -56,7 +56,7 @@ from hypothesis import strategies as st  # noqa: E402
 from theorems.evidence import precise  # noqa: E402
 from theorems.evidence import property as prop  # noqa: E402
 from theorems.impl import Impl  # noqa: E402
-from theorems.model import Context, EvidenceStatus  # noqa: E402
+from theorems.model import ClaimKind, Context, EvidenceKind, EvidenceStatus  # noqa: E402
 from theorems.profiles import get_profile  # noqa: E402
 
 
@@ -98,3 +98,57 @@ def test_too_few_resolvable_cases_is_inconclusive_not_failed():
     ev = prop.check(_ctx(), st.integers(0, 1000), lambda x: prop.BEYOND_FLOAT64, examples=20)
     assert ev.status is EvidenceStatus.INCONCLUSIVE and ev.counterexample is None
     assert "beyond float64" in ev.detail
+
+
+# --- kit.norm: one reduction in all three number systems -----------------------------------------
+
+from fractions import Fraction  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from theorems import kit  # noqa: E402
+
+_A = [[1, -2, 0], [3, 4, -1]]
+
+
+@pytest.mark.parametrize("kind", ["fro", "max", "1", "inf", "2"])
+def test_kit_norm_agrees_across_exact_mpmath_and_float(kind):
+    reference = {"fro": np.linalg.norm(np.array(_A, float)), "max": 4.0, "1": 6.0, "inf": 8.0,
+                 "2": np.linalg.norm(np.array(_A, float), 2)}[kind]
+    exact = kit.norm(kit.exact(_A), kind)
+    with mpmath.workdps(40):
+        precise = kit.norm(kit.to_mp(kit.exact(_A)), kind)
+        assert abs(precise - reference) <= 1e-14 * reference
+        assert isinstance(precise, mpmath.mpf)
+    assert kit.norm(np.array(_A, float), kind) == pytest.approx(reference, rel=1e-15)
+    assert float(exact) == pytest.approx(reference, rel=1e-15)
+    if kind in ("max", "1", "inf"):
+        assert isinstance(exact, Fraction)
+
+
+def test_kit_norm_is_exact_where_the_root_is_rational_and_refuses_unknown_kinds():
+    assert kit.norm(kit.exact([[3, 4]])) == Fraction(5)
+    assert kit.norm(kit.exact([Fraction(3, 5), Fraction(4, 5)])) == 1
+    with pytest.raises(ValueError, match="kind must be one of"):
+        kit.norm(np.ones(2), "nuclear")
+
+
+# --- one spelling of the control, checked when the claim is built ------------------------------
+
+from theorems.templates import claim, wrong  # noqa: E402
+
+
+def test_a_control_naming_an_unknown_formula_is_refused_when_the_claim_is_built():
+    with pytest.raises(ValueError, match="did you mean 'least_squares_store'"):
+        wrong("typo", least_square_store=lambda K, V: V)
+
+
+def test_templates_claim_takes_control_like_every_template_and_refuses_both_spellings():
+    control = wrong("snr doubled", snr=lambda h: 2 * h)
+    checks = {"sweep": (EvidenceKind.SIMULATION, lambda ctx: None, "unused")}
+    made = claim("t.control-spelling", kind=ClaimKind.ASYMPTOTIC, title="t", statement="s", source="t",
+                 checks=checks, control=control)
+    assert made.negative_control is control
+    with pytest.raises(ValueError, match="once"):
+        claim("t.both", kind=ClaimKind.ASYMPTOTIC, title="t", statement="s", source="t", checks=checks,
+              control=control, negative_control=control)

@@ -25,7 +25,7 @@ import numpy as np
 
 import linmem
 
-__all__ = ["FORMULA_ERRORS", "Impl", "raised_by_formula"]
+__all__ = ["FORMULA_ERRORS", "Impl", "formula_names", "raised_by_formula"]
 
 #: Exceptions that, raised by a formula on a valid input, mean the formula
 #: fails there (a wrong shape, a singular solve, a division by zero).
@@ -139,3 +139,13 @@ def _modules():
     )
 
     return [linmem, spectral, recall, stores, estimates, ensembles, capacity, retrieval, learn]
+
+
+@functools.lru_cache(maxsize=1)
+def formula_names() -> frozenset[str]:
+    """The names of linmem's formulas (what a negative control may replace).
+
+    >>> "snr" in formula_names()
+    True
+    """
+    return frozenset(Impl.default()._functions)

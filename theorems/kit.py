@@ -47,6 +47,7 @@ __all__ = [
     "generator",
     "integer_array",
     "is_exact",
+    "norm",
     "null_space",
     "rank",
     "rational_spectrum",
@@ -270,6 +271,57 @@ def sq(A):
     Fraction(5, 1)
     """
     return np.sum(A * A)
+
+
+_NORM_KINDS = ("fro", "max", "1", "inf", "2")
+
+
+def norm(A, kind: str = "fro"):
+    """A matrix or vector norm in the number system of ``A``, so a claim's
+    terms never branch on exact, mpmath or float64 input: ``"fro"``
+    (Frobenius; Euclidean for a vector), ``"max"`` (largest absolute entry),
+    ``"1"`` (largest column sum of absolute values), ``"inf"`` (largest row
+    sum), ``"2"`` (largest singular value). Exact input gives an exact value
+    (a ``Fraction``, or a sympy number where a square root is irrational),
+    mpmath input an ``mpf`` at the working precision, float input a float.
+
+    >>> norm(exact([[3, 4]])), norm(exact([[1, 1]])), norm(np.array([[3.0, 4.0]]))
+    (Fraction(5, 1), sqrt(2), 5.0)
+    >>> norm(exact([[1, -2], [3, 4]]), "1"), norm(exact([[1, -2], [3, 4]]), "inf")
+    (Fraction(6, 1), Fraction(7, 1))
+    """
+    import sympy
+
+    if kind not in _NORM_KINDS:
+        raise ValueError(f"kind must be one of {', '.join(map(repr, _NORM_KINDS))}, got {kind!r}")
+    A = np.asarray(A)
+    if A.ndim == 0:
+        A = A.reshape(1, 1)
+    M = A.reshape(-1, 1) if A.ndim == 1 else A
+    if M.ndim != 2:
+        raise ValueError(f"A must be a scalar, vector or matrix, got shape {A.shape}")
+    if A.dtype != object:
+        M = M.astype(float)
+        order = {"fro": "fro", "max": None, "1": 1, "inf": np.inf, "2": 2}[kind]
+        return float(np.max(np.abs(M), initial=0.0)) if order is None else float(np.linalg.norm(M, order))
+    exact_input = is_exact(M)
+    absolute = np.vectorize(abs, otypes=[object])(M) if M.size else M
+    if kind == "max":
+        return max(absolute.ravel(), default=0)
+    if kind in ("1", "inf"):
+        sums = [sum(col, start=0) for col in (absolute.T if kind == "1" else absolute)]
+        return max(sums, default=0)
+    if kind == "fro":
+        total = sum((e * e for e in M.ravel()), start=0)
+        if exact_input:
+            root = sympy.sqrt(sympy.Rational(total.numerator, total.denominator) if isinstance(total, Fraction)
+                              else sympy.Integer(total))
+            return Fraction(int(root.p), int(root.q)) if root.is_Rational else root
+        return mpmath.sqrt(total)
+    if exact_input:
+        root = to_sympy(M).norm(2)
+        return Fraction(int(root.p), int(root.q)) if root.is_Rational else root
+    return max(mpmath.svd_r(mpmath.matrix(M.tolist()), compute_uv=False), default=mpmath.mpf(0))
 
 
 def unit_columns(K) -> bool:

@@ -240,6 +240,21 @@ class NegativeControl:
     description: str
     overrides: Mapping[str, Callable]
 
+    def __post_init__(self):
+        # refused when the claim is built, not only when --controls runs it
+        from theorems.impl import formula_names
+
+        known = formula_names()
+        unknown = sorted(set(self.overrides) - known)
+        if unknown:
+            import difflib
+
+            hints = "; ".join(f"{u!r}: did you mean {', '.join(map(repr, close))}?"
+                              if (close := difflib.get_close_matches(u, sorted(known), n=3)) else f"{u!r}"
+                              for u in unknown)
+            raise ValueError(f"negative control {self.description!r} replaces formulas that linmem does not "
+                             f"have: {hints}")
+
 
 @dataclass(frozen=True)
 class Claim:

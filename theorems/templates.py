@@ -78,7 +78,7 @@ def wrong(description: str, **overrides: Callable) -> NegativeControl:
     """
     if not overrides:
         raise ValueError("wrong needs at least one formula to replace, e.g. wrong('why', snr=bad_snr)")
-    return NegativeControl(description, overrides)
+    return NegativeControl(description, overrides)  # formula names are checked by NegativeControl
 
 
 def _default_scale(*args):
@@ -847,10 +847,18 @@ EVIDENCE_BY_PREFIX = {**dict.fromkeys(("algebra", "recursion", "exact"), Evidenc
                       **dict.fromkeys(("feasibility", "crossings", "percentile"), EvidenceKind.SIMULATION)}
 
 
-def claim(id: str, *, checks: Mapping[str, tuple] | None = None, **fields: Any) -> Claim:
+def claim(id: str, *, checks: Mapping[str, tuple] | None = None, control: NegativeControl | None = None,
+          **fields: Any) -> Claim:
     """A claim whose checks are written by hand, as a catalogue entry: ``checks`` maps each check's name (its
     identity in the reports) to ``(run, about)`` of the kind its first word declares (:data:`EVIDENCE_BY_PREFIX`)
-    or to ``(EvidenceKind.X, run, about)``, ``about`` optional; the other fields are :class:`Claim`'s."""
+    or to ``(EvidenceKind.X, run, about)``, ``about`` optional; ``control`` is the negative control, spelled as
+    in every template (:class:`Claim`'s ``negative_control=`` is accepted too); the other fields are
+    :class:`Claim`'s."""
+    if control is not None:
+        if fields.get("negative_control") is not None:
+            raise ValueError(f"claim {id}: give the negative control once, as control= (negative_control= is "
+                             f"its older spelling)")
+        fields["negative_control"] = control
 
     def check(name, entry):
         kind = entry[0] if isinstance(entry[0], EvidenceKind) else EVIDENCE_BY_PREFIX.get(name.split("-")[0])
