@@ -102,10 +102,22 @@ def _verify_description() -> str:
                                       kinds=textwrap.fill(kinds, 74, subsequent_indent="  "))
 
 
-def _cmd_list(args) -> int:
+def _select(args, registry) -> list:
+    """The claims ``--only`` and ``--kind`` choose from ``registry``; a
+    selection that matches no claim is a usage error, found before anything
+    runs or any report is replaced."""
     from theorems.registry import select
 
-    claims = select(_catalogue(args), args.only or (), kinds=args.kind or ())
+    claims = select(registry, args.only or (), kinds=args.kind or ())
+    if not claims:
+        given = " ".join([f"--only {p!r}" for p in args.only or ()] + [f"--kind {k}" for k in args.kind or ()])
+        raise UsageError(f"{given}: the selection matches no claim (of {len(registry)}); "
+                         "see `theorems list` for the ids and kinds")
+    return claims
+
+
+def _cmd_list(args) -> int:
+    claims = _select(args, _catalogue(args))
     if args.json:
         print(json.dumps([
             {"id": c.id, "title": c.title, "kind": c.kind.value, "source": c.source,
@@ -289,13 +301,12 @@ def _sweep_executor(args):
 
 def _cmd_verify(args) -> int:
     from theorems.progress import Progress, estimate_line, record_durations, recorded_durations
-    from theorems.registry import select
     from theorems.report import build_report, write_reports
     from theorems.runner import run
 
     profile = get_profile(args.profile)
     registry = _registry(args)
-    claims = select(registry, args.only or (), kinds=args.kind or ())
+    claims = _select(args, registry)
     out = _out_dir(args.out)
     args.kept_reports = out
     _check_cache()
@@ -326,12 +337,11 @@ def _cmd_verify(args) -> int:
 
 
 def _cmd_stability(args) -> int:
-    from theorems.registry import select
     from theorems.report import write_text_atomic
     from theorems.stability import render_table, run_stability, seed_range
 
     profile = get_profile(args.profile)
-    claims = select(_registry(args), args.only or (), kinds=args.kind or ())
+    claims = _select(args, _registry(args))
     out = _out_dir(args.out)
     _check_cache()
     seeds = seed_range(args.seeds, args.first_seed)
