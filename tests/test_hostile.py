@@ -71,3 +71,59 @@ def test_hostile_cli_case(tmp_path, argv, code, first):
         assert "Traceback" not in proc.stderr
         assert not proc.stdout.strip(), proc.stdout
     assert (out / "report.json").read_text(encoding="utf-8") == "OLD"
+
+
+# --------------------------------------------------------------------------
+# hostile cache files (issue 23 items 4 and 5)
+# --------------------------------------------------------------------------
+
+
+def _planted(V, U) -> bool:
+    """Success while the load n / d is below 2, with a band of chance in between."""
+    import numpy as np
+
+    n, d = V.shape[1], V.shape[0]
+    return bool(n / d < 2 + 0.5 * float(np.tanh(V[0, 0])))
+
+
+@pytest.mark.parametrize("forged", ["yes", None, {"value": True}, 1, [True]], ids=repr)
+def test_a_sweep_cache_entry_of_the_wrong_type_is_recomputed_and_rewritten(tmp_path, forged):
+    import json
+
+    from linmem import sweeps
+    from theorems.sweepcache import SweepCache
+
+    cache = SweepCache(tmp_path)
+    kw = dict(load_kind="alpha", bracket=(0.5, 4.0), trials=6, steps=4, base_seed=5, name="hostile")
+    first = sweeps.bisect_crossing(_planted, 4, cache=cache, **kw)
+    files = sorted(tmp_path.glob("*/*.json"))
+    assert files and first.cache_hits == 0
+    for f in files:  # every stored outcome replaced by a value of another type
+        record = json.loads(f.read_text())
+        record["value"] = forged
+        f.write_text(json.dumps(record))
+    again = sweeps.bisect_crossing(_planted, 4, cache=cache, **kw)
+    assert again.cache_hits == 0 and again.evaluations == first.evaluations
+    assert again.n50 == first.n50 and again.outcomes.tolist() == first.outcomes.tolist()
+    assert all(isinstance(json.loads(f.read_text())["value"], bool) for f in files)
+    third = sweeps.bisect_crossing(_planted, 4, cache=cache, **kw)
+    assert third.cache_hits == first.evaluations and third.n50 == first.n50
+
+
+def test_a_sweep_cache_entry_stored_under_another_key_is_a_miss(tmp_path):
+    from theorems.sweepcache import SweepCache, cached_call
+
+    cache = SweepCache(tmp_path)
+    a, b = cache.key("f", {"d": 1}, 0), cache.key("f", {"d": 2}, 0)
+    cache.put(a, 41)
+    cache._path(b).parent.mkdir(parents=True, exist_ok=True)
+    cache._path(b).write_bytes(cache._path(a).read_bytes())  # a's record copied to b's place
+    assert cache.get(a) == (True, 41)
+    assert cache.get(b) == (False, None)
+    assert cached_call(lambda: 42, name="f", params={"d": 2}, seed=0, cache=cache) == (42, False)
+    assert cache.get(b) == (True, 42)
+    # cached_call's valid= refuses a value of the wrong shape
+    cache.put(b, "forty-two")
+    value = cached_call(lambda: 42, name="f", params={"d": 2}, seed=0, cache=cache,
+                        valid=lambda v: isinstance(v, int))
+    assert value == (42, False) and cache.get(b) == (True, 42)
