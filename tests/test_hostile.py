@@ -21,39 +21,62 @@ import pytest
 
 THEOREMS = str(Path(sys.executable).with_name("theorems"))
 
-#: (argv, exit code, regular expression the first line must match)
+def case(argv, code, first, *, id, files=None):
+    """A row: ``argv``, the exit code, a regular expression for the first
+    line, and ``files`` (path under the row's folder -> text) made first."""
+    return pytest.param(argv, code, first, files or {}, id=id)
+
+
+BAD_DURATIONS = {
+    "shape": '{"format": 1, "profiles": {"quick": [1, 2]}}',
+    "infinity": '{"format": 1, "profiles": {"quick": {"lev.range": Infinity}}}',
+    "negative": '{"format": 1, "profiles": {"quick": {"lev.range": -3}}}',
+    "string": '{"format": 1, "profiles": {"quick": {"lev.range": "3"}}}',
+    "list": '[1, 2]',
+    "binary": '\x00\x01 not json',
+}
+
+#: (argv, exit code, regular expression the first line must match, files)
 CASES = [
     # usage errors: exit 2, one line naming the option, nothing run (held before issue 23)
-    pytest.param(["verify", "--only", "no.such.claim", "--out", "{out}"], 2,
+    case(["verify", "--only", "no.such.claim", "--out", "{out}"], 2,
                  r"theorems verify: error: --only pattern\(s\) \['no.such.claim'\] match no claim id", id="unknown-id"),
-    pytest.param(["verify", "--only", "lev.range", "--seed", "-1", "--out", "{out}"], 2,
+    case(["verify", "--only", "lev.range", "--seed", "-1", "--out", "{out}"], 2,
                  r"theorems verify: error: argument --seed: must be an integer >= 0, got -1", id="negative-seed"),
-    pytest.param(["verify", "--only", "lev.range", "--jobs", "0", "--out", "{out}"], 2,
+    case(["verify", "--only", "lev.range", "--jobs", "0", "--out", "{out}"], 2,
                  r"theorems verify: error: argument --jobs: must be an integer >= 1, got 0", id="zero-jobs"),
-    pytest.param(["verify", "--only", "lev.range", "--fail-on", "BOGUS", "--out", "{out}"], 2,
+    case(["verify", "--only", "lev.range", "--fail-on", "BOGUS", "--out", "{out}"], 2,
                  r"theorems verify: error: argument --fail-on: needs statuses among", id="bad-fail-on"),
-    pytest.param(["verify", "--only", "lev.range", "--out", "{tmp}/afile"], 2,
+    case(["verify", "--only", "lev.range", "--out", "{tmp}/afile"], 2,
                  r"theorems verify: error: --out '.*afile' is a file, not a folder", id="out-is-a-file"),
-    pytest.param(["verify", "--only", "lev.range", "--out", "{tmp}/withdir"], 2,
+    case(["verify", "--only", "lev.range", "--out", "{tmp}/withdir"], 2,
                  r"theorems verify: error: --out '.*withdir' holds folders \(sub\)", id="out-holds-a-folder"),
-    pytest.param(["show", "no.such.claim"], 2, r"theorems show: error: ", id="show-unknown"),
-    pytest.param(["verify", "--only", "lev.range", "--bogus"], 2,
+    case(["show", "no.such.claim"], 2, r"theorems show: error: ", id="show-unknown"),
+    case(["verify", "--only", "lev.range", "--bogus"], 2,
                  r"theorems verify: error: unrecognized arguments: --bogus", id="unknown-option"),
     # issue 23 item 2: a selection that matches no claim is refused before the run
-    pytest.param(["verify", "--only", "lev.*", "--kind", "expectation", "--out", "{out}"], 2,
+    case(["verify", "--only", "lev.*", "--kind", "expectation", "--out", "{out}"], 2,
                  r"theorems verify: error: --only 'lev\.\*' --kind expectation: the selection matches no claim",
                  id="empty-selection-verify"),
-    pytest.param(["stability", "--only", "lev.*", "--kind", "expectation", "--out", "{out}"], 2,
+    case(["stability", "--only", "lev.*", "--kind", "expectation", "--out", "{out}"], 2,
                  r"theorems stability: error: --only 'lev\.\*' --kind expectation: the selection matches no claim",
                  id="empty-selection-stability"),
-    pytest.param(["list", "--only", "lev.*", "--kind", "expectation"], 2,
+    case(["list", "--only", "lev.*", "--kind", "expectation"], 2,
                  r"theorems list: error: --only 'lev\.\*' --kind expectation: the selection matches no claim",
                  id="empty-selection-list"),
+    # issue 23 item 5: a cache file that does not validate is ignored with one warning line
+    *[case(["verify", "--only", "lev.range", "--out", "{out}/../fresh"], 0,
+           r"theorems verify: warning: ignoring the cache file .*claim-durations.json: ",
+           files={"cache/claim-durations.json": text}, id=f"durations-{name}")
+      for name, text in BAD_DURATIONS.items()],
 ]
 
 
-@pytest.mark.parametrize("argv, code, first", CASES)
-def test_hostile_cli_case(tmp_path, argv, code, first):
+@pytest.mark.parametrize("argv, code, first, files", CASES)
+def test_hostile_cli_case(tmp_path, argv, code, first, files):
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
     out = tmp_path / "reports"
     out.mkdir()
     (out / "report.json").write_text("OLD", encoding="utf-8")
@@ -71,6 +94,11 @@ def test_hostile_cli_case(tmp_path, argv, code, first):
         assert "Traceback" not in proc.stderr
         assert not proc.stdout.strip(), proc.stdout
     assert (out / "report.json").read_text(encoding="utf-8") == "OLD"
+    if "cache/claim-durations.json" in files and code == 0:  # rewritten as a valid record
+        import json
+
+        data = json.loads((tmp_path / "cache" / "claim-durations.json").read_text(encoding="utf-8"))
+        assert data["format"] == 1 and set(data["profiles"]["quick"]) == {"lev.range"}
 
 
 # --------------------------------------------------------------------------

@@ -210,6 +210,49 @@ def _check_cache() -> None:
         raise UsageError(f"{where} cannot be created: {above} is a file; set {CACHE_ENV} to a folder, or to off")
 
 
+def _durations_problem(data) -> str | None:
+    """Why the parsed ``claim-durations.json`` ``data`` is not a valid record
+    (format 1: profile key -> claim id -> finite seconds >= 0), or None."""
+    import math
+
+    if not isinstance(data, dict) or data.get("format") != 1:
+        return "not a format-1 record"
+    profiles = data.get("profiles")
+    if not isinstance(profiles, dict):
+        return "'profiles' is not an object"
+    for name, runs in profiles.items():
+        if not isinstance(runs, dict):
+            return f"profile {name!r} holds {type(runs).__name__}, not claim -> seconds"
+        for claim, seconds in runs.items():
+            if (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
+                    or not math.isfinite(seconds) or seconds < 0):
+                return f"claim {claim!r} at profile {name!r} has {json.dumps(seconds)[:40]} seconds"
+    return None
+
+
+def _check_durations(command: str) -> None:
+    """Ignore a ``claim-durations.json`` (the estimates' record in the cache
+    folder) that does not validate, with a one-line warning: it is removed,
+    and the run writes a fresh one."""
+    from theorems.progress import durations_path
+
+    path = durations_path()
+    if path is None or not path.is_file():
+        return
+    try:
+        problem = _durations_problem(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, RecursionError) as exc:
+        problem = f"unreadable ({' '.join(str(exc).split())[:80]})"
+    if problem is None:
+        return
+    print(f"theorems {command}: warning: ignoring the cache file {path}: {problem}; it is rewritten after "
+          "this run", file=sys.stderr)
+    try:
+        path.unlink()
+    except OSError:
+        pass
+
+
 def _partial_notice(args, claims, registry, out) -> None:
     """Say what a partial run (``--only``/``--kind``) does to the report folder."""
     if not (args.only or args.kind):
@@ -313,6 +356,7 @@ def _cmd_verify(args) -> int:
     _partial_notice(args, claims, registry, out)
     sweep_executor = _sweep_executor(args)
     print(f"theorems verify: {len(claims)} claims, profile {profile.name}, seed {args.seed}", flush=True)
+    _check_durations("verify")
     estimates = recorded_durations(profile.name, controls=args.controls)
     ids = [c.id for c in claims]
     print(f"theorems verify: {estimate_line(ids, estimates, profile.name, controls=args.controls)}", flush=True)
