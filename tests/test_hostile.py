@@ -155,3 +155,47 @@ def test_a_sweep_cache_entry_stored_under_another_key_is_a_miss(tmp_path):
     value = cached_call(lambda: 42, name="f", params={"d": 2}, seed=0, cache=cache,
                         valid=lambda v: isinstance(v, int))
     assert value == (42, False) and cache.get(b) == (True, 42)
+
+
+# --------------------------------------------------------------------------
+# a full disk while the reports are written (issue 23 item 9)
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("where", ["file", "folder"])
+def test_a_full_disk_while_writing_reports_exits_3_and_keeps_the_old_set(tmp_path, monkeypatch, capsys, where):
+    import errno
+
+    from theorems import reportdir
+    from theorems.cli import EXIT_WRITE_FAILED, main
+
+    monkeypatch.setenv("THEOREMS_CACHE", str(tmp_path / "cache"))
+    out = tmp_path / "reports"
+    argv = ["verify", "--only", "lev.range", "--out", str(out)]
+    assert main(argv) == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    capsys.readouterr()
+
+    def full(*_a, **_k):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    if where == "file":
+        monkeypatch.setattr(reportdir.os, "fsync", full)
+    else:
+        monkeypatch.setattr(reportdir, "_fsync_dir", full)
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == EXIT_WRITE_FAILED == 3
+    assert err.splitlines() == [f"theorems verify: error: could not write the reports to {out}: "
+                                f"No space left on device; the previous reports in {out} were kept"]
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "reports"]
+
+
+def test_the_exit_status_for_a_failed_write_is_documented():
+    from theorems.cli import _parser
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert "3 when the reports could not be" in " ".join(readme.split())
+    verify = _parser()._subparsers._group_actions[0].choices["verify"]
+    assert "3  the reports could not be written" in verify.format_help()

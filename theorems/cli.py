@@ -6,7 +6,9 @@ Exit status of ``verify``: 0 when no claim has a status in the fail-on set
 negative control run was caught; 1 otherwise. ``stability`` exits 1 when a
 claim comes out with more than one status across the seeds. Every command
 exits 2 for a usage error, with one line naming the option, the value and
-what is needed (never a traceback), and 130 on Ctrl-C, with one line saying
+what is needed (never a traceback), 3 when its results could not be written
+(an ``OSError`` such as a full disk; one line, the previous reports kept),
+and 130 on Ctrl-C, with one line saying
 the previous reports were kept. ``--out`` and the sweep cache
 (``$THEOREMS_CACHE``) are checked before any claim runs.
 """
@@ -87,6 +89,8 @@ exit status:
      NOT SUPPORTED) and every negative control run (--controls) was caught
   1  otherwise
   2  usage error (one line naming the option and the value)
+  3  the reports could not be written (disk full, no permission); one line
+     saying where and why; the previous reports are kept
   130  interrupted (Ctrl-C); the previous reports are kept
 """
 
@@ -161,6 +165,28 @@ def _warn_math_fallbacks(report: dict, command: str) -> None:
 
 class UsageError(ValueError):
     """A bad option value found after parsing; the message names the option."""
+
+
+#: Exit status when the results could not be written (disk full, permission
+#: lost, the folder removed during the run); the previous reports are kept.
+EXIT_WRITE_FAILED = 3
+
+
+class WriteFailed(Exception):
+    """Writing the reports (or a stability table, an assessment) failed with
+    an OS error; the message says where and why and what was kept."""
+
+
+def _written(write, out: Path, what: str):
+    """``write()``, with an ``OSError`` turned into :class:`WriteFailed`."""
+    try:
+        return write()
+    except OSError as exc:
+        why = exc.strerror or " ".join(str(exc).split()) or type(exc).__name__
+        where = f" ({exc.filename})" if exc.filename else ""
+        kept = (f"the previous {what} in {out} were kept" if out.exists() and any(out.iterdir())
+                else f"nothing was written to {out}")
+        raise WriteFailed(f"could not write the {what} to {out}: {why}{where}; {kept}") from None
 
 
 def _fail_on_arg(text: str) -> frozenset:
@@ -373,7 +399,7 @@ def _cmd_verify(args) -> int:
         record_durations(profile.name, {r.claim.id: r.seconds for r in result.results}, controls=args.controls)
     report = build_report(result, selection={"only": args.only or [], "kind": args.kind or [],
                                              "claims_modules": args.claims or []})
-    paths = write_reports(report, out)
+    paths = _written(lambda: write_reports(report, out), out, "reports")
     _warn_math_fallbacks(report, "verify")
     _print_summary(result, report)
     print("reports: " + ", ".join(str(p) for p in paths))
@@ -408,7 +434,8 @@ def _cmd_stability(args) -> int:
     print()
     print(render_table(result), end="")
     table = out / "stability.json"
-    write_text_atomic(table, json.dumps(result.to_json(), indent=2) + "\n")
+    _written(lambda: write_text_atomic(table, json.dumps(result.to_json(), indent=2) + "\n"), out,
+             "stability table")
     print(f"table: {table} ({result.seconds:.1f} s)")
     return 0 if result.ok else 1
 
@@ -443,7 +470,7 @@ def _cmd_report(args) -> int:
                          f"report.json of another run; rendering {str(src)!r} there would mix two runs; "
                          "give --out an empty folder")
     renders = tuple(n for n in REPORT_FILES if n != "report.json")
-    paths = write_reports(report, out, names=renders)
+    paths = _written(lambda: write_reports(report, out, names=renders), out, "reports")
     _warn_math_fallbacks(report, "report")
     print("reports: " + ", ".join(str(p) for p in paths))
     return 0
@@ -605,6 +632,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"theorems {args.command}: interrupted; {_interrupted(args)}", file=sys.stderr)
         return 130
+    except WriteFailed as exc:
+        print(f"theorems {args.command}: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return EXIT_WRITE_FAILED
     except BrokenPipeError:  # `theorems list | head`: the reader left; say nothing more
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
