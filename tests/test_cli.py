@@ -261,7 +261,7 @@ USAGE_ERRORS = [
     pytest.param(["nonsense"], "invalid choice: 'nonsense'", id="unknown-command"),
     # option values (argparse)
     pytest.param(["verify", "--profile", "huge"], "argument --profile: invalid choice: 'huge'", id="profile"),
-    pytest.param(["verify", "--seed", "-1"], "argument --seed: must be an integer >= 0, got -1", id="seed"),
+    pytest.param(["verify", "--seed", "-1"], "argument --seed: must be an integer in 0 .. 2**128 - 1, got -1", id="seed"),
     pytest.param(["verify", "--jobs", "0"], "argument --jobs: must be an integer >= 1, got 0", id="jobs"),
     pytest.param(["verify", "--fail-on", "FAILED,SOMETIMES"], "argument --fail-on: needs statuses among",
                  id="fail-on-unknown-status"),

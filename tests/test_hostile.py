@@ -7,7 +7,8 @@ in the table so that they keep holding.
 
 ``{out}`` in an argument is the report folder of the row (it holds an old
 report set, a file ``report.json`` with the text ``OLD``), ``{tmp}`` its
-scratch folder."""
+scratch folder. The rows share one theorems cache (``$THEOREMS_CACHE``);
+a row's ``cache/...`` files are planted there just before it runs."""
 
 from __future__ import annotations
 
@@ -30,11 +31,33 @@ def case(argv, code, first, *, id, files=None):
 BAD_DURATIONS = {
     "shape": '{"format": 1, "profiles": {"quick": [1, 2]}}',
     "infinity": '{"format": 1, "profiles": {"quick": {"lev.range": Infinity}}}',
-    "negative": '{"format": 1, "profiles": {"quick": {"lev.range": -3}}}',
     "string": '{"format": 1, "profiles": {"quick": {"lev.range": "3"}}}',
-    "list": '[1, 2]',
     "binary": '\x00\x01 not json',
 }
+
+FIFO = object()  #: in ``files``: make a named pipe there
+
+
+def _npy(array) -> bytes:
+    import io
+
+    import numpy as np
+
+    buf = io.BytesIO()
+    np.save(buf, np.asarray(array, dtype=float))
+    return buf.getvalue()
+
+
+def _matrices() -> dict:
+    import numpy as np
+
+    return {"eye.npy": _npy(np.eye(3)), "huge.npy": _npy(1e300 * np.eye(3)), "big.npy": _npy(1e150 * np.ones((3, 3))),
+            "text.npy": "hello, I am not an array\n", "zeros.npy": bytes(1000), "empty.npy": b""}
+
+
+MATRICES = _matrices()
+ASSESS = {f"m/{k}": v for k, v in MATRICES.items()}
+NINES = "9" * 5001
 
 #: (argv, exit code, regular expression the first line must match, files)
 CASES = [
@@ -42,7 +65,8 @@ CASES = [
     case(["verify", "--only", "no.such.claim", "--out", "{out}"], 2,
                  r"theorems verify: error: --only pattern\(s\) \['no.such.claim'\] match no claim id", id="unknown-id"),
     case(["verify", "--only", "lev.range", "--seed", "-1", "--out", "{out}"], 2,
-                 r"theorems verify: error: argument --seed: must be an integer >= 0, got -1", id="negative-seed"),
+                 r"theorems verify: error: argument --seed: must be an integer in 0 \.\. 2\*\*128 - 1, got -1 ",
+         id="negative-seed"),
     case(["verify", "--only", "lev.range", "--jobs", "0", "--out", "{out}"], 2,
                  r"theorems verify: error: argument --jobs: must be an integer >= 1, got 0", id="zero-jobs"),
     case(["verify", "--only", "lev.range", "--fail-on", "BOGUS", "--out", "{out}"], 2,
@@ -69,20 +93,64 @@ CASES = [
            r"theorems verify: warning: ignoring the cache file .*claim-durations.json: ",
            files={"cache/claim-durations.json": text}, id=f"durations-{name}")
       for name, text in BAD_DURATIONS.items()],
+    # issue 23 item 12: messages that name the right thing
+    *[case(["assess", f"{{tmp}}/m/{name}.npy", "--out", "{tmp}/a"], 2,
+           rf"theorems assess: error: W file '.*{name}.npy' is not a valid .npy file: {why}",
+           files=ASSESS, id=f"assess-{name}-npy")
+      for name, why in (("text", r"a .npy file starts with \\x93NUMPY, this one starts with b'hello,'"),
+                        ("zeros", r"a .npy file starts with \\x93NUMPY, this one starts with b'\\x00"),
+                        ("empty", "it is empty"))],
+    case(["assess", "{tmp}/m/huge.npy", "--out", "{tmp}/a"], 2,
+         r"theorems assess: error: W in '.*huge.npy' is too large to assess in float64: the sum of its squared "
+         r"entries overflows \(largest \|entry\| 1e\+300\)", files=ASSESS, id="assess-W-1e300"),
+    case(["assess", "{tmp}/m/big.npy", "--keys", "{tmp}/m/big.npy", "--values", "{tmp}/m/eye.npy", "--out", "{tmp}/a"],
+         2, r"theorems assess: error: W \(.*big.npy\) with K \(.*big.npy\) and V \(.*eye.npy\) overflows float64",
+         files=ASSESS, id="assess-WK-overflow"),
+    case(["assess", "{tmp}/m/eye.npy", "--keys", "{tmp}/m/eye.npy", "--values", "{tmp}/m/eye.npy", "--tau", "1e300",
+          "--out", "{tmp}/a"], 0,
+         r"theorems assess: warning: \d+ figure\(s\) overflowed float64 and are null in assessment.json",
+         files=ASSESS, id="assess-tau-1e300-strict-json"),
+    case(["verify", "--only", "lev.range", "--seed", NINES, "--out", "{out}"], 2,
+         r"theorems verify: error: argument --seed: must be an integer in 0 \.\. 2\*\*128 - 1, got '9{40}'\.\.\. "
+         r"\(5,001 characters\) \(see theorems verify --help\)$", id="seed-5001-digits"),
+    case(["verify", "--only", "lev.range", "--seed", str(2**128), "--out", "{out}"], 2,
+         r"theorems verify: error: argument --seed: must be an integer in 0 \.\. 2\*\*128 - 1, got 3402823669",
+         id="seed-2**128"),
+    case(["stability", "--only", "lev.range", "--first-seed", str(2**128 - 1), "--seeds", "2", "--out", "{out}"], 2,
+         r"theorems stability: error: --first-seed \d+ --seeds 2: the last seed would be .*; seeds must be in "
+         r"0 \.\. 2\*\*128 - 1", id="first-seed-past-2**128"),
+    case(["verify", "--only", "lev.range", "--seed", str(2**128 - 1), "--out", "{tmp}/top"], 0,
+         r"theorems verify: partial run \(1 of \d+ claims\)", id="seed-2**128-1-runs"),
+    case(["verify", "--only", "lev.range", "--out", "{tmp}/piped"], 2,
+         r"theorems verify: error: --out '.*piped' holds named pipes \(fifo\); the report set is replaced by "
+         r"swapping the whole folder \(it carries only regular files", files={"piped/fifo": FIFO}, id="out-holds-a-fifo"),
 ]
 
 
+@pytest.fixture(scope="module")
+def shared_cache(tmp_path_factory):
+    """One theorems cache for the rows that plant no cache file (the claim
+    index is then built once, not at every row)."""
+    return tmp_path_factory.mktemp("hostile-cache")
+
+
 @pytest.mark.parametrize("argv, code, first, files", CASES)
-def test_hostile_cli_case(tmp_path, argv, code, first, files):
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text, encoding="utf-8")
+def test_hostile_cli_case(tmp_path, shared_cache, argv, code, first, files):
+    for name, content in files.items():  # cache/...: into the shared cache (rows run one at a time)
+        path = shared_cache / name[len("cache/"):] if name.startswith("cache/") else tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if content is FIFO:
+            os.mkfifo(path)
+        elif isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
     out = tmp_path / "reports"
     out.mkdir()
     (out / "report.json").write_text("OLD", encoding="utf-8")
     (tmp_path / "afile").write_text("x", encoding="utf-8")
     (tmp_path / "withdir" / "sub").mkdir(parents=True)
-    env = dict(os.environ, THEOREMS_CACHE=str(tmp_path / "cache"))
+    env = dict(os.environ, THEOREMS_CACHE=str(shared_cache))
     argv = [a.format(out=out, tmp=tmp_path) for a in argv]
     proc = subprocess.run([THEOREMS, *argv], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
     text = proc.stderr if proc.stderr.strip() else proc.stdout
@@ -94,10 +162,14 @@ def test_hostile_cli_case(tmp_path, argv, code, first, files):
         assert "Traceback" not in proc.stderr
         assert not proc.stdout.strip(), proc.stdout
     assert (out / "report.json").read_text(encoding="utf-8") == "OLD"
+    for written in tmp_path.glob("a/*.json"):  # strict JSON: no Infinity or NaN
+        import json
+
+        json.loads(written.read_text(encoding="utf-8"), parse_constant=lambda c: pytest.fail(f"{written}: {c}"))
     if "cache/claim-durations.json" in files and code == 0:  # rewritten as a valid record
         import json
 
-        data = json.loads((tmp_path / "cache" / "claim-durations.json").read_text(encoding="utf-8"))
+        data = json.loads((shared_cache / "claim-durations.json").read_text(encoding="utf-8"))
         assert data["format"] == 1 and set(data["profiles"]["quick"]) == {"lev.range"}
 
 

@@ -415,6 +415,9 @@ def _cmd_stability(args) -> int:
     out = _out_dir(args.out)
     _check_cache()
     seeds = seed_range(args.seeds, args.first_seed)
+    if seeds[-1] >= SEED_LIMIT:
+        raise UsageError(f"--first-seed {args.first_seed} --seeds {args.seeds}: the last seed would be "
+                         f"{_shown(str(seeds[-1]), quote=False)}; seeds must be in 0 .. 2**128 - 1")
     processes = min(args.jobs, len(seeds))
     print(f"theorems stability: {len(claims)} claims x {len(seeds)} seeds ({seeds[0]}..{seeds[-1]}), "
           f"profile {profile.name}, {processes} process{'es' if processes > 1 else ''}", flush=True)
@@ -537,7 +540,8 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--observe", metavar="FILE",
                     help="also write the run's observations to FILE as JSON lines in Hypothesis's "
                          "observability format (property = <claim>::<check>)")
-    sp.add_argument("--seed", type=_nonneg_int, default=DEFAULT_SEED, help=f"run seed (default {DEFAULT_SEED})")
+    sp.add_argument("--seed", type=_seed_arg, default=DEFAULT_SEED,
+                    help=f"run seed, 0 .. 2**128 - 1 (default {DEFAULT_SEED})")
     sp.add_argument("--jobs", type=_pos_int, default=1, help="processes to run claims in (default 1)")
     sp.add_argument("--executor", choices=("local", "dask"), default="local",
                     help="where the finite-size sweeps run: local (default, in this process) or dask "
@@ -566,7 +570,8 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--seeds", type=_pos_int, default=5, metavar="N", help="how many seeds (default 5)")
     sp.add_argument("--controls", action="store_true",
                     help="also run each claim's negative control at every seed; one missed is unstable")
-    sp.add_argument("--first-seed", type=_nonneg_int, default=1, metavar="S", help="the first seed (default 1)")
+    sp.add_argument("--first-seed", type=_seed_arg, default=1, metavar="S",
+                    help="the first seed, 0 .. 2**128 - 1 (default 1)")
     sp.add_argument("--profile", choices=sorted(PROFILES), default=None,
                     help="quick (default), standard or thorough; or set THEOREMS_PROFILE")
     sp.add_argument("--jobs", type=_pos_int, default=1, help="processes, one seed each at a time (default 1)")
@@ -592,14 +597,33 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _nonneg_int(text: str) -> int:
+#: Seeds are 128-bit: numpy's SeedSequence takes a run seed modulo 2**128,
+#: so a larger one would silently repeat a smaller one's run.
+SEED_LIMIT = 2**128
+
+
+def _shown(text: str, limit: int = 40, *, quote: bool = True) -> str:
+    """``text`` for a message (quoted unless ``quote`` is false), shortened to
+    ``limit`` characters with its full length said."""
+    short = text if len(text) <= limit else text[:limit]
+    shown = repr(short) if quote else short
+    return shown if len(text) <= limit else f"{shown}... ({len(text):,} characters)"
+
+
+def _nonneg_int(text: str, *, below: int | None = None) -> int:
+    need = "an integer >= 0" if below is None else "an integer in 0 .. 2**128 - 1"
     try:
         value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {value}")
+    except ValueError:  # not a number, or more digits than int() reads (4,300)
+        raise argparse.ArgumentTypeError(f"must be {need}, got {_shown(text)}") from None
+    if value < 0 or (below is not None and value >= below):
+        raise argparse.ArgumentTypeError(f"must be {need}, got {_shown(str(value), quote=False)}")
     return value
+
+
+def _seed_arg(text: str) -> int:
+    """A run seed: an integer in ``0 .. 2**128 - 1``."""
+    return _nonneg_int(text, below=SEED_LIMIT)
 
 
 def _pos_int(text: str) -> int:

@@ -105,6 +105,22 @@ def recover(target: str | os.PathLike) -> list[str]:
     return done
 
 
+def _kind(entry: Path) -> str:
+    """What a folder entry that is not a regular file is, in the plural."""
+    import stat
+
+    mode = entry.lstat().st_mode
+    if stat.S_ISDIR(mode):
+        return "folders"
+    if stat.S_ISFIFO(mode):
+        return "named pipes"
+    if stat.S_ISSOCK(mode):
+        return "sockets"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device files"
+    return "entries that are not regular files"
+
+
 def check_report_dir(path: str | os.PathLike) -> Path:
     """The absolute folder ``path``, after checking that a report set can be
     written there; raise :class:`ReportDirError` saying why not.
@@ -129,13 +145,21 @@ def check_report_dir(path: str | os.PathLike) -> Path:
         if not p.is_dir():
             raise ReportDirError(f"{text!r} is a file, not a folder")
         try:
-            blockers = sorted(e.name for e in p.iterdir() if not (e.is_file() or e.is_symlink()))
+            blockers = sorted((e.name, _kind(e)) for e in p.iterdir() if not (e.is_file() or e.is_symlink()))
         except OSError as exc:
             raise ReportDirError(f"{text!r} cannot be read ({exc.strerror})") from None
         if blockers:
-            shown = ", ".join(blockers[:5]) + (f" and {len(blockers) - 5} more" if len(blockers) > 5 else "")
-            raise ReportDirError(f"{text!r} holds folders ({shown}); the report set is replaced by swapping the "
-                                 "whole folder, so give the reports a folder of their own")
+            kinds: dict[str, list[str]] = {}
+            for name, kind in blockers:
+                kinds.setdefault(kind, []).append(name)
+            parts = []
+            for kind, names in kinds.items():
+                shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+                parts.append(f"{kind} ({shown})")
+            carried = ("" if set(kinds) == {"folders"} else
+                       " (it carries only regular files and links into the new folder)")
+            raise ReportDirError(f"{text!r} holds {' and '.join(parts)}; the report set is replaced by swapping the "
+                                 f"whole folder{carried}, so give the reports a folder of their own")
         probe_in = p.parent
     else:
         probe_in = p.parent
