@@ -271,3 +271,53 @@ def test_the_exit_status_for_a_failed_write_is_documented():
     assert "3 when the reports could not be" in " ".join(readme.split())
     verify = _parser()._subparsers._group_actions[0].choices["verify"]
     assert "3  the reports could not be written" in verify.format_help()
+
+
+# --------------------------------------------------------------------------
+# theorems assess replaces its two files as one set (issue 23 item 7)
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fault", ["ctrl-c", "full-disk"])
+def test_assess_keeps_the_old_pair_when_interrupted_or_the_disk_is_full(tmp_path, monkeypatch, capsys, fault):
+    import errno
+
+    from theorems import assess_cmd, reportdir
+    from theorems.cli import main
+
+    w = tmp_path / "eye.npy"
+    w.write_bytes(MATRICES["eye.npy"])
+    out = tmp_path / "a"
+    argv = ["assess", str(w), "--keys", str(w), "--values", str(w), "--out", str(out)]
+    assert main(argv) == 0
+    out.joinpath("notes.txt").write_text("mine", encoding="utf-8")
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert set(before) == {"assessment.json", "assessment.html", "notes.txt"}
+    capsys.readouterr()
+    if fault == "ctrl-c":
+        # the new html is being rendered after the new json: the old code had written the json by then
+        def interrupted(*_a, **_k):
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(assess_cmd, "_html", interrupted)
+        expected = (130, f"theorems assess: interrupted; the previous assessment in {out} was kept")
+    else:
+        def full(*_a, **_k):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        monkeypatch.setattr(reportdir, "_fsync_dir", full)
+        expected = (3, f"theorems assess: error: could not write the assessment to {out}: No space left on device; "
+                       f"the previous assessment in {out} was kept")
+    code = main([*argv[:-2], "--tau", "0.5", "--out", str(out)])
+    assert (code, capsys.readouterr().err.strip()) == expected
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "eye.npy"]
+
+
+def test_assess_refuses_a_bad_out_before_reading_anything(tmp_path, capsys):
+    from theorems.cli import main
+
+    (tmp_path / "a" / "sub").mkdir(parents=True)
+    code = main(["assess", str(tmp_path / "missing.npy"), "--out", str(tmp_path / "a")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith(f"theorems assess: error: --out '{tmp_path / 'a'}' holds folders (sub)")

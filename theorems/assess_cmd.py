@@ -6,7 +6,9 @@ Reads ``.npy``, ``.npz`` and ``.safetensors`` (``--tensor`` chooses the
 tensor of ``W`` by name; ``--keys-tensor`` / ``--values-tensor`` those of the
 key and value files), runs :func:`linmem.assess` and writes
 ``DIR/assessment.json`` (the fields of ``Assessment.to_json()`` under the same
-names, plus ``inputs``) and ``DIR/assessment.html`` (self-contained: inline
+names, plus ``inputs``) and ``DIR/assessment.html``, replaced together as one
+set (:func:`theorems.reportdir.replace_set`, as ``verify`` replaces its
+reports: a kill or Ctrl-C leaves the old pair or the new one, never a mix) (self-contained: inline
 SVG plots of the residuals against ``1 - h_j``, the leverage histogram, the
 singular spectra of W and K and the noise curve). Exits 2 with one line on
 an unreadable or mismatched file.
@@ -142,6 +144,13 @@ def run(args) -> int:
         raise ValueError("give --keys and --values together (keys and their intended values), or neither")
     if args.tau is not None and args.keys is None:
         raise ValueError("--tau needs --keys and --values (the noisy-query error is measured at the keys)")
+    from theorems.reportdir import ReportDirError, check_report_dir
+
+    try:
+        out = check_report_dir(args.out)  # before any file is read: a bad --out costs nothing
+    except ReportDirError as exc:
+        raise ValueError(f"--out {exc}") from None
+    args.kept_reports, args.kept_what = out, "assessment"
     W = _read(args.W, args.tensor, "W")
     K = V = None
     if args.keys is not None:
@@ -159,8 +168,6 @@ def run(args) -> int:
     rng = np.random.default_rng(NOISE_SEED)
     with np.errstate(over="ignore", invalid="ignore"), _overflow_named(args):
         a = linmem.assess(W, K, V, tau=args.tau, rng=rng if args.tau is not None else None)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     record = a.to_json()
     record["inputs"] = {"W": args.W, "tensor": args.tensor, "keys": args.keys, "values": args.values,
                         "dtype": str(W.dtype), "noise_seed": NOISE_SEED if args.tau is not None else None}
@@ -174,10 +181,15 @@ def run(args) -> int:
         record["non_finite"] = overflowed
         print(f"theorems assess: warning: {len(overflowed)} figure(s) overflowed float64 and are null in "
               f"assessment.json (first: {overflowed[0]})", file=sys.stderr)
-    (out / "assessment.json").write_text(json.dumps(record, indent=1, allow_nan=False) + "\n", encoding="utf-8")
-    (out / "assessment.html").write_text(_html(a, record, curve), encoding="utf-8")
+    texts = {"assessment.json": json.dumps(record, indent=1, allow_nan=False) + "\n",
+             "assessment.html": _html(a, record, curve)}
+    from theorems.cli import _written
+    from theorems.reportdir import replace_set
+
+    # both files replaced as one set, as verify replaces its reports (theorems.reportdir)
+    paths = _written(lambda: replace_set(out, texts), out, "assessment")
     print(_summary(a))
-    print(f"assessment: {out / 'assessment.json'}, {out / 'assessment.html'}")
+    print(f"assessment: {', '.join(str(p) for p in paths)}")
     return 0
 
 

@@ -184,8 +184,8 @@ def _written(write, out: Path, what: str):
     except OSError as exc:
         why = exc.strerror or " ".join(str(exc).split()) or type(exc).__name__
         where = f" ({exc.filename})" if exc.filename else ""
-        kept = (f"the previous {what} in {out} were kept" if out.exists() and any(out.iterdir())
-                else f"nothing was written to {out}")
+        kept = (f"the previous {what} in {out} {'was' if what == 'assessment' else 'were'} kept"
+                if out.is_dir() and any(out.iterdir()) else f"nothing was written to {out}")
         raise WriteFailed(f"could not write the {what} to {out}: {why}{where}; {kept}") from None
 
 
@@ -637,6 +637,11 @@ def _interrupted(args) -> str:
     out = getattr(args, "kept_reports", None)
     if out is None:
         return "nothing was written"
+    what = getattr(args, "kept_what", "reports")
+    if what == "assessment":
+        if (out / "assessment.json").exists():
+            return f"the previous assessment in {out} was kept"
+        return f"no assessment was written to {out}"
     if (out / "report.json").exists():
         return f"the previous reports in {out} were kept"
     return f"no reports were written to {out}"
