@@ -321,3 +321,75 @@ def test_assess_refuses_a_bad_out_before_reading_anything(tmp_path, capsys):
     code = main(["assess", str(tmp_path / "missing.npy"), "--out", str(tmp_path / "a")])
     err = capsys.readouterr().err
     assert code == 2 and err.startswith(f"theorems assess: error: --out '{tmp_path / 'a'}' holds folders (sub)")
+
+
+# --------------------------------------------------------------------------
+# killing verify --jobs 2 ends its workers (issue 23 item 6)
+# --------------------------------------------------------------------------
+
+FAKE = Path(__file__).resolve().with_name("fake_claims.py")
+
+
+def _children(pid: int) -> list[int]:
+    """Live (not zombie) processes whose parent is ``pid``, from /proc."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        state, ppid = stat.rsplit(")", 1)[1].split()[:2]
+        if int(ppid) == pid and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process table from /proc")
+@pytest.mark.parametrize("how", ["SIGKILL", "SIGTERM"])
+def test_killing_verify_with_jobs_ends_its_workers(tmp_path, how):
+    import signal
+    import time
+
+    argv = [THEOREMS, "verify", "--claims", str(FAKE), "--only", "fake.sleep", "--only", "fake.stable",
+            "--jobs", "2", "--out", str(tmp_path / "reports")]
+    env = dict(os.environ, THEOREMS_CACHE=str(tmp_path / "cache"))
+    err = tmp_path / "stderr.txt"
+    with open(err, "wb") as fh:
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=fh, env=env, cwd=tmp_path,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    workers: list[int] = []
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and len(workers) < 2 and proc.poll() is None:
+            time.sleep(0.2)
+            workers = _children(proc.pid)
+        assert len(workers) == 2, (workers, proc.poll())
+        time.sleep(1.0)  # the workers are running their claims (fake.sleep sleeps 60 s)
+        proc.send_signal(getattr(signal, how))
+        proc.wait(timeout=30)
+        end = time.monotonic() + 5
+        while time.monotonic() < end and any(_alive(w) for w in workers):
+            time.sleep(0.1)
+        assert not [w for w in workers if _alive(w)], "workers outlived their parent"
+        if how == "SIGTERM":
+            assert proc.returncode == 143
+            assert err.read_text().strip().splitlines()[-1] == (
+                "theorems verify: terminated (SIGTERM); no reports were written to " + str(tmp_path / "reports"))
+        else:
+            assert proc.returncode == -signal.SIGKILL
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for w in workers:  # a worker left over by a failure: end it (the pids were checked alive above)
+            if _alive(w):
+                os.kill(w, signal.SIGKILL)

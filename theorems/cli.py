@@ -8,7 +8,8 @@ claim comes out with more than one status across the seeds. Every command
 exits 2 for a usage error, with one line naming the option, the value and
 what is needed (never a traceback), 3 when its results could not be written
 (an ``OSError`` such as a full disk; one line, the previous reports kept),
-and 130 on Ctrl-C, with one line saying
+130 on Ctrl-C and 143 on SIGTERM (the workers of ``--jobs`` stopped; they also
+end within a second when this process is killed outright), with one line saying
 the previous reports were kept. ``--out`` and the sweep cache
 (``$THEOREMS_CACHE``) are checked before any claim runs.
 """
@@ -16,6 +17,7 @@ the previous reports were kept. ``--out`` and the sweep cache
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -92,6 +94,8 @@ exit status:
   3  the reports could not be written (disk full, no permission); one line
      saying where and why; the previous reports are kept
   130  interrupted (Ctrl-C); the previous reports are kept
+  143  terminated (SIGTERM); the previous reports are kept. The --jobs
+       workers end with this process, even when it is killed (SIGKILL)
 """
 
 
@@ -633,6 +637,38 @@ def _pos_int(text: str) -> int:
     return value
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM in the parent of a verify or stability run: it unwinds as a
+    Ctrl-C does (the runner stops its workers, the old reports stay)."""
+
+
+def _raise_terminated(signum, frame):
+    raise _Terminated()
+
+
+@contextlib.contextmanager
+def _workers_die_with_us(args):
+    """For ``verify`` and ``stability``: forked workers end with this process
+    (:func:`theorems.executors.die_with_parent`) and SIGTERM unwinds the run
+    (the pool is shut down) instead of killing this process outright."""
+    import signal
+    import threading
+
+    if getattr(args, "command", None) not in ("verify", "stability") or \
+            threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    from theorems.executors import die_with_parent
+
+    if getattr(args, "jobs", 1) > 1:
+        die_with_parent()
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _interrupted(args) -> str:
     out = getattr(args, "kept_reports", None)
     if out is None:
@@ -657,7 +693,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         args.fail_on = DEFAULT_FAIL_ON
     try:
-        return args.func(args)
+        with _workers_die_with_us(args):
+            return args.func(args)
+    except _Terminated:
+        print(f"theorems {args.command}: terminated (SIGTERM); {_interrupted(args)}", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print(f"theorems {args.command}: interrupted; {_interrupted(args)}", file=sys.stderr)
         return 130
