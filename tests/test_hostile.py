@@ -393,3 +393,78 @@ def test_killing_verify_with_jobs_ends_its_workers(tmp_path, how):
         for w in workers:  # a worker left over by a failure: end it (the pids were checked alive above)
             if _alive(w):
                 os.kill(w, signal.SIGKILL)
+
+
+# --------------------------------------------------------------------------
+# the report-set swap under a second Ctrl-C and a SIGKILL (issue 23 item 8)
+# --------------------------------------------------------------------------
+
+
+def test_a_second_ctrl_c_during_the_rollback_keeps_the_old_set(tmp_path, monkeypatch, capsys):
+    import signal
+
+    from theorems.cli import main
+    from theorems.report import REPORT_FILES
+
+    out = tmp_path / "reports"
+    base = ["verify", "--claims", str(FAKE), "--out", str(out)]
+    assert main([*base, "--only", "fake.stable"]) == 0
+    before = {n: (out / n).read_bytes() for n in REPORT_FILES}
+    real_rename = os.rename
+    calls = []
+
+    def rename(src, dst):
+        calls.append(dst)
+        if len(calls) == 2:  # a Ctrl-C between moving the old set aside and moving the new one in
+            os.kill(os.getpid(), signal.SIGINT)
+        if len(calls) == 3:  # and a second one while the old set is moved back
+            os.kill(os.getpid(), signal.SIGINT)
+        real_rename(src, dst)
+
+    monkeypatch.setattr(os, "rename", rename)
+    code = main([*base, "--only", "fake.flaky", "--seed", "1"])
+    monkeypatch.setattr(os, "rename", real_rename)
+    assert code == 130, capsys.readouterr()
+    assert capsys.readouterr().err == f"theorems verify: interrupted; the previous reports in {out} were kept\n"
+    assert {n: (out / n).read_bytes() for n in REPORT_FILES} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["reports"]
+
+
+def _killed_between_the_renames(tmp_path: Path) -> tuple[Path, dict]:
+    """The folders a SIGKILL leaves after ``reports`` -> old and before new -> ``reports``."""
+    import json
+
+    from theorems.cli import main
+    from theorems.report import REPORT_FILES
+
+    out = tmp_path / "reports"
+    assert main(["verify", "--claims", str(FAKE), "--only", "fake.stable", "--out", str(out)]) == 0
+    before = {n: (out / n).read_bytes() for n in REPORT_FILES}
+    dead = 999999999  # no such process
+    old, new = tmp_path / f".reports.old-{dead}-ab12.tmp", tmp_path / f".reports.new-{dead}-ab12.tmp"
+    os.rename(out, old)
+    new.mkdir()
+    for n in REPORT_FILES:
+        (new / n).write_text(json.dumps({"run": "the killed one"}) if n == "report.json" else "new")
+    return out, before
+
+
+@pytest.mark.parametrize("command", ["compare", "compare-json", "render", "verify"])
+def test_a_sigkill_between_the_two_renames_leaves_the_old_set_for_every_command(tmp_path, capsys, command):
+    from theorems.cli import main
+    from theorems.report import REPORT_FILES
+
+    out, before = _killed_between_the_renames(tmp_path)
+    capsys.readouterr()
+    report = str(out / "report.json")
+    argv = {"compare": ["report", "--compare", report, report],
+            "compare-json": ["report", "--compare", report, report, "--json"],
+            "render": ["report", report, "--out", str(tmp_path / "again")],
+            "verify": ["verify", "--claims", str(FAKE), "--only", "fake.stable", "--out", str(out)]}[command]
+    code = main(argv)
+    assert code == 0, capsys.readouterr()
+    if command == "verify":  # the old set came back first, then this run replaced it
+        assert "the killed one" not in (out / "report.json").read_text()
+    else:
+        assert {n: (out / n).read_bytes() for n in REPORT_FILES} == before
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]

@@ -450,8 +450,12 @@ def _cmd_stability(args) -> int:
 def _cmd_report(args) -> int:
     from theorems.compare import compare_reports, load_report, render_comparison
 
+    from theorems.reportdir import recover
+
     if args.compare:
         old_path, new_path = args.compare
+        for path in (old_path, new_path):
+            recover(Path(path).parent)  # a swap of either folder killed half-way is undone first
         old, new = load_report(old_path), load_report(new_path)
         cmp = compare_reports(old, new, old_name=str(old_path), new_name=str(new_path))
         if args.json:
@@ -463,10 +467,8 @@ def _cmd_report(args) -> int:
         raise ValueError("give a report.json to render, or --compare OLD.json NEW.json")
     from theorems.report import REPORT_FILES, write_reports
 
-    from theorems.reportdir import recover
-
     src = Path(args.report)
-    recover(src.parent)  # a swap of that folder killed half-way is finished first
+    recover(src.parent)  # a swap of that folder killed half-way is undone first
     report = load_report(src)
     given = args.out is not None
     out = _out_dir(args.out if given else src.parent, "--out" if given else "the report's folder")
