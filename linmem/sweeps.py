@@ -381,16 +381,37 @@ def use_executor(executor: Any):
         _EXECUTOR[0] = previous
 
 
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_finite_number(value: Any) -> bool:
+    return (isinstance(value, float) and math.isfinite(value)) or _is_int(value)
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, bool)
+
+
 def _cached_many(cache: Any, name: str, params: Mapping, seeds: list,
-                 task: Callable, args: list[tuple]) -> list[tuple[Any, bool, Any]]:
+                 task: Callable, args: list[tuple], *,
+                 valid: Callable[[Any], bool]) -> list[tuple[Any, bool, Any]]:
     """``[(value, hit, extra)]`` for ``task(*args[i])``, each cached under
     ``seeds[i]``; ``task`` returns ``(value, extra)``. Misses run on the
-    current executor (see :func:`use_executor`); the cache is used here."""
+    current executor (see :func:`use_executor`); the cache is used here.
+    A cached value that ``valid`` refuses (the wrong type: a string, ``null``
+    or a dict where the task returns a bool) is a miss: it is computed again
+    and rewritten, and moves the cache's counters from hits to misses."""
     out: list = [None] * len(seeds)
     misses = []
     for i, seed in enumerate(seeds):
         if cache is not None:
             hit, value = cache.get(cache.key(name, params, seed))
+            if hit and not valid(value):
+                hit = False
+                if isinstance(getattr(cache, "hits", None), int) and isinstance(getattr(cache, "misses", None), int):
+                    cache.hits -= 1
+                    cache.misses += 1
             if hit:
                 out[i] = (value, True, None)
                 continue
@@ -661,7 +682,8 @@ def nested_critical_sizes(
     key_params = {"method": "nested-bisection", "d": d, "n_range": [lo, hi],
                   "criterion": jsonable(params or {}, "params")}
     done = _cached_many(store, name, key_params, [[base_seed, s] for s in seeds], _nested_one_seed,
-                        [(success, d, lo, hi, base_seed, s, start) for s in seeds])
+                        [(success, d, lo, hi, base_seed, s, start) for s in seeds],
+                        valid=lambda v: _is_int(v) and lo - 1 <= v <= hi)
     n_star = [int(value) for value, _, _ in done]
     hits = sum(hit for _, hit, _ in done)
     calls = sum(extra for _, hit, extra in done if not hit)
@@ -857,7 +879,7 @@ def bisect_crossing(
         on the current executor (the cache read and written here)."""
         cells = [(n, t) for n in sizes for t in range(trials)]
         done = _cached_many(store, name, key_params, [[base_seed, n, t] for n, t in cells], _trial,
-                            [(success, d, n, base_seed, t) for n, t in cells])
+                            [(success, d, n, base_seed, t) for n, t in cells], valid=_is_bool)
         for (n, _), (value, hit, _) in zip(cells, done):
             counter["hits" if hit else "calls"] += 1
             ns.append(n)
@@ -939,7 +961,7 @@ def measure_grid(
     key_params = {"method": "grid", "d": d, "criterion": jsonable(params or {}, "params")}
     cells = [(s, n) for s in seeds for n in ns]
     done = _cached_many(store, name, key_params, [[base_seed, n, s] for s, n in cells], _grid_cell,
-                        [(measure, d, n, base_seed, s) for s, n in cells])
+                        [(measure, d, n, base_seed, s) for s, n in cells], valid=_is_finite_number)
     return np.array([float(value) for value, _, _ in done]).reshape(len(seeds), len(ns))
 
 
@@ -1348,7 +1370,7 @@ def recheck_crossing(
     cells = [(int(n), int(t)) for n, ok, t in zip(ns, first, trial) if ok]
     key_params = {"method": "recheck-crossing", "d": result.d, "criterion": jsonable(params or {}, "params")}
     done = iter(_cached_many(store, name, key_params, [[base_seed, n, t] for n, t in cells], _trial,
-                             [(success, result.d, n, base_seed, t) for n, t in cells]))
+                             [(success, result.d, n, base_seed, t) for n, t in cells], valid=_is_bool))
     runs = [next(done) if ok else None for ok in first.tolist()]
     second = np.array([bool(r[0]) if r is not None else False for r in runs], dtype=bool)
 

@@ -261,7 +261,7 @@ USAGE_ERRORS = [
     pytest.param(["nonsense"], "invalid choice: 'nonsense'", id="unknown-command"),
     # option values (argparse)
     pytest.param(["verify", "--profile", "huge"], "argument --profile: invalid choice: 'huge'", id="profile"),
-    pytest.param(["verify", "--seed", "-1"], "argument --seed: must be an integer >= 0, got -1", id="seed"),
+    pytest.param(["verify", "--seed", "-1"], "argument --seed: must be an integer in 0 .. 2**128 - 1, got -1", id="seed"),
     pytest.param(["verify", "--jobs", "0"], "argument --jobs: must be an integer >= 1, got 0", id="jobs"),
     pytest.param(["verify", "--fail-on", "FAILED,SOMETIMES"], "argument --fail-on: needs statuses among",
                  id="fail-on-unknown-status"),
@@ -384,20 +384,20 @@ def test_the_report_set_is_swapped_in_whole_and_other_files_are_kept(tmp_path, c
     assert sorted(p.name for p in tmp_path.iterdir()) == ["reports"]
 
 
-def test_a_swap_killed_between_its_two_renames_is_finished_by_the_next_run(tmp_path, capsys):
+def test_a_swap_killed_between_its_two_renames_is_undone_by_the_next_command(tmp_path, capsys):
     # the state a SIGKILL leaves after ``reports`` -> old and before new -> ``reports``
     old, new = tmp_path / ".reports.old-999999999-cd34.tmp", tmp_path / ".reports.new-999999999-cd34.tmp"
     old.mkdir()
     new.mkdir()
-    (old / "report.json").write_text('{"run": "old"}')
-    (new / "report.json").write_text(json.dumps(_fake_report()))
+    (old / "report.json").write_text(json.dumps(_fake_report()))
+    (new / "report.json").write_text('{"run": "new"}')
     for name in REPORT_FILES[1:]:
         (old / name).write_text("old")
         (new / name).write_text("new")
     code, _, err = _run(["report", tmp_path / "reports" / "report.json", "--out", tmp_path / "again"], capsys)
     assert code == 0, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["again", "reports"]
-    assert all((tmp_path / "reports" / n).read_text() == "new" for n in REPORT_FILES[1:])
+    assert all((tmp_path / "reports" / n).read_text() == "old" for n in REPORT_FILES[1:])
 
 
 def test_an_interrupted_write_keeps_the_previous_set(tmp_path, capsys, monkeypatch):

@@ -679,7 +679,7 @@ def test_the_junit_markdown_and_html_carry_those_messages(failing_report):
         if bad is not None and case.get("name") not in ("dependencies", "negative-control"):
             assert bad.get("message") == messages[(case.get("classname"), case.get("name"))]
     md = render_markdown(failing_report)
-    assert "- enumeration: residual -1 (need 0) at K = [[1]]" in md
+    assert "- enumeration: residual -1 (need 0) at K = \\[\\[1\\]\\]" in md  # brackets escaped: no link
     assert "- float: scaled ratio 100 (need ≤ 64) at 3" in md
     assert md.count("- replay: `theorems verify --only bad.identity --profile quick --seed") == 1
     page = render_html(failing_report)
@@ -708,6 +708,60 @@ def test_markdown_starts_with_the_verdict_then_failures_then_the_rest_collapsed(
     assert md.index("## Needs a look") < md.index("<details><summary>All ")
     table = md.split("<details><summary>All ")[1].split("</details>")[0]
     assert all(f"| `{c['id']}` |" in table for c in failing_report["claims"])
+
+
+HOSTILE_TEXT = ("<script>alert(1)</script> <img src=x onerror=alert(1)> [x](javascript:alert(1)) "
+                "</details> `code` a|b [ref]: javascript:alert(2)")
+
+
+def test_markdown_escapes_hostile_ids_titles_and_details(failing_report):
+    hostile = copy.deepcopy(failing_report)
+    claim = next(c for c in hostile["claims"] if c["id"] == "bad.expectation")
+    claim["id"] = "bad.`x`|<b>id</details>"
+    claim["title"] = HOSTILE_TEXT
+    claim["reason"] = HOSTILE_TEXT
+    for e in claim["evidence"]:
+        e["detail"] = HOSTILE_TEXT
+        e["check"] = "chk|<i>`"
+        e["kind"] = "simulation"  # its detail goes into the message
+        e["replay"] = "theorems verify --only 'a`b' </details>"
+    md = render_markdown(hostile)
+    # no tag of the text takes effect: the only tags are the summary's own two <details> blocks
+    tags = re.findall(r"<[^>]*>", md)
+    assert sorted(set(tags)) == ["</details>", "</summary>", "<details>", "<summary>"], tags
+    assert md.count("</details>") == md.count("<details>") == 2
+    # no link, image or link definition begins, no code span opens, no table cell is added
+    assert not re.search(r"(?<!\\)\]\(javascript", md) and "\\[x\\](javascript" in md
+    assert not re.search(r"(?<!\\)\[ref(?<!\\)\]:", md)
+    assert "\\`code\\`" in md and "`code`" not in md
+    table = md.split("<details><summary>All ")[1].split("</details>")[0]
+    rows = [r for r in table.splitlines() if r.startswith("| ")]
+    assert len({len(re.findall(r"(?<!\\)\|", r)) for r in rows}) == 1, rows
+    assert "| bad.\\`x\\`\\|&lt;b&gt;id&lt;/details&gt; |" in table
+    assert "### bad.\\`x\\`\\|&lt;b&gt;id&lt;/details&gt; **FAILED**: &lt;script&gt;alert(1)&lt;/script&gt;" in md
+    assert "- replay: theorems verify --only 'a\\`b' &lt;/details&gt;" in md
+    # the HTML report escapes the same claim (as it did before)
+    page = render_html(hostile)
+    assert "<script>alert(1)" not in page and "<img src=x" not in page
+
+
+def test_markdown_says_which_negative_controls_were_caught(failing_report):
+    report = copy.deepcopy(failing_report)
+    caught, missed = report["claims"][0], report["claims"][1]
+    caught["negative_control"] = {"description": "a wrong variant", "caught": True, "status": "FAILED",
+                                  "checks": {}}
+    missed["negative_control"] = {"description": "another variant", "caught": False, "status": "VERIFIED",
+                                  "checks": {}}
+    md = render_markdown(report)
+    assert f"Negative controls: 1 of 2 caught; NOT caught: `{missed['id']}`." in md
+    table = md.split("<details><summary>All ")[1].split("</details>")[0]
+    assert "| negative control |" in table
+    row = {r.split(" | ")[0][2:]: r for r in table.splitlines() if r.startswith("| `")}
+    assert "| caught |" in row[f"`{caught['id']}`"] and "| **NOT caught** |" in row[f"`{missed['id']}`"]
+    if caught["status"] not in ("VERIFIED", "SUPPORTED"):
+        assert "- negative control caught: a wrong variant (comes out FAILED)" in md
+    untouched = render_markdown(failing_report)
+    assert "Negative controls:" not in untouched
 
 
 def test_markdown_of_any_size_fits_a_pull_request_comment(failing_report):

@@ -6,7 +6,9 @@ Reads ``.npy``, ``.npz`` and ``.safetensors`` (``--tensor`` chooses the
 tensor of ``W`` by name; ``--keys-tensor`` / ``--values-tensor`` those of the
 key and value files), runs :func:`linmem.assess` and writes
 ``DIR/assessment.json`` (the fields of ``Assessment.to_json()`` under the same
-names, plus ``inputs``) and ``DIR/assessment.html`` (self-contained: inline
+names, plus ``inputs``) and ``DIR/assessment.html``, replaced together as one
+set (:func:`theorems.reportdir.replace_set`, as ``verify`` replaces its
+reports: a kill or Ctrl-C leaves the old pair or the new one, never a mix) (self-contained: inline
 SVG plots of the residuals against ``1 - h_j``, the leverage histogram, the
 singular spectra of W and K and the noise curve). Exits 2 with one line on
 an unreadable or mismatched file.
@@ -15,10 +17,12 @@ an unreadable or mismatched file.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import html
 import io
 import json
 import math
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -60,15 +64,77 @@ def _tau(text: str) -> float:
     return value
 
 
+#: The first bytes of the formats numpy reads (a file named so that lacks
+#: them is not that format, whatever numpy's own message guesses).
+_MAGIC = {".npy": (b"\x93NUMPY", "a .npy file starts with \\x93NUMPY"),
+          ".npz": (b"PK\x03\x04", "a .npz file is a zip archive, starting with PK\\x03\\x04")}
+
+
 def _read(path: str, tensor: str | None, what: str) -> np.ndarray:
     from linmem.embeddings import read_tensor
 
+    suffix = Path(path).suffix.lower()
+    if suffix in _MAGIC and Path(path).is_file():
+        magic, needs = _MAGIC[suffix]
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(len(magic))
+        except OSError:
+            head = magic  # read_tensor says why the file cannot be read
+        if head != magic:
+            raise ValueError(f"{what} file {path!r} is not a valid {suffix} file: {needs}, this one starts with "
+                             f"{head!r}" if head else f"{what} file {path!r} is not a valid {suffix} file: it is "
+                             "empty")
     arr = read_tensor(path, tensor)
     if arr.ndim != 2:
         raise ValueError(f"{what} in {path!r} must be a 2-D matrix, got shape {arr.shape}")
     if not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)):
         raise ValueError(f"{what} in {path!r} must be real numbers, got dtype {arr.dtype}")
     return arr
+
+
+def _check_scale(arr: np.ndarray, path: str, what: str) -> None:
+    """Refuse a matrix whose squared entries overflow float64 (the
+    assessment would be inf and NaN throughout), naming its file."""
+    if arr.size == 0 or not np.issubdtype(arr.dtype, np.number):
+        return
+    with np.errstate(over="ignore", invalid="ignore"):
+        finite = np.isfinite(arr)
+        if not finite.all():
+            return  # linmem.assess names the matrix with NaN or infinite entries
+        total = float(np.sum(np.square(arr, dtype=np.float64)))
+    if not np.isfinite(total):
+        raise ValueError(f"{what} in {path!r} is too large to assess in float64: the sum of its squared entries "
+                         f"overflows (largest |entry| {float(np.max(np.abs(arr))):.3g}); rescale it")
+
+
+def _strict(value, where: str = "", found: list | None = None):
+    """``value`` with every non-finite float replaced by None (strict JSON
+    has no Infinity or NaN); the paths replaced are appended to ``found``."""
+    if isinstance(value, float) and not math.isfinite(value):
+        if found is not None:
+            found.append(f"{where or 'value'} ({value})")
+        return None
+    if isinstance(value, dict):
+        return {k: _strict(v, f"{where}.{k}" if where else str(k), found) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_strict(v, f"{where}[{i}]", found) for i, v in enumerate(value)]
+    return value
+
+
+@contextlib.contextmanager
+def _overflow_named(args):
+    """linmem's check of an intermediate (``x``: W K - V, a noisy query)
+    finding it non-finite, said about the user's files instead."""
+    try:
+        yield
+    except ValueError as exc:
+        if not str(exc).startswith("x "):
+            raise
+        files = f"W ({args.W})" + (f" with K ({args.keys}) and V ({args.values})" if args.keys else "")
+        noise = f" at --tau {args.tau:g}" if args.tau is not None else ""
+        raise ValueError(f"{files} overflows float64 in the assessment{noise} (an intermediate such as W K - V "
+                         "is not finite); rescale them") from None
 
 
 def run(args) -> int:
@@ -78,6 +144,13 @@ def run(args) -> int:
         raise ValueError("give --keys and --values together (keys and their intended values), or neither")
     if args.tau is not None and args.keys is None:
         raise ValueError("--tau needs --keys and --values (the noisy-query error is measured at the keys)")
+    from theorems.reportdir import ReportDirError, check_report_dir
+
+    try:
+        out = check_report_dir(args.out)  # before any file is read: a bad --out costs nothing
+    except ReportDirError as exc:
+        raise ValueError(f"--out {exc}") from None
+    args.kept_reports, args.kept_what = out, "assessment"
     W = _read(args.W, args.tensor, "W")
     K = V = None
     if args.keys is not None:
@@ -89,20 +162,34 @@ def run(args) -> int:
         if W.shape != (V.shape[0], K.shape[0]):
             raise ValueError(f"W ({args.W}) has shape {W.shape}; with K {K.shape} and V {V.shape} it must be "
                              f"{(V.shape[0], K.shape[0])}")
+    for arr, path, what in ((W, args.W, "W"), (K, args.keys, "K"), (V, args.values, "V")):
+        if arr is not None:
+            _check_scale(arr, path, what)
     rng = np.random.default_rng(NOISE_SEED)
-    a = linmem.assess(W, K, V, tau=args.tau, rng=rng if args.tau is not None else None)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    with np.errstate(over="ignore", invalid="ignore"), _overflow_named(args):
+        a = linmem.assess(W, K, V, tau=args.tau, rng=rng if args.tau is not None else None)
     record = a.to_json()
     record["inputs"] = {"W": args.W, "tensor": args.tensor, "keys": args.keys, "values": args.values,
                         "dtype": str(W.dtype), "noise_seed": NOISE_SEED if args.tau is not None else None}
-    curve = _noise_curve(a, W, K, V, args.tau) if K is not None else None
+    with np.errstate(over="ignore", invalid="ignore"), _overflow_named(args):
+        curve = _noise_curve(a, W, K, V, args.tau) if K is not None else None
     if curve is not None:
         record["noise_curve"] = curve
-    (out / "assessment.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
-    (out / "assessment.html").write_text(_html(a, record, curve), encoding="utf-8")
+    overflowed: list[str] = []
+    record = _strict(record, found=overflowed)
+    if overflowed:
+        record["non_finite"] = overflowed
+        print(f"theorems assess: warning: {len(overflowed)} figure(s) overflowed float64 and are null in "
+              f"assessment.json (first: {overflowed[0]})", file=sys.stderr)
+    texts = {"assessment.json": json.dumps(record, indent=1, allow_nan=False) + "\n",
+             "assessment.html": _html(a, record, curve)}
+    from theorems.cli import _written
+    from theorems.reportdir import replace_set
+
+    # both files replaced as one set, as verify replaces its reports (theorems.reportdir)
+    paths = _written(lambda: replace_set(out, texts), out, "assessment")
     print(_summary(a))
-    print(f"assessment: {out / 'assessment.json'}, {out / 'assessment.html'}")
+    print(f"assessment: {', '.join(str(p) for p in paths)}")
     return 0
 
 
@@ -209,7 +296,7 @@ def _html(a, record: dict, curve) -> str:
     rows = []
     for key in ("shape", "w_rank", "noise_gain", "n", "key_rank", "is_least_squares", "least_squares_distance",
                 "least_squares_tolerance", "consistent", "consistency_violation", "top1_rate", "scale", "tau"):
-        rows.append(f"<tr><th>{key}</th><td>{html.escape(json.dumps(record.get(key)))}</td></tr>")
+        rows.append(f"<tr><th>{key}</th><td>{html.escape(json.dumps(record.get(key), allow_nan=False))}</td></tr>")
     if a.n is not None:
         rows.append(f"<tr><th>mean residual</th><td>{float(np.mean(a.residuals)):.6g}</td></tr>")
         rows.append(f"<tr><th>mean 1 - h_j (model)</th><td>{float(np.mean(a.expected_error)):.6g}</td></tr>")

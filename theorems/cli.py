@@ -6,7 +6,10 @@ Exit status of ``verify``: 0 when no claim has a status in the fail-on set
 negative control run was caught; 1 otherwise. ``stability`` exits 1 when a
 claim comes out with more than one status across the seeds. Every command
 exits 2 for a usage error, with one line naming the option, the value and
-what is needed (never a traceback), and 130 on Ctrl-C, with one line saying
+what is needed (never a traceback), 3 when its results could not be written
+(an ``OSError`` such as a full disk; one line, the previous reports kept),
+130 on Ctrl-C and 143 on SIGTERM (the workers of ``--jobs`` stopped; they also
+end within a second when this process is killed outright), with one line saying
 the previous reports were kept. ``--out`` and the sweep cache
 (``$THEOREMS_CACHE``) are checked before any claim runs.
 """
@@ -14,6 +17,7 @@ the previous reports were kept. ``--out`` and the sweep cache
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -87,7 +91,11 @@ exit status:
      NOT SUPPORTED) and every negative control run (--controls) was caught
   1  otherwise
   2  usage error (one line naming the option and the value)
+  3  the reports could not be written (disk full, no permission); one line
+     saying where and why; the previous reports are kept
   130  interrupted (Ctrl-C); the previous reports are kept
+  143  terminated (SIGTERM); the previous reports are kept. The --jobs
+       workers end with this process, even when it is killed (SIGKILL)
 """
 
 
@@ -102,10 +110,22 @@ def _verify_description() -> str:
                                       kinds=textwrap.fill(kinds, 74, subsequent_indent="  "))
 
 
-def _cmd_list(args) -> int:
+def _select(args, registry) -> list:
+    """The claims ``--only`` and ``--kind`` choose from ``registry``; a
+    selection that matches no claim is a usage error, found before anything
+    runs or any report is replaced."""
     from theorems.registry import select
 
-    claims = select(_catalogue(args), args.only or (), kinds=args.kind or ())
+    claims = select(registry, args.only or (), kinds=args.kind or ())
+    if not claims:
+        given = " ".join([f"--only {p!r}" for p in args.only or ()] + [f"--kind {k}" for k in args.kind or ()])
+        raise UsageError(f"{given}: the selection matches no claim (of {len(registry)}); "
+                         "see `theorems list` for the ids and kinds")
+    return claims
+
+
+def _cmd_list(args) -> int:
+    claims = _select(args, _catalogue(args))
     if args.json:
         print(json.dumps([
             {"id": c.id, "title": c.title, "kind": c.kind.value, "source": c.source,
@@ -149,6 +169,28 @@ def _warn_math_fallbacks(report: dict, command: str) -> None:
 
 class UsageError(ValueError):
     """A bad option value found after parsing; the message names the option."""
+
+
+#: Exit status when the results could not be written (disk full, permission
+#: lost, the folder removed during the run); the previous reports are kept.
+EXIT_WRITE_FAILED = 3
+
+
+class WriteFailed(Exception):
+    """Writing the reports (or a stability table, an assessment) failed with
+    an OS error; the message says where and why and what was kept."""
+
+
+def _written(write, out: Path, what: str):
+    """``write()``, with an ``OSError`` turned into :class:`WriteFailed`."""
+    try:
+        return write()
+    except OSError as exc:
+        why = exc.strerror or " ".join(str(exc).split()) or type(exc).__name__
+        where = f" ({exc.filename})" if exc.filename else ""
+        kept = (f"the previous {what} in {out} {'was' if what == 'assessment' else 'were'} kept"
+                if out.is_dir() and any(out.iterdir()) else f"nothing was written to {out}")
+        raise WriteFailed(f"could not write the {what} to {out}: {why}{where}; {kept}") from None
 
 
 def _fail_on_arg(text: str) -> frozenset:
@@ -196,6 +238,49 @@ def _check_cache() -> None:
         above = above.parent
     if not above.is_dir():
         raise UsageError(f"{where} cannot be created: {above} is a file; set {CACHE_ENV} to a folder, or to off")
+
+
+def _durations_problem(data) -> str | None:
+    """Why the parsed ``claim-durations.json`` ``data`` is not a valid record
+    (format 1: profile key -> claim id -> finite seconds >= 0), or None."""
+    import math
+
+    if not isinstance(data, dict) or data.get("format") != 1:
+        return "not a format-1 record"
+    profiles = data.get("profiles")
+    if not isinstance(profiles, dict):
+        return "'profiles' is not an object"
+    for name, runs in profiles.items():
+        if not isinstance(runs, dict):
+            return f"profile {name!r} holds {type(runs).__name__}, not claim -> seconds"
+        for claim, seconds in runs.items():
+            if (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
+                    or not math.isfinite(seconds) or seconds < 0):
+                return f"claim {claim!r} at profile {name!r} has {json.dumps(seconds)[:40]} seconds"
+    return None
+
+
+def _check_durations(command: str) -> None:
+    """Ignore a ``claim-durations.json`` (the estimates' record in the cache
+    folder) that does not validate, with a one-line warning: it is removed,
+    and the run writes a fresh one."""
+    from theorems.progress import durations_path
+
+    path = durations_path()
+    if path is None or not path.is_file():
+        return
+    try:
+        problem = _durations_problem(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, RecursionError) as exc:
+        problem = f"unreadable ({' '.join(str(exc).split())[:80]})"
+    if problem is None:
+        return
+    print(f"theorems {command}: warning: ignoring the cache file {path}: {problem}; it is rewritten after "
+          "this run", file=sys.stderr)
+    try:
+        path.unlink()
+    except OSError:
+        pass
 
 
 def _partial_notice(args, claims, registry, out) -> None:
@@ -289,19 +374,20 @@ def _sweep_executor(args):
 
 def _cmd_verify(args) -> int:
     from theorems.progress import Progress, estimate_line, record_durations, recorded_durations
-    from theorems.registry import claims_module_hashes, select
+    from theorems.registry import claims_module_hashes
     from theorems.report import build_report, write_reports
     from theorems.runner import run
 
     profile = get_profile(args.profile)
     registry = _registry(args)
-    claims = select(registry, args.only or (), kinds=args.kind or ())
+    claims = _select(args, registry)
     out = _out_dir(args.out)
     args.kept_reports = out
     _check_cache()
     _partial_notice(args, claims, registry, out)
     sweep_executor = _sweep_executor(args)
     print(f"theorems verify: {len(claims)} claims, profile {profile.name}, seed {args.seed}", flush=True)
+    _check_durations("verify")
     estimates = recorded_durations(profile.name, controls=args.controls)
     ids = [c.id for c in claims]
     print(f"theorems verify: {estimate_line(ids, estimates, profile.name, controls=args.controls)}", flush=True)
@@ -317,8 +403,9 @@ def _cmd_verify(args) -> int:
     if args.executor == "local":  # on dask a claim's seconds are the cluster's wall time, not CPU time
         record_durations(profile.name, {r.claim.id: r.seconds for r in result.results}, controls=args.controls)
     report = build_report(result, selection={"only": args.only or [], "kind": args.kind or [],
-                                             "claims_modules": args.claims or [], "claims_sha256": claims_module_hashes(args.claims or [])})
-    paths = write_reports(report, out)
+                                             "claims_modules": args.claims or [],
+                                             "claims_sha256": claims_module_hashes(args.claims or [])})
+    paths = _written(lambda: write_reports(report, out), out, "reports")
     _warn_math_fallbacks(report, "verify")
     _print_summary(result, report)
     print("reports: " + ", ".join(str(p) for p in paths))
@@ -326,15 +413,17 @@ def _cmd_verify(args) -> int:
 
 
 def _cmd_stability(args) -> int:
-    from theorems.registry import select
     from theorems.report import write_text_atomic
     from theorems.stability import render_table, run_stability, seed_range
 
     profile = get_profile(args.profile)
-    claims = select(_registry(args), args.only or (), kinds=args.kind or ())
+    claims = _select(args, _registry(args))
     out = _out_dir(args.out)
     _check_cache()
     seeds = seed_range(args.seeds, args.first_seed)
+    if seeds[-1] >= SEED_LIMIT:
+        raise UsageError(f"--first-seed {args.first_seed} --seeds {args.seeds}: the last seed would be "
+                         f"{_shown(str(seeds[-1]), quote=False)}; seeds must be in 0 .. 2**128 - 1")
     processes = min(args.jobs, len(seeds))
     print(f"theorems stability: {len(claims)} claims x {len(seeds)} seeds ({seeds[0]}..{seeds[-1]}), "
           f"profile {profile.name}, {processes} process{'es' if processes > 1 else ''}", flush=True)
@@ -354,7 +443,8 @@ def _cmd_stability(args) -> int:
     print()
     print(render_table(result), end="")
     table = out / "stability.json"
-    write_text_atomic(table, json.dumps(result.to_json(), indent=2) + "\n")
+    _written(lambda: write_text_atomic(table, json.dumps(result.to_json(), indent=2) + "\n"), out,
+             "stability table")
     print(f"table: {table} ({result.seconds:.1f} s)")
     return 0 if result.ok else 1
 
@@ -362,8 +452,12 @@ def _cmd_stability(args) -> int:
 def _cmd_report(args) -> int:
     from theorems.compare import compare_reports, load_report, render_comparison
 
+    from theorems.reportdir import recover
+
     if args.compare:
         old_path, new_path = args.compare
+        for path in (old_path, new_path):
+            recover(Path(path).parent)  # a swap of either folder killed half-way is undone first
         old, new = load_report(old_path), load_report(new_path)
         cmp = compare_reports(old, new, old_name=str(old_path), new_name=str(new_path))
         if args.json:
@@ -375,10 +469,8 @@ def _cmd_report(args) -> int:
         raise ValueError("give a report.json to render, or --compare OLD.json NEW.json")
     from theorems.report import REPORT_FILES, write_reports
 
-    from theorems.reportdir import recover
-
     src = Path(args.report)
-    recover(src.parent)  # a swap of that folder killed half-way is finished first
+    recover(src.parent)  # a swap of that folder killed half-way is undone first
     report = load_report(src)
     given = args.out is not None
     out = _out_dir(args.out if given else src.parent, "--out" if given else "the report's folder")
@@ -389,7 +481,7 @@ def _cmd_report(args) -> int:
                          f"report.json of another run; rendering {str(src)!r} there would mix two runs; "
                          "give --out an empty folder")
     renders = tuple(n for n in REPORT_FILES if n != "report.json")
-    paths = write_reports(report, out, names=renders)
+    paths = _written(lambda: write_reports(report, out, names=renders), out, "reports")
     _warn_math_fallbacks(report, "report")
     print("reports: " + ", ".join(str(p) for p in paths))
     return 0
@@ -456,7 +548,8 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--observe", metavar="FILE",
                     help="also write the run's observations to FILE as JSON lines in Hypothesis's "
                          "observability format (property = <claim>::<check>)")
-    sp.add_argument("--seed", type=_nonneg_int, default=DEFAULT_SEED, help=f"run seed (default {DEFAULT_SEED})")
+    sp.add_argument("--seed", type=_seed_arg, default=DEFAULT_SEED,
+                    help=f"run seed, 0 .. 2**128 - 1 (default {DEFAULT_SEED})")
     sp.add_argument("--jobs", type=_pos_int, default=1, help="processes to run claims in (default 1)")
     sp.add_argument("--executor", choices=("local", "dask"), default="local",
                     help="where the finite-size sweeps run: local (default, in this process) or dask "
@@ -485,7 +578,8 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--seeds", type=_pos_int, default=5, metavar="N", help="how many seeds (default 5)")
     sp.add_argument("--controls", action="store_true",
                     help="also run each claim's negative control at every seed; one missed is unstable")
-    sp.add_argument("--first-seed", type=_nonneg_int, default=1, metavar="S", help="the first seed (default 1)")
+    sp.add_argument("--first-seed", type=_seed_arg, default=1, metavar="S",
+                    help="the first seed, 0 .. 2**128 - 1 (default 1)")
     sp.add_argument("--profile", choices=sorted(PROFILES), default=None,
                     help="quick (default), standard or thorough; or set THEOREMS_PROFILE")
     sp.add_argument("--jobs", type=_pos_int, default=1, help="processes, one seed each at a time (default 1)")
@@ -511,14 +605,33 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _nonneg_int(text: str) -> int:
+#: Seeds are 128-bit: numpy's SeedSequence takes a run seed modulo 2**128,
+#: so a larger one would silently repeat a smaller one's run.
+SEED_LIMIT = 2**128
+
+
+def _shown(text: str, limit: int = 40, *, quote: bool = True) -> str:
+    """``text`` for a message (quoted unless ``quote`` is false), shortened to
+    ``limit`` characters with its full length said."""
+    short = text if len(text) <= limit else text[:limit]
+    shown = repr(short) if quote else short
+    return shown if len(text) <= limit else f"{shown}... ({len(text):,} characters)"
+
+
+def _nonneg_int(text: str, *, below: int | None = None) -> int:
+    need = "an integer >= 0" if below is None else "an integer in 0 .. 2**128 - 1"
     try:
         value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {value}")
+    except ValueError:  # not a number, or more digits than int() reads (4,300)
+        raise argparse.ArgumentTypeError(f"must be {need}, got {_shown(text)}") from None
+    if value < 0 or (below is not None and value >= below):
+        raise argparse.ArgumentTypeError(f"must be {need}, got {_shown(str(value), quote=False)}")
     return value
+
+
+def _seed_arg(text: str) -> int:
+    """A run seed: an integer in ``0 .. 2**128 - 1``."""
+    return _nonneg_int(text, below=SEED_LIMIT)
 
 
 def _pos_int(text: str) -> int:
@@ -528,10 +641,47 @@ def _pos_int(text: str) -> int:
     return value
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM in the parent of a verify or stability run: it unwinds as a
+    Ctrl-C does (the runner stops its workers, the old reports stay)."""
+
+
+def _raise_terminated(signum, frame):
+    raise _Terminated()
+
+
+@contextlib.contextmanager
+def _workers_die_with_us(args):
+    """For ``verify`` and ``stability``: forked workers end with this process
+    (:func:`theorems.executors.die_with_parent`) and SIGTERM unwinds the run
+    (the pool is shut down) instead of killing this process outright."""
+    import signal
+    import threading
+
+    if getattr(args, "command", None) not in ("verify", "stability") or \
+            threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    from theorems.executors import die_with_parent
+
+    if getattr(args, "jobs", 1) > 1:
+        die_with_parent()
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _interrupted(args) -> str:
     out = getattr(args, "kept_reports", None)
     if out is None:
         return "nothing was written"
+    what = getattr(args, "kept_what", "reports")
+    if what == "assessment":
+        if (out / "assessment.json").exists():
+            return f"the previous assessment in {out} was kept"
+        return f"no assessment was written to {out}"
     if (out / "report.json").exists():
         return f"the previous reports in {out} were kept"
     return f"no reports were written to {out}"
@@ -547,10 +697,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         args.fail_on = DEFAULT_FAIL_ON
     try:
-        return args.func(args)
+        with _workers_die_with_us(args):
+            return args.func(args)
+    except _Terminated:
+        print(f"theorems {args.command}: terminated (SIGTERM); {_interrupted(args)}", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print(f"theorems {args.command}: interrupted; {_interrupted(args)}", file=sys.stderr)
         return 130
+    except WriteFailed as exc:
+        print(f"theorems {args.command}: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return EXIT_WRITE_FAILED
     except BrokenPipeError:  # `theorems list | head`: the reader left; say nothing more
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141

@@ -16,12 +16,82 @@ dask and distributed are an optional extra: ``pip install 'linmem-theorems[dask]
 from __future__ import annotations
 
 import contextlib
+import os
+import signal
+import sys
+import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
 from linmem import sweeps
 
-__all__ = ["EXECUTORS", "open_executor"]
+__all__ = ["EXECUTORS", "ORPHAN_POLL_S", "die_with_parent", "open_executor"]
+
+#: How often a forked worker checks that its parent is still alive, seconds
+#: (the fallback where the kernel cannot signal it: not Linux, or forked
+#: from a thread other than the main one).
+ORPHAN_POLL_S = 0.5
+
+#: What the fork hooks know: armed or not, the forking process and whether
+#: the fork came from its main thread, prctl when the platform has it.
+_FORK: dict[str, Any] = {"armed": False, "parent": None, "main_thread": False, "prctl": None}
+
+#: prctl(2) option: the signal a process gets when the thread that forked it ends.
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent() -> None:
+    """Make every process this one forks from now on (the ``--jobs``
+    workers of ``verify`` and ``stability``, forked by multiprocessing) end
+    when this process ends, however it ends (SIGKILL included), so that a
+    CI job killed on timeout does not hang on workers holding its stdout.
+
+    Each child asks the kernel for SIGKILL when its parent dies
+    (``prctl(PR_SET_PDEATHSIG)``, Linux, when forked from the main thread),
+    exits at once if the parent is already gone, and runs a daemon thread
+    that exits the process when ``os.getppid()`` changes (polled every
+    :data:`ORPHAN_POLL_S` s; the fallback elsewhere). A child also gets
+    SIGTERM back at its default action, so that the parent's ``terminate``
+    ends it even when the parent handles SIGTERM itself. Idempotent.
+    """
+    if _FORK["armed"] or not hasattr(os, "register_at_fork"):
+        return
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            _FORK["prctl"] = ctypes.CDLL(None, use_errno=True).prctl
+        except (OSError, AttributeError):
+            _FORK["prctl"] = None
+    os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)
+    _FORK["armed"] = True
+
+
+def _before_fork() -> None:
+    _FORK["parent"] = os.getpid()
+    _FORK["main_thread"] = threading.current_thread() is threading.main_thread()
+
+
+def _after_fork_in_child() -> None:
+    parent = _FORK["parent"]
+    try:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    except ValueError:  # not the main thread of the child (cannot happen after fork; be safe)
+        pass
+    prctl = _FORK["prctl"]
+    if prctl is not None and _FORK["main_thread"]:
+        prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent,), name="theorems-orphan-watchdog", daemon=True).start()
+
+
+def _watch_parent(parent: int) -> None:
+    while True:
+        time.sleep(ORPHAN_POLL_S)
+        if os.getppid() != parent:
+            os._exit(1)
 
 #: Values of ``--executor``.
 EXECUTORS = ("local", "dask")

@@ -267,9 +267,48 @@ def _fmt(x: Any) -> str:
     return str(x)
 
 
-def _cell(text: str) -> str:
-    """Text safe inside a Markdown table cell."""
-    return " ".join(str(text).split()).replace("|", "\\|")
+#: Characters of Markdown syntax a text is escaped against with a backslash:
+#: code spans, links and images, table cells (and the backslash itself).
+_MD_PUNCTUATION = re.compile(r"([\\`\[\]|])")
+
+
+def _cell(text: Any) -> str:
+    """Text (a claim's title, a detail, a reason) shown as itself in
+    Markdown, in a table cell or a list: one line, HTML's ``& < >`` as
+    entities (no tag such as ``<script>`` or ``</details>`` takes effect)
+    and the backslash, backtick, brackets and ``|`` escaped (no code span,
+    link, image, link definition or extra table cell begins).
+
+    >>> _cell("<img src=x onerror=alert(1)> [x](javascript:alert(1)) a|b `c`")
+    '&lt;img src=x onerror=alert(1)&gt; \\\\[x\\\\](javascript:alert(1)) a\\\\|b \\\\`c\\\\`'
+    """
+    import html
+
+    one_line = " ".join(str(text).split())
+    return _MD_PUNCTUATION.sub(r"\\\1", html.escape(one_line, quote=False))
+
+
+def _code(text: Any, *, in_table: bool = False) -> str:
+    """``text`` (a claim id, a replay command) as a Markdown code span; in a
+    table its ``|`` is escaped, as GitHub's tables need even inside code.
+    Text holding a backtick or one of ``< > &`` is written as escaped plain
+    text (:func:`_cell`) instead: a renderer that reads HTML inside code, or
+    a fence miscounted, then still shows it as itself.
+
+    >>> _code("a.b"), _code("a|b", in_table=True), _code("a`b</details>")
+    ('`a.b`', '`a\\\\|b`', 'a\\\\`b&lt;/details&gt;')
+    """
+    body = " ".join(str(text).split())
+    if not body or re.search(r"[`<>&]", body):
+        return _cell(body)
+    return f"`{body.replace('|', chr(92) + '|') if in_table else body}`"
+
+
+def _control_cell(c: dict) -> str:
+    """A claim's negative control in the table: caught, NOT caught, or empty
+    (none, or not run: ``verify`` without ``--controls``)."""
+    caught = (c.get("negative_control") or {}).get("caught")
+    return "" if caught is None else ("caught" if caught else "**NOT caught**")
 
 
 def domain_text(domain: Any) -> str:
@@ -347,11 +386,15 @@ def _fail_on(report: dict) -> tuple[str, ...]:
 def _problem_entry(c: dict, cex_chars: int) -> list[str]:
     from theorems.junit import result_message
 
-    lines = [f"### `{c['id']}` **{c['status']}**: {_cell(c['title'])}", ""]
+    lines = [f"### {_code(c['id'])} **{c['status']}**: {_cell(c['title'])}", ""]
     if c.get("blocked_by"):
-        lines.append("- blocked by " + ", ".join(f"`{b}`" for b in c["blocked_by"]))
+        lines.append("- blocked by " + ", ".join(_code(b) for b in c["blocked_by"]))
     if c.get("reason"):
         lines.append(f"- why it cannot be checked: {_cell(c['reason'])}")
+    nc = c.get("negative_control") or {}
+    if nc.get("caught") is not None:
+        lines.append(f"- negative control {'caught' if nc['caught'] else 'NOT caught'}: "
+                     f"{_cell(nc.get('description') or '')} (comes out {_cell(nc.get('status'))})")
     if wider_than_searched(c):
         lines.append(f"- the statement is wider than what was searched: it covers {domain_text(c['domain'])}")
     replay = ""
@@ -366,10 +409,10 @@ def _problem_entry(c: dict, cex_chars: int) -> list[str]:
             text = json.dumps(e["counterexample"], separators=(",", ":"))
             if len(text) > cex_chars:
                 text = text[:cex_chars] + f"... ({len(text) - cex_chars} more characters in report.json)"
-            lines.append(f"  - minimal counterexample: `{text.replace('`', chr(39))}`")
+            lines.append(f"  - minimal counterexample: {_code(text)}")
         replay = replay or e.get("replay") or ""
     if replay:
-        lines.append(f"- replay: `{replay}`")
+        lines.append(f"- replay: {_code(replay)}")
     return lines + [""]
 
 
@@ -412,18 +455,26 @@ def render_markdown(report: dict, *, max_chars: int = MAX_MARKDOWN_CHARS) -> str
     env = report["environment"]
     src = env.get("source") or {}
     header = [verdict_line(report), "", "# Theorem verification report", ""]
-    table = ["| claim | kind | status | key figure | s |", "|---|---|---|---|---|"]
+    controls = [c for c in report["claims"] if (c.get("negative_control") or {}).get("caught") is not None]
+    if controls:
+        missed = [c for c in controls if not c["negative_control"]["caught"]]
+        line = f"Negative controls: {len(controls) - len(missed)} of {len(controls)} caught"
+        if missed:
+            line += "; NOT caught: " + ", ".join(_code(c["id"]) for c in missed)
+        header += [line + ".", ""]
+    table = ["| claim | kind | status | key figure | negative control | s |", "|---|---|---|---|---|---|"]
     for c in report["claims"]:
-        table.append(f"| `{c['id']}` | {c['kind']} | {c['status']} | {_cell(_key_figure(c))} | {c['seconds']:.2f} |")
+        table.append(f"| {_code(c['id'], in_table=True)} | {_cell(c['kind'])} | {_cell(c['status'])} | "
+                     f"{_cell(_key_figure(c))} | {_control_cell(c)} | {c['seconds']:.2f} |")
     commit = (f"commit `{src['commit']}`{' (tracked files changed)' if src.get('dirty') else ''}"
               if src.get("commit") else f"commit unknown ({src.get('reason', 'not recorded')})")
     environment = [
         "<details><summary>Environment</summary>", "",
         f"- {commit}",
-        f"- command: `{env.get('command', '')}`" if env.get("command") else "",
+        f"- command: {_code(env.get('command', ''))}" if env.get("command") else "",
         f"- generated {report['generated_at']}; fail on: {', '.join(_fail_on(report))}",
-        f"- Python {env['python']} on {env['platform']}",
-        "- " + ", ".join(f"{k} {v}" for k, v in env["packages"].items() if v),
+        f"- Python {_cell(env['python'])} on {_cell(env['platform'])}",
+        "- " + ", ".join(_cell(f"{k} {v}") for k, v in env["packages"].items() if v),
         "", "</details>", "",
     ]
     environment = [x for x in environment if x != ""] + [""]
@@ -435,7 +486,7 @@ def render_markdown(report: dict, *, max_chars: int = MAX_MARKDOWN_CHARS) -> str
             for c in problems[:shown]:
                 body += _problem_entry(c, cex_chars)
             if shown < len(problems):
-                rest = ", ".join(f"`{c['id']}` ({c['status']})" for c in problems[shown:])
+                rest = ", ".join(f"{_code(c['id'])} ({c['status']})" for c in problems[shown:])
                 body += [f"... and {len(problems) - shown} more, in report.json: {rest}", ""]
         else:
             body += ["Every claim is VERIFIED or SUPPORTED (or underspecified and listed below).", ""]

@@ -12,12 +12,17 @@ swapped by two renames:
 3. the old folder is removed.
 
 A reader sees the old set, the new set, or (between the two renames) no
-folder, never a mix. A process killed at any point leaves temporary folders
-named after its PID; the next call (:func:`recover`, run by
-:func:`check_report_dir` and :func:`replace_set`) finishes or undoes the
-swap of every such PID that is no longer alive and removes the temporaries,
-as well as the ``.report.json.*.tmp`` files of the per-file writer used
-before.
+folder, never a mix. A Ctrl-C (or SIGTERM) during the renames rolls the swap
+back, the old set in place, with SIGINT and SIGTERM held back until the
+rollback is done, so that a second Ctrl-C cannot leave the folder missing.
+A process killed outright (SIGKILL) at any point leaves
+temporary folders named after its PID; the next call (:func:`recover`, run
+by every command that reads or writes the folder: :func:`check_report_dir`,
+:func:`replace_set`, ``theorems report`` and ``report --compare``) undoes
+the swap of every such PID that is no longer alive, so the previous set is
+back (a run killed before its swap completed wrote nothing), and removes
+the temporaries, as well as the ``.report.json.*.tmp`` files of the
+per-file writer used before.
 
 Because the folder itself is swapped, it may hold regular files (carried
 over by hard link, the data is never copied or moved) but no sub-folders;
@@ -26,13 +31,16 @@ over by hard link, the data is never copied or moved) but no sub-folders;
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import secrets
 import shutil
+import signal
 import tempfile
+import threading
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Iterable, Iterator, Mapping
 
 __all__ = ["ReportDirError", "check_report_dir", "recover", "replace_set"]
 
@@ -82,14 +90,11 @@ def recover(target: str | os.PathLike) -> list[str]:
     for roles in runs.values():
         new, old = roles.get("new"), roles.get("old")
         if not target.exists() and old is not None:
-            # Killed between the two renames: the new set is complete (it is
-            # renamed only after it is written), so finish the swap.
-            os.rename(new if new is not None else old, target)
-            done.append(f"finished an interrupted swap of {target}")
-            if new is not None:
-                new = None
-            else:
-                old = None
+            # Killed between the two renames (or during a rollback): undo the
+            # swap, so that the previous set survives a run that did not finish.
+            os.rename(old, target)
+            done.append(f"restored the previous set of {target} after an interrupted swap")
+            old = None
         for leftover in (new, old):
             if leftover is not None and leftover.exists():
                 shutil.rmtree(leftover, ignore_errors=True)
@@ -103,6 +108,22 @@ def recover(target: str | os.PathLike) -> list[str]:
                 except OSError:
                     pass
     return done
+
+
+def _kind(entry: Path) -> str:
+    """What a folder entry that is not a regular file is, in the plural."""
+    import stat
+
+    mode = entry.lstat().st_mode
+    if stat.S_ISDIR(mode):
+        return "folders"
+    if stat.S_ISFIFO(mode):
+        return "named pipes"
+    if stat.S_ISSOCK(mode):
+        return "sockets"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device files"
+    return "entries that are not regular files"
 
 
 def check_report_dir(path: str | os.PathLike) -> Path:
@@ -129,13 +150,21 @@ def check_report_dir(path: str | os.PathLike) -> Path:
         if not p.is_dir():
             raise ReportDirError(f"{text!r} is a file, not a folder")
         try:
-            blockers = sorted(e.name for e in p.iterdir() if not (e.is_file() or e.is_symlink()))
+            blockers = sorted((e.name, _kind(e)) for e in p.iterdir() if not (e.is_file() or e.is_symlink()))
         except OSError as exc:
             raise ReportDirError(f"{text!r} cannot be read ({exc.strerror})") from None
         if blockers:
-            shown = ", ".join(blockers[:5]) + (f" and {len(blockers) - 5} more" if len(blockers) > 5 else "")
-            raise ReportDirError(f"{text!r} holds folders ({shown}); the report set is replaced by swapping the "
-                                 "whole folder, so give the reports a folder of their own")
+            kinds: dict[str, list[str]] = {}
+            for name, kind in blockers:
+                kinds.setdefault(kind, []).append(name)
+            parts = []
+            for kind, names in kinds.items():
+                shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+                parts.append(f"{kind} ({shown})")
+            carried = ("" if set(kinds) == {"folders"} else
+                       " (it carries only regular files and links into the new folder)")
+            raise ReportDirError(f"{text!r} holds {' and '.join(parts)}; the report set is replaced by swapping the "
+                                 f"whole folder{carried}, so give the reports a folder of their own")
         probe_in = p.parent
     else:
         probe_in = p.parent
@@ -149,6 +178,50 @@ def check_report_dir(path: str | os.PathLike) -> Path:
     except OSError as exc:
         raise ReportDirError(f"{text!r} cannot be written: {exc.strerror} in {probe_in}") from None
     return p
+
+
+def _roll_back(target: Path, new: Path, old: Path, had_target: bool) -> None:
+    """Undo a swap interrupted anywhere in its two renames, read from what
+    is on disk (the interruption may fall just after a rename returned)."""
+    if not new.exists() and target.exists():  # the new set had been moved in: move it out again
+        if had_target and old.exists():
+            os.rename(target, new)
+        elif not had_target:
+            shutil.rmtree(target, ignore_errors=True)
+    if not target.exists() and old.exists():
+        os.rename(old, target)
+    shutil.rmtree(new, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM back for the ``with`` block: their handlers
+    are swapped for one that only notes the signal, and the first noted is
+    handed to the previous handler when the block ends (a Ctrl-C then raises
+    KeyboardInterrupt; a default SIGTERM ends the process). A no-op off the
+    main thread, where Python cannot set handlers. (A signal mask would not
+    do: the signal may be delivered to another thread, and Python still runs
+    its handler in the main one.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    noted: list[int] = []
+
+    def note(signum, frame):
+        noted.append(signum)
+
+    previous = {s: signal.signal(s, note) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        if noted:
+            handler = previous[noted[0]]
+            if callable(handler):
+                handler(noted[0], None)
+            elif handler == signal.SIG_DFL:
+                os.kill(os.getpid(), noted[0])
 
 
 def _fsync_dir(path: Path) -> None:
@@ -216,15 +289,19 @@ def replace_set(target: str | os.PathLike, files: Mapping[str, str], *, drop: It
                 fh.flush()
                 os.fsync(fh.fileno())
         _fsync_dir(new)
-        if target.exists():
-            os.rename(target, old)
-        os.rename(new, target)
-        _fsync_dir(parent)
     except BaseException:
-        if not target.exists() and old.exists():
-            os.rename(old, target)
         shutil.rmtree(new, ignore_errors=True)
         raise
+    had_target = target.exists()
+    try:
+        if had_target:
+            os.rename(target, old)
+        os.rename(new, target)
+    except BaseException:
+        with _signals_held():  # a second Ctrl-C waits until the old set is back
+            _roll_back(target, new, old, had_target)
+        raise
+    _fsync_dir(parent)
     shutil.rmtree(old, ignore_errors=True)
     cwd_moved = False
     try:

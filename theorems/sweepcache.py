@@ -171,7 +171,10 @@ class SweepCache:
     ``(True, value)`` or ``(False, None)``; ``put`` writes a temporary file
     in the same directory and renames it over the target, so a concurrent
     reader sees either nothing or a whole file. An unreadable file counts as
-    a miss and is overwritten. ``hits`` and ``misses`` count lookups;
+    a miss and is overwritten, and so is a record whose stored ``key`` is
+    not the one asked for (a file copied or renamed by hand); a sweep also
+    checks the value's type (:func:`linmem.sweeps` refuses a string where it
+    stored a bool) and counts a wrong one as a miss. ``hits`` and ``misses`` count lookups;
     ``write_errors`` counts results the sweeps could not store (an unwritable
     directory slows a rerun down but changes no result).
 
@@ -212,8 +215,11 @@ class SweepCache:
     def get(self, key: str) -> tuple[bool, Any]:
         try:
             with open(self._path(key), encoding="utf-8") as fh:
-                value = json.load(fh)["value"]
-        except (OSError, ValueError, KeyError, TypeError):
+                record = json.load(fh)
+            if not (isinstance(record, dict) and record.get("key") == key and "value" in record):
+                raise ValueError("not this key's record")
+            value = record["value"]
+        except (OSError, ValueError, KeyError, TypeError, RecursionError):
             self.misses += 1
             return False, None
         self.hits += 1
@@ -261,7 +267,8 @@ def resolve_cache(cache: Any) -> Any:
 
 
 def cached_call(
-    compute: Callable[[], Any], *, name: str, params: Mapping | None, seed: Any, cache: Any = True
+    compute: Callable[[], Any], *, name: str, params: Mapping | None, seed: Any, cache: Any = True,
+    valid: Callable[[Any], bool] | None = None,
 ) -> tuple[Any, bool]:
     """``(value, hit)``: the cached JSON value of ``compute()`` under
     ``(name, params, seed)``, computing and storing it on a miss (``cache``
@@ -269,11 +276,15 @@ def cached_call(
 
     For per-instance results the sweeps of :mod:`linmem.sweeps` do not cover
     (several figures of one instance, a fitted norm). ``value`` must be
-    JSON-able (tuples come back as lists from the cache).
+    JSON-able (tuples come back as lists from the cache). ``valid``, when
+    given, is asked of a cached value before it is used: one it refuses (of
+    the wrong type or shape) is a miss, computed again and rewritten.
 
     >>> cached_call(lambda: (1, 2.5), name="doc", params={"d": 3}, seed=0, cache=None)
     ((1, 2.5), False)
     """
+    if valid is not None and not callable(valid):
+        raise TypeError(f"valid must be callable or None, got {type(valid).__name__} {valid!r}"[:160])
     if not callable(compute):
         raise TypeError(f"compute must be callable, got {type(compute).__name__} {compute!r}"[:160])
     if not isinstance(name, str) or not name:
@@ -284,6 +295,11 @@ def cached_call(
         return compute(), False
     key = store.key(name, params or {}, seed)
     hit, value = store.get(key)
+    if hit and valid is not None and not valid(value):
+        hit = False
+        if isinstance(getattr(store, "hits", None), int) and isinstance(getattr(store, "misses", None), int):
+            store.hits -= 1
+            store.misses += 1
     if hit:
         return value, True
     value = jsonable(compute(), "the computed value")
