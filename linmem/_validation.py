@@ -307,14 +307,21 @@ def frobenius_sq(A: np.ndarray, factor: float = 1.0) -> float:
         return float((np.float64(factor) * c) ** 2 * np.sum(B * B))
 
 
-def check_representable(x: Any, what: str, hint: str) -> Any:
+def check_representable(x: Any, what: str, hint: str, *, nonzero: Any = None) -> Any:
     """Refuse a float figure that left float64's range (about 2.2e-308 to
     1.8e308 in magnitude, subnormals down to 4.9e-324): raise ``ValueError``
-    naming ``what`` and how to bring the inputs into range (``hint``)."""
+    naming ``what`` and how to bring the inputs into range (``hint``).
+    ``nonzero`` (a boolean mask like ``x``) marks entries known to be
+    nonzero, whose rounding to 0 is an underflow refused the same way."""
     arr = np.asarray(x)
     if arr.dtype != object and not np.all(np.isfinite(arr)):
         raise ValueError(
             f"{what} exceeds float64's range (magnitudes up to about 1.8e308): {hint}"
+        )
+    if nonzero is not None and arr.dtype != object and np.any((arr == 0) & np.asarray(nonzero)):
+        raise ValueError(
+            f"{what} falls below float64's range (nonzero magnitudes down to about 4.9e-324) "
+            f"and would read as exactly 0: {hint}"
         )
     return x
 

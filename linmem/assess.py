@@ -241,7 +241,7 @@ def assess(
     svd_w = compact_svd(W, name="W")
     if kind == FLOAT:
         gain = frobenius_sq(W)
-        check_representable(gain, "||W||_F^2", "divide W by a positive factor")
+        check_representable(gain, "||W||_F^2", "scale W by a positive factor", nonzero=bool(np.any(W != 0)))
     else:
         gain = _sq(W)
     base = dict(shape=(p, d), w_singular_values=svd_w.s, w_rank=svd_w.rank, noise_gain=_num(gain, kind))
@@ -313,9 +313,11 @@ def assess(
                        key_singular_values=svd_k.s * t, noise_gain_model=float(gain_model_n) / t / t,
                        least_squares_distance=dist_n * c / t, least_squares_tolerance=float(tol_n) * c / t,
                        consistency_violation=violation_n * c)
+        nonzero = dict(residuals=residuals_n != 0, value_norms_sq=np.any(Vn != 0, axis=0),
+                       consistency_violation=violation_n != 0)
         for what, x in fig.items():
-            check_representable(x, f"the assessment's {what}", "divide K, V and W by factors that bring them "
-                                "nearer 1 (decisions do not depend on the scale)")
+            check_representable(x, f"the assessment's {what}", "scale K, V and W by factors that bring them "
+                                "nearer 1 (decisions do not depend on the scale)", nonzero=nonzero.get(what))
     else:
         fig = dict(residuals=residuals_n, value_norms_sq=np.sum(Vn * Vn, axis=0),
                    scaled_residuals=np.sum(Rs * Rs, axis=0), key_singular_values=svd_k.s,

@@ -289,8 +289,9 @@ def fixed_store_noise_error(W, K, V, *, tau):
         return np.sum(R * R, axis=0) + tau * tau * np.sum(W * W)
     with np.errstate(over="ignore"):
         out = np.sum(R * R, axis=0) + frobenius_sq(W, float(tau))
+    nonzero = np.any(R != 0, axis=0) | bool(tau > 0 and np.any(W != 0))
     return check_representable(out, "the squared recall errors ||W(k_j + eta) - v_j||^2",
-                               "divide W and V (or V alone) by a common factor")
+                               "scale W and V (or V alone) by a common factor", nonzero=nonzero)
 
 
 def consistency_residual(K, V):
