@@ -87,6 +87,13 @@ FAILING_KEYS_SHOWN = 20
 #: Keys per block of the streamed noise measurement.
 NOISE_CHUNK_KEYS = 4096
 
+#: Keys per block of the streamed per-key figures of :func:`assess`.
+ASSESS_CHUNK_KEYS = 4096
+
+#: Scales max|K| and max|V| between which the top-1 scores need no rescaled
+#: copies of K and V (the products then stay far inside float64's range).
+MODERATE_SCALE = (1e-100, 1e100)
+
 
 @dataclass(frozen=True, eq=False)
 class Assessment:
@@ -222,11 +229,14 @@ def assess(
     tau: float | None = None,
     rng: np.random.Generator | None = None,
     noise_draws: int = NOISE_DRAWS,
+    top1: bool = True,
 ) -> Assessment:
     """Assess the store ``W`` (p x d), with its keys ``K`` (d x n) and
     intended values ``V`` (p x n) when given (see the module docstring for
     every figure). ``tau`` (>= 0) adds the noisy-query error measured with
-    ``noise_draws`` Gaussian draws per key from ``rng``.
+    ``noise_draws`` Gaussian draws per key from ``rng``. ``top1=False``
+    skips the top-1 test, the one part that costs ``O(n^2 p)`` (every other
+    figure comes from one thin SVD of ``K``, ``O(n d^2)``).
 
     >>> K = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]]); V = np.array([[1.0, 2.0, 0.0]])
     >>> a = assess(np.array([[1.0, 2.0]]), K, V)
@@ -279,48 +289,74 @@ def assess(
             Wn = W * (t / c)
         check_representable(Wn, "W * max|K| / max|V| (W in the units of K and V)",
                             "W must map keys of size max|K| to values of size max|V| within float64's range")
-        Kn, Vn = K / t, V / c
     else:
-        Wn, Kn, Vn = W, K, V
-    WK = Wn @ Kn
-    R = WK - Vn
-    svd_k = compact_svd(Kn, name="K")
-    Z = svd_k.Z
-    h = np.sum(Z * Z, axis=1)
-    if svd_k.rank:
-        # V K^+ - W from the thin SVD: (V Z / s) U^T, p x d, no n x n matrix.
-        W_ls = ((Vn @ Z) / svd_k.s) @ svd_k.U.T
-        kp_norm = svd_k.s[0] / (svd_k.s[-1] * svd_k.s[-1])  # ||K^+||_2 cond(K)
-        gain_model_n = np.sum(1 / (svd_k.s * svd_k.s))
-        V_off = Vn - (Vn @ Z) @ Z.T  # V (I - P)
+        Wn = W
+    # One thin SVD of K (normalised inside compact_svd); every per-key figure
+    # is then streamed over blocks of ASSESS_CHUNK_KEYS columns, so that
+    # memory stays O(n d): Z_K (n x r) and a few n-vectors, no n x n matrix
+    # and no full-size copy of K, V or W K.
+    svd_k = compact_svd(K, name="K")
+    Z, r = svd_k.Z, svd_k.rank
+    s_n = svd_k.s / t
+    blocks = [(lo, min(n, lo + ASSESS_CHUNK_KEYS)) for lo in range(0, n, ASSESS_CHUNK_KEYS)]
+
+    def block(lo, hi):
+        Kc, Vc = K[:, lo:hi], V[:, lo:hi]
+        if kind == FLOAT:
+            Kc, Vc = Kc / t, Vc / c
+        return Wn @ Kc, Vc
+
+    zero = 0 * Wn[0, 0]
+    res, vns, hs, sres = [], [], [], []
+    wkv = wkk = viol_sq = zero
+    VZ = np.zeros((p, r)) if kind == FLOAT else np.full((p, r), zero, dtype=object)
+    for lo, hi in blocks:
+        WKc, Vc = block(lo, hi)
+        Rc = WKc - Vc
+        res.append(np.sum(Rc * Rc, axis=0))
+        vns.append(np.sum(Vc * Vc, axis=0))
+        Zc = Z[lo:hi]
+        hs.append(np.sum(Zc * Zc, axis=1))
+        wkv, wkk = wkv + np.sum(WKc * Vc), wkk + np.sum(WKc * WKc)
+        if r:
+            VZ = VZ + Vc @ Zc
+    scale = wkv / wkk if wkk > 0 else zero
+    for lo, hi in blocks:
+        WKc, Vc = block(lo, hi)
+        Rs = scale * WKc - Vc
+        sres.append(np.sum(Rs * Rs, axis=0))
+        V_off = Vc - VZ @ Z[lo:hi].T if r else Vc  # V (I - P), block by block
+        viol_sq = viol_sq + np.sum(V_off * V_off)
+    residuals_n, h = np.concatenate(res), np.concatenate(hs)
+    value_norms_n = np.concatenate(vns)
+    if r:
+        # V K^+ from the thin SVD: (V Z / s) U^T, p x d.
+        W_ls = (VZ / s_n) @ svd_k.U.T
+        kp_norm = s_n[0] / (s_n[-1] * s_n[-1])  # ||K^+||_2 cond(K)
+        gain_model_n = np.sum(1 / (s_n * s_n))
     else:
-        W_ls, kp_norm, gain_model_n = 0 * Wn, 0 * Wn[0, 0], 0 * Wn[0, 0]
-        V_off = Vn
+        W_ls, kp_norm, gain_model_n = 0 * Wn, zero, zero
     norm = frobenius if kind == FLOAT else (lambda x: sqrt(_sq(x)))
     dist_n = norm(Wn - W_ls)
-    v_norm = norm(Vn)
+    v_norm = sqrt(np.sum(value_norms_n))
     tol_n = CONSISTENCY_ULPS * max(p, d, n) * eps * v_norm * kp_norm
-    violation_n = norm(V_off)
+    violation_n = sqrt(viol_sq)
     consistent = bool(violation_n <= CONSISTENCY_ULPS * max(d, n) * working_eps(kind) * v_norm)
-    denom = _sq(WK)
-    scale = np.sum(WK * Vn) / denom if denom > 0 else 0 * denom
-    Rs = scale * WK - Vn
-    residuals_n = np.sum(R * R, axis=0)
+    scaled_n = np.concatenate(sres)
     if kind == FLOAT:
         with np.errstate(over="ignore", under="ignore"):
-            fig = dict(residuals=residuals_n * c * c, value_norms_sq=np.sum(Vn * Vn, axis=0) * c * c,
-                       scaled_residuals=np.sum(Rs * Rs, axis=0) * c * c,
-                       key_singular_values=svd_k.s * t, noise_gain_model=float(gain_model_n) / t / t,
+            fig = dict(residuals=residuals_n * c * c, value_norms_sq=value_norms_n * c * c,
+                       scaled_residuals=scaled_n * c * c, key_singular_values=svd_k.s, noise_gain_model=float(gain_model_n) / t / t,
                        least_squares_distance=dist_n * c / t, least_squares_tolerance=float(tol_n) * c / t,
                        consistency_violation=violation_n * c)
-        nonzero = dict(residuals=residuals_n != 0, value_norms_sq=np.any(Vn != 0, axis=0),
+        nonzero = dict(residuals=residuals_n != 0, value_norms_sq=np.any(V != 0, axis=0),
                        consistency_violation=violation_n != 0)
         for what, x in fig.items():
             check_representable(x, f"the assessment's {what}", "scale K, V and W by factors that bring them "
                                 "nearer 1 (decisions do not depend on the scale)", nonzero=nonzero.get(what))
     else:
-        fig = dict(residuals=residuals_n, value_norms_sq=np.sum(Vn * Vn, axis=0),
-                   scaled_residuals=np.sum(Rs * Rs, axis=0), key_singular_values=svd_k.s,
+        fig = dict(residuals=residuals_n, value_norms_sq=value_norms_n,
+                   scaled_residuals=scaled_n, key_singular_values=svd_k.s,
                    noise_gain_model=gain_model_n, least_squares_distance=dist_n,
                    least_squares_tolerance=tol_n, consistency_violation=violation_n)
     residuals = fig["residuals"]
@@ -332,8 +368,20 @@ def assess(
     order = np.argsort(-np.asarray(to_float(residuals) if kind != FLOAT else residuals, dtype=float), kind="stable")
     out["worst_keys"] = order[:FAILING_KEYS_SHOWN]
     notes = []
-    if n >= 2:
-        Wf, Kf, Vf = (x if kind == FLOAT else to_float(x) for x in (Wn, Kn, Vn))
+    if not isinstance(top1, bool):
+        raise TypeError(f"top1 must be True or False, got {type(top1).__name__} {top1!r}")
+    if not top1:
+        notes.append("top-1 retrieval not assessed (top1=False)")
+    elif n >= 2:
+        # Top-1 decisions are invariant under positive scaling of W, K and V:
+        # scored in the units of K and V, by W / (t c) on K and V as given
+        # while t and c are moderate, on copies of K / t and V / c otherwise.
+        if kind != FLOAT:
+            Wf, Kf, Vf = (to_float(x) for x in (Wn, K, V))
+        elif all(MODERATE_SCALE[0] < x < MODERATE_SCALE[1] for x in (t, c)):
+            Wf, Kf, Vf = Wn / (t * c), K, V
+        else:
+            Wf, Kf, Vf = Wn, K / t, V / c
         correct = top1_correct(Wf, Kf, Vf)
         out.update(top1_correct=correct, top1_rate=float(np.mean(correct)),
                    top1_failures=np.flatnonzero(~correct)[:FAILING_KEYS_SHOWN])
