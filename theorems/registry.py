@@ -34,6 +34,7 @@ CLAIM_MODULES = (
     "theorems.claims.assess",
     "theorems.claims.real",
     "theorems.claims.learn",
+    "theorems.claims.meta",
 )
 
 
