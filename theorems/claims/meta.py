@@ -35,8 +35,9 @@ EXACT_FACTORS = (Fraction(10**30), Fraction(1, 10**30), Fraction(7, 3), Fraction
 #: float64 factors, per relation: as wide as the relation's figures stay
 #: representable for the base family (condition up to 1e12).
 WIDE_FLOAT_EXPONENTS = (-300, -150, -9, 0, 9, 150, 300)
-STORE_FLOAT_EXPONENTS = (-150, -9, 0, 9, 150)
-NOISE_FLOAT_EXPONENTS = (-100, -9, 0, 9, 100)  # ||K^+||_F^2 / c^2 must stay below 1e308
+STORE_FLOAT_EXPONENTS = (-150, -9, 0, 9, 150)  # W_OP and the ridge c^2 stay representable
+#: Factors at which ||K^+||_F^2 / c^2 is compared (it must stay below 1e308).
+ENERGY_RANGE = (1e-100, 1e100)
 #: The query-noise level of the noise relations (exact 1/2 in every number system).
 TAU = Fraction(1, 2)
 
@@ -95,7 +96,9 @@ def _stores(impl, K, V, c, Pm, R):
     W = impl.least_squares_store(K, V)
     return [(impl.least_squares_store(K2, V2), W @ R.T),
             (impl.outer_product_store(K2, V @ Pm) / c, impl.outer_product_store(K, V) @ R.T),
-            (impl.ridge_store(K2, V2, ridge=c * c), impl.ridge_store(K, V, ridge=1) @ R.T)]
+            (impl.ridge_store(K2, V2, ridge=c * c), impl.ridge_store(K, V, ridge=1) @ R.T),
+            # ridge / c^2 is what counts: a ridge of c at scale c is one of 1/c at scale 1
+            (impl.ridge_store(K2, V2, ridge=c), impl.ridge_store(K, V, ridge=1 / c) @ R.T)]
 
 
 def _projectors(impl, K, c, Pm, R):
@@ -110,7 +113,10 @@ def _noise(impl, K, V, c, Pm, R):
     K2 = c * (R @ K) @ Pm
     tau = TAU if kit.is_exact(K) else type(c)(TAU.numerator) / TAU.denominator
     W = impl.least_squares_store(K, V)
-    return [(impl.pinv_energy(K2) * c * c, impl.pinv_energy(K)),
+    # ||K^+||_F^2 / c^2 itself leaves float64's range beyond about 1e+-100
+    # for the base family; tau / s_l and tau ||W|| are scale-free at any c.
+    energy = [(impl.pinv_energy(K2) * c * c, impl.pinv_energy(K))] if ENERGY_RANGE[0] <= c <= ENERGY_RANGE[1] else []
+    return energy + [
             (impl.query_noise_error(K2, tau=c * tau), Pm.T @ impl.query_noise_error(K, tau=tau)),
             (impl.fixed_store_noise_error(W @ R.T / c, K2, V @ Pm, tau=c * tau),
              Pm.T @ impl.fixed_store_noise_error(W, K, V, tau=tau))]
@@ -180,9 +186,10 @@ CLAIMS = [
         statement=r"\|(cRK\Pi)^{+}\|_F^2 = c^{-2}\|K^{+}\|_F^2,\quad e_{\tau c}(cRK\Pi) = \Pi^{\top}e_{\tau}(K),"
                   r"\quad e^{W R^{\top}/c}_{\tau c}(cRK\Pi, V\Pi) = \Pi^{\top}e^{W}_{\tau}(K, V)",
         source="ours (issue 24: scale, basis and order of the pairs)",
-        assumptions=("c > 0 rational (exact) or 1e-100..1e100 (float: ||K^+||_F^2 / c^2 representable)",
+        assumptions=("c > 0 rational (exact) or 1e-300..1e300 (float; the energy itself compared for c in "
+                     "1e-100..1e100, where ||K^+||_F^2 / c^2 is representable)",
                      "R orthogonal", "Pi a permutation", "tau = 1/2"),
-        inputs=transformed(keys_and_values(), NOISE_FLOAT_EXPONENTS), terms=_noise, scale=_kv_scale,
+        inputs=transformed(keys_and_values(), WIDE_FLOAT_EXPONENTS), terms=_noise, scale=_kv_scale,
         control=wrong("noise gain ||K||_F^2 in place of ||K^+||_F^2", pinv_energy=_frobenius_energy),
     ),
     identity(
