@@ -116,10 +116,13 @@ def _noise(impl, K, V, c, Pm, R):
     # ||K^+||_F^2 / c^2 itself leaves float64's range beyond about 1e+-100
     # for the base family; tau / s_l and tau ||W|| are scale-free at any c.
     energy = [(impl.pinv_energy(K2) * c * c, impl.pinv_energy(K))] if ENERGY_RANGE[0] <= c <= ENERGY_RANGE[1] else []
-    return energy + [
-            (impl.query_noise_error(K2, tau=c * tau), Pm.T @ impl.query_noise_error(K, tau=tau)),
-            (impl.fixed_store_noise_error(W @ R.T / c, K2, V @ Pm, tau=c * tau),
-             Pm.T @ impl.fixed_store_noise_error(W, K, V, tau=tau))]
+    terms = energy + [(impl.query_noise_error(K2, tau=c * tau), Pm.T @ impl.query_noise_error(K, tau=tau))]
+    with np.errstate(over="ignore"):
+        W2 = W @ R.T / c  # the store for the scaled keys; beyond float64 for c = 1e-300 and a large W
+    if W2.dtype == object or np.all(np.isfinite(W2)):
+        terms.append((impl.fixed_store_noise_error(W2, K2, V @ Pm, tau=c * tau),
+                      Pm.T @ impl.fixed_store_noise_error(W, K, V, tau=tau)))
+    return terms
 
 
 def _consistency(impl, K, V, c, Pm, R):
@@ -187,7 +190,7 @@ CLAIMS = [
                   r"\quad e^{W R^{\top}/c}_{\tau c}(cRK\Pi, V\Pi) = \Pi^{\top}e^{W}_{\tau}(K, V)",
         source="ours (issue 24: scale, basis and order of the pairs)",
         assumptions=("c > 0 rational (exact) or 1e-300..1e300 (float; the energy itself compared for c in "
-                     "1e-100..1e100, where ||K^+||_F^2 / c^2 is representable)",
+                     "1e-100..1e100, where ||K^+||_F^2 / c^2 is representable, the fixed store where W / c is)",
                      "R orthogonal", "Pi a permutation", "tau = 1/2"),
         inputs=transformed(keys_and_values(), WIDE_FLOAT_EXPONENTS), terms=_noise, scale=_kv_scale,
         control=wrong("noise gain ||K||_F^2 in place of ||K^+||_F^2", pinv_energy=_frobenius_energy),
