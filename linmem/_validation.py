@@ -38,8 +38,12 @@ __all__ = [
     "check_nonzero_columns",
     "check_positive_int",
     "check_probability",
+    "check_representable",
     "check_same_count",
     "check_unit_columns",
+    "frobenius",
+    "frobenius_sq",
+    "max_abs",
     "number_kind",
 ]
 
@@ -178,8 +182,8 @@ def _column_norms_sq(K: np.ndarray) -> np.ndarray:
 
 def check_nonzero_columns(K: np.ndarray, name: str) -> None:
     """Refuse a zero column (a key with no direction)."""
-    norms = _column_norms_sq(K)
-    zero = [j for j, n in enumerate(norms) if n == 0]
+    # Nonzero entries, not squared norms: a key of size 1e-300 is a key.
+    zero = [j for j in range(K.shape[1]) if not any(e != 0 for e in K[:, j])]
     if zero:
         raise ValueError(
             f"{name} must have nonzero columns, got zero column(s) at index {zero[:5]}"
@@ -272,3 +276,52 @@ def check_memory(n_items: int, itemsize: int, what: str) -> None:
             f"{MAX_ARRAY_BYTES / 2**30:.0f} GiB linmem allocates at once; "
             "use a smaller size or the chunked variant"
         )
+
+
+def max_abs(A: np.ndarray) -> float:
+    """Largest ``|a_ij|`` of a float array (0.0 for an all-zero one): the
+    factor linmem divides by before an SVD or a norm, so that neither
+    underflows nor overflows at any finite scale of the input."""
+    return float(np.max(np.abs(A))) if A.size else 0.0
+
+
+def frobenius(A: np.ndarray) -> float:
+    """``||A||_F`` of a float array without overflow or underflow of the
+    squares: ``c ||A / c||_F`` with ``c`` the largest ``|a_ij|``."""
+    c = max_abs(A)
+    if c == 0.0:
+        return 0.0
+    B = A / c
+    return c * float(np.sqrt(np.sum(B * B)))
+
+
+def frobenius_sq(A: np.ndarray, factor: float = 1.0) -> float:
+    """``(factor ||A||_F)^2`` of a float array, formed as ``(factor c)^2
+    ||A / c||_F^2`` with ``c`` the largest ``|a_ij|`` (no overflow or
+    underflow of the squares; inf only when the result itself overflows)."""
+    c = max_abs(A)
+    if c == 0.0:
+        return 0.0
+    B = A / c
+    with np.errstate(over="ignore"):
+        return float((np.float64(factor) * c) ** 2 * np.sum(B * B))
+
+
+def check_representable(x: Any, what: str, hint: str, *, nonzero: Any = None) -> Any:
+    """Refuse a float figure that left float64's range (about 2.2e-308 to
+    1.8e308 in magnitude, subnormals down to 4.9e-324): raise ``ValueError``
+    naming ``what`` and how to bring the inputs into range (``hint``).
+    ``nonzero`` (a boolean mask like ``x``) marks entries known to be
+    nonzero, whose rounding to 0 is an underflow refused the same way."""
+    arr = np.asarray(x)
+    if arr.dtype != object and not np.all(np.isfinite(arr)):
+        raise ValueError(
+            f"{what} exceeds float64's range (magnitudes up to about 1.8e308): {hint}"
+        )
+    if nonzero is not None and arr.dtype != object and np.any((arr == 0) & np.asarray(nonzero)):
+        raise ValueError(
+            f"{what} falls below float64's range (nonzero magnitudes down to about 4.9e-324) "
+            f"and would read as exactly 0: {hint}"
+        )
+    return x
+

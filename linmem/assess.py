@@ -56,16 +56,20 @@ from linmem._validation import (
     check_memory,
     check_nonnegative_scalar,
     check_positive_int,
+    check_representable,
     check_same_count,
+    frobenius,
+    frobenius_sq,
+    max_abs,
     number_kind,
 )
 from linmem.precise import to_float
-from linmem.recall import CONSISTENCY_ULPS, consistency_residual, is_consistent, leverage_scores
+from linmem.recall import CONSISTENCY_ULPS
 from linmem.retrieval import top1_correct
 from linmem.spectral import compact_svd
 from linmem.tolerances import CONSTANT_SPREAD_TOL, working_eps
 
-__all__ = ["Assessment", "MODEL_LABEL", "NOISE_DRAWS", "assess"]
+__all__ = ["Assessment", "FAILING_KEYS_SHOWN", "MODEL_LABEL", "NOISE_DRAWS", "assess", "noisy_error_curve"]
 
 #: The label every report carries beside ``expected_error``.
 MODEL_LABEL = (
@@ -75,6 +79,20 @@ MODEL_LABEL = (
 
 #: Noise draws per key for the measured noisy-query error (when tau is given).
 NOISE_DRAWS = 64
+
+#: Keys listed as failing: the largest residuals (``worst_keys``) and the
+#: first top-1 failures (``top1_failures``), at most this many of each.
+FAILING_KEYS_SHOWN = 20
+
+#: Keys per block of the streamed noise measurement.
+NOISE_CHUNK_KEYS = 4096
+
+#: Keys per block of the streamed per-key figures of :func:`assess`.
+ASSESS_CHUNK_KEYS = 4096
+
+#: Scales max|K| and max|V| between which the top-1 scores need no rescaled
+#: copies of K and V (the products then stay far inside float64's range).
+MODERATE_SCALE = (1e-100, 1e100)
 
 
 @dataclass(frozen=True, eq=False)
@@ -110,6 +128,8 @@ class Assessment:
     noisy_error_fixed: np.ndarray | None = None
     noisy_error_model: np.ndarray | None = None
     noise_draws: int | None = None
+    worst_keys: np.ndarray | None = None
+    top1_failures: np.ndarray | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
 
     def to_json(self) -> dict:
@@ -209,11 +229,14 @@ def assess(
     tau: float | None = None,
     rng: np.random.Generator | None = None,
     noise_draws: int = NOISE_DRAWS,
+    top1: bool = True,
 ) -> Assessment:
     """Assess the store ``W`` (p x d), with its keys ``K`` (d x n) and
     intended values ``V`` (p x n) when given (see the module docstring for
     every figure). ``tau`` (>= 0) adds the noisy-query error measured with
-    ``noise_draws`` Gaussian draws per key from ``rng``.
+    ``noise_draws`` Gaussian draws per key from ``rng``. ``top1=False``
+    skips the top-1 test, the one part that costs ``O(n^2 p)`` (every other
+    figure comes from one thin SVD of ``K``, ``O(n d^2)``).
 
     >>> K = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]]); V = np.array([[1.0, 2.0, 0.0]])
     >>> a = assess(np.array([[1.0, 2.0]]), K, V)
@@ -226,7 +249,12 @@ def assess(
     p, d = W.shape
     check_memory(p * d, 8, f"a copy of W ({p} x {d})")
     svd_w = compact_svd(W, name="W")
-    base = dict(shape=(p, d), w_singular_values=svd_w.s, w_rank=svd_w.rank, noise_gain=_num(_sq(W), kind))
+    if kind == FLOAT:
+        gain = frobenius_sq(W)
+        check_representable(gain, "||W||_F^2", "scale W by a positive factor", nonzero=bool(np.any(W != 0)))
+    else:
+        gain = _sq(W)
+    base = dict(shape=(p, d), w_singular_values=svd_w.s, w_rank=svd_w.rank, noise_gain=_num(gain, kind))
     if (K is None) != (V is None):
         raise ValueError("K and V must be given together (keys and their intended values) or not at all, "
                          f"got K {'None' if K is None else 'given'} and V {'None' if V is None else 'given'}")
@@ -252,46 +280,161 @@ def assess(
     n = K.shape[1]
     check_memory(max(d, p) * n, 8, f"the {max(d, p)} x {n} recalls W K")
     sqrt = math.sqrt if kind == FLOAT else mpmath.sqrt
-    WK = W @ K
-    R = WK - V
-    residuals = np.sum(R * R, axis=0)
-    svd_k = compact_svd(K, name="K")
-    h = leverage_scores(K)
-    if svd_k.rank:
-        W_ls = V @ ((svd_k.Z / svd_k.s) @ svd_k.U.T)
-        kp_norm = svd_k.s[0] / (svd_k.s[-1] * svd_k.s[-1])  # ||K^+||_2 cond(K)
-        gain_model = np.sum(1 / (svd_k.s * svd_k.s))
+    # Float inputs are assessed in units of t = max|K| and c = max|V|: every
+    # decision is invariant under positive scaling of K, V and W, and every
+    # figure is unscaled at the end (or refused when float64 cannot hold it).
+    t, c = (max_abs(K) or 1.0, max_abs(V) or 1.0) if kind == FLOAT else (1, 1)
+    if kind == FLOAT:
+        with np.errstate(over="ignore", under="ignore"):
+            Wn = W * (t / c)
+        check_representable(Wn, "W * max|K| / max|V| (W in the units of K and V)",
+                            "W must map keys of size max|K| to values of size max|V| within float64's range")
     else:
-        W_ls, kp_norm, gain_model = 0 * W, 0 * W[0, 0], 0 * W[0, 0]
-    dist = sqrt(_sq(W - W_ls))
-    tol = CONSISTENCY_ULPS * max(p, d, n) * eps * sqrt(_sq(V)) * kp_norm
-    denom = _sq(WK)
-    scale = np.sum(WK * V) / denom if denom > 0 else 0 * denom
-    Rs = scale * WK - V
+        Wn = W
+    # One thin SVD of K (normalised inside compact_svd); every per-key figure
+    # is then streamed over blocks of ASSESS_CHUNK_KEYS columns, so that
+    # memory stays O(n d): Z_K (n x r) and a few n-vectors, no n x n matrix
+    # and no full-size copy of K, V or W K.
+    svd_k = compact_svd(K, name="K")
+    Z, r = svd_k.Z, svd_k.rank
+    s_n = svd_k.s / t
+    blocks = [(lo, min(n, lo + ASSESS_CHUNK_KEYS)) for lo in range(0, n, ASSESS_CHUNK_KEYS)]
+
+    def block(lo, hi):
+        Kc, Vc = K[:, lo:hi], V[:, lo:hi]
+        if kind == FLOAT:
+            Kc, Vc = Kc / t, Vc / c
+        return Wn @ Kc, Vc
+
+    zero = 0 * Wn[0, 0]
+    res, vns, hs, sres = [], [], [], []
+    wkv = wkk = viol_sq = zero
+    VZ = np.zeros((p, r)) if kind == FLOAT else np.full((p, r), zero, dtype=object)
+    for lo, hi in blocks:
+        WKc, Vc = block(lo, hi)
+        Rc = WKc - Vc
+        res.append(np.sum(Rc * Rc, axis=0))
+        vns.append(np.sum(Vc * Vc, axis=0))
+        Zc = Z[lo:hi]
+        hs.append(np.sum(Zc * Zc, axis=1))
+        wkv, wkk = wkv + np.sum(WKc * Vc), wkk + np.sum(WKc * WKc)
+        if r:
+            VZ = VZ + Vc @ Zc
+    scale = wkv / wkk if wkk > 0 else zero
+    for lo, hi in blocks:
+        WKc, Vc = block(lo, hi)
+        Rs = scale * WKc - Vc
+        sres.append(np.sum(Rs * Rs, axis=0))
+        V_off = Vc - VZ @ Z[lo:hi].T if r else Vc  # V (I - P), block by block
+        viol_sq = viol_sq + np.sum(V_off * V_off)
+    residuals_n, h = np.concatenate(res), np.concatenate(hs)
+    value_norms_n = np.concatenate(vns)
+    if r:
+        # V K^+ from the thin SVD: (V Z / s) U^T, p x d.
+        W_ls = (VZ / s_n) @ svd_k.U.T
+        kp_norm = s_n[0] / (s_n[-1] * s_n[-1])  # ||K^+||_2 cond(K)
+        gain_model_n = np.sum(1 / (s_n * s_n))
+    else:
+        W_ls, kp_norm, gain_model_n = 0 * Wn, zero, zero
+    norm = frobenius if kind == FLOAT else (lambda x: sqrt(_sq(x)))
+    dist_n = norm(Wn - W_ls)
+    v_norm = sqrt(np.sum(value_norms_n))
+    tol_n = CONSISTENCY_ULPS * max(p, d, n) * eps * v_norm * kp_norm
+    violation_n = sqrt(viol_sq)
+    consistent = bool(violation_n <= CONSISTENCY_ULPS * max(d, n) * working_eps(kind) * v_norm)
+    scaled_n = np.concatenate(sres)
+    if kind == FLOAT:
+        with np.errstate(over="ignore", under="ignore"):
+            fig = dict(residuals=residuals_n * c * c, value_norms_sq=value_norms_n * c * c,
+                       scaled_residuals=scaled_n * c * c, key_singular_values=svd_k.s, noise_gain_model=float(gain_model_n) / t / t,
+                       least_squares_distance=dist_n * c / t, least_squares_tolerance=float(tol_n) * c / t,
+                       consistency_violation=violation_n * c)
+        nonzero = dict(residuals=residuals_n != 0, value_norms_sq=np.any(V != 0, axis=0),
+                       consistency_violation=violation_n != 0)
+        for what, x in fig.items():
+            check_representable(x, f"the assessment's {what}", "scale K, V and W by factors that bring them "
+                                "nearer 1 (decisions do not depend on the scale)", nonzero=nonzero.get(what))
+    else:
+        fig = dict(residuals=residuals_n, value_norms_sq=value_norms_n,
+                   scaled_residuals=scaled_n, key_singular_values=svd_k.s,
+                   noise_gain_model=gain_model_n, least_squares_distance=dist_n,
+                   least_squares_tolerance=tol_n, consistency_violation=violation_n)
+    residuals = fig["residuals"]
     out = dict(
-        base, n=n, key_singular_values=svd_k.s, key_rank=svd_k.rank, residuals=residuals,
-        value_norms_sq=np.sum(V * V, axis=0), leverage=h, expected_error=1 - h,
-        noise_gain_model=_num(gain_model, kind), scale=_num(scale, kind),
-        scaled_residuals=np.sum(Rs * Rs, axis=0),
-        least_squares_distance=_num(dist, kind), least_squares_tolerance=_num(tol, kind),
-        is_least_squares=bool(dist <= tol),
-        consistent=is_consistent(K, V), consistency_violation=_num(consistency_residual(K, V), kind),
+        base, n=n, key_rank=svd_k.rank, leverage=h, expected_error=1 - h,
+        scale=_num(scale, kind), is_least_squares=bool(dist_n <= tol_n), consistent=consistent,
+        **{k: (_num(v, kind) if np.ndim(v) == 0 else v) for k, v in fig.items()},
     )
+    order = np.argsort(-np.asarray(to_float(residuals) if kind != FLOAT else residuals, dtype=float), kind="stable")
+    out["worst_keys"] = order[:FAILING_KEYS_SHOWN]
     notes = []
-    if n >= 2:
-        Wf, Kf, Vf = (x if kind == FLOAT else to_float(x) for x in (W, K, V))
+    if not isinstance(top1, bool):
+        raise TypeError(f"top1 must be True or False, got {type(top1).__name__} {top1!r}")
+    if not top1:
+        notes.append("top-1 retrieval not assessed (top1=False)")
+    elif n >= 2:
+        # Top-1 decisions are invariant under positive scaling of W, K and V:
+        # scored in the units of K and V, by W / (t c) on K and V as given
+        # while t and c are moderate, on copies of K / t and V / c otherwise.
+        if kind != FLOAT:
+            Wf, Kf, Vf = (to_float(x) for x in (Wn, K, V))
+        elif all(MODERATE_SCALE[0] < x < MODERATE_SCALE[1] for x in (t, c)):
+            Wf, Kf, Vf = Wn / (t * c), K, V
+        else:
+            Wf, Kf, Vf = Wn, K / t, V / c
         correct = top1_correct(Wf, Kf, Vf)
-        out.update(top1_correct=correct, top1_rate=float(np.mean(correct)))
+        out.update(top1_correct=correct, top1_rate=float(np.mean(correct)),
+                   top1_failures=np.flatnonzero(~correct)[:FAILING_KEYS_SHOWN])
     else:
         notes.append("one pair: top-1 retrieval needs a competitor")
     if tau is not None:
-        Wf, Rf = (W, R) if kind == FLOAT else (to_float(W), to_float(R))
-        acc = np.zeros(n)
-        for _ in range(noise_draws):
-            Rn = Rf + tau * (Wf @ rng.standard_normal((d, n)))
-            acc += np.sum(Rn * Rn, axis=0)
+        measured = noisy_error_curve(W, K, V, taus=[tau], rng=rng, noise_draws=noise_draws)[0]
         gain, res_f, h_f = float(out["noise_gain"]), to_float(residuals), to_float(h)
-        out.update(tau=tau, noise_draws=noise_draws, noisy_error_measured=acc / noise_draws,
+        out.update(tau=tau, noise_draws=noise_draws, noisy_error_measured=measured,
                    noisy_error_fixed=res_f + tau * tau * gain,
                    noisy_error_model=(1.0 - h_f) + tau * tau * float(out["noise_gain_model"]))
     return Assessment(**out, notes=tuple(notes))
+
+
+def noisy_error_curve(W: Any, K: Any, V: Any, *, taus, rng: np.random.Generator,
+                      noise_draws: int = NOISE_DRAWS) -> np.ndarray:
+    """Measured noisy-query error ``||W (k_j + tau g) - v_j||^2`` averaged over
+    ``noise_draws`` Gaussian ``g ~ N(0, I_d)`` per key, for every ``tau`` in
+    ``taus`` from the same draws: an array ``(len(taus), n)``.
+
+    ``W g`` has the law of ``U_W (s_W * xi)`` with ``xi ~ N(0, I_r)`` (the
+    SVD of ``W``), so with ``C = U_W^T R`` (``R = W K - V``) each draw costs
+    ``O(r n)``: ``||R_j + tau U_W (s xi_j)||^2 = ||R_j||^2 + 2 tau C_j . (s xi_j)
+    + tau^2 ||s xi_j||^2``. Keys are streamed in blocks of
+    :data:`NOISE_CHUNK_KEYS`. Its mean is ``||R_j||^2 + tau^2 ||W||_F^2``
+    (000, App. G).
+
+    >>> out = noisy_error_curve(np.eye(2), np.eye(2), np.eye(2), taus=[0.0, 1.0],
+    ...                         rng=np.random.default_rng(0), noise_draws=4000)
+    >>> out[0].tolist(), bool(np.all(np.abs(out[1] - 2.0) < 0.2))
+    ([0.0, 0.0], True)
+    """
+    rng = check_generator(rng)
+    noise_draws = check_positive_int(noise_draws, "noise_draws")
+    taus = [float(check_nonnegative_scalar(x, "taus")) for x in np.atleast_1d(np.asarray(taus, dtype=object))]
+    W, K, V = (to_float(as_matrix(x, name)) if number_kind(as_matrix(x, name)) != FLOAT else as_matrix(x, name)
+               for x, name in ((W, "W"), (K, "K"), (V, "V")))
+    check_same_count(K, V, "K", "V")
+    if W.shape != (V.shape[0], K.shape[0]):
+        raise ValueError(f"W must have shape (rows of V, rows of K) = {(V.shape[0], K.shape[0])}, got {W.shape}")
+    svd = compact_svd(W, name="W")
+    n = K.shape[1]
+    out = np.zeros((len(taus), n))
+    tv = np.asarray(taus)[:, None]
+    for start in range(0, n, NOISE_CHUNK_KEYS):
+        stop = min(n, start + NOISE_CHUNK_KEYS)
+        R = W @ K[:, start:stop] - V[:, start:stop]
+        base = np.sum(R * R, axis=0)
+        C = svd.U.T @ R
+        acc = np.zeros((len(taus), stop - start))
+        for _ in range(noise_draws):
+            E = svd.s[:, None] * rng.standard_normal((svd.rank, stop - start))
+            acc += base + 2 * tv * np.sum(C * E, axis=0) + tv * tv * np.sum(E * E, axis=0)
+        out[:, start:stop] = acc / noise_draws
+    return out
+

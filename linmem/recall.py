@@ -29,8 +29,11 @@ from linmem._validation import (
     as_vector,
     check_nonnegative_scalar,
     check_memory,
+    check_representable,
     check_same_count,
     check_unit_columns,
+    frobenius,
+    frobenius_sq,
     number_kind,
 )
 from linmem.spectral import compact_svd, numerical_rank, pinv_energy, projectors
@@ -252,7 +255,16 @@ def query_noise_error(K, *, tau, name: str = "K"):
     """
     K = as_matrix(K, name)
     tau = check_nonnegative_scalar(tau, "tau")
-    return expected_error(leverage_scores(K, name=name)) + tau * tau * pinv_energy(K, name=name)
+    if number_kind(K) != FLOAT:
+        return expected_error(leverage_scores(K, name=name)) + tau * tau * pinv_energy(K, name=name)
+    # One SVD for both terms; tau / s_l before squaring, so that tau and K
+    # scaled together by any factor give the same figure.
+    _, s, Z, _ = compact_svd(K, name=name)
+    with np.errstate(over="ignore"):
+        gain = float(np.sum((tau / s) ** 2)) if tau > 0 and len(s) else 0.0
+    check_representable(gain, f"tau^2 ||{name}^+||_F^2 (tau = {tau}, smallest singular value "
+                        f"{s[-1] if len(s) else 0:.3g})", f"scale tau and {name} by a common factor")
+    return expected_error(np.sum(Z * Z, axis=1)) + gain
 
 
 def fixed_store_noise_error(W, K, V, *, tau):
@@ -273,7 +285,13 @@ def fixed_store_noise_error(W, K, V, *, tau):
         )
     tau = check_nonnegative_scalar(tau, "tau")
     R = W @ K - V
-    return np.sum(R * R, axis=0) + tau * tau * np.sum(W * W)
+    if R.dtype == object or W.dtype == object:
+        return np.sum(R * R, axis=0) + tau * tau * np.sum(W * W)
+    with np.errstate(over="ignore"):
+        out = np.sum(R * R, axis=0) + frobenius_sq(W, float(tau))
+    nonzero = np.any(R != 0, axis=0) | bool(tau > 0 and np.any(W != 0))
+    return check_representable(out, "the squared recall errors ||W(k_j + eta) - v_j||^2",
+                               "scale W and V (or V alone) by a common factor", nonzero=nonzero)
 
 
 def consistency_residual(K, V):
@@ -286,6 +304,11 @@ def consistency_residual(K, V):
     K = as_matrix(K, "K")
     V = as_matrix(V, "V")
     check_same_count(K, V, "K", "V")
+    if number_kind(K) == FLOAT and number_kind(V) == FLOAT:
+        # V (I - P) = V - (V Z_K) Z_K^T from the thin SVD: O(M d) memory, no
+        # M x M projector, and a norm that neither underflows nor overflows.
+        Z = compact_svd(K).Z
+        return frobenius(V - (V @ Z) @ Z.T)
     P, _ = projectors(K)
     R = V - V @ P
     total = np.sum(R * R)
@@ -310,7 +333,7 @@ def is_consistent(K, V) -> bool:
     if number_kind(K) == EXACT and number_kind(V) == EXACT:
         return res == 0
     kind = number_kind(K) if number_kind(K) != EXACT else number_kind(V)
-    vnorm = mpmath.sqrt(np.sum(V * V)) if kind != FLOAT else float(np.linalg.norm(V))
+    vnorm = mpmath.sqrt(np.sum(V * V)) if kind != FLOAT else frobenius(V)
     return bool(res <= CONSISTENCY_ULPS * max(K.shape) * working_eps(kind) * vnorm)
 
 

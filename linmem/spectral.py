@@ -21,7 +21,7 @@ from typing import NamedTuple
 import mpmath
 import numpy as np
 
-from linmem._validation import EXACT, FLOAT, as_matrix, check_memory, number_kind
+from linmem._validation import EXACT, FLOAT, as_matrix, check_memory, check_representable, max_abs, number_kind
 from linmem.tolerances import rank_tolerance
 
 __all__ = [
@@ -49,7 +49,18 @@ class CompactSVD(NamedTuple):
 
 def _full_svd(A: np.ndarray, kind: str):
     if kind == FLOAT:
-        U, s, Vt = np.linalg.svd(A, full_matrices=False)
+        # LAPACK on A / max|a_ij|, then s rescaled: at 1e-300 or 1e300 the
+        # unscaled SVD underflows or overflows (its rank then depends on the
+        # scale); U and Z do not depend on it.
+        c = max_abs(A)
+        if c == 0.0:
+            U, s, Vt = np.linalg.svd(A, full_matrices=False)
+            return U, s, Vt.T
+        U, s, Vt = np.linalg.svd(A / c, full_matrices=False)
+        with np.errstate(over="ignore"):
+            s = s * c
+        check_representable(s, "the singular values of the matrix",
+                            "divide it by a positive factor (every figure scales with it)")
         return U, s, Vt.T
     m, n = A.shape
     M = mpmath.matrix(A.tolist())
@@ -200,7 +211,20 @@ def pinv_energy(K, *, name: str = "K"):
         Kp = _exact_pinv(K)
         return np.sum(Kp * Kp)
     s = compact_svd(K, name=name).s
-    return np.sum(1 / (s * s)) if len(s) else 0 * K[0, 0]
+    if not len(s):
+        return 0 * K[0, 0]
+    if number_kind(K) != FLOAT:
+        return np.sum(1 / (s * s))
+    # (s_1 / s_l)^2 <= cond^2 is representable; only the final 1 / s_1^2 may
+    # leave the range, which is then said instead of returning inf.
+    with np.errstate(over="ignore", divide="ignore"):
+        energy = np.sum((s[0] / s) ** 2) / s[0] / s[0]
+    if energy == 0.0:
+        energy = np.inf  # underflow below the subnormals: as unrepresentable as overflow
+    return check_representable(
+        energy, f"||{name}^+||_F^2 = sum_l s_l^-2 (smallest singular value {s[-1]:.3g})",
+        f"scale {name} so that its singular values lie between about 1e-154 and 1e154",
+    )
 
 
 def svd_key_value_view(W, *, name: str = "W") -> tuple[np.ndarray, np.ndarray]:

@@ -199,3 +199,55 @@ def test_spectrum_is_the_svd_view_of_w():
     assert zero["participation_ratio"] == 0.0 and zero["condition"] == math.inf
     with pytest.raises(ValueError, match="top"):
         linmem.assess(W).spectrum(top=0)
+
+
+def test_cli_html_lists_the_keys_with_the_largest_residuals_and_the_top1_failures(tmp_path):
+    rng = np.random.default_rng(7)
+    Kb, Vb = rng.standard_normal((4, 12)), rng.standard_normal((3, 12))
+    Wb = Vb @ np.linalg.pinv(Kb)  # 12 pairs in 4 dimensions: large residuals, top-1 failures
+    np.save(tmp_path / "W.npy", Wb)
+    np.save(tmp_path / "K.npy", Kb)
+    np.save(tmp_path / "V.npy", Vb)
+    out = tmp_path / "out"
+    assert main(["assess", str(tmp_path / "W.npy"), "--keys", str(tmp_path / "K.npy"), "--values",
+                 str(tmp_path / "V.npy"), "--out", str(out)]) == 0
+    page = (out / "assessment.html").read_text()
+    a = linmem.assess(Wb, Kb, Vb)
+    worst = int(np.argmax(a.residuals))
+    assert 'id="worst-keys"' in page and f"<tr><td>{worst}</td>" in page
+    failures = np.flatnonzero(~a.top1_correct)
+    assert failures.size and 'id="top1-failures"' in page
+    assert f"Top-1 failures ({failures.size} of 12 keys" in page
+    assert a.worst_keys[0] == worst and list(a.top1_failures) == list(failures[: len(a.top1_failures)])
+
+
+def test_noise_curve_from_one_set_of_draws_matches_the_fixed_store_identity():
+    from linmem.assess import noisy_error_curve
+
+    rng = np.random.default_rng(3)
+    Kb, Vb = rng.standard_normal((5, 9)), rng.standard_normal((2, 9))
+    Wb = rng.standard_normal((2, 5))
+    taus = [0.0, 0.5, 2.0]
+    curve = noisy_error_curve(Wb, Kb, Vb, taus=taus, rng=np.random.default_rng(0), noise_draws=20000)
+    R = Wb @ Kb - Vb
+    for t, row in zip(taus, curve):
+        expect = np.sum(R * R, axis=0) + t * t * np.sum(Wb * Wb)
+        np.testing.assert_allclose(row, expect, rtol=0.05)
+    np.testing.assert_allclose(curve[0], np.sum(R * R, axis=0), rtol=1e-12)  # no noise: no spread
+
+
+def test_assess_at_many_keys_needs_no_n_by_n_matrix():
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    d, n = 8, 20_000  # an n x n projector would be 3.2 GB
+    Kb = rng.standard_normal((d, n))
+    Vb = rng.standard_normal((2, n))
+    Wb = Vb @ np.linalg.pinv(Kb)
+    tracemalloc.start()
+    a = linmem.assess(Wb, Kb, Vb, tau=0.1, rng=np.random.default_rng(1), noise_draws=4)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert a.is_least_squares and not a.consistent
+    assert peak < 40 * Kb.nbytes  # O(n d); n x n would be 2,500 x K's bytes
+    assert linmem.consistency_residual(Kb, Vb) == pytest.approx(a.consistency_violation, rel=1e-9)

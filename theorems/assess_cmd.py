@@ -200,10 +200,10 @@ def _noise_curve(a, W, K, V, tau) -> dict:
 
     base = tau if tau else 1.0 / math.sqrt(max(1, K.shape[0]))
     taus = [base * m for m in NOISE_CURVE]
-    measured = []
-    for t in taus:
-        b = linmem.assess(W, K, V, tau=t, rng=np.random.default_rng(NOISE_SEED), noise_draws=16)
-        measured.append(float(np.mean(b.noisy_error_measured)))
+    from linmem.assess import noisy_error_curve
+
+    curve = noisy_error_curve(W, K, V, taus=taus, rng=np.random.default_rng(NOISE_SEED), noise_draws=16)
+    measured = [float(x) for x in np.mean(curve, axis=1)]
     res = float(np.mean(a.residuals))
     model = float(np.mean(a.expected_error))
     return {"tau": taus, "measured": measured,
@@ -292,6 +292,32 @@ def _plots(a, curve) -> list[tuple[str, str]]:
     return plots
 
 
+def _failing_keys(a) -> str:
+    """The keys that fail: the largest residuals and the top-1 failures, one
+    row per key (index, residual, relative residual, 1 - h_j, top-1)."""
+    if a.n is None or a.worst_keys is None:
+        return ""
+    res = np.asarray(a.residuals, dtype=float)
+    vn = np.asarray(a.value_norms_sq, dtype=float)
+    model = np.asarray(a.expected_error, dtype=float)
+    top1 = a.top1_correct
+
+    def row(j):
+        rel = res[j] / vn[j] if vn[j] > 0 else float("inf")
+        ok = "" if top1 is None else ("yes" if top1[j] else "no")
+        return f"<tr><td>{int(j)}</td><td>{res[j]:.6g}</td><td>{rel:.6g}</td><td>{model[j]:.6g}</td><td>{ok}</td></tr>"
+
+    head = "<tr><th>key j</th><th>||W k_j - v_j||^2</th><th>relative</th><th>1 - h_j</th><th>top-1</th></tr>"
+    parts = [f"<h2>Largest residuals ({len(a.worst_keys)} of {a.n} keys)</h2><table class=\"failing\" id=\"worst-keys\">"
+             + head + "".join(row(j) for j in a.worst_keys) + "</table>"]
+    if a.top1_failures is not None:
+        n_fail = int(np.count_nonzero(~np.asarray(top1)))
+        parts.append(f"<h2>Top-1 failures ({n_fail} of {a.n} keys; first {len(a.top1_failures)} shown)</h2>"
+                     "<table class=\"failing\" id=\"top1-failures\">" + head
+                     + "".join(row(j) for j in a.top1_failures) + "</table>")
+    return "\n".join(parts)
+
+
 def _html(a, record: dict, curve) -> str:
     rows = []
     for key in ("shape", "w_rank", "noise_gain", "n", "key_rank", "is_least_squares", "least_squares_distance",
@@ -300,6 +326,7 @@ def _html(a, record: dict, curve) -> str:
     if a.n is not None:
         rows.append(f"<tr><th>mean residual</th><td>{float(np.mean(a.residuals)):.6g}</td></tr>")
         rows.append(f"<tr><th>mean 1 - h_j (model)</th><td>{float(np.mean(a.expected_error)):.6g}</td></tr>")
+    failing = _failing_keys(a)
     figures = "\n".join(f"<figure><figcaption>{html.escape(t)}</figcaption>{svg}</figure>" for t, svg in _plots(a, curve))
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Assessment of {html.escape(str(record['inputs']['W']))}</title>
@@ -310,6 +337,7 @@ th,td{{border:1px solid #ccc;padding:.2em .6em;text-align:left}}figure{{display:
 <p>{html.escape(_summary(a))}</p>
 <table>{''.join(rows)}</table>
 <p class="model">expected_error is the {html.escape(a.model)}.</p>
+{failing}
 {figures}
 </body></html>
 """

@@ -38,6 +38,7 @@ CLAIM_MODULES = (
     "theorems.claims.assess",
     "theorems.claims.real",
     "theorems.claims.learn",
+    "theorems.claims.meta",
 )
 
 
