@@ -152,3 +152,10 @@ def test_templates_claim_takes_control_like_every_template_and_refuses_both_spel
     with pytest.raises(ValueError, match="once"):
         claim("t.both", kind=ClaimKind.ASYMPTOTIC, title="t", statement="s", source="t", checks=checks,
               control=control, negative_control=control)
+
+
+def test_an_exact_residual_beyond_float64_is_a_failure_with_an_infinite_figure_not_an_error():
+    from theorems.evidence import symbolic
+
+    ev = symbolic.check_exact(_ctx("exact"), st.just(1), lambda x: Fraction(10**400, 3))
+    assert ev.status is EvidenceStatus.FAILED and ev.figure == float("inf")

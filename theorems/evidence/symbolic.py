@@ -83,7 +83,7 @@ def exact_search(
         kind,
         ok,
         seconds=t["seconds"],
-        figure=(float(abs(box["value"])) if not isinstance(box["value"], str) else float("inf")) if not ok else 0.0,
+        figure=_figure(box["value"]) if not ok else 0.0,
         threshold=0.0,
         cases=box["n"],
         counterexample=None if ok else {"input": describe(box["failing"]), "residual": str(box["value"])},
@@ -98,3 +98,15 @@ def check_exact(ctx: Context, strategy: st.SearchStrategy, residual: Callable[[A
         ctx, EvidenceKind.SYMBOLIC, strategy, residual,
         detail="exact rational arithmetic, residual == 0", **kw,
     )
+
+
+def _figure(value) -> float:
+    """A failing exact residual as the evidence's float figure: its absolute
+    value, ``inf`` where it exceeds float64 (an exact residual may be any
+    rational, e.g. a wrong variant's at a scale of 10**150) or is a reason."""
+    if isinstance(value, str):
+        return float("inf")
+    try:
+        return float(abs(value))
+    except OverflowError:
+        return float("inf")
