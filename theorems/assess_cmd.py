@@ -129,12 +129,16 @@ def _overflow_named(args):
     try:
         yield
     except ValueError as exc:
-        if not str(exc).startswith("x "):
+        message = str(exc)
+        if message.startswith("x "):
+            reason = "an intermediate such as W K - V is not finite"
+        elif " exceeds float64's range" in message:  # linmem's check_representable, naming the figure
+            reason = message.split(" exceeds float64's range")[0] + " would not be finite"
+        else:
             raise
         files = f"W ({args.W})" + (f" with K ({args.keys}) and V ({args.values})" if args.keys else "")
         noise = f" at --tau {args.tau:g}" if args.tau is not None else ""
-        raise ValueError(f"{files} overflows float64 in the assessment{noise} (an intermediate such as W K - V "
-                         "is not finite); rescale them") from None
+        raise ValueError(f"{files} overflows float64 in the assessment{noise} ({reason}); rescale them") from None
 
 
 def run(args) -> int:
