@@ -423,7 +423,13 @@ def test_a_second_ctrl_c_during_the_rollback_keeps_the_old_set(tmp_path, monkeyp
         real_rename(src, dst)
 
     monkeypatch.setattr(os, "rename", rename)
-    code = main([*base, "--only", "fake.flaky", "--seed", "1"])
+    # Python's own handler: a shell without job control starts background jobs (a CI job, nohup) with
+    # SIGINT ignored, and the process under test would then never see the Ctrl-C
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        code = main([*base, "--only", "fake.flaky", "--seed", "1"])
+    finally:
+        signal.signal(signal.SIGINT, previous)
     monkeypatch.setattr(os, "rename", real_rename)
     assert code == 130, capsys.readouterr()
     assert capsys.readouterr().err == f"theorems verify: interrupted; the previous reports in {out} were kept\n"
