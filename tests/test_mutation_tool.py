@@ -57,37 +57,54 @@ def test_show_and_ids_name_one_mutant(mutation, tmp_path, capsys):
 
 def test_every_listed_equivalent_mutant_exists(mutation):
     ids = {m.id for mod in mutation.MODULES for m in mutation.mutants_of(mod)}
-    missing = [e for e in mutation.load_equivalents() if e not in ids]
-    assert not missing, f"stale ids in tools/equivalent_mutants.txt (linmem changed?): {missing}"
-    # an id can still exist and name another mutant after an edit: the fingerprints tell
-    assert all(fp for _, fp, _ in mutation._equivalent_entries())
-    assert not mutation.stale_equivalents(), "run python tools/mutation.py --refresh-equivalents"
+    entries = mutation._equivalent_entries()
+    assert entries and not mutation.stale_equivalents(), (
+        "tools/equivalent_mutants.txt lists mutants whose line changed: re-check them (--check-equivalents)")
+    found = mutation.load_equivalents()
+    assert len(found) == len(entries) and set(found) <= ids  # one mutant per entry, none twice
 
 
-def test_refresh_re_points_equivalents_after_a_shift(mutation, tmp_path, monkeypatch):
+def test_equivalents_survive_moved_code_and_go_stale_when_their_line_changes(mutation, tmp_path, monkeypatch):
     listed = tmp_path / "equivalent.txt"
     listed.write_text("# header\n" + "".join(
-        f"{mid} fp:{fp} {reason}\n" for mid, fp, reason in mutation._equivalent_entries()
-        if mid.startswith("recall:")))
+        f"{e.label} {e.reason}\n" for e in mutation._equivalent_entries() if e.module == "recall"))
     monkeypatch.setattr(mutation, "EQUIVALENT_FILE", listed)
     monkeypatch.setattr(mutation, "MODULES", ("recall",))
     before = mutation.load_equivalents()
+    assert before
     source = mutation._source("recall")
     monkeypatch.setattr(mutation, "_source", lambda module: "\n\n" + source)  # every line moves by 2
-    assert set(mutation.stale_equivalents()) == set(before)
-    moved = mutation.refresh_equivalents()
-    assert len(moved) == len(before) and not mutation.stale_equivalents()
-    after = mutation.load_equivalents()
+    after = mutation.load_equivalents()  # the list is untouched and still current
+    assert not mutation.stale_equivalents() and listed.read_text().count("\n") == len(before) + 1
     assert sorted(after.values()) == sorted(before.values())
     assert {f"recall:{int(i.split(':')[1]) + 2}:{i.split(':', 2)[2]}" for i in before} == set(after)
-    # a listed mutant whose own line changed cannot be re-pointed: it must be re-checked by hand
+    # a listed mutant whose own line changed matches nothing: it must be re-checked by hand
     first = next(iter(after))
     line = int(first.split(":")[1])
     lines = ("\n\n" + source).splitlines()
     lines[line - 1] = lines[line - 1] + "  # edited"
     monkeypatch.setattr(mutation, "_source", lambda module: "\n".join(lines) + "\n")
-    with pytest.raises(SystemExit, match="re-check these by hand"):
-        mutation.refresh_equivalents()
+    stale = mutation.stale_equivalents()
+    assert len(stale) >= 1 and all(s.startswith("recall:") and " fp:" in s for s in stale)
+    assert first not in mutation.load_equivalents()
+    with pytest.raises(SystemExit, match="whose line changed"):
+        mutation.main([])
+    assert mutation.main(["--check-equivalents"]) == 1
+
+
+def test_equivalent_line_and_a_malformed_entry(mutation, tmp_path, monkeypatch, capsys):
+    m = next(m for m in mutation.mutants_of("recall") if m.operator.startswith("ReplaceBinaryOperator"))
+    line = mutation.equivalent_line(m.id, "because")
+    assert line.startswith(f"recall:{m.function} fp:") and line.endswith(" because")
+    listed = tmp_path / "equivalent.txt"
+    listed.write_text(line + "\n")
+    monkeypatch.setattr(mutation, "EQUIVALENT_FILE", listed)
+    assert mutation.load_equivalents() == {m.id: "because"}
+    listed.write_text("recall:313:transpose-add-right:3 fp:9243240bd7 an old-style line\n")
+    with pytest.raises(SystemExit, match=r"equivalent.txt:1: expected 'module:function fp:FINGERPRINT"):
+        mutation.load_equivalents()
+    with pytest.raises(SystemExit, match="no mutant 'recall:1:nothing:0'"):
+        mutation.equivalent_line("recall:1:nothing:0", "x")
 
 
 def test_patching_swaps_the_function_everywhere_and_restores_it(mutation):

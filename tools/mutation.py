@@ -31,11 +31,14 @@ default); the report gives both scores, claims alone and claims plus unit
 tests. Mutants listed in ``tools/equivalent_mutants.txt`` (with the reason
 they cannot change behaviour) are excluded from the score.
 
-A mutant's id is ``module:line:operator:occurrence``; the occurrence counts
-that operator's sites in the module, so editing a module shifts the ids of
-its mutants. Each entry of the equivalent list carries a fingerprint (what the
-mutant changes, not where), so ``--refresh-equivalents`` re-points the ids
-after an edit; a run refuses to start while the list names a moved mutant.
+A mutant's id is ``module:line:operator:occurrence`` (what ``--show`` and
+``--ids`` take); editing a module shifts the ids of its mutants. The
+equivalent list therefore names no ids: each entry is
+``module:function fp:FINGERPRINT reason``, the fingerprint naming what the
+mutant changes (operator, function, the text of the mutated line), not where,
+so moving code or editing other lines leaves the list current. An entry
+whose mutated line itself changed matches no mutant any more; a run refuses
+to start until it is re-checked by hand (``--check-equivalents`` lists them).
 
 Prints the mutation score and every survivor.
 """
@@ -421,8 +424,8 @@ def fingerprints(module: str) -> dict[str, str]:
     mutant by what it changes, not where: operator, function, the stripped
     text of the mutated line and its rank among the module's mutants with
     those three equal, hashed. Editing other parts of the module shifts ids
-    but keeps fingerprints, so the equivalent list can be checked and
-    re-pointed after an edit (``--refresh-equivalents``)."""
+    but keeps fingerprints, which is why the equivalent list is keyed by
+    them."""
     lines = _source(module).splitlines()
     seen: dict[tuple, int] = {}
     out = {}
@@ -434,60 +437,71 @@ def fingerprints(module: str) -> dict[str, str]:
     return out
 
 
-def _equivalent_entries() -> list[tuple[str, str | None, str]]:
-    """(id, fingerprint or None, reason) per entry of the equivalent list."""
+@dataclass(frozen=True)
+class Equivalent:
+    """One entry of the equivalent list: a mutant named by module, function
+    and fingerprint, and why it cannot change behaviour."""
+
+    module: str
+    function: str
+    fingerprint: str
+    reason: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.module}:{self.function} fp:{self.fingerprint}"
+
+
+def _equivalent_entries() -> list[Equivalent]:
+    """The entries of the equivalent list, in file order. A malformed line
+    is an error naming the line (the list is written by hand)."""
     out = []
     if EQUIVALENT_FILE.exists():
-        for line in EQUIVALENT_FILE.read_text().splitlines():
-            if line.strip() and not line.startswith("#"):
-                mid, _, rest = line.partition(" ")
-                fp, _, reason = rest.strip().partition(" ") if rest.startswith("fp:") else ("", "", rest)
-                out.append((mid, fp[3:] or None, reason.strip()))
+        for number, line in enumerate(EQUIVALENT_FILE.read_text().splitlines(), 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            m = re.fullmatch(r"(\w+):(\w+) fp:([0-9a-f]{10}) (\S.*)", line.strip())
+            if m is None:
+                raise SystemExit(f"{EQUIVALENT_FILE.name}:{number}: expected 'module:function fp:FINGERPRINT "
+                                 f"reason', got {line.strip()[:80]!r}")
+            out.append(Equivalent(*m.groups()))
     return out
 
 
+def _resolve_equivalents() -> tuple[dict[str, str], list[Equivalent]]:
+    """``({current id: reason}, entries no mutant matches)``: each entry is
+    looked up by its module and fingerprint among today's mutants."""
+    entries = _equivalent_entries()
+    by_fp = {(mod, fp): mid for mod in sorted({e.module for e in entries} & set(MODULES))
+             for mid, fp in fingerprints(mod).items()}
+    found, stale = {}, []
+    for e in entries:
+        mid = by_fp.get((e.module, e.fingerprint))
+        if mid is None:
+            stale.append(e)
+        else:
+            found[mid] = e.reason
+    return found, stale
+
+
 def load_equivalents() -> dict[str, str]:
-    return {mid: reason for mid, _, reason in _equivalent_entries()}
+    """``{id: reason}`` of the listed equivalent mutants, under today's ids."""
+    return _resolve_equivalents()[0]
 
 
 def stale_equivalents() -> list[str]:
-    """Entries whose id no longer exists or now names another mutant (its
-    fingerprint differs): the list must be refreshed before it is used."""
-    current = {mid: fp for mod in MODULES for mid, fp in fingerprints(mod).items()}
-    return [mid for mid, fp, _ in _equivalent_entries() if mid not in current or (fp and current[mid] != fp)]
+    """The entries whose mutant no longer exists (its line was edited, or its
+    module left MODULES): each must be re-checked by hand and re-listed."""
+    return [e.label for e in _resolve_equivalents()[1]]
 
 
-def refresh_equivalents() -> list[str]:
-    """Re-point every entry to the mutant with its fingerprint, add missing
-    fingerprints, rewrite the list; returns the entries that moved. An entry
-    whose fingerprint no mutant has any more is an error (its line was edited:
-    re-check it by hand with ``--show``)."""
-    by_fp = {(mod, fp): mid for mod in MODULES for mid, fp in fingerprints(mod).items()}
-    current = {mid: fp for (mod, fp), mid in by_fp.items()}
-    text, moved, lost = [], [], []
-    entries = iter(_equivalent_entries())
-    for line in EQUIVALENT_FILE.read_text().splitlines():
-        if not line.strip() or line.startswith("#"):
-            text.append(line)
-            continue
-        mid, fp, reason = next(entries)
-        if fp is None:
-            if mid not in current:
-                lost.append(mid)
-                continue
-            fp = current[mid]
-        new = by_fp.get((mid.split(":", 1)[0], fp))
-        if new is None:
-            lost.append(mid)
-            continue
-        if new != mid:
-            moved.append(f"{mid} -> {new}")
-        text.append(f"{new} fp:{fp} {reason}")
-    if lost:
-        raise SystemExit(f"--refresh-equivalents: no mutant has the fingerprint of {', '.join(lost)} any more "
-                         "(its line changed): re-check these by hand with --show and edit the list")
-    EQUIVALENT_FILE.write_text("\n".join(text) + "\n")
-    return moved
+def equivalent_line(mutant_id: str, reason: str) -> str:
+    """The list's line for a mutant (by id, as ``--show`` prints it)."""
+    module = mutant_id.split(":", 1)[0]
+    m = next((m for m in mutants_of(module) if m.id == mutant_id), None)
+    if m is None:
+        raise SystemExit(f"no mutant {mutant_id!r}")
+    return f"{module}:{m.function} fp:{fingerprints(module)[mutant_id]} {reason}"
 
 
 _COUNTED = ("killed", "killed-by-unit-tests", "survived", "no-coverage")
@@ -556,8 +570,11 @@ def main(argv=None) -> int:
     p.add_argument("--limit", type=int, default=0, help="at most this many mutants per module (0: all)")
     p.add_argument("--json", help="write every mutant's outcome to this file")
     p.add_argument("--show", metavar="ID", help="print one mutant's diff and exit")
-    p.add_argument("--refresh-equivalents", action="store_true",
-                   help="re-point tools/equivalent_mutants.txt's ids by fingerprint after editing linmem, and exit")
+    p.add_argument("--check-equivalents", action="store_true",
+                   help="list the entries of tools/equivalent_mutants.txt that no mutant matches any more "
+                        "(their line was edited), and exit 1 if there are any")
+    p.add_argument("--equivalent-line", nargs=2, metavar=("ID", "REASON"),
+                   help="print the list's line for mutant ID (as --show names it) with REASON, and exit")
     p.add_argument("--report", help="write a Markdown report (score table, survivors, equivalents)")
     p.add_argument("--no-unit-tests", dest="unit_tests", action="store_false",
                    help="judge by the claims alone (skip linmem's unit tests for survivors)")
@@ -568,14 +585,16 @@ def main(argv=None) -> int:
     if args.show:
         print(show(args.show))
         return 0
-    if args.refresh_equivalents:
-        moved = refresh_equivalents()
-        print("\n".join(moved) if moved else "tools/equivalent_mutants.txt: every id current")
+    if args.equivalent_line:
+        print(equivalent_line(*args.equivalent_line))
         return 0
     stale = stale_equivalents()
+    if args.check_equivalents:
+        print("\n".join(stale) if stale else "tools/equivalent_mutants.txt: every entry matches a mutant")
+        return 1 if stale else 0
     if stale:
-        raise SystemExit(f"tools/equivalent_mutants.txt names mutants that moved or changed: {', '.join(stale)}; "
-                         "run python tools/mutation.py --refresh-equivalents")
+        raise SystemExit(f"tools/equivalent_mutants.txt lists mutants whose line changed: {', '.join(stale)}; "
+                         "re-check each by hand (--show) and re-list it (--equivalent-line ID REASON)")
     wanted = _read_ids(args.ids) if args.ids else None
     modules = args.module or MODULES
     if wanted is not None:
