@@ -17,6 +17,7 @@ written once for all of them:
 
 from __future__ import annotations
 
+import math
 import numbers
 from fractions import Fraction
 from typing import Any
@@ -37,6 +38,7 @@ __all__ = [
     "check_nonnegative_scalar",
     "check_nonzero_columns",
     "check_positive_int",
+    "check_positive_real",
     "check_probability",
     "check_representable",
     "check_same_count",
@@ -242,6 +244,20 @@ def check_in_closed_interval(x: Any, name: str, lo: float, hi: float) -> Any:
         raise TypeError(f"{name} must be a real number, got {_describe(x)}")
     if not (lo <= x <= hi):
         raise ValueError(f"{name} must lie in [{lo}, {hi}], got {x}")
+    return x
+
+
+def check_positive_real(x: Any, name: str) -> float:
+    """A finite real number > 0 (not a bool) as a float; an integer beyond
+    float range is refused as not finite, never an OverflowError."""
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(x).__name__} {x!r}")
+    try:
+        x = float(x)
+    except OverflowError:  # an integer beyond float range
+        x = math.inf
+    if not (math.isfinite(x) and x > 0):
+        raise ValueError(f"{name} must be a finite number > 0, got {x}")
     return x
 
 

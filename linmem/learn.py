@@ -34,12 +34,12 @@ from linmem._validation import (
     check_memory,
     check_nonnegative_scalar,
     check_positive_int,
+    check_positive_real,
     check_same_count,
 )
 from linmem.retrieval import (
     DEFAULT_CHUNK_ROWS,
     _check_k,
-    _check_positive_real,
     _float_matrix,
     _row_blocks,
     _smoothed_topk_rows,
@@ -1109,7 +1109,7 @@ def tam_erm(
     V, U = _pairs(keys, targets)
     n = V.shape[1]
     k = _check_k(k, n - 1)
-    beta = _check_positive_real(beta, "beta")
+    beta = check_positive_real(beta, "beta")
     ridge = _float_scalar(ridge, "ridge")
     maxiter = check_positive_int(maxiter, "maxiter")
     check_memory(n * n, 8, f"the {n} x {n} score matrix of the ERM (n = columns of keys)")

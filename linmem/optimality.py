@@ -26,10 +26,10 @@ import mpmath
 import numpy as np
 import sympy
 
-from linmem._validation import MPMATH, as_matrix, check_positive_int, number_kind
+from linmem._validation import MPMATH, as_matrix, check_positive_int, check_positive_real, number_kind
 from linmem.learn import MAX_MARGIN_BOX, _float_scalar, _normalised, _pairs
 from linmem.precise import mp_array
-from linmem.retrieval import _check_k, _check_positive_real, _float_matrix, _solve_near
+from linmem.retrieval import _check_k, _float_matrix, _solve_near
 from linmem.tolerances import CERTIFICATE_RESIDUAL_FACTOR, LP_FEASIBILITY_TOL, SMOOTHING_ROOT_STEPS_PER_BIT
 
 __all__ = [
@@ -294,7 +294,7 @@ def tam_objective_mp(W: Any, keys: Any, targets: Any, *, k: int, beta: Any, ridg
     if n < 3:
         raise ValueError(f"keys must have at least 3 columns (k < n - 1 competitors), got {n}")
     k = _check_k(k, n - 2)
-    beta = mpmath.mpf(_check_positive_real(beta, "beta"))
+    beta = mpmath.mpf(check_positive_real(beta, "beta"))
     S = (Vm.T @ W.T) @ Um
     M = np.zeros((n, n), dtype=object) * mpmath.mpf(0)
     data = mpmath.mpf(0)

@@ -55,6 +55,7 @@ from linmem._validation import (
     as_matrix,
     check_memory,
     check_positive_int,
+    check_positive_real,
     check_same_count,
 )
 from linmem.tolerances import QUADRATURE_RTOL, QUADRATURE_SUBDIVISIONS, working_eps
@@ -136,18 +137,6 @@ def _check_problem(
             f"competitor), got {n}"
         )
     return W, V, U
-
-
-def _check_positive_real(x: Any, name: str) -> float:
-    if isinstance(x, bool) or not isinstance(x, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {type(x).__name__} {x!r}")
-    try:
-        x = float(x)
-    except OverflowError:  # an integer beyond float range
-        x = math.inf
-    if not (math.isfinite(x) and x > 0):
-        raise ValueError(f"{name} must be a finite number > 0, got {x}")
-    return x
 
 
 def _check_k(k: Any, n_competitors: int, name: str = "k") -> int:
@@ -413,7 +402,7 @@ def smoothed_topk_gap_bound(n_competitors: int, k: int, *, beta: float) -> float
     """
     m = check_positive_int(n_competitors, "n_competitors")
     k = _check_k(k, m)
-    beta = _check_positive_real(beta, "beta")
+    beta = check_positive_real(beta, "beta")
     if k == m:
         return 0.0
     return (m / k) * math.log(2.0) / beta
@@ -507,7 +496,7 @@ def smoothed_topk_average(scores: Any, k: int, *, beta: float) -> np.ndarray | f
     """
     C, is_vector = _competitor_rows(scores, "scores")
     k = _check_k(k, C.shape[1])
-    beta = _check_positive_real(beta, "beta")
+    beta = check_positive_real(beta, "beta")
     F, _ = _smoothed_topk_rows(C, k, beta)
     return float(F[0]) if is_vector else F
 
@@ -637,7 +626,7 @@ def loose_bound_crossover(C: Any) -> Any:
         if not (mpmath.isfinite(C) and C > 0):
             raise ValueError(f"C must be a finite number > 0, got {C}")
         return mpmath.exp(2 * C ** (-mpmath.mpf(1) / 3))
-    return math.exp(2 * _check_positive_real(C, "C") ** (-1.0 / 3.0))
+    return math.exp(2 * check_positive_real(C, "C") ** (-1.0 / 3.0))
 
 
 def expected_gaussian_maximum(m: int) -> float:
@@ -683,7 +672,7 @@ def second_order_crossing(n: float) -> float:
     >>> round(second_order_crossing(math.e ** math.e), 6)
     0.896362
     """
-    n = _check_positive_real(n, "n")
+    n = check_positive_real(n, "n")
     if not n > 1:
         raise ValueError(f"n must be > 1 (ln ln n is undefined otherwise), got {n}")
     return 2 - 3 * math.log(math.log(n)) / math.log(n)

@@ -127,7 +127,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from linmem._validation import check_generator, check_memory, check_positive_int
+from linmem._validation import check_generator, check_memory, check_positive_int, check_positive_real
 
 __all__ = [
     "CrossingResult",
@@ -227,15 +227,6 @@ def _check_load_kind(kind: Any) -> str:
     if kind not in LOAD_KINDS:
         raise ValueError(f"load_kind must be one of {LOAD_KINDS}, got {kind!r}")
     return kind
-
-
-def _check_positive_real(x: Any, name: str) -> float:
-    if isinstance(x, bool) or not isinstance(x, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {type(x).__name__} {x!r}")
-    x = float(x)
-    if not (math.isfinite(x) and x > 0):
-        raise ValueError(f"{name} must be a finite number > 0, got {x}")
-    return x
 
 
 def _check_n_range(n_range: Any) -> tuple[int, int]:
@@ -480,8 +471,8 @@ def load_value(kind: str, d: float, n: float) -> float:
     (1.4476, 0.25)
     """
     kind = _check_load_kind(kind)
-    d = _check_positive_real(d, "d")
-    n = _check_positive_real(n, "n")
+    d = check_positive_real(d, "d")
+    n = check_positive_real(n, "n")
     if kind == "alpha":
         return n / (d * d)
     if n <= 1:
@@ -500,8 +491,8 @@ def pairs_at_load(kind: str, d: float, load: float) -> float:
     1000.0
     """
     kind = _check_load_kind(kind)
-    d = _check_positive_real(d, "d")
-    load = _check_positive_real(load, "load")
+    d = check_positive_real(d, "d")
+    load = check_positive_real(load, "load")
     if kind == "alpha":
         return load * d * d
     y = d * d / load
@@ -854,8 +845,8 @@ def bisect_crossing(
         b1, b2 = bracket
     except (TypeError, ValueError):
         raise TypeError(f"bracket must be a pair of loads, got {bracket!r}") from None
-    b1 = _check_positive_real(b1, "bracket[0]")
-    b2 = _check_positive_real(b2, "bracket[1]")
+    b1 = check_positive_real(b1, "bracket[0]")
+    b2 = check_positive_real(b2, "bracket[1]")
     trials = check_positive_int(trials, "trials")
     steps = check_positive_int(steps, "steps", minimum=0)
     base_seed = _check_seed_int(base_seed, "base_seed")
@@ -1163,7 +1154,7 @@ def peak_drift(sizes: Sequence[float], samples: Sequence[Sequence[float]]) -> tu
     >>> round(slope, 4), dof
     (-0.2164, 2)
     """
-    x = np.log([_check_positive_real(s, "sizes entries") for s in sizes])
+    x = np.log([check_positive_real(s, "sizes entries") for s in sizes])
     samples = [np.asarray(s, dtype=float).ravel() for s in samples]
     if len(samples) != x.size or x.size < 2 or any(s.size == 0 for s in samples):
         raise ValueError(f"sizes and samples must have the same length >= 2 and no empty sample, got {x.size} "
@@ -1270,10 +1261,10 @@ def cross_entropy_norm_peaks(
     """
     memory = _check_callable(memory, "memory")
     d = check_positive_int(d, "d")
-    loads = _check_sequence(loads, "loads", "positive numbers", _check_positive_real)
+    loads = _check_sequence(loads, "loads", "positive numbers", check_positive_real)
     pools = check_positive_int(pools, "pools")
     base_seed = _check_seed_int(base_seed, "base_seed")
-    effective_ridge = _check_positive_real(effective_ridge, "effective_ridge")
+    effective_ridge = check_positive_real(effective_ridge, "effective_ridge")
     maxiter = check_positive_int(maxiter, "maxiter")
     refine = check_positive_int(refine, "refine")
     coarse: list[int] = []

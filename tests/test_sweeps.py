@@ -658,3 +658,14 @@ def test_cross_entropy_norm_peaks_refuses_bad_input(kwargs, exc, match):
     memory, d, loads = args.pop("memory"), args.pop("d"), args.pop("loads")
     with pytest.raises(exc, match=match):
         sweeps.cross_entropy_norm_peaks(memory, d, loads, **args)
+
+
+@pytest.mark.parametrize("bad, error", [(10**400, ValueError), (0, ValueError), (-2.0, ValueError),
+                                        (float("nan"), ValueError), (True, TypeError), ("3", TypeError)])
+def test_sizes_and_loads_beyond_float_range_or_not_positive_are_refused_naming_the_argument(bad, error):
+    # one validator for linmem's positive reals: an integer beyond float range is "not finite", never an
+    # OverflowError from inside float()
+    with pytest.raises(error, match="^d must be"):
+        sweeps.load_value("ratio", bad, 5)
+    with pytest.raises(error, match="^load must be"):
+        sweeps.pairs_at_load("ratio", 8, bad)
