@@ -141,7 +141,7 @@ __all__ = [
     "check_cache",
     "gaussian_pairs",
     "instance_rng",
-    "jsonable",
+    "canonical_json",
     "line_fit",
     "load_value",
     "logistic_crossing",
@@ -241,12 +241,12 @@ def _check_n_range(n_range: Any) -> tuple[int, int]:
     return lo, hi
 
 
-def jsonable(x: Any, name: str) -> Any:
+def canonical_json(x: Any, name: str) -> Any:
     """A canonical JSON-able copy of ``x`` (tuples as lists, numpy arrays and
     scalars as Python lists and numbers, mappings with sorted string keys);
     refuses anything else (naming ``name``) so that cache keys are unambiguous.
 
-    >>> jsonable({"b": (1, np.float64(2.5)), "a": None}, "params")
+    >>> canonical_json({"b": (1, np.float64(2.5)), "a": None}, "params")
     {'a': None, 'b': [1, 2.5]}
     """
     if x is None or isinstance(x, (bool, str)):
@@ -259,13 +259,13 @@ def jsonable(x: Any, name: str) -> Any:
             raise ValueError(f"{name} must hold finite numbers, got {x}")
         return x
     if isinstance(x, np.ndarray):
-        return jsonable(x.tolist(), name)
+        return canonical_json(x.tolist(), name)
     if isinstance(x, (list, tuple)):
-        return [jsonable(e, name) for e in x]
+        return [canonical_json(e, name) for e in x]
     if isinstance(x, Mapping):
         if not all(isinstance(k, str) for k in x):
             raise TypeError(f"{name} must have string keys, got {list(x)!r}"[:160])
-        return {k: jsonable(v, name) for k, v in sorted(x.items())}
+        return {k: canonical_json(v, name) for k, v in sorted(x.items())}
     raise TypeError(
         f"{name} must be JSON-able (numbers, strings, lists, dicts), got {type(x).__name__}"
     )
@@ -280,7 +280,7 @@ class SweepCacheLike(Protocol):
     """What a sweep needs of a cache: linmem keeps no results itself.
 
     ``key(name, params, seed)`` returns a string that identifies the instance
-    (``params`` and ``seed`` are canonical JSON values, see :func:`jsonable`);
+    (``params`` and ``seed`` are canonical JSON values, see :func:`canonical_json`);
     ``get(key)`` returns ``(True, value)`` or ``(False, None)``;
     ``put(key, value, note=None)`` stores a JSON value. An ``OSError`` from
     ``put`` costs speed, never a result: the sweep counts it in the cache's
@@ -414,7 +414,7 @@ def _cached_many(cache: Any, name: str, params: Mapping, seeds: list,
         futures = [executor.submit(task, *args[i]) for i in misses]
         results = [f.result() for f in futures]
     for i, (value, extra) in zip(misses, results):
-        value = jsonable(value, "the computed value")
+        value = canonical_json(value, "the computed value")
         if cache is not None:
             try:
                 cache.put(cache.key(name, params, seeds[i]), value, note={"function": name, "seed": seeds[i]})
@@ -671,7 +671,7 @@ def nested_critical_sizes(
     if start is not None:
         start = check_positive_int(start, "start")
     key_params = {"method": "nested-bisection", "d": d, "n_range": [lo, hi],
-                  "criterion": jsonable(params or {}, "params")}
+                  "criterion": canonical_json(params or {}, "params")}
     done = _cached_many(store, name, key_params, [[base_seed, s] for s in seeds], _nested_one_seed,
                         [(success, d, lo, hi, base_seed, s, start) for s in seeds],
                         valid=lambda v: _is_int(v) and lo - 1 <= v <= hi)
@@ -860,7 +860,7 @@ def bisect_crossing(
             f"bracket {bracket!r} spans no pairs at d = {d} (both ends give n = {n_easy}); "
             "widen it"
         )
-    key_params = {"method": "bisect-crossing", "d": d, "criterion": jsonable(params or {}, "params")}
+    key_params = {"method": "bisect-crossing", "d": d, "criterion": canonical_json(params or {}, "params")}
     counter = {"calls": 0, "hits": 0}
     ns: list[int] = []
     outs: list[bool] = []
@@ -949,7 +949,7 @@ def measure_grid(
     base_seed = _check_seed_int(base_seed, "base_seed")
     name = _check_name(name)
     store = check_cache(cache)
-    key_params = {"method": "grid", "d": d, "criterion": jsonable(params or {}, "params")}
+    key_params = {"method": "grid", "d": d, "criterion": canonical_json(params or {}, "params")}
     cells = [(s, n) for s in seeds for n in ns]
     done = _cached_many(store, name, key_params, [[base_seed, n, s] for s, n in cells], _grid_cell,
                         [(measure, d, n, base_seed, s) for s, n in cells], valid=_is_finite_number)
@@ -1359,7 +1359,7 @@ def recheck_crossing(
     kept = trial < keep
     ns, first, trial = result.ns[kept], result.outcomes[kept], trial[kept]
     cells = [(int(n), int(t)) for n, ok, t in zip(ns, first, trial) if ok]
-    key_params = {"method": "recheck-crossing", "d": result.d, "criterion": jsonable(params or {}, "params")}
+    key_params = {"method": "recheck-crossing", "d": result.d, "criterion": canonical_json(params or {}, "params")}
     done = iter(_cached_many(store, name, key_params, [[base_seed, n, t] for n, t in cells], _trial,
                              [(success, result.d, n, base_seed, t) for n, t in cells], valid=_is_bool))
     runs = [next(done) if ok else None for ok in first.tolist()]

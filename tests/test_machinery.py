@@ -181,3 +181,49 @@ def test_evidence_json_renders_exact_and_array_counterexamples():
                   counterexample={"K": np.array([[Fraction(1, 3)]], dtype=object)})
     out = ev.to_json()
     assert out["counterexample"] == {"K": [["1/3"]]} and out["figure"] == "inf"
+
+
+class _SlowFinaliser:
+    def __del__(self):
+        time.sleep(0.02)
+
+
+def _half_in_finalisers(ctx):
+    for _ in range(1000):  # 40 s unbounded; half of it inside __del__, where an exception is swallowed
+        _SlowFinaliser()
+        time.sleep(0.02)
+    return make(ctx, EvidenceKind.SIMULATION, True, seconds=0.0, figure=0.0, threshold=1.0,
+                passed=EvidenceStatus.SUPPORTED)
+
+
+def test_a_budget_alarm_swallowed_by_a_finaliser_is_repeated_until_the_check_stops():
+    # an alarm that lands in a finaliser or weakref callback (garbage collection) is "unraisable": Python
+    # prints and drops it; the budget repeats the alarm, and the dropped ones are not reported
+    from dataclasses import replace
+
+    profile = replace(get_profile("quick"), check_budget_s=0.3)
+    start = time.perf_counter()
+    res = run(Registry([_claim("t.finalisers", Check("c", EvidenceKind.SIMULATION, _half_in_finalisers))]),
+              profile=profile)
+    assert time.perf_counter() - start < 20, "the check ran on past its budget"
+    assert res.results[0].status is Status.ERROR and "budget" in res.results[0].evidence[0].detail
+
+
+def test_the_budget_alarm_reaches_the_main_thread_while_other_threads_run():
+    # a process-wide alarm may be delivered to any thread; the budget aims it at the main thread
+    import threading
+
+    from theorems.runner import CheckTimeout, _budget
+
+    stop = threading.Event()
+    others = [threading.Thread(target=stop.wait, daemon=True) for _ in range(8)]
+    for t in others:
+        t.start()
+    try:
+        start = time.perf_counter()
+        with pytest.raises(CheckTimeout):
+            with _budget(0.2):
+                time.sleep(30)
+        assert time.perf_counter() - start < 10
+    finally:
+        stop.set()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import signal
+import sys
 import threading
 import time
 import traceback
@@ -49,28 +50,62 @@ class CheckTimeout(BaseException):
     shrinking, lets it through and the check stops at its budget."""
 
 
+#: After the budget, the alarm is repeated at this interval (seconds) until the check stops: an exception
+#: raised while Python runs a weakref callback or a finaliser (garbage collection can start anywhere) is
+#: swallowed as "unraisable", so one alarm alone could be lost and the check run on unbounded.
+BUDGET_ALARM_REPEAT_S = 0.1
+
+
 @contextmanager
 def _budget(seconds: float):
-    """Raise CheckTimeout in the main thread after ``seconds`` (SIGALRM)."""
+    """Raise CheckTimeout in the main thread after ``seconds``.
+
+    A watchdog thread sends SIGALRM to the main thread itself
+    (``signal.pthread_kill``: a process-wide alarm could land on a library's
+    thread, a dask cluster's or an executor's, and a check sleeping in C
+    would overrun), and repeats it every :data:`BUDGET_ALARM_REPEAT_S` until
+    the check stops (one alarm can be swallowed, see there). A signal still in
+    flight when the check ends is ignored; the watchdog is joined before the
+    previous handler comes back."""
     usable = (
-        hasattr(signal, "setitimer")
+        hasattr(signal, "pthread_kill")
         and threading.current_thread() is threading.main_thread()
         and seconds > 0
     )
     if not usable:
         yield
         return
+    done = threading.Event()
+    main = threading.main_thread().ident
 
     def on_alarm(signum, frame):
-        raise CheckTimeout(f"check exceeded its budget of {seconds:g} s")
+        if not done.is_set():
+            raise CheckTimeout(f"check exceeded its budget of {seconds:g} s")
+
+    def watchdog():
+        wait = seconds
+        while not done.wait(wait):
+            signal.pthread_kill(main, signal.SIGALRM)
+            wait = BUDGET_ALARM_REPEAT_S
+
+    hook = sys.unraisablehook
+
+    def drop_swallowed_alarms(unraisable):
+        # the alarm that landed in a finaliser: expected, and repeated until one lands in the check
+        if not isinstance(unraisable.exc_value, CheckTimeout):
+            hook(unraisable)
 
     previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    sys.unraisablehook = drop_swallowed_alarms
+    dog = threading.Thread(target=watchdog, name="theorems-check-budget", daemon=True)
+    dog.start()
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        done.set()
+        dog.join()
         signal.signal(signal.SIGALRM, previous)
+        sys.unraisablehook = hook
 
 
 @dataclass

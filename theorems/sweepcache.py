@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from linmem import sweeps
-from linmem.sweeps import jsonable
+from linmem.sweeps import canonical_json
 
 __all__ = [
     "CACHE_ENV",
@@ -201,8 +201,8 @@ class SweepCache:
             raise TypeError(f"name must be a non-empty string identifying the criterion, got {function!r}")
         record = {
             "function": function,
-            "params": jsonable(params or {}, "params"),
-            "seed": jsonable(seed, "seed"),
+            "params": canonical_json(params or {}, "params"),
+            "seed": canonical_json(seed, "seed"),
             "linmem": linmem_fingerprint(),
             "machinery": machinery_fingerprint(),
         }
@@ -228,9 +228,9 @@ class SweepCache:
     def put(self, key: str, value: Any, *, note: Mapping | None = None) -> None:
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
-        record = {"key": key, "value": jsonable(value, "value")}
+        record = {"key": key, "value": canonical_json(value, "value")}
         if note:
-            record["note"] = jsonable(note, "note")
+            record["note"] = canonical_json(note, "note")
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -290,7 +290,7 @@ def cached_call(
     if not isinstance(name, str) or not name:
         raise TypeError(f"name must be a non-empty string identifying the criterion, got {name!r}")
     store = resolve_cache(cache)
-    seed = jsonable(seed, "seed")
+    seed = canonical_json(seed, "seed")
     if store is None:
         return compute(), False
     key = store.key(name, params or {}, seed)
@@ -302,7 +302,7 @@ def cached_call(
             store.misses += 1
     if hit:
         return value, True
-    value = jsonable(compute(), "the computed value")
+    value = canonical_json(compute(), "the computed value")
     try:
         store.put(key, value, note={"function": name, "seed": seed})
     except OSError:
