@@ -7,7 +7,7 @@ Run from the repository root (needs the ``[dask]`` extra)::
 The sweep: per-seed critical sizes of the best linear memory (max-margin LP,
 nested bisection) at d = 8, n in 3..80, 24 seeds, cache off, submitted through
 :func:`linmem.sweeps.use_executor` (one task per seed). Per worker count, on
-a cluster opened by :func:`theorems.executors.open_executor` (its workers
+a cluster opened by :func:`theorems.scale.executors.open_executor` (its workers
 warmed: linmem, scipy and HiGHS imported) and after one untimed sweep, it
 prints, best of ``--repeats`` timed sweeps:
 
@@ -30,7 +30,7 @@ import os
 import time
 
 from linmem import learn, sweeps
-from theorems.executors import open_executor
+from theorems.scale.executors import open_executor
 
 D, N_RANGE, SEEDS, BASE_SEED = 8, (3, 80), range(24), 20261201
 TARGET = 1.7

@@ -1,8 +1,8 @@
 """A user's expectation claim: the outer-product recall error for fixed keys and random values."""
 import numpy as np
 
-from theorems import kit
-from theorems.templates import expectation, wrong
+from theorems.authoring import kit
+from theorems.authoring.templates import expectation, wrong
 
 
 def error(impl, K, V):  # per key; V is one value matrix or a batch of them

@@ -1,7 +1,7 @@
 """A user's identity claim: the least-squares residual is orthogonal to the recall."""
-from theorems import kit
-from theorems.strategies import keys_and_values
-from theorems.templates import identity, wrong
+from theorems.authoring import kit
+from theorems.authoring.strategies import keys_and_values
+from theorems.authoring.templates import identity, wrong
 
 CLAIMS = [identity(
     "user.residual-orthogonal",

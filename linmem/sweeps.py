@@ -93,7 +93,7 @@ Recipes (how the finite-size claims use it)
 Cache
     linmem keeps no results. Every sweep takes ``cache=``: an object with
     ``key``/``get``/``put`` (:class:`SweepCacheLike`; the theorems verifier's
-    folder of JSON files is ``theorems.sweepcache.SweepCache``), ``None`` or
+    folder of JSON files is ``theorems.scale.sweepcache.SweepCache``), ``None`` or
     ``False`` (no caching), or ``True`` (default): the cache an application
     installed with :func:`set_default_cache` (none installed: no caching).
     Each instance result (one seed's ``n*``, one trial's outcome, one
@@ -285,7 +285,7 @@ class SweepCacheLike(Protocol):
     ``put(key, value, note=None)`` stores a JSON value. An ``OSError`` from
     ``put`` costs speed, never a result: the sweep counts it in the cache's
     ``write_errors`` (when it has that attribute) and goes on. The theorems
-    verifier supplies a folder of JSON files (``theorems.sweepcache``).
+    verifier supplies a folder of JSON files (``theorems.scale.sweepcache``).
     """
 
     def key(self, name: str, params: Mapping, seed: Any) -> str: ...
@@ -333,7 +333,7 @@ def check_cache(cache: Any) -> Any:
         return cache
     raise TypeError(
         "cache must be True (the installed default), an object with key/get/put (e.g. "
-        f"theorems.sweepcache.SweepCache), or None/False (no caching), got {type(cache).__name__} {cache!r}"[:220]
+        f"theorems.scale.sweepcache.SweepCache), or None/False (no caching), got {type(cache).__name__} {cache!r}"[:220]
     )
 
 

@@ -3,7 +3,7 @@ the numerical-rank rule, the unit-norm tolerance, and the tolerances of the
 learners (the max-margin LP's certificates, the fits' gradient rule).
 
 The evidence side (scaled residual ratios, the pass threshold, the mpmath
-precision ladder) lives in :mod:`theorems.tolerance`, which builds on these.
+precision ladder) lives in :mod:`theorems.core.tolerance`, which builds on these.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ import numpy as np
 
 from theorems import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
 from theorems.evidence._common import replay_command
-from theorems.model import Evidence, EvidenceStatus
+from theorems.core.model import Evidence, EvidenceStatus
 
 __all__ = ["CLAIMS", "SLEEP_S"]
 

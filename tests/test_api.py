@@ -13,7 +13,7 @@ import pytest
 
 import theorems
 from theorems.cli import main
-from theorems.report import validate_report
+from theorems.reporting.report import validate_report
 
 
 @pytest.fixture(scope="module")
@@ -152,7 +152,7 @@ def test_list_and_show_read_the_index_without_importing_claims_and_print_the_sam
 
 
 def test_indexed_checks_describe_but_do_not_run_and_the_cache_folder_matches_linmem(tmp_path, monkeypatch):
-    from theorems.sweepcache import default_cache_dir
+    from theorems.scale.sweepcache import default_cache_dir
     from theorems import index
 
     for value in (str(tmp_path / "c"), "off", "0", "~/x"):

@@ -12,7 +12,7 @@ import pytest
 import linmem
 from linmem.assess import MODEL_LABEL
 from theorems.cli import main
-from theorems.tolerance import least_squares_tolerance
+from theorems.core.tolerance import least_squares_tolerance
 
 RNG = np.random.default_rng(0)
 K = RNG.standard_normal((8, 20))

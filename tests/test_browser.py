@@ -32,11 +32,11 @@ from pathlib import Path
 
 import pytest
 
-from theorems.plots import KIND_SHAPES, ancestors, chain_status, plot_sources, topic
-from theorems.profiles import get_profile
-from theorems.registry import load_claims
-from theorems.report import build_report, validate_report, write_reports
-from theorems.runner import run
+from theorems.reporting.plots import KIND_SHAPES, ancestors, chain_status, plot_sources, topic
+from theorems.core.profiles import get_profile
+from theorems.core.registry import load_claims
+from theorems.reporting.report import build_report, validate_report, write_reports
+from theorems.core.runner import run
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -148,9 +148,9 @@ def test_the_page_shows_no_raw_latex_and_no_fallbacks(page):
     assert not raw, f"raw LaTeX visible: {raw}; e.g. {context}"
     assert driver.find_elements("css selector", "code.latex-fallback") == []
     assert driver.find_elements("id", "math-fallbacks") == []
-    from theorems.report_html import split_statement
+    from theorems.reporting.html import split_statement
 
-    from theorems.report_html import is_prose
+    from theorems.reporting.html import is_prose
 
     maths = driver.find_elements("css selector", ".statement > math")
     assert len(maths) == sum(len(split_statement(c["statement"])) for c in report["claims"]
@@ -235,7 +235,7 @@ def test_a_screenshot_of_the_report_is_saved(page, tmp_path):
 
 
 def test_mathml_tokens_hold_no_latex_and_function_names_are_applied(page):
-    from theorems.report_html import FUNCTION_NAMES
+    from theorems.reporting.html import FUNCTION_NAMES
 
     driver, report = _require(page)
     found = driver.execute_script("""

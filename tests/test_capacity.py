@@ -13,7 +13,7 @@ from scipy.special import lambertw
 
 from linmem import capacity
 from linmem.tolerances import working_eps
-from theorems.tolerance import THRESHOLD
+from theorems.core.tolerance import THRESHOLD
 
 EPS = working_eps("float")
 

@@ -1,8 +1,8 @@
 """The input families of the capacity claims produce what their names say:
-exactly uniform leverage d/M (theorems.strategies.uniform_leverage_keys),
+exactly uniform leverage d/M (theorems.authoring.strategies.uniform_leverage_keys),
 d x 2d keys of rank exactly d with uneven leverage
-(theorems.strategies.rank_d_keys_at_two_d), and finite laws of a leverage
-score on [0, 1) (theorems.strategies.leverage_laws)."""
+(theorems.authoring.strategies.rank_d_keys_at_two_d), and finite laws of a leverage
+score on [0, 1) (theorems.authoring.strategies.leverage_laws)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ import numpy as np
 from hypothesis import find, given, settings
 
 import linmem
-from theorems import kit
-from theorems.impl import Impl
-from theorems.model import Context
-from theorems.profiles import get_profile
-from theorems.strategies import LEVERAGE_EDGES, leverage_laws, rank_d_keys_at_two_d, uniform_leverage_keys
+from theorems.authoring import kit
+from theorems.core.impl import Impl
+from theorems.core.model import Context
+from theorems.core.profiles import get_profile
+from theorems.authoring.strategies import LEVERAGE_EDGES, leverage_laws, rank_d_keys_at_two_d, uniform_leverage_keys
 
 
 @settings(max_examples=40, deadline=None)

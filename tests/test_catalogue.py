@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from theorems.registry import load_claims
+from theorems.core.registry import load_claims
 
 ROOT = Path(__file__).resolve().parents[1]
 # the shipped catalogue first: it is the design's seed catalogue plus our own

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from theorems import kit
-from theorems.model import ClaimKind, EvidenceKind
-from theorems.profiles import PROFILES
-from theorems.runner import run_claim
-from theorems.strategies import exact_key_matrices
-from theorems.templates import EVIDENCE_BY_PREFIX, claim, counterexample, keys_and_directions, wrong
+from theorems.authoring import kit
+from theorems.core.model import ClaimKind, EvidenceKind
+from theorems.core.profiles import PROFILES
+from theorems.core.runner import run_claim
+from theorems.authoring.strategies import exact_key_matrices
+from theorems.authoring.templates import EVIDENCE_BY_PREFIX, claim, counterexample, keys_and_directions, wrong
 
 QUICK = PROFILES["quick"]
 CONTROL = wrong("x", snr=lambda h: h)

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from theorems.cli import main
-from theorems.report import REPORT_FILES, build_report, validate_report
+from theorems.reporting.report import REPORT_FILES, build_report, validate_report
 
 FAKE = Path(__file__).resolve().with_name("fake_claims.py")
 
@@ -35,9 +35,9 @@ def _run(argv, capsys) -> tuple[int, str, str]:
 
 
 def _fake_report(**changes) -> dict:
-    from theorems.profiles import get_profile
-    from theorems.registry import load_claims, select
-    from theorems.runner import run
+    from theorems.core.profiles import get_profile
+    from theorems.core.registry import load_claims, select
+    from theorems.core.runner import run
 
     claims = select(load_claims([str(FAKE)], builtin=False), ["fake.stable", "fake.flaky"])
     report = build_report(run(claims, profile=get_profile("quick"), seed=2))

@@ -19,8 +19,8 @@ from theorems.claims import finite_size, recall
 from theorems.evidence import precise, simulation
 from theorems.evidence import property as prop
 from theorems.evidence._common import formula_failure, make
-from theorems.impl import FORMULA_ERRORS, Impl, raised_by_formula
-from theorems.model import (
+from theorems.core.impl import FORMULA_ERRORS, Impl, raised_by_formula
+from theorems.core.model import (
     Check,
     Claim,
     ClaimKind,
@@ -30,11 +30,11 @@ from theorems.model import (
     NegativeControl,
     Status,
 )
-from theorems.profiles import PROFILES, get_profile
-from theorems.registry import Registry, load_claims
-from theorems.runner import run, run_check
-from theorems.templates import SweepTable
-from theorems.tolerance import (
+from theorems.core.profiles import PROFILES, get_profile
+from theorems.core.registry import Registry, load_claims
+from theorems.core.runner import run, run_check
+from theorems.authoring.templates import SweepTable
+from theorems.core.tolerance import (
     LADDER_MIN_DROP_DIGITS,
     PRECISION_LADDER,
     ladder_fall,
@@ -325,7 +325,7 @@ def test_the_second_order_criterion_fails_the_cmm_decider_at_every_dimension():
 
 def test_property_and_exact_searches_record_the_shapes_they_visited():
     from theorems.evidence import symbolic
-    from theorems.strategies import float_key_cases
+    from theorems.authoring.strategies import float_key_cases
 
     ev = prop.check(_ctx(), float_key_cases(), lambda case: 0.0, examples=15)
     dom = ev.data["domain"]

@@ -11,10 +11,10 @@ import pytest
 from scipy.special import ndtr
 
 from theorems.evidence import simulation
-from theorems.model import Claim, ClaimKind
-from theorems.profiles import PROFILES
-from theorems.runner import run_claim
-from theorems.templates import CROSSING_COLUMNS, crossing_check, crossing_plot, wrong
+from theorems.core.model import Claim, ClaimKind
+from theorems.core.profiles import PROFILES
+from theorems.core.runner import run_claim
+from theorems.authoring.templates import CROSSING_COLUMNS, crossing_check, crossing_plot, wrong
 
 QUICK = PROFILES["quick"]
 
@@ -91,8 +91,8 @@ def test_band_limit_and_marks_may_be_formulas_of_impl_so_a_control_reaches_them(
     import dataclasses
     from types import SimpleNamespace
 
-    from theorems.model import Context
-    from theorems.templates import crossing_results
+    from theorems.core.model import Context
+    from theorems.authoring.templates import crossing_results
 
     def success(impl):  # the planted crossing, counting its calls
         test = _planted(lambda d: 48.0 / d)(impl)

@@ -1,4 +1,4 @@
-"""The finite designs of theorems.strategies are what their names say: the
+"""The finite designs of theorems.authoring.strategies are what their names say: the
 sphere's first two moments exactly (unit points, symmetric, tight frame; the
 plane and orbit designs without an orthogonal pair), query noise of mean 0
 and covariance tau^2 I with the stated extra structure, and exactly unit
@@ -15,8 +15,8 @@ from hypothesis.errors import NoSuchExample
 from hypothesis import strategies as st
 
 import linmem
-from theorems import kit
-from theorems.strategies import (
+from theorems.authoring import kit
+from theorems.authoring.strategies import (
     CONTINUOUS_NOISE_KINDS,
     NOISE_DESIGN_KINDS,
     continuous_noise,

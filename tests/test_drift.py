@@ -12,8 +12,8 @@ import pytest
 
 from linmem import sweeps
 from theorems.evidence import simulation
-from theorems.model import EvidenceStatus
-from theorems.tolerance import SIMULATION_WRONG_VERDICT_RATE
+from theorems.core.model import EvidenceStatus
+from theorems.core.tolerance import SIMULATION_WRONG_VERDICT_RATE
 
 SIZES = [6, 8, 10, 12]
 

@@ -178,8 +178,8 @@ def sample_rows(monkeypatch):
 
 
 def _answer(real, claim_id, seed, profile="quick"):
-    from theorems.profiles import get_profile
-    from theorems.runner import Impl, run_check
+    from theorems.core.profiles import get_profile
+    from theorems.core.runner import Impl, run_check
 
     claim = next(c for c in real.CLAIMS if c.id == claim_id)
     check = next(c for c in claim.checks if c.name == "answer")
@@ -227,8 +227,8 @@ def test_a_resolved_design_answers_from_the_sign_of_the_figure(sample_rows, monk
 
 def test_the_underpowered_reason_names_the_profile_that_can(sample_rows, monkeypatch):
     real = sample_rows
-    from theorems.profiles import get_profile
-    from theorems.runner import Impl, _context
+    from theorems.core.profiles import get_profile
+    from theorems.core.runner import Impl, _context
 
     monkeypatch.setitem(real.DESIGN, "sample", {"quick": {"geometry": (0.5, 0.2)},
                                                 "standard": {"geometry": (0.5, 0.01)}})

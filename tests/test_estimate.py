@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from theorems import progress as prog
+from theorems.reporting import progress as prog
 from theorems.cli import main
 
 
@@ -20,7 +20,7 @@ class _Terminal(io.StringIO):
 
 class _Result:
     def __init__(self, cid: str, status: str = "VERIFIED", seconds: float = 1.0):
-        from theorems.model import Status
+        from theorems.core.model import Status
 
         self.claim = type("C", (), {"id": cid})()
         self.status = Status(status)

@@ -4,11 +4,11 @@ the shrunk case by its argument names) on a false one."""
 
 from __future__ import annotations
 
-from theorems import kit
-from theorems.profiles import PROFILES
-from theorems.runner import run_claim
-from theorems.strategies import exact_keys_and_values, keys
-from theorems.templates import exact_check, identity, wrong
+from theorems.authoring import kit
+from theorems.core.profiles import PROFILES
+from theorems.core.runner import run_claim
+from theorems.authoring.strategies import exact_keys_and_values, keys
+from theorems.authoring.templates import exact_check, identity, wrong
 
 QUICK = PROFILES["quick"]
 

@@ -192,7 +192,7 @@ def test_a_sweep_cache_entry_of_the_wrong_type_is_recomputed_and_rewritten(tmp_p
     import json
 
     from linmem import sweeps
-    from theorems.sweepcache import SweepCache
+    from theorems.scale.sweepcache import SweepCache
 
     cache = SweepCache(tmp_path)
     kw = dict(load_kind="alpha", bracket=(0.5, 4.0), trials=6, steps=4, base_seed=5, name="hostile")
@@ -212,7 +212,7 @@ def test_a_sweep_cache_entry_of_the_wrong_type_is_recomputed_and_rewritten(tmp_p
 
 
 def test_a_sweep_cache_entry_stored_under_another_key_is_a_miss(tmp_path):
-    from theorems.sweepcache import SweepCache, cached_call
+    from theorems.scale.sweepcache import SweepCache, cached_call
 
     cache = SweepCache(tmp_path)
     a, b = cache.key("f", {"d": 1}, 0), cache.key("f", {"d": 2}, 0)
@@ -239,7 +239,7 @@ def test_a_sweep_cache_entry_stored_under_another_key_is_a_miss(tmp_path):
 def test_a_full_disk_while_writing_reports_exits_3_and_keeps_the_old_set(tmp_path, monkeypatch, capsys, where):
     import errno
 
-    from theorems import reportdir
+    from theorems.reporting import folder as reportdir
     from theorems.cli import EXIT_WRITE_FAILED, main
 
     monkeypatch.setenv("THEOREMS_CACHE", str(tmp_path / "cache"))
@@ -283,7 +283,9 @@ def test_the_exit_status_for_a_failed_write_is_documented():
 def test_assess_keeps_the_old_pair_when_interrupted_or_the_disk_is_full(tmp_path, monkeypatch, capsys, fault):
     import errno
 
-    from theorems import assess_cmd, reportdir
+    from theorems import assess_cmd
+
+    from theorems.reporting import folder as reportdir
     from theorems.cli import main
 
     w = tmp_path / "eye.npy"
@@ -405,7 +407,7 @@ def test_a_second_ctrl_c_during_the_rollback_keeps_the_old_set(tmp_path, monkeyp
     import signal
 
     from theorems.cli import main
-    from theorems.report import REPORT_FILES
+    from theorems.reporting.report import REPORT_FILES
 
     out = tmp_path / "reports"
     base = ["verify", "--claims", str(FAKE), "--out", str(out)]
@@ -442,7 +444,7 @@ def _killed_between_the_renames(tmp_path: Path) -> tuple[Path, dict]:
     import json
 
     from theorems.cli import main
-    from theorems.report import REPORT_FILES
+    from theorems.reporting.report import REPORT_FILES
 
     out = tmp_path / "reports"
     assert main(["verify", "--claims", str(FAKE), "--only", "fake.stable", "--out", str(out)]) == 0
@@ -459,7 +461,7 @@ def _killed_between_the_renames(tmp_path: Path) -> tuple[Path, dict]:
 @pytest.mark.parametrize("command", ["compare", "compare-json", "render", "verify"])
 def test_a_sigkill_between_the_two_renames_leaves_the_old_set_for_every_command(tmp_path, capsys, command):
     from theorems.cli import main
-    from theorems.report import REPORT_FILES
+    from theorems.reporting.report import REPORT_FILES
 
     out, before = _killed_between_the_renames(tmp_path)
     capsys.readouterr()

@@ -134,8 +134,8 @@ def _nan_figures():
 
 @pytest.mark.parametrize("figure", _nan_figures())
 def test_a_nan_figure_of_any_type_is_an_error(figure):
-    from theorems.profiles import get_profile
-    from theorems.runner import run_claim
+    from theorems.core.profiles import get_profile
+    from theorems.core.runner import run_claim
 
     result = run_claim(_checked(figure), profile=get_profile("quick"))
     assert result.status.value == "ERROR"
@@ -166,8 +166,8 @@ def _custom_check(kind: str, value):
     pytest.param("ladder", lambda: __import__("mpmath").mpf("nan"), id="ladder-mpf"),
 ])
 def test_a_nan_residual_measured_by_a_checker_is_an_error_not_a_counterexample(kind, value):
-    from theorems.profiles import get_profile
-    from theorems.runner import run_claim
+    from theorems.core.profiles import get_profile
+    from theorems.core.runner import run_claim
 
     result = run_claim(_custom_check(kind, value), profile=get_profile("quick"))
     ev, sweep = result.evidence
@@ -176,8 +176,8 @@ def test_a_nan_residual_measured_by_a_checker_is_an_error_not_a_counterexample(k
 
 
 def _identity(terms):
-    from theorems.strategies import keys
-    from theorems.templates import identity, wrong
+    from theorems.authoring.strategies import keys
+    from theorems.authoring.templates import identity, wrong
 
     return identity("hostile.identity", title="t", statement="x", source="test", inputs=keys(), terms=terms,
                     control=wrong("nothing", pinv=lambda K: K))
@@ -201,8 +201,8 @@ def _pinv_terms(impl, K):
                  None, id="false-where-the-shapes-match"),
 ])
 def test_the_users_bugs_are_errors_and_a_same_shape_counterexample_still_fails(terms, statuses, words):
-    from theorems.profiles import get_profile
-    from theorems.runner import run_claim
+    from theorems.core.profiles import get_profile
+    from theorems.core.runner import run_claim
 
     result = run_claim(_identity(terms), profile=get_profile("quick"))
     got = {e.check: e.status.value for e in result.evidence}
@@ -314,7 +314,7 @@ def test_the_pytest_plugin_makes_bad_options_usage_errors(tmp_path, args, words)
 def test_a_claim_id_outside_the_documented_character_set_is_refused_at_registration(cid):
     import dataclasses
 
-    from theorems.registry import Registry
+    from theorems.core.registry import Registry
 
     good = _checked(lambda: 0.5)
     assert len(Registry([good])) == 1
@@ -326,8 +326,8 @@ def test_a_claim_id_outside_the_documented_character_set_is_refused_at_registrat
 def test_every_catalogue_id_and_the_catalogue_tests_pattern_match_the_documented_set():
     import re
 
-    from theorems.model import CLAIM_ID_PATTERN
-    from theorems.registry import load_claims
+    from theorems.core.model import CLAIM_ID_PATTERN
+    from theorems.core.registry import load_claims
 
     assert all(re.fullmatch(CLAIM_ID_PATTERN, cid) for cid in load_claims().ids())
     catalogue_test = (Path(__file__).parent / "test_catalogue.py").read_text()
@@ -354,9 +354,9 @@ def test_the_pytest_plugin_collects_the_claims_module_alone_unless_the_catalogue
     pytest.param(False, "(negative control NOT caught)", id="missed"),
 ])
 def test_the_console_line_says_whether_the_control_was_caught(caught, words):
-    from theorems.profiles import get_profile
-    from theorems.progress import plain_line
-    from theorems.runner import run_claim
+    from theorems.core.profiles import get_profile
+    from theorems.reporting.progress import plain_line
+    from theorems.core.runner import run_claim
 
     result = run_claim(_checked(lambda: 0.5), profile=get_profile("quick"))
     result.negative_control = {"caught": caught}

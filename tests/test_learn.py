@@ -11,8 +11,8 @@ from hypothesis import given, settings
 
 from linmem import learn, optimality, retrieval
 from linmem.tolerances import working_eps
-from theorems import strategies
-from theorems.tolerance import THRESHOLD
+from theorems.authoring import strategies
+from theorems.core.tolerance import THRESHOLD
 
 EPS = working_eps("float")
 SEED = 4004
@@ -412,7 +412,7 @@ def test_cutting_plane_certificates_agree_with_the_dense_ones_and_verify():
 
 
 def lp_instances():
-    """(V, U) of the claims' LP family (theorems.strategies.lp_instances) at
+    """(V, U) of the claims' LP family (theorems.authoring.strategies.lp_instances) at
     d_k, d_t <= 8 and n <= 30: Gaussian, duplicated or scaled keys, n on both
     sides of separability."""
     return strategies.lp_instances(max_d=8, max_n=30).map(lambda case: case[1:])
@@ -811,7 +811,7 @@ def _exact_lp_instances(seed):
     """The exact instances of the learn claims' precise checks at ``seed``
     (the claims draw them in this order from their "learn-exact" stream)."""
     from theorems.claims import learn as claims_learn
-    from theorems.model import seed_sequence
+    from theorems.core.model import seed_sequence
 
     rng = np.random.default_rng(seed_sequence(seed, "learn-exact"))
     return claims_learn, {f"d={d}, n={n}": claims_learn._dyadic(rng, d, n) for d, n in claims_learn.EXACT_SIZES}

@@ -10,8 +10,8 @@ import time
 import pytest
 
 from theorems.evidence._common import make
-from theorems.impl import Impl
-from theorems.model import (
+from theorems.core.impl import Impl
+from theorems.core.model import (
     Check,
     Claim,
     ClaimKind,
@@ -21,10 +21,10 @@ from theorems.model import (
     NegativeControl,
     Status,
 )
-from theorems.profiles import get_profile
-from theorems.registry import Registry, load_claims, select
-from theorems.report import build_report, render_markdown, validate_report, write_text_atomic
-from theorems.runner import run
+from theorems.core.profiles import get_profile
+from theorems.core.registry import Registry, load_claims, select
+from theorems.reporting.report import build_report, render_markdown, validate_report, write_text_atomic
+from theorems.core.runner import run
 
 NC = NegativeControl("nothing", {"snr": lambda h: h})
 
@@ -166,7 +166,7 @@ def test_atomic_write_leaves_the_old_file_when_interrupted(tmp_path, monkeypatch
     def broken_replace(src, dst):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("theorems.report.os.replace", broken_replace)
+    monkeypatch.setattr("theorems.reporting.report.os.replace", broken_replace)
     with pytest.raises(KeyboardInterrupt):
         write_text_atomic(target, "new")
     assert target.read_text() == "old"
@@ -213,7 +213,7 @@ def test_the_budget_alarm_reaches_the_main_thread_while_other_threads_run():
     # a process-wide alarm may be delivered to any thread; the budget aims it at the main thread
     import threading
 
-    from theorems.runner import CheckTimeout, _budget
+    from theorems.core.runner import CheckTimeout, _budget
 
     stop = threading.Event()
     others = [threading.Thread(target=stop.wait, daemon=True) for _ in range(8)]

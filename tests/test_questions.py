@@ -1,10 +1,10 @@
-"""theorems.questions: a question's figure is read only where its measured design resolves it."""
+"""theorems.authoring.questions: a question's figure is read only where its measured design resolves it."""
 
 from __future__ import annotations
 
 import pytest
 
-from theorems.questions import design_note, design_resolution, question_evidence
+from theorems.authoring.questions import design_note, design_resolution, question_evidence
 
 DESIGN = {"quick": {"a": (0.5, 0.2), "b": (-0.3, 0.01), "c": (0.09, 0.004)},
           "standard": {"a": (0.5, 0.01)}}
@@ -41,8 +41,8 @@ def test_design_note_lists_the_measured_figures():
 
 def test_question_evidence_is_answered_or_inconclusive_with_its_data():
     from theorems.claims import real
-    from theorems.profiles import get_profile
-    from theorems.runner import Impl, _context
+    from theorems.core.profiles import get_profile
+    from theorems.core.runner import Impl, _context
 
     claim = real.CLAIMS[0]
     ctx = _context(claim, claim.checks[0], Impl.default(), get_profile("quick"), 1)
@@ -53,9 +53,9 @@ def test_question_evidence_is_answered_or_inconclusive_with_its_data():
 
 
 def test_question_declares_an_answer_and_a_reference_check():
-    from theorems.model import ClaimKind, EvidenceKind
-    from theorems.questions import question
-    from theorems.templates import wrong
+    from theorems.core.model import ClaimKind, EvidenceKind
+    from theorems.authoring.questions import question
+    from theorems.authoring.templates import wrong
 
     claim = question("doc.q", title="t", statement="s", source="ours", answer=len, reference=len,
                      control=wrong("w", snr=abs), about=("what answers", "what recomputes it"), tags=("x",))
@@ -68,8 +68,8 @@ def test_question_declares_an_answer_and_a_reference_check():
 def test_question_checks_run_on_one_blas_thread():
     from threadpoolctl import threadpool_info, threadpool_limits
 
-    from theorems.questions import question
-    from theorems.templates import wrong
+    from theorems.authoring.questions import question
+    from theorems.authoring.templates import wrong
 
     def blas_threads(ctx):
         return {p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"}
@@ -85,9 +85,9 @@ def test_question_checks_run_on_one_blas_thread():
 
 def test_a_reading_answers_the_resolved_figures_and_counts_them():
     from theorems.claims import real
-    from theorems.profiles import get_profile
-    from theorems.questions import read_design
-    from theorems.runner import Impl, _context
+    from theorems.core.profiles import get_profile
+    from theorems.authoring.questions import read_design
+    from theorems.core.runner import Impl, _context
 
     read = read_design(DESIGN, "quick", {"x": "a", "y": "b", "z": "unmeasured"}, where="the test table")
     assert read.resolved == ["y"] and read.note == "a 0.5 +- 0.2; b -0.3 +- 0.01"
@@ -108,10 +108,10 @@ def test_reference_evidence_passes_within_the_threshold_and_names_the_failing_fi
     import numpy as np
 
     from theorems.claims import real
-    from theorems.profiles import get_profile
-    from theorems.questions import reference_evidence
-    from theorems.runner import Impl, _context
-    from theorems.tolerance import THRESHOLD
+    from theorems.core.profiles import get_profile
+    from theorems.authoring.questions import reference_evidence
+    from theorems.core.runner import Impl, _context
+    from theorems.core.tolerance import THRESHOLD
 
     claim = real.CLAIMS[0]
     ctx = _context(claim, claim.checks[1], Impl.default(), get_profile("quick"), 1)

@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import linmem
-from theorems import kit
+from theorems.authoring import kit
 from theorems.claims import capacity
-from theorems.strategies import repeated_key_matrices
+from theorems.authoring.strategies import repeated_key_matrices
 
 
 def _direct_gap(h, w):

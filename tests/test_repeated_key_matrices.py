@@ -1,6 +1,6 @@
-"""theorems.strategies.repeated_key_matrices gives what its name says: exact
+"""theorems.authoring.strategies.repeated_key_matrices gives what its name says: exact
 keys with a repeated nonzero column, so some key has leverage in (0, 1/2];
-theorems.kit.leverage, the reference leverage it is judged by."""
+theorems.authoring.kit.leverage, the reference leverage it is judged by."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import sympy
 from hypothesis import find, given, settings
 
 import linmem
-from theorems import kit
-from theorems.strategies import repeated_key_matrices
+from theorems.authoring import kit
+from theorems.authoring.strategies import repeated_key_matrices
 
 
 def _leverage(K):

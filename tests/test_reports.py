@@ -24,18 +24,18 @@ import numpy as np
 import pytest
 
 from theorems.cli import main
-from theorems.compare import SLOWER_MIN_SECONDS, SLOWER_RATIO, ReportError, compare_reports, load_report
+from theorems.reporting.compare import SLOWER_MIN_SECONDS, SLOWER_RATIO, ReportError, compare_reports, load_report
 from hypothesis import strategies as st
 
 from theorems.evidence import expectation, montecarlo, precise, property as property_ev, simulation
 from theorems.evidence._common import make
-from theorems.junit import junit_cases, render_junit, result_message
-from theorems.model import Check, Claim, ClaimKind, EvidenceKind, EvidenceStatus, NegativeControl, Status
-from theorems.plots import ancestors, chain_status, dependency_graph_svg, evidence_plots, simulation_mode, spec_plot
-from theorems.profiles import get_profile
-from theorems.progress import Progress, plain_line
-from theorems.registry import load_claims
-from theorems.report import (
+from theorems.reporting.junit import junit_cases, render_junit, result_message
+from theorems.core.model import Check, Claim, ClaimKind, EvidenceKind, EvidenceStatus, NegativeControl, Status
+from theorems.reporting.plots import ancestors, chain_status, dependency_graph_svg, evidence_plots, simulation_mode, spec_plot
+from theorems.core.profiles import get_profile
+from theorems.reporting.progress import Progress, plain_line
+from theorems.core.registry import load_claims
+from theorems.reporting.report import (
     MAX_MARKDOWN_CHARS,
     REPORT_FILES,
     build_report,
@@ -46,7 +46,7 @@ from theorems.report import (
     validate_report,
     write_reports,
 )
-from theorems.report_html import (
+from theorems.reporting.html import (
     ascii_math_spans,
     ascii_to_latex,
     latex_to_mathml,
@@ -54,7 +54,7 @@ from theorems.report_html import (
     render_html,
     split_statement,
 )
-from theorems.runner import run, run_check
+from theorems.core.runner import run, run_check
 
 # ---------------------------------------------------------------------------
 # the demo run
@@ -828,7 +828,7 @@ def test_a_check_is_charged_with_what_it_did_before_its_checker_timed_it():
 
     claim = Claim("demo.slow", "slow", "x = x", ClaimKind.APPROXIMATION, "demo",
                   checks=(Check("sweep", EvidenceKind.SIMULATION, slow),), negative_control=CONSTANT_SNR)
-    from theorems.impl import Impl
+    from theorems.core.impl import Impl
 
     ev = run_check(claim, claim.checks[0], impl=Impl.default(), profile=get_profile("quick"), seed=1)
     assert ev.seconds >= 0.2
@@ -902,7 +902,7 @@ def test_report_json_records_commit_command_line_and_every_requirement(demo_repo
 def test_source_state_without_git_or_outside_a_checkout(tmp_path, monkeypatch):
     outside = source_state(tmp_path)
     assert outside["commit"] is None and "not a git checkout" in outside["reason"]
-    import theorems.report as report_module
+    import theorems.reporting.report as report_module
 
     monkeypatch.setattr(report_module.shutil, "which", lambda name: None)
     assert source_state() == {"commit": None, "reason": "git is not installed"}
@@ -919,8 +919,8 @@ def test_source_state_without_git_or_outside_a_checkout(tmp_path, monkeypatch):
 
 
 def test_montecarlo_names_must_match_the_quantities():
-    from theorems.impl import Impl
-    from theorems.model import Context
+    from theorems.core.impl import Impl
+    from theorems.core.model import Context
 
     ctx = Context(impl=Impl.default(), profile=get_profile("quick"), seed=1, claim_id="demo.x", check_name="mc")
     with pytest.raises(ValueError, match="names must name each of the 2 quantities, got 1 names"):
@@ -942,7 +942,7 @@ def _catalogue_texts():
 
 
 def test_no_mathml_token_of_the_catalogue_holds_a_backslash_or_a_bare_function_name():
-    from theorems.report_html import FUNCTION_NAMES, _Renderer
+    from theorems.reporting.html import FUNCTION_NAMES, _Renderer
 
     r = _Renderer({"claims": []})
     for cid, where, text in _catalogue_texts():

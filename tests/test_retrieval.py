@@ -13,7 +13,7 @@ from scipy.optimize import minimize_scalar
 import linmem
 from linmem import retrieval
 from linmem.tolerances import working_eps
-from theorems.tolerance import THRESHOLD
+from theorems.core.tolerance import THRESHOLD
 
 EPS = working_eps("float")
 SEED = 20240507

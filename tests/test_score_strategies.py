@@ -1,4 +1,4 @@
-"""The retrieval input families of theorems.strategies produce what their
+"""The retrieval input families of theorems.authoring.strategies produce what their
 names say: score vectors of each kind with k in range, memory instances with
 their shapes and W's two forms, integer points in general position."""
 
@@ -10,7 +10,7 @@ import numpy as np
 import sympy
 from hypothesis import given, settings
 
-from theorems import strategies
+from theorems.authoring import strategies
 
 
 @settings(max_examples=200, deadline=None)

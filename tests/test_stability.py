@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from theorems.cli import main
-from theorems.profiles import get_profile
-from theorems.registry import load_claims, select
+from theorems.core.profiles import get_profile
+from theorems.core.registry import load_claims, select
 from theorems.stability import render_table, run_stability, seed_range, spread
 
 FAKE = Path(__file__).resolve().with_name("fake_claims.py")

@@ -10,7 +10,7 @@ import sympy
 from hypothesis import given, settings
 
 import linmem
-from theorems.strategies import (
+from theorems.authoring.strategies import (
     KeyCase,
     exact_key_matrices,
     exact_unit_key_matrices,
@@ -82,11 +82,11 @@ def test_exact_unit_key_matrices_have_exactly_unit_columns(K):
 import mpmath  # noqa: E402
 from hypothesis import example  # noqa: E402
 
-from theorems import kit  # noqa: E402
+from theorems.authoring import kit  # noqa: E402
 from theorems.claims import outer, projectors  # noqa: E402
-from theorems.model import Context  # noqa: E402
-from theorems.profiles import PROFILES  # noqa: E402
-from theorems.strategies import Case, keys, keys_and_values, precise_keys, unit_keys  # noqa: E402
+from theorems.core.model import Context  # noqa: E402
+from theorems.core.profiles import PROFILES  # noqa: E402
+from theorems.authoring.strategies import Case, keys, keys_and_values, precise_keys, unit_keys  # noqa: E402
 
 CTX = Context(impl=None, profile=PROFILES["quick"], seed=11, claim_id="test", check_name="strategies")
 
@@ -195,11 +195,11 @@ def test_free_key_on_ill_conditioned_keys_gets_a_unit_outside_component():
     assert case.recipe["outside component"] == 1.0
 
 
-# --- matrices given by exact factors (theorems.strategies.Factored) ---------------------------
+# --- matrices given by exact factors (theorems.authoring.strategies.Factored) ---------------------------
 
 import pytest  # noqa: E402
 
-from theorems.strategies import HADAMARD4, Factored, exact_factored, factored, factored_cases, float_factored  # noqa: E402
+from theorems.authoring.strategies import HADAMARD4, Factored, exact_factored, factored, factored_cases, float_factored  # noqa: E402
 
 
 def _identity(n):
@@ -280,7 +280,7 @@ def test_float_factored_matrices_have_the_recorded_rank_condition_and_kernel(cas
         assert linmem.numerical_rank(F.A) == rec["rank"] or rec["cond"] >= 1e12
 
 
-from theorems.strategies import factored_keys_and_values  # noqa: E402
+from theorems.authoring.strategies import factored_keys_and_values  # noqa: E402
 
 
 @settings(max_examples=40)
@@ -312,7 +312,7 @@ def test_factored_keys_and_values_ladder_and_floats_have_the_stated_form():
     floats()
 
 
-from theorems.strategies import independent_keys_and_values  # noqa: E402
+from theorems.authoring.strategies import independent_keys_and_values  # noqa: E402
 
 
 @settings(max_examples=40)
@@ -338,7 +338,7 @@ def test_independent_ladder_keys_are_independent_at_the_stated_condition():
     assert max(abs(x) for x in (K[:, 0] - K[:, 1])) < Fraction(1, 10**14)
 
 
-from theorems.strategies import stores_and_queries  # noqa: E402
+from theorems.authoring.strategies import stores_and_queries  # noqa: E402
 
 
 @settings(max_examples=40)

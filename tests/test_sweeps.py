@@ -1,4 +1,4 @@
-"""Tests of linmem.sweeps and theorems.sweepcache: the finite-size crossing
+"""Tests of linmem.sweeps and theorems.scale.sweepcache: the finite-size crossing
 estimators find planted thresholds, the per-instance cache hits on a rerun
 and misses when a parameter changes, sweeps on an executor equal the serial
 run, and bad input is refused with a message naming it."""
@@ -16,8 +16,8 @@ import pytest
 from scipy.special import ndtr
 
 from linmem import sweeps
-from theorems import sweepcache
-from theorems.sweepcache import SweepCache
+from theorems.scale import sweepcache
+from theorems.scale.sweepcache import SweepCache
 
 #: A planted monotone criterion: success iff n <= PLANTED_N.
 PLANTED_N = 37
@@ -191,7 +191,7 @@ def test_the_key_includes_linmems_source_fingerprint(tmp_path):
 
 def test_the_key_includes_the_shared_machinery(tmp_path, monkeypatch):
     # a sweep template or instance family edited invalidates cached results, whichever claim stored them
-    here = Path(sweepcache.__file__).parent
+    here = Path(sweepcache.__file__).parents[1]
     hashed = {p.name for pattern in sweepcache.MACHINERY for p in here.glob(pattern)}
     assert {"templates.py", "kit.py", "strategies.py", "simulation.py"} <= hashed
     cache = sweepcache.SweepCache(tmp_path)
@@ -203,7 +203,7 @@ def test_the_key_includes_the_shared_machinery(tmp_path, monkeypatch):
 def test_default_cache_follows_the_environment(tmp_path, monkeypatch):
     monkeypatch.setenv(sweepcache.CACHE_ENV, str(tmp_path / "c"))
     assert sweepcache.resolve_cache(True).directory == tmp_path / "c"
-    # importing theorems.sweepcache installs it as what cache=True means in linmem's sweeps
+    # importing theorems.scale.sweepcache installs it as what cache=True means in linmem's sweeps
     assert sweeps.check_cache(True).directory == tmp_path / "c"
     for off in ("", "off", "0", "None"):
         monkeypatch.setenv(sweepcache.CACHE_ENV, off)
@@ -415,7 +415,7 @@ def test_the_default_cache_is_whatever_the_application_installs(tmp_path, monkey
     with pytest.raises(TypeError, match="provider must be a callable"):
         sweeps.set_default_cache("folder")
     with pytest.raises(TypeError, match="cache must be True"):
-        sweeps.check_cache(tmp_path)  # a path means nothing to linmem: theorems.sweepcache.SweepCache(path)
+        sweeps.check_cache(tmp_path)  # a path means nothing to linmem: theorems.scale.sweepcache.SweepCache(path)
 
 
 def test_linmem_knows_neither_the_verifier_nor_its_cache_folder():
@@ -451,7 +451,7 @@ def test_use_executor_refuses_what_is_not_an_executor_and_restores_the_previous_
 @pytest.mark.filterwarnings("ignore::ResourceWarning", "ignore::DeprecationWarning")
 def test_sweeps_on_a_dask_local_cluster_equal_the_serial_run(tmp_path):
     pytest.importorskip("distributed")
-    from theorems.executors import open_executor
+    from theorems.scale.executors import open_executor
 
     kwargs = dict(seeds=range(6), base_seed=11, name="dask-test")
     serial = sweeps.nested_critical_sizes(lambda V, U: _lp_like_success(V, U), 3, n_range=(3, 40), cache=None,
@@ -465,7 +465,7 @@ def test_sweeps_on_a_dask_local_cluster_equal_the_serial_run(tmp_path):
 
 
 def test_open_executor_refuses_bad_combinations():
-    from theorems.executors import open_executor
+    from theorems.scale.executors import open_executor
 
     with pytest.raises(ValueError, match="executor must be one of"):
         with open_executor("slurm"):

@@ -14,7 +14,7 @@ import pytest
 from scipy import integrate, special
 
 from linmem import capacity, sweeps
-from theorems import kit
+from theorems.authoring import kit
 
 
 @pytest.mark.parametrize("r", [1e-12, 0.025, 0.15, Fraction(3, 20), 0.5, 0.9, 1 - 2.0**-30])
@@ -77,7 +77,7 @@ def test_sweep_cache_is_off_when_a_named_formula_is_overridden(tmp_path, monkeyp
 
     cache = str(tmp_path / "cache")
     monkeypatch.setenv("THEOREMS_SWEEP_CACHE", cache)
-    from theorems import sweepcache
+    from theorems.scale import sweepcache
 
     monkeypatch.setattr(sweepcache, "default_cache", lambda: sweepcache.SweepCache(cache))
     first = kit.cached(honest, compute, name="test.tam", params={"a": 1}, seed=[1, 2], formulas=("f",))
@@ -88,7 +88,7 @@ def test_sweep_cache_is_off_when_a_named_formula_is_overridden(tmp_path, monkeyp
 
 
 def test_plot_spec_is_what_the_report_draws():
-    from theorems.plots import spec_plot
+    from theorems.reporting.plots import spec_plot
 
     spec = kit.plot("gap against beta", "beta", "gap", [kit.series("tied", [1.0, 10.0], [0.5, 0.05], "points"),
                                                         kit.series("bound", [1.0, 10.0], [0.7, 0.07])],
@@ -154,7 +154,7 @@ def test_recheck_crossing_refuses_what_is_not_a_sweep():
 def test_score_inputs_hold_what_their_docstring_says():
     from hypothesis import HealthCheck, given, settings
 
-    from theorems import strategies
+    from theorems.authoring import strategies
 
     plain, pairs = strategies.score_inputs(), strategies.score_inputs(pairs=True)
     labels = [label for label, _ in plain.precise(None)]

@@ -15,17 +15,17 @@ import numpy as np
 import pytest
 
 import linmem
-from theorems import kit
+from theorems.authoring import kit
 from theorems.cli import main
 from theorems.evidence import simulation
-from theorems.model import Claim, ClaimKind, Context, derive_seed
-from theorems.profiles import PROFILES, Profile
-from theorems.residuals import at_most, exact_residual, residual
-from theorems.runner import run_claim
-from theorems.strategies import keys, keys_and_values
-from theorems.strategies import exact_key_matrices, integer_matrices
-from theorems import templates
-from theorems.templates import (
+from theorems.core.model import Claim, ClaimKind, Context, derive_seed
+from theorems.core.profiles import PROFILES, Profile
+from theorems.core.residuals import at_most, exact_residual, residual
+from theorems.core.runner import run_claim
+from theorems.authoring.strategies import keys, keys_and_values
+from theorems.authoring.strategies import exact_key_matrices, integer_matrices
+from theorems.authoring import templates
+from theorems.authoring.templates import (
     asymptotic,
     counterexample,
     expectation,
@@ -411,7 +411,7 @@ def test_sweep_table_check_records_a_reach_comparison_and_refuses_an_unknown_one
 def _die_claim(claimed_second_moment):
     """E X = 0 and E X^2 = 1 for X a fair +-1 coin (exact) and a standard
     normal (Monte Carlo); the quantity is written once for a batch."""
-    from theorems.templates import design_expectation
+    from theorems.authoring.templates import design_expectation
 
     coin = kit.law([kit.exact([1]), kit.exact([-1])], label="coin")
     return design_expectation(
@@ -441,7 +441,7 @@ def test_design_expectation_fails_a_wrong_value_in_the_design_and_in_the_samples
 def test_design_check_fails_a_law_without_the_assumed_moments():
     from hypothesis import strategies as st
 
-    from theorems.templates import design_expectation
+    from theorems.authoring.templates import design_expectation
 
     skewed = kit.law([kit.exact([2]), kit.exact([-1])], weights=[Fraction(1, 3), Fraction(2, 3)], label="skewed")
     claim = design_expectation(
@@ -480,7 +480,7 @@ def test_a_law_refuses_weights_that_are_not_a_distribution(outcomes, weights, me
 def test_design_check_hands_each_law_the_case_it_poses():
     from hypothesis import strategies as st
 
-    from theorems.templates import design_expectation
+    from theorems.authoring.templates import design_expectation
 
     def scaled_coins(n):  # the case n poses two laws: coins of size n and 2n, each with its own claimed E X^2
         return [(m, kit.law([kit.exact([m]), kit.exact([-m])])) for m in (n, 2 * n)]
@@ -497,7 +497,7 @@ def test_design_check_hands_each_law_the_case_it_poses():
 def test_sampled_check_takes_samples_per_level_and_names_per_case():
     from hypothesis import strategies as st
 
-    from theorems.templates import design_check, sampled_check
+    from theorems.authoring.templates import design_check, sampled_check
 
     coin = design_check(cases=st.just(1), law=lambda m: kit.law([kit.exact([m]), kit.exact([-m])]),
                         quantity=lambda impl, m, X: X * X, claimed=lambda impl, m: [m * m])

@@ -174,7 +174,7 @@ def test_bad_input_is_refused_naming_the_argument(func, args, exc, fragment):
 
 from hypothesis import given  # noqa: E402
 
-from theorems import kit, strategies  # noqa: E402
+from theorems.authoring import kit, strategies  # noqa: E402
 
 
 @given(strategies.integer_comparison_instances())

@@ -55,9 +55,9 @@ from hypothesis import strategies as st  # noqa: E402
 
 from theorems.evidence import precise  # noqa: E402
 from theorems.evidence import property as prop  # noqa: E402
-from theorems.impl import Impl  # noqa: E402
-from theorems.model import ClaimKind, Context, EvidenceKind, EvidenceStatus  # noqa: E402
-from theorems.profiles import get_profile  # noqa: E402
+from theorems.core.impl import Impl  # noqa: E402
+from theorems.core.model import ClaimKind, Context, EvidenceKind, EvidenceStatus  # noqa: E402
+from theorems.core.profiles import get_profile  # noqa: E402
 
 
 def _ctx(check="c"):
@@ -106,7 +106,7 @@ from fractions import Fraction  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from theorems import kit  # noqa: E402
+from theorems.authoring import kit  # noqa: E402
 
 _A = [[1, -2, 0], [3, 4, -1]]
 
@@ -135,7 +135,7 @@ def test_kit_norm_is_exact_where_the_root_is_rational_and_refuses_unknown_kinds(
 
 # --- one spelling of the control, checked when the claim is built ------------------------------
 
-from theorems.templates import claim, wrong  # noqa: E402
+from theorems.authoring.templates import claim, wrong  # noqa: E402
 
 
 def test_a_control_naming_an_unknown_formula_is_refused_when_the_claim_is_built():

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from theorems.strategies import keys, keys_and_values
-from theorems.templates import at_most, identity, inequality, wrong
+from theorems.authoring.strategies import keys, keys_and_values
+from theorems.authoring.templates import at_most, identity, inequality, wrong
 
 _CONTROL = wrong("pseudo-inverse replaced by the transpose", pinv=lambda K: K.T)
 

@@ -22,7 +22,7 @@ from html import escape
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from theorems.profiles import DEFAULT_SEED, get_profile
+from theorems.core.profiles import DEFAULT_SEED, get_profile
 
 __all__ = ["Run", "verify"]
 
@@ -61,9 +61,9 @@ def verify(
     control; ``jobs``: processes. Nothing is written until :meth:`Run.write`.
     """
     from theorems.evidence._common import hypothesis_run
-    from theorems.registry import load_claims, select
-    from theorems.report import build_report
-    from theorems.runner import run as run_claims
+    from theorems.core.registry import load_claims, select
+    from theorems.reporting.report import build_report
+    from theorems.core.runner import run as run_claims
 
     only_l, kind_l, modules = _strings("only", only), _strings("kind", kind), _strings("claims", claims)
     if isinstance(seed, bool) or not isinstance(seed, int):
@@ -90,7 +90,7 @@ class Run:
     SUPPORTED by default); ``counts``: claims per status; ``claims``: the
     claim records of the JSON report (id, title, kind, status, evidence, ...);
     ``report``: the whole JSON report; ``result``: the runner's
-    :class:`~theorems.runner.RunResult`.
+    :class:`~theorems.core.runner.RunResult`.
     """
 
     def __init__(self, result, report: dict):
@@ -121,7 +121,7 @@ class Run:
     def write(self, out_dir: str | Path) -> list[Path]:
         """Write report.json, report.md, report.html and junit.xml to
         ``out_dir`` (created if needed); returns their paths."""
-        from theorems.report import write_reports
+        from theorems.reporting.report import write_reports
 
         if not isinstance(out_dir, (str, Path)):
             raise TypeError(f"out_dir must be a str or a Path, got {type(out_dir).__name__}")
@@ -129,7 +129,7 @@ class Run:
 
     def html(self) -> str:
         """The full, self-contained HTML page (``report.html``)."""
-        from theorems.report_html import render_html
+        from theorems.reporting.html import render_html
 
         return render_html(self.report)
 
@@ -181,7 +181,7 @@ _BAD_EVIDENCE = ("failed", "error", "not_supported")
 
 def _rich(text: str) -> str:
     """Escaped text with its ``$...$`` math as MathML (via the HTML report)."""
-    from theorems.report_html import latex_to_mathml
+    from theorems.reporting.html import latex_to_mathml
 
     out, last = [], 0
     for m in _INLINE_MATH.finditer(text):
@@ -206,7 +206,7 @@ def render_fragment(report: dict) -> str:
     threshold, and for a failing check its detail, counterexample and replay
     command). Styles are scoped to the fragment's id, which is new on every
     call."""
-    from theorems.plots import STATUS_COLOURS
+    from theorems.reporting.plots import STATUS_COLOURS
 
     uid = f"theorems-run-{uuid.uuid4().hex[:12]}"
     css = _scoped_css(uid)

@@ -7,7 +7,7 @@ tensor of ``W`` by name; ``--keys-tensor`` / ``--values-tensor`` those of the
 key and value files), runs :func:`linmem.assess` and writes
 ``DIR/assessment.json`` (the fields of ``Assessment.to_json()`` under the same
 names, plus ``inputs``) and ``DIR/assessment.html``, replaced together as one
-set (:func:`theorems.reportdir.replace_set`, as ``verify`` replaces its
+set (:func:`theorems.reporting.folder.replace_set`, as ``verify`` replaces its
 reports: a kill or Ctrl-C leaves the old pair or the new one, never a mix) (self-contained: inline
 SVG plots of the residuals against ``1 - h_j``, the leverage histogram, the
 singular spectra of W and K and the noise curve). Exits 2 with one line on
@@ -148,7 +148,7 @@ def run(args) -> int:
         raise ValueError("give --keys and --values together (keys and their intended values), or neither")
     if args.tau is not None and args.keys is None:
         raise ValueError("--tau needs --keys and --values (the noisy-query error is measured at the keys)")
-    from theorems.reportdir import ReportDirError, check_report_dir
+    from theorems.reporting.folder import ReportDirError, check_report_dir
 
     try:
         out = check_report_dir(args.out)  # before any file is read: a bad --out costs nothing
@@ -187,11 +187,11 @@ def run(args) -> int:
               f"assessment.json (first: {overflowed[0]})", file=sys.stderr)
     texts = {"assessment.json": json.dumps(record, indent=1, allow_nan=False) + "\n",
              "assessment.html": _html(a, record, curve)}
-    from theorems.cli import _written
-    from theorems.reportdir import replace_set
+    from theorems.reporting.folder import written
+    from theorems.reporting.folder import replace_set
 
-    # both files replaced as one set, as verify replaces its reports (theorems.reportdir)
-    paths = _written(lambda: replace_set(out, texts), out, "assessment")
+    # both files replaced as one set, as verify replaces its reports (theorems.reporting.folder)
+    paths = written(lambda: replace_set(out, texts), out, "assessment")
     print(_summary(a))
     print(f"assessment: {', '.join(str(p) for p in paths)}")
     return 0

@@ -25,13 +25,14 @@ import textwrap
 from pathlib import Path
 from typing import Sequence
 
-from theorems.profiles import DEFAULT_SEED, PROFILES, get_profile
+from theorems.reporting.folder import WriteFailed, written
+from theorems.core.profiles import DEFAULT_SEED, PROFILES, get_profile
 
 __all__ = ["main"]
 
 
 def _registry(args):
-    from theorems.registry import load_claims
+    from theorems.core.registry import load_claims
 
     return load_claims(args.claims or ())
 
@@ -55,7 +56,7 @@ def _run_context(args, profile, progress, claims):
     stack = ExitStack()
     stack.enter_context(hypothesis_run())
     if getattr(args, "observe", None):
-        from theorems.observe import Observer
+        from theorems.reporting.observe import Observer
 
         try:
             observer = stack.enter_context(Observer(args.observe, profile=profile.name, seed=args.seed))
@@ -100,7 +101,7 @@ exit status:
 
 
 def _verify_description() -> str:
-    from theorems.model import ClaimKind
+    from theorems.core.model import ClaimKind
 
     profiles = "; ".join(
         f"{p.name}{' (default)' if p.name == 'quick' else ''}: {p.examples} Hypothesis examples, "
@@ -114,7 +115,7 @@ def _select(args, registry) -> list:
     """The claims ``--only`` and ``--kind`` choose from ``registry``; a
     selection that matches no claim is a usage error, found before anything
     runs or any report is replaced."""
-    from theorems.registry import select
+    from theorems.core.registry import select
 
     claims = select(registry, args.only or (), kinds=args.kind or ())
     if not claims:
@@ -160,7 +161,7 @@ def _cmd_show(args) -> int:
 
 
 def _warn_math_fallbacks(report: dict, command: str) -> None:
-    from theorems.report_html import math_fallbacks
+    from theorems.reporting.html import math_fallbacks
 
     for f in math_fallbacks(report):
         print(f"theorems {command}: warning: report.html shows the LaTeX of {f.claim} ({f.where}) as source: "
@@ -176,27 +177,10 @@ class UsageError(ValueError):
 EXIT_WRITE_FAILED = 3
 
 
-class WriteFailed(Exception):
-    """Writing the reports (or a stability table, an assessment) failed with
-    an OS error; the message says where and why and what was kept."""
-
-
-def _written(write, out: Path, what: str):
-    """``write()``, with an ``OSError`` turned into :class:`WriteFailed`."""
-    try:
-        return write()
-    except OSError as exc:
-        why = exc.strerror or " ".join(str(exc).split()) or type(exc).__name__
-        where = f" ({exc.filename})" if exc.filename else ""
-        kept = (f"the previous {what} in {out} {'was' if what == 'assessment' else 'were'} kept"
-                if out.is_dir() and any(out.iterdir()) else f"nothing was written to {out}")
-        raise WriteFailed(f"could not write the {what} to {out}: {why}{where}; {kept}") from None
-
-
 def _fail_on_arg(text: str) -> frozenset:
     """``--fail-on``: statuses separated by commas (``NOT_SUPPORTED`` or
     ``'NOT SUPPORTED'``, any case), or ``none``."""
-    from theorems.model import Status
+    from theorems.core.model import Status
 
     if text.strip().lower() == "none":
         return frozenset()
@@ -213,7 +197,7 @@ def _fail_on_arg(text: str) -> frozenset:
 
 
 def _out_dir(value, option: str = "--out"):
-    from theorems.reportdir import ReportDirError, check_report_dir
+    from theorems.reporting.folder import ReportDirError, check_report_dir
 
     try:
         return check_report_dir(value)
@@ -223,7 +207,7 @@ def _out_dir(value, option: str = "--out"):
 
 def _check_cache() -> None:
     """Refuse a sweep cache that names a file (it would be silently skipped)."""
-    from theorems.sweepcache import CACHE_ENV, default_cache_dir
+    from theorems.scale.sweepcache import CACHE_ENV, default_cache_dir
 
     folder = default_cache_dir()
     if folder is None:
@@ -264,7 +248,7 @@ def _check_durations(command: str) -> None:
     """Ignore a ``claim-durations.json`` (the estimates' record in the cache
     folder) that does not validate, with a one-line warning: it is removed,
     and the run writes a fresh one."""
-    from theorems.progress import durations_path
+    from theorems.reporting.progress import durations_path
 
     path = durations_path()
     if path is None or not path.is_file():
@@ -312,7 +296,7 @@ def _print_summary(result, report) -> None:
     check that did not pass: its figure against its threshold, the minimal
     counterexample and the replay command; then the verdict."""
     from theorems.evidence._common import jsonable
-    from theorems.model import EvidenceStatus, Status
+    from theorems.core.model import EvidenceStatus, Status
 
     counts = ", ".join(f"{v} {k}" for k, v in report["counts"].items() if v)
     print(f"\n{counts} in {result.seconds:.1f} s")
@@ -357,9 +341,9 @@ def _print_summary(result, report) -> None:
 
 
 def _sweep_executor(args):
-    """The entered context of theorems.executors.open_executor for --executor,
+    """The entered context of theorems.scale.executors.open_executor for --executor,
     --scheduler and --workers (a usage error when they do not fit together)."""
-    from theorems.executors import open_executor
+    from theorems.scale.executors import open_executor
 
     if args.executor == "dask" and args.jobs > 1:
         raise UsageError(f"--jobs {args.jobs}: --executor dask runs the claims in this process and their "
@@ -373,10 +357,10 @@ def _sweep_executor(args):
 
 
 def _cmd_verify(args) -> int:
-    from theorems.progress import Progress, estimate_line, record_durations, recorded_durations
-    from theorems.registry import claims_module_hashes
-    from theorems.report import build_report, write_reports
-    from theorems.runner import run
+    from theorems.reporting.progress import Progress, estimate_line, record_durations, recorded_durations
+    from theorems.core.registry import claims_module_hashes
+    from theorems.reporting.report import build_report, write_reports
+    from theorems.core.runner import run
 
     profile = get_profile(args.profile)
     registry = _registry(args)
@@ -405,7 +389,7 @@ def _cmd_verify(args) -> int:
     report = build_report(result, selection={"only": args.only or [], "kind": args.kind or [],
                                              "claims_modules": args.claims or [],
                                              "claims_sha256": claims_module_hashes(args.claims or [])})
-    paths = _written(lambda: write_reports(report, out), out, "reports")
+    paths = written(lambda: write_reports(report, out), out, "reports")
     _warn_math_fallbacks(report, "verify")
     _print_summary(result, report)
     print("reports: " + ", ".join(str(p) for p in paths))
@@ -413,7 +397,7 @@ def _cmd_verify(args) -> int:
 
 
 def _cmd_stability(args) -> int:
-    from theorems.report import write_text_atomic
+    from theorems.reporting.report import write_text_atomic
     from theorems.stability import render_table, run_stability, seed_range
 
     profile = get_profile(args.profile)
@@ -443,16 +427,16 @@ def _cmd_stability(args) -> int:
     print()
     print(render_table(result), end="")
     table = out / "stability.json"
-    _written(lambda: write_text_atomic(table, json.dumps(result.to_json(), indent=2) + "\n"), out,
+    written(lambda: write_text_atomic(table, json.dumps(result.to_json(), indent=2) + "\n"), out,
              "stability table")
     print(f"table: {table} ({result.seconds:.1f} s)")
     return 0 if result.ok else 1
 
 
 def _cmd_report(args) -> int:
-    from theorems.compare import compare_reports, load_report, render_comparison
+    from theorems.reporting.compare import compare_reports, load_report, render_comparison
 
-    from theorems.reportdir import recover
+    from theorems.reporting.folder import recover
 
     if args.compare:
         old_path, new_path = args.compare
@@ -467,7 +451,7 @@ def _cmd_report(args) -> int:
         return 0
     if not args.report:
         raise ValueError("give a report.json to render, or --compare OLD.json NEW.json")
-    from theorems.report import REPORT_FILES, write_reports
+    from theorems.reporting.report import REPORT_FILES, write_reports
 
     src = Path(args.report)
     recover(src.parent)  # a swap of that folder killed half-way is undone first
@@ -481,7 +465,7 @@ def _cmd_report(args) -> int:
                          f"report.json of another run; rendering {str(src)!r} there would mix two runs; "
                          "give --out an empty folder")
     renders = tuple(n for n in REPORT_FILES if n != "report.json")
-    paths = _written(lambda: write_reports(report, out, names=renders), out, "reports")
+    paths = written(lambda: write_reports(report, out, names=renders), out, "reports")
     _warn_math_fallbacks(report, "report")
     print("reports: " + ", ".join(str(p) for p in paths))
     return 0
@@ -653,7 +637,7 @@ def _raise_terminated(signum, frame):
 @contextlib.contextmanager
 def _workers_die_with_us(args):
     """For ``verify`` and ``stability``: forked workers end with this process
-    (:func:`theorems.executors.die_with_parent`) and SIGTERM unwinds the run
+    (:func:`theorems.scale.executors.die_with_parent`) and SIGTERM unwinds the run
     (the pool is shut down) instead of killing this process outright."""
     import signal
     import threading
@@ -662,7 +646,7 @@ def _workers_die_with_us(args):
             threading.current_thread() is not threading.main_thread():
         yield
         return
-    from theorems.executors import die_with_parent
+    from theorems.scale.executors import die_with_parent
 
     if getattr(args, "jobs", 1) > 1:
         die_with_parent()
@@ -693,7 +677,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if extra:  # named by the subcommand's parser, so the message says which command
         getattr(args, "parser", parser).error(f"unrecognized arguments: {' '.join(extra)}")
     if getattr(args, "fail_on", "absent") is None:
-        from theorems.model import DEFAULT_FAIL_ON
+        from theorems.core.model import DEFAULT_FAIL_ON
 
         args.fail_on = DEFAULT_FAIL_ON
     try:

@@ -15,8 +15,8 @@ modules of one's own (``--claims``) or with packages contributing claims
 through the ``theorems.claims`` entry points, the claims are imported as
 before.
 
-The claims rebuilt from the index are :class:`~theorems.model.Claim`
-objects in a real :class:`~theorems.registry.Registry` (so selection and
+The claims rebuilt from the index are :class:`~theorems.core.model.Claim`
+objects in a real :class:`~theorems.core.registry.Registry` (so selection and
 lookup behave exactly as on the imported catalogue); their checks only
 describe themselves: running one raises ``RuntimeError``.
 """
@@ -31,15 +31,15 @@ import tempfile
 from pathlib import Path
 from typing import Sequence
 
-from theorems.model import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
-from theorems.registry import Registry, _entry_point_modules, load_claims
+from theorems.core.model import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
+from theorems.core.registry import Registry, _entry_point_modules, load_claims
 
 __all__ = ["INDEX_FILE", "cache_dir", "catalogue", "index_key", "index_path"]
 
 INDEX_FILE = "catalogue-index.json"
 _FORMAT = 1
 
-# The cache folder of theorems.sweepcache.default_cache_dir, restated here because
+# The cache folder of theorems.scale.sweepcache.default_cache_dir, restated here because
 # importing it imports linmem, hence numpy and scipy (tests/test_api.py keeps the two equal).
 _CACHE_ENV = "THEOREMS_CACHE"
 _CACHE_OFF = frozenset({"", "0", "off", "none", "false", "no"})
@@ -96,7 +96,7 @@ def _describe(registry: Registry) -> list[dict]:
 def _not_loaded(claim_id: str, check_name: str):
     def run(ctx):
         raise RuntimeError(f"{claim_id} [{check_name}] comes from the catalogue index (metadata only); "
-                           "load the claims with theorems.registry.load_claims() to run it")
+                           "load the claims with theorems.core.registry.load_claims() to run it")
 
     return run
 

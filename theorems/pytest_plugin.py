@@ -49,8 +49,8 @@ from pathlib import Path
 
 import pytest
 
-from theorems.model import ClaimKind, EvidenceKind, EvidenceStatus
-from theorems.profiles import DEFAULT_SEED, PROFILES, get_profile
+from theorems.core.model import ClaimKind, EvidenceKind, EvidenceStatus
+from theorems.core.profiles import DEFAULT_SEED, PROFILES, get_profile
 
 __all__ = [
     "ClaimCheckItem",
@@ -156,9 +156,9 @@ def _state(config) -> dict:
 
 
 def _registry(config):
-    from theorems.registry import load_claims
+    from theorems.core.registry import load_claims
 
-    from theorems.registry import ClaimsModuleError
+    from theorems.core.registry import ClaimsModuleError
 
     state = _state(config)
     if "registry" not in state:
@@ -262,8 +262,8 @@ def run_claim_check(node, claim, check):
     the criterion; the reason is shown), fail otherwise with the figure, the
     counterexample and the replay command. Returns the evidence."""
     from theorems.evidence._common import hypothesis_run
-    from theorems.impl import Impl
-    from theorems.runner import run_check
+    from theorems.core.impl import Impl
+    from theorems.core.runner import run_check
 
     config = node.config
     stats: list[dict] = []
@@ -274,7 +274,7 @@ def run_claim_check(node, claim, check):
     node.user_properties.append(("theorems_evidence", ev.to_json()))
     if ev.status in (EvidenceStatus.PASSED, EvidenceStatus.SUPPORTED, EvidenceStatus.ANSWERED):
         return ev
-    from theorems.model import DEFAULT_FAIL_ON, Status
+    from theorems.core.model import DEFAULT_FAIL_ON, Status
 
     fail_on = config.getoption("--theorems-fail-on")
     fail_on = DEFAULT_FAIL_ON if fail_on is None else fail_on
@@ -289,7 +289,7 @@ def run_negative_control_item(node, claim) -> dict:
     """Run a claim's negative control as the pytest item ``node``: pass when
     the wrong variant makes the claim fail."""
     from theorems.evidence._common import hypothesis_run
-    from theorems.runner import run_negative_control
+    from theorems.core.runner import run_negative_control
 
     config = node.config
     with hypothesis_run(**_hypothesis_options(config)):

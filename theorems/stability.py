@@ -28,7 +28,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from theorems.model import Claim, Status
+from theorems.core.model import Claim, Status
 
 __all__ = [
     "CheckSpread",
@@ -204,7 +204,7 @@ _SEED_CLAIMS: list[Claim] = []
 
 
 def _run_seed(args) -> tuple[int, dict, float]:
-    from theorems.runner import run
+    from theorems.core.runner import run
 
     profile, seed, modules, controls = args
     t0 = time.perf_counter()
@@ -227,7 +227,7 @@ def run_stability(
     figures; with ``controls`` also each negative control's verdict (a
     control missed at any seed makes the claim unstable). ``progress(seed, summary, seconds)`` is called as seeds finish.
     A KeyboardInterrupt stops the worker processes and propagates."""
-    from theorems.runner import _ignore_sigint, _stop
+    from theorems.core.runner import _ignore_sigint, _stop
 
     claims = list(claims)
     seeds = [int(s) for s in seeds]

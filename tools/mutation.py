@@ -70,11 +70,11 @@ sys.path.insert(0, str(ROOT))
 os.environ["THEOREMS_CACHE"] = "off"
 
 import linmem  # noqa: E402
-from theorems.impl import Impl  # noqa: E402
-from theorems.model import Status  # noqa: E402
-from theorems.profiles import get_profile  # noqa: E402
-from theorems.registry import load_claims  # noqa: E402
-from theorems.runner import run_claim  # noqa: E402
+from theorems.core.impl import Impl  # noqa: E402
+from theorems.core.model import Status  # noqa: E402
+from theorems.core.profiles import get_profile  # noqa: E402
+from theorems.core.registry import load_claims  # noqa: E402
+from theorems.core.runner import run_claim  # noqa: E402
 
 #: linmem modules mutated (private guards in _validation are covered by the
 #: bad-input tests, not by claims, and are left out).

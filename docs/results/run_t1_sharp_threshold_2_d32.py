@@ -25,7 +25,7 @@ import numpy as np
 
 import linmem
 from linmem import learn, sweeps
-from theorems import kit
+from theorems.authoring import kit
 from theorems.claims import top1
 
 RUN_SEED = 20261130

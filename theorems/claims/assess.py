@@ -16,19 +16,19 @@ from hypothesis import strategies as st
 
 import linmem
 from linmem.assess import MODEL_LABEL
-from theorems import kit
+from theorems.authoring import kit
 from theorems.evidence import precise, property, symbolic
-from theorems.model import ClaimKind, EvidenceKind
-from theorems.strategies import float_key_cases, keys_and_values
-from theorems.templates import claim, wrong
-from theorems.tolerance import least_squares_tolerance, scaled_residual
+from theorems.core.model import ClaimKind, EvidenceKind
+from theorems.authoring.strategies import float_key_cases, keys_and_values
+from theorems.authoring.templates import claim, wrong
+from theorems.core.tolerance import least_squares_tolerance, scaled_residual
 
 __all__ = ["CLAIMS"]
 
 
 def _noise_identity(ctx):
     """A symbolic 2 x 3 store: the mean of a quadratic in eta needs only its mean (0) and covariance
-    (tau^2 I), so Isserlis' rule (:func:`theorems.kit.gaussian_moment`) gives it for every such noise."""
+    (tau^2 I), so Isserlis' rule (:func:`theorems.authoring.kit.gaussian_moment`) gives it for every such noise."""
     tau = sympy.Symbol("tau", positive=True)
     W = sympy.Matrix(2, 3, sympy.symbols("w:2:3", real=True))
     k, eta = sympy.Matrix(sympy.symbols("k:3", real=True)), sympy.Matrix(sympy.symbols("e:3", real=True))

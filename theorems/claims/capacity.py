@@ -21,16 +21,16 @@ from hypothesis import strategies as st
 
 import linmem
 from linmem import ensembles
-from theorems import kit
+from theorems.authoring import kit
 from theorems.claims.recall import mean_error_algebra, mean_error_twice
 from theorems.evidence import simulation, symbolic
-from theorems.model import Check, Claim, ClaimKind, EvidenceKind
-from theorems.residuals import at_most
-from theorems.strategies import (Case, Inputs, exact_key_matrices, keys_and_values, leverage_laws, precise_keys,
+from theorems.core.model import Check, Claim, ClaimKind, EvidenceKind
+from theorems.core.residuals import at_most
+from theorems.authoring.strategies import (Case, Inputs, exact_key_matrices, keys_and_values, leverage_laws, precise_keys,
                                  precise_values, rank_d_keys_at_two_d, uniform_leverage_keys)
-from theorems.templates import (design_check, exact_check, expectation, identity, inequality, sampled_check,
+from theorems.authoring.templates import (design_check, exact_check, expectation, identity, inequality, sampled_check,
                                 sweep_check, wrong)
-from theorems.tolerance import norm
+from theorems.core.tolerance import norm
 
 __all__ = ["CLAIMS", "rank_d_keys_at_two_d"]
 

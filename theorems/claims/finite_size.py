@@ -19,8 +19,8 @@ import numpy as np
 import linmem
 from linmem import sweeps
 from theorems.evidence import simulation
-from theorems.model import ClaimKind
-from theorems.templates import sweep_claim, wrong
+from theorems.core.model import ClaimKind
+from theorems.authoring.templates import sweep_claim, wrong
 
 __all__ = ["CLAIMS", "CRITICAL_LOAD", "DRIFT_EFFECT", "DRIFT_SLOPE_SD", "EFFECTIVE_RIDGE", "PEAK_PROMINENCE"]
 

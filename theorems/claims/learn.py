@@ -18,12 +18,12 @@ from hypothesis import strategies as st
 
 import linmem
 from linmem import learn as _learn
-from theorems import kit
+from theorems.authoring import kit
 from theorems.evidence import precise, property, symbolic
-from theorems.model import ClaimKind, EvidenceKind
-from theorems.strategies import lp_instances
-from theorems.templates import claim, wrong
-from theorems.tolerance import THRESHOLD, scaled_residual
+from theorems.core.model import ClaimKind, EvidenceKind
+from theorems.authoring.strategies import lp_instances
+from theorems.authoring.templates import claim, wrong
+from theorems.core.tolerance import THRESHOLD, scaled_residual
 
 __all__ = ["CLAIMS"]
 
@@ -63,7 +63,7 @@ def _solution(res) -> dict:
 def _lp_duality_algebra(ctx):
     """Sum of lambda_p (<W, A_p> - t) = <W, sum lambda A> - t sum lambda, and
     <W, A_ij> = S_ii - S_ij (the scorer's gap is the LP row), on a symbolic
-    3-pair instance with 1 x 2 memories (A_ij = (u_i - u_j) v_i^T by :func:`theorems.kit.comparisons`)."""
+    3-pair instance with 1 x 2 memories (A_ij = (u_i - u_j) v_i^T by :func:`theorems.authoring.kit.comparisons`)."""
     t, W = sympy.Symbol("t"), np.array([sympy.symbols("w0:2")])
     V, U = np.array(sympy.symbols("v0:6")).reshape(2, 3), np.array([sympy.symbols("u0:3")])
     A, S = kit.comparisons(V, U), V.T @ W.T @ U  # S_ij = u_j^T W v_i

@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 
 import linmem
 from linmem import ensembles
-from theorems import kit
-from theorems.strategies import Case, Inputs, keys, keys_and_values
-from theorems.templates import identity, wrong
+from theorems.authoring import kit
+from theorems.authoring.strategies import Case, Inputs, keys, keys_and_values
+from theorems.authoring.templates import identity, wrong
 
 __all__ = ["CLAIMS"]
 

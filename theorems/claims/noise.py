@@ -6,7 +6,7 @@ The noise claims assume only that the query noise ``eta`` is independent of
 keys and values, has mean zero and covariance ``tau^2 I_d``. The exact
 evidence therefore enumerates finite noise designs with exactly those two
 moments and nothing else in common with a Gaussian
-(:func:`theorems.strategies.noise_design`), and recomputes their moments
+(:func:`theorems.authoring.strategies.noise_design`), and recomputes their moments
 exactly inside the checks; the Monte Carlo evidence uses Gaussian, uniform
 and Laplace noise of variance ``tau^2`` per coordinate. Values follow 000's
 assumptions: ``v_i = s_i w_i`` with fair signs and fixed exactly-unit
@@ -24,15 +24,15 @@ import sympy
 from hypothesis import strategies as st
 
 import linmem
-from theorems import kit
+from theorems.authoring import kit
 from theorems.evidence import precise
 from theorems.evidence._common import IMPLEMENTATION_ERRORS
-from theorems.model import Check, EvidenceKind
-from theorems.residuals import at_most
-from theorems.strategies import (NOISE_DESIGN_KINDS, continuous_noise, exact_key_matrices, exact_keys_and_values,
+from theorems.core.model import Check, EvidenceKind
+from theorems.core.residuals import at_most
+from theorems.authoring.strategies import (NOISE_DESIGN_KINDS, continuous_noise, exact_key_matrices, exact_keys_and_values,
                                  exact_unit_key_matrices, integer_matrices, near_parallel_gain, near_parallel_queries,
                                  near_parallel_smallest_sq, noise_design, noise_design_defect, precise_keys)
-from theorems.templates import counterexample, design_expectation, identity, keys_and_directions, montecarlo_keys, wrong
+from theorems.authoring.templates import counterexample, design_expectation, identity, keys_and_directions, montecarlo_keys, wrong
 
 __all__ = ["CLAIMS"]
 
@@ -65,7 +65,7 @@ class _Query(NamedTuple):
     """A noisy query: keys K, noise level tau, and a fixed store W with its
     values V, or ``W = None`` for the least-squares store of random values.
     ``design`` names the exact noise design, ``noises`` the kinds of
-    :func:`theorems.strategies.continuous_noise` of the Monte Carlo."""
+    :func:`theorems.authoring.strategies.continuous_noise` of the Monte Carlo."""
 
     K: Any
     tau: Any
@@ -78,7 +78,7 @@ class _Query(NamedTuple):
 def _noisy_errors(impl, q: _Query, *outcomes):
     """||W (k_j + eta) - v_j||^2 for every key j, outcome and noise: outcomes
     ``(eta, ...)`` for a fixed store, ``(V, eta, ...)`` for W_LS = V K^+ of
-    random values V (:func:`theorems.kit.store` makes a batch of stores one
+    random values V (:func:`theorems.authoring.kit.store` makes a batch of stores one
     call); one noise in the exact laws, one per noise law in the Monte Carlo."""
     V, etas = (q.V, outcomes) if q.W is not None else (outcomes[0], outcomes[1:])
     W = q.W if q.W is not None else kit.store(impl.least_squares_store, q.K, V)

@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 
 import linmem
 from linmem import ensembles
-from theorems import kit
-from theorems.strategies import Case, Inputs, exact_value_matrices, keys_and_values
-from theorems.templates import identity, wrong
-from theorems.tolerance import norm
+from theorems.authoring import kit
+from theorems.authoring.strategies import Case, Inputs, exact_value_matrices, keys_and_values
+from theorems.authoring.templates import identity, wrong
+from theorems.core.tolerance import norm
 
 __all__ = ["CLAIMS"]
 

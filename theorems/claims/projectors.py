@@ -9,12 +9,12 @@ from hypothesis import strategies as st
 
 import linmem
 from linmem import ensembles
-from theorems import kit
-from theorems.residuals import at_most
-from theorems.strategies import (ILL_CONDITIONING, Case, Inputs, exact_key_matrices, exact_unit_key_matrices,
+from theorems.authoring import kit
+from theorems.core.residuals import at_most
+from theorems.authoring.strategies import (ILL_CONDITIONING, Case, Inputs, exact_key_matrices, exact_unit_key_matrices,
                                  exact_value_matrices, float_key_cases, keys, keys_and_values, precise_keys,
                                  precise_values)
-from theorems.templates import gram_input_projector, gram_projectors, identity, inequality, swapped_projectors, wrong
+from theorems.authoring.templates import gram_input_projector, gram_projectors, identity, inequality, swapped_projectors, wrong
 
 __all__ = ["CLAIMS"]
 

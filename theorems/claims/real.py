@@ -6,7 +6,7 @@ MiniLM wheel's 29,528 trained rows when installed, else the shipped sample
 of 4,000) paired at random, against Gaussian baselines, measured by
 :mod:`linmem.embeddings`' comparison procedures. This module states the sizes,
 the deciding figures (read only where the profile resolves them by design:
-:data:`DESIGN`, :mod:`theorems.questions`) and a reference check per question
+:data:`DESIGN`, :mod:`theorems.authoring.questions`) and a reference check per question
 that can fail: the pipeline's figures recomputed with plain numpy/scipy.
 """
 from __future__ import annotations
@@ -21,13 +21,13 @@ import linmem
 from linmem import embeddings
 from linmem.embeddings import COMPARED_CONDITIONS, CONDITIONS
 from linmem.learn import LP_FEASIBILITY_TOL
-from theorems import kit
+from theorems.authoring import kit
 from theorems.evidence._common import make
 from theorems.evidence.simulation import one_blas_thread
-from theorems.model import Claim, EvidenceKind
-from theorems.questions import Reading, by_design, question, question_evidence, read_design, reference_evidence
-from theorems.templates import wrong
-from theorems.tolerance import REFERENCE_CONDITION_ALLOWANCE, required_margin_sd
+from theorems.core.model import Claim, EvidenceKind
+from theorems.authoring.questions import Reading, by_design, question, question_evidence, read_design, reference_evidence
+from theorems.authoring.templates import wrong
+from theorems.core.tolerance import REFERENCE_CONDITION_ALLOWANCE, required_margin_sd
 
 __all__ = ["CLAIMS", "DECISION_RULE", "DESIGN", "design_figures"]
 
@@ -178,7 +178,7 @@ def _ref_memory(memory: str, V, U):
 def _ref_success(memory: str, V, U) -> bool:
     if memory != "lp":
         return bool(np.all(_ref_correct(_ref_memory(memory, V, U), V, U)))
-    # the max-margin LP in its own formulation: max t s.t. <W, A_ij> >= t, |W_ab| <= 1 (A by theorems.kit)
+    # the max-margin LP in its own formulation: max t s.t. <W, A_ij> >= t, |W_ab| <= 1 (A by theorems.authoring.kit)
     rows = np.array([A.ravel() for A in kit.comparisons(V, U).values()])
     D = rows.shape[1]
     res = linprog(np.r_[np.zeros(D), -1.0], A_ub=np.hstack([-rows, np.ones((len(rows), 1))]), b_ub=np.zeros(len(rows)),

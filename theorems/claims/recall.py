@@ -3,7 +3,7 @@ recall", App. D) and the duplicated-keys example (000, App. F).
 
 Every expectation is over values independent of each other and of K,
 zero-mean and unit (``E[V^T V] = I_M``), for fixed keys; the store is
-measured through :func:`theorems.kit.store`, so one quantity serves the exact
+measured through :func:`theorems.authoring.kit.store`, so one quantity serves the exact
 enumeration (one value matrix) and the Monte Carlo (a batch)."""
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from hypothesis import strategies as st
 
 import linmem
 from linmem import ensembles
-from theorems import kit
-from theorems.strategies import (Case, Inputs, exact_key_matrices, float_key_cases, integer_matrices, keys_and_values,
+from theorems.authoring import kit
+from theorems.authoring.strategies import (Case, Inputs, exact_key_matrices, float_key_cases, integer_matrices, keys_and_values,
                                  precise_keys, repeated_key_matrices)
-from theorems.templates import MC_VALUE_DIM, expectation, identity, montecarlo_values, wrong
-from theorems.tolerance import THRESHOLD, norm
+from theorems.authoring.templates import MC_VALUE_DIM, expectation, identity, montecarlo_values, wrong
+from theorems.core.tolerance import THRESHOLD, norm
 
 __all__ = ["CLAIMS", "mean_error_algebra", "mean_error_twice"]
 

@@ -5,7 +5,7 @@ Two facts about a uniform unit key carry the whole appendix: its mean is zero
 and its second-moment matrix is ``I/d``. Everything else here (the pair
 moments, the Chebyshev tail, the averaged outer-product error) is derived from
 those two moments alone, so the exact evidence replaces the continuous
-sphere by the finite designs of :func:`theorems.strategies.sphere_design`,
+sphere by the finite designs of :func:`theorems.authoring.strategies.sphere_design`,
 which have exactly these two moments (the second-moment claim verifies both
 by enumeration). Monte Carlo evidence uses truly spherical keys
 (``linmem.spherical_vectors``).
@@ -22,12 +22,12 @@ import sympy
 from hypothesis import strategies as st
 
 from linmem import ensembles
-from theorems import kit
+from theorems.authoring import kit
 from theorems.evidence import simulation
-from theorems.residuals import at_most, exact_sq
-from theorems.strategies import (Case, Inputs, design_keys_and_sign_values, exact_unit_key_matrices, sphere_design,
+from theorems.core.residuals import at_most, exact_sq
+from theorems.authoring.strategies import (Case, Inputs, design_keys_and_sign_values, exact_unit_key_matrices, sphere_design,
                                  sphere_design_and_key, sphere_designs, unit_keys)
-from theorems.templates import (MC_VALUE_DIM, counterexample, design_expectation, expectation, identity, inequality,
+from theorems.authoring.templates import (MC_VALUE_DIM, counterexample, design_expectation, expectation, identity, inequality,
                                 sweep_check, witness_check, wrong)
 
 __all__ = ["CLAIMS", "DISTANCE_CRITERION", "DISTANCE_KEYS", "DISTANCE_SWEEP_DIMS", "ENUMERATION_LIMIT"]
@@ -124,7 +124,7 @@ def _chebyshev_terms(impl, *args):
     error with one other key, M = 2): exact over a design with a fixed k_j
     (``args = (k_j, design, t)``; the squared products from the OP
     cross-talk), or for spherical keys (``args = (d, t)``, the Beta law of
-    :func:`theorems.kit.sphere_tail`; at mpmath precision also against the
+    :func:`theorems.authoring.kit.sphere_tail`; at mpmath precision also against the
     closed forms (2/pi) arccos t for d = 2 and 1 - t for d = 3)."""
     if len(args) == 3:  # at t and at every atom of |k^T k_j|, where the tail jumps
         kj, design, t = args
@@ -196,7 +196,7 @@ def _distance_rms(impl, d, rng):
 
 def _op_recall_errors(K, V, build=None):
     """||W_OP k_j - v_j||^2 for every j and outcome: the stores from the
-    implementation's ``build`` (:func:`theorems.kit.store`: once per key
+    implementation's ``build`` (:func:`theorems.authoring.kit.store`: once per key
     matrix, linear in the values), or, without it, V K^T batched (for a key
     matrix per Monte Carlo sample)."""
     R = (V @ np.swapaxes(K, -1, -2) if build is None else kit.store(build, K, V)) @ K - V

@@ -4,7 +4,7 @@ construct the memory matrix", "Recover Wang's capacity estimate", App. B, C, D).
 Rational keys have irrational singular values in general, so the key-SVD
 claims build their exact and ladder keys (condition to 1e20) *from* exactly
 orthonormal rational factors, ``K = U diag(s) Z^T``
-(:class:`theorems.strategies.Factored`): the SVD is known without being computed."""
+(:class:`theorems.authoring.strategies.Factored`): the SVD is known without being computed."""
 
 from __future__ import annotations
 
@@ -16,16 +16,16 @@ from hypothesis import strategies as st
 
 import linmem
 from linmem import ensembles
-from theorems import kit
-from theorems.kit import integer_array, sq
-from theorems.residuals import at_most, exact_sq
-from theorems.strategies import (HADAMARD4, Case, Factored, Inputs, exact_keys_and_values, exact_unit_key_matrices,
+from theorems.authoring import kit
+from theorems.authoring.kit import integer_array, sq
+from theorems.core.residuals import at_most, exact_sq
+from theorems.authoring.strategies import (HADAMARD4, Case, Factored, Inputs, exact_keys_and_values, exact_unit_key_matrices,
                                  exact_value_matrices, factored_keys_and_values, float_key_cases,
                                  independent_keys_and_values, integer_matrices, keys_and_values, precise_keys,
                                  precise_values)
-from theorems.templates import (counterexample, exact_check, gram_input_projector, gram_projectors, identity,
+from theorems.authoring.templates import (counterexample, exact_check, gram_input_projector, gram_projectors, identity,
                                 inequality, swapped_stores, wrong)
-from theorems.tolerance import norm
+from theorems.core.tolerance import norm
 
 __all__ = ["CLAIMS"]
 
@@ -115,7 +115,7 @@ def _is_least_squares(W, K, V) -> bool:
     return exact_sq(W @ K @ K.T, V @ K.T) == 0 and kit.rank(np.concatenate([K, W.T], axis=1)) == kit.rank(K)
 
 
-# --- keys given by their exact SVD factors (theorems.strategies.Factored) -------------------------
+# --- keys given by their exact SVD factors (theorems.authoring.strategies.Factored) -------------------------
 
 def _scaled(terms: list, *scales) -> list:
     """Each pair of ``terms`` divided by its own scale (float terms of different sizes)."""

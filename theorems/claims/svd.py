@@ -6,7 +6,7 @@ A store ``W`` (p x d) with compact SVD ``U diag(s) Z^T`` answers a query ``q`` w
 ``s_l u_l`` their values, and whatever of ``q`` lies outside ``col(Z)`` is annihilated; yet
 the number of such pairs (the rank) does not bound how many consistent pairs W reproduces.
 Singular values are irrational in general, so the exact and ladder stores are assembled from
-exactly orthogonal rational factors (:func:`theorems.strategies.stores_and_queries`): their
+exactly orthogonal rational factors (:func:`theorems.authoring.strategies.stores_and_queries`): their
 compact SVD and a basis of their kernel are known without being computed.
 """
 
@@ -16,11 +16,11 @@ from __future__ import annotations
 import numpy as np
 
 import linmem
-from theorems import kit
-from theorems.residuals import exact_sq
-from theorems.strategies import stores_and_queries
-from theorems.templates import counterexample, identity, swapped_projectors, wrong
-from theorems.tolerance import norm
+from theorems.authoring import kit
+from theorems.core.residuals import exact_sq
+from theorems.authoring.strategies import stores_and_queries
+from theorems.authoring.templates import counterexample, identity, swapped_projectors, wrong
+from theorems.core.tolerance import norm
 
 __all__ = ["CLAIMS"]
 

@@ -38,14 +38,14 @@ from scipy import integrate, special
 import linmem
 from linmem import capacity, sweeps
 from linmem.learn import LinearProgramError
-from theorems import kit, strategies
+from theorems.authoring import kit, strategies
 from theorems.evidence import expectation, montecarlo, precise, property, simulation, symbolic
-from theorems.model import Check, Claim, ClaimKind, EvidenceKind
-from theorems.sweepcache import source_fingerprint
-from theorems.residuals import at_most, residual
-from theorems.templates import (claim, crossing_check, crossing_results, exact_check, inequality, sweep_claim,
+from theorems.core.model import Check, Claim, ClaimKind, EvidenceKind
+from theorems.scale.sweepcache import source_fingerprint
+from theorems.core.residuals import at_most, residual
+from theorems.authoring.templates import (claim, crossing_check, crossing_results, exact_check, inequality, sweep_claim,
                                 wrong)
-from theorems.tolerance import CERTIFIED_MARGIN_ULPS, REFERENCE_QUAD_EPSREL, margin_sd, scaled_residual
+from theorems.core.tolerance import CERTIFIED_MARGIN_ULPS, REFERENCE_QUAD_EPSREL, margin_sd, scaled_residual
 
 __all__ = ["CLAIMS"]
 

@@ -8,7 +8,7 @@ The max-margin LP (does *some* memory retrieve all pairs?) is monotone on
 nested instances: an exact per-seed bisection
 (:func:`linmem.sweeps.nested_critical_sizes`). CMM and the least-squares
 memory are not: a bisection on the load with fresh instances and a logistic
-fit (:func:`theorems.templates.crossing_check`). Results are cached per
+fit (:func:`theorems.authoring.templates.crossing_check`). Results are cached per
 instance, never under a control that overrides a formula they call.
 """
 
@@ -27,12 +27,13 @@ import linmem
 from linmem import sweeps
 from linmem.capacity import CMM_TOP1_CONSTANT, OPTIMAL_TOP1_CONSTANT
 from linmem.learn import GordanCertificate, LinearProgramError, MaxMarginResult, SparseRepairResult
-from theorems import kit, strategies, sweepcache
+from theorems.authoring import kit, strategies
+from theorems.scale import sweepcache
 from theorems.evidence import precise, property, simulation, symbolic
-from theorems.model import Check, Claim, ClaimKind, EvidenceKind
-from theorems.templates import (claim, crossing_check, crossing_plot, crossing_results, design_check,
+from theorems.core.model import Check, Claim, ClaimKind, EvidenceKind
+from theorems.authoring.templates import (claim, crossing_check, crossing_plot, crossing_results, design_check,
                                 sampled_check, sweep_check, sweep_table_check, wrong)
-from theorems.tolerance import THRESHOLD, scaled_residual
+from theorems.core.tolerance import THRESHOLD, scaled_residual
 
 __all__ = ["CLAIMS"]
 

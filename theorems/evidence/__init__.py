@@ -1,4 +1,4 @@
-"""One reusable checker per evidence kind; each returns an :class:`~theorems.model.Evidence`.
+"""One reusable checker per evidence kind; each returns an :class:`~theorems.core.model.Evidence`.
 
 ======================  ==========================================================
 module                  evidence

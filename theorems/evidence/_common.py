@@ -13,8 +13,8 @@ import numpy as np
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import seed as _hypothesis_seed_decorator
 
-from theorems.impl import FORMULA_ERRORS, raised_by_formula
-from theorems.model import Context, Evidence, EvidenceKind, EvidenceStatus, derive_seed, jsonable
+from theorems.core.impl import FORMULA_ERRORS, raised_by_formula
+from theorems.core.model import Context, Evidence, EvidenceKind, EvidenceStatus, derive_seed, jsonable
 
 __all__ = [
     "IMPLEMENTATION_ERRORS",
@@ -37,7 +37,7 @@ __all__ = [
 #: valid input, mean the formula fails on that input (a wrong shape, a
 #: singular solve, a division by zero): the check records a failing case.
 #: The same exception raised by the check's own code (not tagged by
-#: :mod:`theorems.impl`), or any other exception, is a defect of the check
+#: :mod:`theorems.core.impl`), or any other exception, is a defect of the check
 #: and makes the claim an ERROR (see :func:`formula_failure`).
 IMPLEMENTATION_ERRORS = FORMULA_ERRORS
 
@@ -46,7 +46,7 @@ class SearchedDomain:
     """What a search visited, for ``Evidence.data["domain"]``: the ranges of
     the key shapes (``d`` rows, ``M`` columns), of the generated ranks and
     condition numbers, and the families, read off each example that is (or
-    holds, first in a tuple) a key matrix or a :class:`~theorems.strategies.KeyCase`.
+    holds, first in a tuple) a key matrix or a :class:`~theorems.authoring.strategies.KeyCase`.
     Examples of other shapes are counted only.
 
     >>> dom = SearchedDomain()
@@ -161,7 +161,7 @@ def _shape(x: Any) -> tuple:
 
 class TermsScreen:
     """What a check of a claim's terms (the residual contract of
-    :mod:`theorems.residuals`) sets apart from its verdict, in the main run:
+    :mod:`theorems.core.residuals`) sets apart from its verdict, in the main run:
 
     * terms that raise a ``TypeError`` on exact or mpmath input (numpy's
       float-only functions on rationals, say) cannot be formed: ERROR;
@@ -190,7 +190,7 @@ class TermsScreen:
         raises :class:`TermsError` on a NaN entry."""
         if self.ctx.control:
             return False
-        from theorems.residuals import AtMost
+        from theorems.core.residuals import AtMost
 
         for i, t in enumerate([items] if isinstance(items, AtMost) else items):
             if isinstance(t, AtMost) or (isinstance(t, tuple) and len(t) == 2):
@@ -268,7 +268,7 @@ def hypothesis_run(*, seed: Any = None, database: bool = False):
 
     Hypothesis keeps its files (the example database, its constants and
     character caches) in ``<cache>/hypothesis`` (the folder of
-    :func:`theorems.sweepcache.default_cache_dir`, ``$THEOREMS_CACHE``), or in a
+    :func:`theorems.scale.sweepcache.default_cache_dir`, ``$THEOREMS_CACHE``), or in a
     temporary folder when the cache is off, never in ``.hypothesis/`` of the
     current directory; ``$HYPOTHESIS_STORAGE_DIRECTORY``, when set, wins.
 
@@ -284,7 +284,7 @@ def hypothesis_run(*, seed: Any = None, database: bool = False):
     from hypothesis import configuration
     from hypothesis.database import DirectoryBasedExampleDatabase
 
-    from theorems.sweepcache import default_cache_dir
+    from theorems.scale.sweepcache import default_cache_dir
 
     home_attr = "__hypothesis_home_directory"
     previous_home = getattr(configuration, home_attr, None)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample
 
 from theorems.evidence._common import hypothesis_settings, jsonable, make, timed
-from theorems.model import Context, Evidence, EvidenceKind
+from theorems.core.model import Context, Evidence, EvidenceKind
 
 __all__ = ["check", "search"]
 

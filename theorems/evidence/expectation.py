@@ -18,7 +18,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from theorems.evidence.symbolic import exact_search
-from theorems.model import Context, Evidence, EvidenceKind
+from theorems.core.model import Context, Evidence, EvidenceKind
 
 __all__ = ["check", "sign_average", "uniform_average"]
 

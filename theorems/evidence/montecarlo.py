@@ -6,7 +6,7 @@ be ``expected``. Samples are drawn in chunks (BLAS-sized batches), the mean
 and standard error accumulated, and each component tested with a two-sided
 z-test at false-failure rate ``MC_FALSE_FAILURE_RATE / k`` (Bonferroni), so a
 correct claim fails by chance with probability at most
-:data:`~theorems.tolerance.MC_FALSE_FAILURE_RATE` per check.
+:data:`~theorems.core.tolerance.MC_FALSE_FAILURE_RATE` per check.
 
 A quantity that is deterministic up to rounding (zero variance, e.g. an
 error that is exactly zero for independent keys) has a standard error at
@@ -22,8 +22,8 @@ import numpy as np
 
 from theorems.evidence._common import make, timed
 from theorems.evidence.simulation import one_blas_thread
-from theorems.model import Context, Evidence, EvidenceKind
-from theorems.tolerance import MC_FALSE_FAILURE_RATE, THRESHOLD, mc_critical_z
+from theorems.core.model import Context, Evidence, EvidenceKind
+from theorems.core.tolerance import MC_FALSE_FAILURE_RATE, THRESHOLD, mc_critical_z
 
 __all__ = ["CHUNK", "check"]
 

@@ -1,11 +1,11 @@
 """High-precision evidence: the same formula evaluated in mpmath at every rung
-of :data:`~theorems.tolerance.PRECISION_LADDER`.
+of :data:`~theorems.core.tolerance.PRECISION_LADDER`.
 
 For an identity the residual must be within the scaled bound at every rung
 (``scale`` carries the case's size, operand norm and condition, so an
 ill-conditioned case gets a proportionally wider bound) and fall as the
 precision climbs: by at least half the digits gained, measured from the
-rung that resolves the case best (:func:`~theorems.tolerance.ladder_fall`),
+rung that resolves the case best (:func:`~theorems.core.tolerance.ladder_fall`),
 or be exactly zero at the top rung. A formula that is only approximately
 right stalls at its approximation error and falls from no rung; an
 identity whose residual came out accidentally tiny at a low rung (a
@@ -27,7 +27,7 @@ never the rate at which it falls, while a false identity's residual falls
 from no rung. The figure is the worst share ``required / achieved`` of the
 fall (at most 1 passes). A bound that need not fall (``falls=False``)
 passes when its violation at the top rung keeps at least
-:data:`~theorems.tolerance.LADDER_MIN_KEPT_FRACTION` of the working digits
+:data:`~theorems.core.tolerance.LADDER_MIN_KEPT_FRACTION` of the working digits
 relative to the size of its terms (``residual(case)`` then returns
 ``(error, size)``); its figure is that relative violation in units of
 ``10**(-kept share x top digits)``.
@@ -41,8 +41,8 @@ from typing import Any, Callable, Sequence
 import mpmath
 
 from theorems.evidence._common import IMPLEMENTATION_ERRORS, formula_failure, make, refuse_nan, timed
-from theorems.model import Context, Evidence, EvidenceKind
-from theorems.tolerance import LADDER_MIN_KEPT_FRACTION, PRECISION_LADDER, THRESHOLD, ladder_fall, scaled_residual
+from theorems.core.model import Context, Evidence, EvidenceKind
+from theorems.core.tolerance import LADDER_MIN_KEPT_FRACTION, PRECISION_LADDER, THRESHOLD, ladder_fall, scaled_residual
 
 __all__ = ["check"]
 

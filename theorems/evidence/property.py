@@ -1,6 +1,6 @@
 """Property evidence: Hypothesis over float64 inputs, every case measured as a
 scaled residual ratio (or, for an inequality, a scaled violation) against the
-shared :data:`~theorems.tolerance.THRESHOLD`. The search is steered toward
+shared :data:`~theorems.core.tolerance.THRESHOLD`. The search is steered toward
 the worst case with ``hypothesis.target``; the minimal failing input is
 recorded with a command that replays it.
 
@@ -8,7 +8,7 @@ recorded with a command that replays it.
 no significant digit in float64 (the templates' measured tolerance decides
 this): such a case is counted and reported, never a counterexample, and
 the check passes only when at least
-:data:`~theorems.tolerance.FLOAT_MIN_RESOLVABLE_SHARE` of its cases were
+:data:`~theorems.core.tolerance.FLOAT_MIN_RESOLVABLE_SHARE` of its cases were
 resolvable (else it is INCONCLUSIVE).
 """
 
@@ -21,8 +21,8 @@ from hypothesis import given, target
 from hypothesis import strategies as st
 
 from theorems.evidence._common import IMPLEMENTATION_ERRORS, SearchedDomain, formula_failure, hypothesis_seed, hypothesis_settings, jsonable, make, refuse_nan, timed
-from theorems.model import Context, Evidence, EvidenceKind, EvidenceStatus
-from theorems.tolerance import FLOAT_MIN_RESOLVABLE_SHARE, THRESHOLD
+from theorems.core.model import Context, Evidence, EvidenceKind, EvidenceStatus
+from theorems.core.tolerance import FLOAT_MIN_RESOLVABLE_SHARE, THRESHOLD
 
 __all__ = ["BEYOND_FLOAT64", "check"]
 

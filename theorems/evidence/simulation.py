@@ -5,12 +5,12 @@ or INCONCLUSIVE when the profile's sizes cannot resolve the criterion with
 the stated power.
 
 Power. Every criterion is designed so that its verdict is wrong with
-probability at most :data:`~theorems.tolerance.SIMULATION_WRONG_VERDICT_RATE`
+probability at most :data:`~theorems.core.tolerance.SIMULATION_WRONG_VERDICT_RATE`
 (1e-3) per claim at the profile's sizes. The design is stated next to the
 criterion: the figure's spread across seeds measured at the profile (the
 check's own spread, not a textbook one), and the margin between the
 figure's typical value and the threshold, which must be at least
-:func:`~theorems.tolerance.required_margin_sd` standard deviations. When a
+:func:`~theorems.core.tolerance.required_margin_sd` standard deviations. When a
 profile cannot reach that margin the criterion says so *before* looking at
 the unresolved part of the figure (:func:`underpowered`): the evidence is
 INCONCLUSIVE, with the reason and the profile that can. A decision taken on
@@ -20,7 +20,7 @@ sits near the bound; deciding on the design keeps one status at every seed.
 
 Criteria are callables ``criterion(sizes, figures) -> (ok, figure,
 threshold, why)``; ``ok`` is a bool (SUPPORTED / NOT SUPPORTED) or an
-:class:`~theorems.model.EvidenceStatus` (e.g. INCONCLUSIVE). Two are built
+:class:`~theorems.core.model.EvidenceStatus` (e.g. INCONCLUSIVE). Two are built
 in: :func:`shrinks` (one-sided: the figure falls at least this fast) and
 :func:`rate` (two-sided: the fitted exponent lies within a band around the
 claimed one, so a faster decay than claimed fails as well as a slower one).
@@ -28,7 +28,7 @@ claimed one, so a faster decay than claimed fails as well as a slower one).
 Domain. Every sweep records what it searched in ``data["domain"]`` (the
 swept sizes under ``label``, plus whatever the caller adds: dimensions,
 counts, loads), so that a report can set it beside the claim's stated domain
-(:attr:`~theorems.model.Claim.domain`).
+(:attr:`~theorems.core.model.Claim.domain`).
 """
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ from threadpoolctl import threadpool_limits
 
 from linmem import sweeps
 from theorems.evidence._common import make, timed
-from theorems.model import Context, Evidence, EvidenceKind, EvidenceStatus
-from theorems.tolerance import required_margin_sd
+from theorems.core.model import Context, Evidence, EvidenceKind, EvidenceStatus
+from theorems.core.tolerance import required_margin_sd
 
 __all__ = ["check", "loglog_slope", "one_blas_thread", "rate", "shrinks", "sweep_domain", "underpowered"]
 
@@ -131,7 +131,7 @@ def underpowered(*, effect: float, spread: float | None, profile: str, better: s
     >>> print(underpowered(effect=0.1, spread=0.09, profile="quick", better="standard"))
     the effect 0.1 is 1.11 standard deviations of the figure at profile quick (0.09 across seeds), below the 6.18 needed for a wrong verdict at most 0.001 of the time; run --profile standard
     """
-    from theorems.tolerance import SIMULATION_WRONG_VERDICT_RATE
+    from theorems.core.tolerance import SIMULATION_WRONG_VERDICT_RATE
 
     need = required_margin_sd()
     if spread is not None and spread >= 0 and (spread == 0 or effect / spread >= need):
@@ -261,7 +261,7 @@ def drift(sizes: Sequence[float], samples: Sequence[Sequence[float]], *, effect:
     """
     from scipy.special import stdtrit  # Student's t quantile (scipy.stats' t.ppf) without importing scipy.stats
 
-    from theorems.tolerance import SIMULATION_WRONG_VERDICT_RATE
+    from theorems.core.tolerance import SIMULATION_WRONG_VERDICT_RATE
 
     slope, se, dof = sweeps.peak_drift(sizes, samples)
     t = float(stdtrit(dof, 1 - SIMULATION_WRONG_VERDICT_RATE)) if dof > 0 else float("inf")

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from theorems.evidence._common import IMPLEMENTATION_ERRORS, SearchedDomain, formula_failure, hypothesis_seed, hypothesis_settings, jsonable, make, refuse_nan, timed
-from theorems.model import Context, Evidence, EvidenceKind
+from theorems.core.model import Context, Evidence, EvidenceKind
 
 __all__ = ["check_exact", "check_scalar", "exact_search"]
 

@@ -46,7 +46,7 @@ class ReportError(ValueError):
 
 def load_report(path: str | Path) -> dict:
     """Read and validate a JSON report, or raise :class:`ReportError`."""
-    from theorems.report import load_schema
+    from theorems.reporting.report import load_schema
 
     path = Path(path)
     try:

@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterable
 
-from theorems.model import Claim, Evidence, EvidenceStatus
+from theorems.core.model import Claim, Evidence, EvidenceStatus
 
 __all__ = ["Observer", "evidence_observation"]
 
@@ -118,7 +118,7 @@ class Observer:
     replaced). Use as a context manager around the run; pass the claims
     through :meth:`wrap` so Hypothesis's own observations are named after
     the check they come from, and call :meth:`claim_done` with each
-    :class:`~theorems.runner.ClaimResult` (the CLI does it from its
+    :class:`~theorems.core.runner.ClaimResult` (the CLI does it from its
     progress callback) and :meth:`run_done` with the counts.
 
     Checks run in worker processes that were forked from this one keep
@@ -197,7 +197,7 @@ class Observer:
                 for c in claims]
 
     def with_progress(self, progress=None) -> "_ObservingProgress":
-        """A progress callback for :func:`theorems.runner.run` that writes
+        """A progress callback for :func:`theorems.core.runner.run` that writes
         the observations of each claim as it settles (and calls ``progress``)."""
         return _ObservingProgress(self, progress)
 

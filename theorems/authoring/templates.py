@@ -3,9 +3,9 @@ its kind needs.
 
 An identity or an inequality gives one ``terms(impl, *args)`` function that
 returns a list of terms under the residual contract of
-:mod:`theorems.residuals` (pairs ``(lhs, rhs)`` claimed equal, and
+:mod:`theorems.core.residuals` (pairs ``(lhs, rhs)`` claimed equal, and
 ``at_most(lhs, rhs)`` bounds), and an input family
-(:class:`theorems.strategies.Inputs`). Because linmem runs the same code in
+(:class:`theorems.authoring.strategies.Inputs`). Because linmem runs the same code in
 exact rationals, mpmath and float64, the one ``terms`` serves
 
 * ``exact``: Hypothesis-generated exact inputs, residual exactly zero;
@@ -14,7 +14,7 @@ exact rationals, mpmath and float64, the one ``terms`` serves
   that need not fall: its top-rung violation small against its terms);
 * ``float``: Hypothesis over float64 cases, steered to the worst case (and,
   for an inequality, to the boundary of the bound): a case passes the cheap
-  :func:`theorems.kit.scale` test, or its residual lies within the shared
+  :func:`theorems.authoring.kit.scale` test, or its residual lies within the shared
   threshold of its sides' float64 errors measured against the same terms in
   mpmath; a case whose terms keep no digit in float64 is counted as beyond
   float64, never a counterexample.
@@ -22,16 +22,16 @@ exact rationals, mpmath and float64, the one ``terms`` serves
 With ``scale=`` the claim instead uses the fixed rule ``residual / (scale
 * eps) <= THRESHOLD`` at every rung and float case (docs/writing-claims.md). Any further keyword (e.g. ``domain=``) goes to :class:`Claim`. An expectation gives the quantity and the claimed value for
 fixed keys and gets the exact enumeration over the sign-value design and a
-Monte Carlo over spherical values (:func:`theorems.kit.store` makes the
+Monte Carlo over spherical values (:func:`theorems.authoring.kit.store` makes the
 batch cheap). An expectation over any other random inputs with a finite
-stand-in (spherical, sign-value or noise designs: :class:`theorems.kit.Law`)
+stand-in (spherical, sign-value or noise designs: :class:`theorems.authoring.kit.Law`)
 uses :func:`design_expectation`: one quantity written for a batch of
 outcomes, the claimed value, the finite laws and a sampler, and gets the
 exact enumeration and the Monte Carlo. An asymptotic claim gives its sizes
 per profile as data, the measured statistic and a criterion fixed before the
 run.
 
->>> from theorems.strategies import keys
+>>> from theorems.authoring.strategies import keys
 >>> claim = identity(
 ...     "doc.projector-symmetric", title="P is symmetric", statement="P^T = P",
 ...     source="doc", inputs=keys(),
@@ -52,16 +52,16 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis import reject, target
 
-from theorems import kit
+from theorems.authoring import kit
 from theorems.evidence import expectation as expect
 from theorems.evidence import montecarlo, precise, simulation, symbolic
 from theorems.evidence import property as prop
 from theorems.evidence._common import IMPLEMENTATION_ERRORS, TermsScreen
-from theorems.impl import raised_by_formula
-from theorems.model import Check, Claim, ClaimKind, Context, EvidenceKind, NegativeControl
-from theorems.residuals import AtMost, at_most, diff_norm, exact_residual, exact_sq, residual, term_sizes
-from theorems.strategies import Case, Inputs, exact_key_matrices
-from theorems.tolerance import FLOAT_REFERENCE_DIGITS, FLOAT_UNRESOLVED_SHARE, THRESHOLD, scaled_residual
+from theorems.core.impl import raised_by_formula
+from theorems.core.model import Check, Claim, ClaimKind, Context, EvidenceKind, NegativeControl
+from theorems.core.residuals import AtMost, at_most, diff_norm, exact_residual, exact_sq, residual, term_sizes
+from theorems.authoring.strategies import Case, Inputs, exact_key_matrices
+from theorems.core.tolerance import FLOAT_REFERENCE_DIGITS, FLOAT_UNRESOLVED_SHARE, THRESHOLD, scaled_residual
 
 __all__ = ["asymptotic", "at_most", "expectation", "identity", "inequality", "keys_and_directions", "montecarlo_keys",
            "montecarlo_values", "wrong"]
@@ -322,7 +322,7 @@ def expectation(
     zero-mean and unit (000's assumptions).
 
     ``quantity`` must accept a single value matrix (p x M) and a batch
-    (size x p x M): build stores with :func:`theorems.kit.store` and sum over
+    (size x p x M): build stores with :func:`theorems.authoring.kit.store` and sum over
     ``axis=-2``. Checks: ``enumeration`` (exact, over ``v_i = s_i w_i`` with
     fair signs and exactly-unit rational ``w_i``, keys from ``keys``, default
     any exact keys) and ``montecarlo`` (spherical values, keys from
@@ -709,7 +709,7 @@ def design_check(
     describe: Callable[[Any], Any] | None = None, about: str = "",
 ) -> Check:
     """The exact half of :func:`design_expectation`: for every drawn case,
-    each finite law of ``law(case)`` (a :class:`theorems.kit.Law` or a
+    each finite law of ``law(case)`` (a :class:`theorems.authoring.kit.Law` or a
     sequence of them) gives ``E quantity(impl, case, *law.outcomes)``
     exactly, which must equal ``claimed(impl, case)``. An entry of the
     sequence may be a pair ``(posed, law)``: the case as that law poses it
@@ -781,16 +781,16 @@ def design_expectation(
     Monte Carlo over the continuous law.
 
     The quantity is written once for a batch of outcomes (leading axis the
-    batch; :func:`theorems.kit.store` makes a batch of stores one call):
+    batch; :func:`theorems.authoring.kit.store` makes a batch of stores one call):
     ``enumeration`` (:func:`design_check`) draws ``cases`` and averages it
-    exactly over ``law(case)``, finite :class:`theorems.kit.Law` objects with
+    exactly over ``law(case)``, finite :class:`theorems.authoring.kit.Law` objects with
     exactly the moments the statement assumes (e.g. sign values, spherical
     designs, noise designs; ``hypotheses(case, law)`` verifies those
     moments); ``montecarlo`` (:func:`sampled_check`) averages it over
     ``mc_draw(impl, case, rng, size)`` for the fixed ``mc_cases(rng)``
     (``mc_quantity``, ``mc_claimed`` where the sampled form differs).
 
-    >>> from theorems.strategies import exact_key_matrices
+    >>> from theorems.authoring.strategies import exact_key_matrices
     >>> claim = design_expectation(
     ...     "doc.op-energy", title="", statement="E ||V K^T||^2 = ||K||^2", source="doc",
     ...     cases=exact_key_matrices(max_count=3),
@@ -826,7 +826,7 @@ def exact_check(name: str, *, exact: st.SearchStrategy, terms: Terms, names: Seq
     keys): Hypothesis-generated argument tuples ``exact`` (named ``names`` in
     the report), residual exactly zero, shrunk to the simplest failing tuple.
 
-    >>> from theorems.strategies import keys
+    >>> from theorems.authoring.strategies import keys
     >>> check = exact_check("exact-keys", exact=keys().exact, names=("K",), about="integer keys",
     ...                     terms=lambda impl, K: [(impl.projectors(K)[0], impl.projectors(K)[0].T)])
     >>> check.name, check.kind.value
@@ -884,10 +884,10 @@ def crossing_results(
     ``success(ctx.impl)(keys, targets)`` (:func:`linmem.sweeps.bisect_crossing`
     on ``load_kind``, fresh instances, ``trials`` per bisection step per
     profile level). Instances come from ``kit.seed(run seed, seed_label)``
-    (:func:`theorems.kit.seed`, no claim id), so every
+    (:func:`theorems.authoring.kit.seed`, no claim id), so every
     check of a run that sweeps the same label reads the same cache entries
     (``cache_name``, ``params``); the cache is off when the run overrides one
-    of the ``formulas`` the success test calls (:func:`theorems.kit.sweep_cache`)."""
+    of the ``formulas`` the success test calls (:func:`theorems.authoring.kit.sweep_cache`)."""
     from linmem import sweeps
 
     test = success(ctx.impl)

@@ -14,7 +14,7 @@ import traceback
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from theorems.model import CLAIM_ID_PATTERN, Claim, ClaimKind
+from theorems.core.model import CLAIM_ID_PATTERN, Claim, ClaimKind
 
 _ID = re.compile(CLAIM_ID_PATTERN)
 
@@ -53,7 +53,7 @@ class Registry:
             if not isinstance(claim.id, str) or not _ID.fullmatch(claim.id):
                 raise ValueError(f"claim id {claim.id!r} is not a valid claim id; needs two or more "
                                  "dot-separated parts of lowercase letters and digits, hyphens allowed after "
-                                 "the first dot, e.g. 'mine.pinv-transpose' (theorems.model.CLAIM_ID_PATTERN)")
+                                 "the first dot, e.g. 'mine.pinv-transpose' (theorems.core.model.CLAIM_ID_PATTERN)")
             if claim.id in self._claims:
                 raise ValueError(f"duplicate claim id {claim.id!r}")
             self._claims[claim.id] = claim

@@ -16,9 +16,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
-from theorems import sweepcache  # noqa: F401  (installs the sweep cache as linmem.sweeps' default)
-from theorems.impl import Impl
-from theorems.model import (
+from theorems.scale import sweepcache  # noqa: F401  (installs the sweep cache as linmem.sweeps' default)
+from theorems.core.impl import Impl
+from theorems.core.model import (
     Check,
     Claim,
     DEFAULT_FAIL_ON,
@@ -28,7 +28,7 @@ from theorems.model import (
     EvidenceStatus,
     Status,
 )
-from theorems.profiles import DEFAULT_SEED, Profile
+from theorems.core.profiles import DEFAULT_SEED, Profile
 
 __all__ = [
     "CheckTimeout",
@@ -217,7 +217,7 @@ def _invalid_evidence(ev: Evidence) -> str | None:
     surrogate), or None. Figures and thresholds are made Python floats."""
     import json
 
-    from theorems.model import EvidenceKind
+    from theorems.core.model import EvidenceKind
 
     if not isinstance(ev.status, EvidenceStatus):
         return f"status must be an EvidenceStatus, got {type(ev.status).__name__} {ev.status!r:.80}"
@@ -382,7 +382,7 @@ def _worker(args) -> ClaimResult:
     result.claim = None  # claims hold functions; the parent re-attaches its own
     import pickle
 
-    from theorems.model import jsonable
+    from theorems.core.model import jsonable
 
     for ev in result.evidence:
         try:

@@ -14,7 +14,7 @@ computations that are *not* under test:
 
 Randomness. :func:`seed` and :func:`generator` derive every stream from a
 parent seed and labels through :class:`numpy.random.SeedSequence` (the same
-scheme as :meth:`theorems.model.Context.rng`): no arithmetic offsets.
+scheme as :meth:`theorems.core.model.Context.rng`): no arithmetic offsets.
 The base seed of a sweep that several checks of a run share (one cache
 entry serves them all) is ``seed(run_seed, label)``, without the claim id.
 
@@ -38,7 +38,7 @@ import numpy as np
 
 import linmem
 from linmem.precise import EXACT, MPMATH, exact_array, mp_array, number_kind
-from theorems.model import derive_seed, seed_sequence
+from theorems.core.model import derive_seed, seed_sequence
 
 __all__ = [
     "exact",
@@ -165,7 +165,7 @@ def _exact_rank(A: np.ndarray) -> int:
 
 
 def _norm(x):
-    from theorems.tolerance import norm
+    from theorems.core.tolerance import norm
 
     return norm(x)
 
@@ -190,7 +190,7 @@ def scale(K, *operands, condition: bool = True):
 
 def seed(parent: int, *labels: str) -> int:
     """A 32-bit seed for the stream ``labels`` under ``parent`` (the scheme
-    of :func:`theorems.model.derive_seed`).
+    of :func:`theorems.core.model.derive_seed`).
 
     >>> seed(1, "a") == seed(1, "a") != seed(1, "b")
     True
@@ -569,7 +569,7 @@ __all__ += ["cached", "sweep_cache"]
 
 def sweep_cache(ctx, *formulas: str):
     """The ``cache=`` of a sweep (:func:`linmem.sweeps.bisect_crossing`,
-    :func:`theorems.sweepcache.cached_call`) whose stored results come from
+    :func:`theorems.scale.sweepcache.cached_call`) whose stored results come from
     the named ``formulas`` of ``ctx.impl``: the default cache (``True``), or
     ``None`` when the run overrides one of them (a negative control must
     recompute, never read what the true formulas stored).
@@ -584,7 +584,7 @@ def sweep_cache(ctx, *formulas: str):
 
 def cached(ctx, compute: Callable[[], Any], *, name: str, params: dict, seed: Any, formulas: tuple[str, ...]):
     """``compute()`` (JSON-able) through the sweep cache under ``(name,
-    params, seed)`` (:func:`theorems.sweepcache.cached_call`), computed afresh
+    params, seed)`` (:func:`theorems.scale.sweepcache.cached_call`), computed afresh
     when the run overrides one of the ``formulas`` it calls
     (:func:`sweep_cache`); the value alone.
 
@@ -592,7 +592,7 @@ def cached(ctx, compute: Callable[[], Any], *, name: str, params: dict, seed: An
     >>> cached(NS(impl=NS(overridden=("f",))), lambda: [1, 2], name="doc", params={}, seed=0, formulas=("f",))
     [1, 2]
     """
-    from theorems.sweepcache import cached_call
+    from theorems.scale.sweepcache import cached_call
 
     return cached_call(compute, name=name, params=params, seed=seed, cache=sweep_cache(ctx, *formulas))[0]
 
@@ -641,7 +641,7 @@ def series(label: str, x, y, style: str = "line", **more) -> dict:
 def plot(title: str, x_label: str, y_label: str, series: list, *, xscale: str = "linear", yscale: str = "linear",
          **more) -> dict:
     """The ``data["plot"]`` spec the HTML report draws
-    (:func:`theorems.plots.spec_plot`): axes labels and scales, the
+    (:func:`theorems.reporting.plots.spec_plot`): axes labels and scales, the
     :func:`series`, and in ``more`` e.g. ``hlines=[{"y": 1, "label": ...}]``
     or ``vlines=[{"x": ..., "label": ...}]``.
 

@@ -64,7 +64,7 @@ STATUS_COLOURS = {
     "BLOCKED": "#7d4e00",
 }
 
-#: Statuses a dependent claim may build on (as ``theorems.model.Status.ok``).
+#: Statuses a dependent claim may build on (as ``theorems.core.model.Status.ok``).
 _OK_STATUSES = ("VERIFIED", "SUPPORTED", "ANSWERED")
 
 #: Size of one plot, inches (at matplotlib's 72 pt per inch in SVG).
@@ -460,7 +460,7 @@ MC_NAMED_TICKS_MAX = 24
 
 
 def _montecarlo(ev: dict, salt: str) -> Plot:
-    from theorems.tolerance import THRESHOLD
+    from theorems.core.tolerance import THRESHOLD
 
     data = ev["data"]
     title = (f"{ev['check']}: standardised error z = (mean - claimed) / standard error of each quantity, "
@@ -542,7 +542,7 @@ def _decade_ticks(axis, lo: float, hi: float) -> None:
 
 
 def _ladder(ev: dict, salt: str) -> Plot:
-    from theorems.tolerance import THRESHOLD
+    from theorems.core.tolerance import THRESHOLD
 
     data = ev["data"]
     title = (f"{ev['check']}: residual against working precision, per case; the band runs from the rounding "

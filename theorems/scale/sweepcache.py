@@ -106,8 +106,7 @@ def linmem_fingerprint() -> dict:
 
 #: The verifier's modules a cached result can depend on whatever claim asked
 #: for it (instance families, sweep templates, success tests, criteria).
-MACHINERY = ("kit.py", "questions.py", "residuals.py", "strategies.py", "templates.py", "tolerance.py",
-             "evidence/*.py")
+MACHINERY = ("authoring/*.py", "core/residuals.py", "core/tolerance.py", "evidence/*.py")
 
 
 @lru_cache(maxsize=1)
@@ -119,7 +118,7 @@ def machinery_fingerprint() -> str:
     >>> len(machinery_fingerprint())
     16
     """
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parents[1]
     return _hash_files(p for pattern in MACHINERY for p in here.glob(pattern))
 
 
@@ -128,7 +127,7 @@ def source_fingerprint(*modules: Any) -> str:
     for the ``params`` of a criterion defined outside linmem, so that editing
     it invalidates its cached results.
 
-    >>> import theorems.sweepcache as m
+    >>> import theorems.scale.sweepcache as m
     >>> len(source_fingerprint(m))
     16
     """

@@ -206,10 +206,10 @@ def integer_matrices(rows: int, cols: int, *, bound: int = 3) -> st.SearchStrate
 
 # --- input families of the claim templates -------------------------------------------
 
-# The ladder's fixed exact keys live in theorems.claims._cases (kept there
+# The ladder's fixed exact keys live in theorems.authoring.cases (kept there
 # while other claim modules import them); this is their public name.
-from theorems.claims._cases import precise_key_cases as _precise_key_cases  # noqa: E402
-from theorems.claims._cases import precise_values as _precise_values  # noqa: E402
+from theorems.authoring.cases import precise_key_cases as _precise_key_cases  # noqa: E402
+from theorems.authoring.cases import precise_values as _precise_values  # noqa: E402
 
 
 def precise_keys(ctx, *, unit: bool = False) -> list[tuple[str, np.ndarray]]:
@@ -656,7 +656,7 @@ import functools  # noqa: E402
 import itertools  # noqa: E402
 import math  # noqa: E402
 
-from theorems import kit  # noqa: E402
+from theorems.authoring import kit  # noqa: E402
 
 __all__ += ["NOISE_DESIGN_KINDS", "SPHERE_DESIGN_KINDS", "noise_design", "rational_unit_columns", "sphere_design",
             "sphere_designs"]
@@ -752,7 +752,7 @@ def sphere_designs(draw, *, kinds: Sequence[str] = SPHERE_DESIGN_KINDS) -> kit.L
 @st.composite
 def rational_unit_columns(draw, dim: int, count: int) -> np.ndarray:
     """``count`` exactly unit rational vectors in R^dim (a dim x count object
-    array) by inverse stereographic projection (:func:`theorems.kit.stereographic`)
+    array) by inverse stereographic projection (:func:`theorems.authoring.kit.stereographic`)
     of small rational points, drawn entry by entry, so that a failing case
     shrinks in a few steps (toward e_dim); ±1 in R^1."""
     cols = []
@@ -1074,7 +1074,7 @@ __all__ += ["near_parallel_gain", "near_parallel_key_matrix", "near_parallel_que
 
 def near_parallel_key_matrix(t, d: int, M: int, R) -> np.ndarray:
     """Unit keys ``e_1`` and ``(cos theta, sin theta, 0, ...)`` with
-    ``tan(theta/2) = t`` (:func:`theorems.kit.stereographic`), then ``e_3 ..
+    ``tan(theta/2) = t`` (:func:`theorems.authoring.kit.stereographic`), then ``e_3 ..
     e_M`` (``2 <= M <= d``: independent keys), rotated by the orthogonal
     ``R`` (d x d); exactly unit when ``t`` and ``R`` are rational. The
     smallest singular value is ``s_min = sqrt(2) t / sqrt(1 + t^2)``.

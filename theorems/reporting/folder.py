@@ -311,3 +311,21 @@ def replace_set(target: str | os.PathLike, files: Mapping[str, str], *, drop: It
     if cwd_moved:
         os.chdir(target)
     return [target / name for name in files]
+
+
+class WriteFailed(Exception):
+    """Writing the reports (or a stability table, an assessment) failed with
+    an OS error; the message says where and why and what was kept."""
+
+
+def written(write, out: Path, what: str):
+    """``write()`` (which writes a set into ``out``), with an ``OSError`` turned into :class:`WriteFailed`:
+    one line naming what, where and why, and whether the previous set was kept."""
+    try:
+        return write()
+    except OSError as exc:
+        why = exc.strerror or " ".join(str(exc).split()) or type(exc).__name__
+        where = f" ({exc.filename})" if exc.filename else ""
+        kept = (f"the previous {what} in {out} {'was' if what == 'assessment' else 'were'} kept"
+                if out.is_dir() and any(out.iterdir()) else f"nothing was written to {out}")
+        raise WriteFailed(f"could not write the {what} to {out}: {why}{where}; {kept}") from None

@@ -61,7 +61,7 @@ _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]
 _CLAIM_STATUS = {"failed": "FAILED", "error": "ERROR", "not_supported": "NOT SUPPORTED",
                  "inconclusive": "INCONCLUSIVE"}
 
-#: The fail-on set of a report that does not record one (``theorems.model.DEFAULT_FAIL_ON``).
+#: The fail-on set of a report that does not record one (``theorems.core.model.DEFAULT_FAIL_ON``).
 _DEFAULT_FAIL_ON = ("FAILED", "ERROR", "BLOCKED", "NOT SUPPORTED")
 
 #: What the figure of each kind of evidence is.

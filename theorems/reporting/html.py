@@ -2,7 +2,7 @@
 
 It works offline and loads nothing: the CSS and the small filtering script
 are inline, every statement's LaTeX is rendered as MathML (latex2mathml),
-plots are inline SVG (:mod:`theorems.plots`) and the page holds no URL at
+plots are inline SVG (:mod:`theorems.reporting.plots`) and the page holds no URL at
 all (inline SVG and MathML take their namespaces from the HTML parser, so
 even the ``xmlns`` declarations go).
 
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-from theorems.junit import fail_on, result_message
-from theorems.plots import (
+from theorems.reporting.junit import fail_on, result_message
+from theorems.reporting.plots import (
     KIND_SHAPES,
     STATUS_COLOURS,
     Plot,
@@ -35,7 +35,7 @@ from theorems.plots import (
     shape_path,
     topic,
 )
-from theorems.report import domain_text, searched_domains, wider_than_searched
+from theorems.reporting.domains import domain_text, searched_domains, wider_than_searched
 
 __all__ = ["FUNCTION_NAMES", "MathFallback", "ascii_math_spans", "ascii_to_latex", "latex_to_mathml", "math_fallbacks",
            "is_prose", "render_html", "split_statement"]

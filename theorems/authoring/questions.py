@@ -1,6 +1,6 @@
 """Questions decided by a measured design.
 
-A question claim (:attr:`theorems.model.ClaimKind.QUESTION`) answers from a
+A question claim (:attr:`theorems.core.model.ClaimKind.QUESTION`) answers from a
 figure whose sign or side of a threshold is the answer. Its verdict must not
 depend on the run seed, so it is read only where the profile resolves the
 figure *by design*: the claim states, per profile level, the figure's
@@ -28,9 +28,9 @@ import numpy as np
 
 from theorems.evidence import simulation
 from theorems.evidence._common import make
-from theorems.model import Check, Claim, ClaimKind, Context, EvidenceKind, EvidenceStatus, NegativeControl
-from theorems.profiles import LEVELS
-from theorems.tolerance import THRESHOLD, required_margin_sd, scaled_residual
+from theorems.core.model import Check, Claim, ClaimKind, Context, EvidenceKind, EvidenceStatus, NegativeControl
+from theorems.core.profiles import LEVELS
+from theorems.core.tolerance import THRESHOLD, required_margin_sd, scaled_residual
 
 __all__ = ["Reading", "by_design", "design_note", "design_resolution", "question", "question_evidence", "read_design",
            "reference_evidence"]
@@ -45,7 +45,7 @@ def design_resolution(design: Design, figure: str, level: str, *, thresholds: Se
     from ``design`` alone.
 
     Resolved when its typical value lies at least
-    :func:`theorems.tolerance.required_margin_sd` standard deviations from
+    :func:`theorems.core.tolerance.required_margin_sd` standard deviations from
     the nearest of ``thresholds`` (:func:`theorems.evidence.simulation.underpowered`).
     The reason names the first later level that resolves it, and the later
     levels where it is not measured; a figure not measured at ``level`` is
@@ -136,7 +136,7 @@ def read_design(design: Design, level: str, figures: Mapping[Any, str], *, thres
 
 def by_design(typical: str = "typical", reference: str = "0", *, table: str = "DESIGN") -> str:
     """The rule's clause for a figure read by design, with the margin of
-    :func:`theorems.tolerance.required_margin_sd` (never retyped).
+    :func:`theorems.core.tolerance.required_margin_sd` (never retyped).
 
     >>> by_design("typical gap", "the nearer bound")  # doctest: +ELLIPSIS
     'read only where ... by design (typical gap >= 6.18 sd across seeds from the nearer bound: DESIGN), else ...'
@@ -172,8 +172,8 @@ def reference_evidence(ctx: Context, got: Mapping[str, Any], ref: Mapping[str, A
     figure the pipeline measured (``got[name]``, a number or an array)
     against its independent recomputation ``ref[name]``, the largest
     entrywise gap as a scaled residual ratio over ``scales[name]``
-    (:func:`theorems.tolerance.scaled_residual`); passed when the worst is
-    within :data:`theorems.tolerance.THRESHOLD`, else the failing figures
+    (:func:`theorems.core.tolerance.scaled_residual`); passed when the worst is
+    within :data:`theorems.core.tolerance.THRESHOLD`, else the failing figures
     are the counterexample (ratio and gap)."""
     gaps = {k: float(np.max(np.abs(np.asarray(got[k], dtype=float) - np.asarray(ref[k], dtype=float)))) for k in ref}
     ratios = {k: scaled_residual(gap, scale=scales[k]) for k, gap in gaps.items()}

@@ -3,7 +3,7 @@
 A wrong implementation may return an array of the wrong shape; that is a
 failed identity (infinite residual), never a crash of the check.
 
-The residual contract of the claim templates (:mod:`theorems.templates`):
+The residual contract of the claim templates (:mod:`theorems.authoring.templates`):
 a claim's ``terms`` return a list whose entries are pairs ``(lhs, rhs)``
 (claimed equal) or :func:`at_most` bounds (``lhs <= rhs`` entrywise).
 :func:`exact_residual` turns the list into one exact number, zero exactly

@@ -9,8 +9,8 @@ from fractions import Fraction
 import numpy as np
 
 from linmem import ensembles
-from theorems import kit
-from theorems.model import Context
+from theorems.authoring import kit
+from theorems.core.model import Context
 
 __all__ = ["precise_key_cases", "precise_values"]
 

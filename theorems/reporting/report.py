@@ -1,7 +1,7 @@
 """Reports: JSON first (a versioned schema shipped as ``report.schema.json``),
-then Markdown, HTML (:mod:`theorems.report_html`) and JUnit XML
-(:mod:`theorems.junit`), all rendered from that JSON. The four are replaced
-as one set (:mod:`theorems.reportdir`: a folder written beside the target,
+then Markdown, HTML (:mod:`theorems.reporting.html`) and JUnit XML
+(:mod:`theorems.reporting.junit`), all rendered from that JSON. The four are replaced
+as one set (:mod:`theorems.reporting.folder`: a folder written beside the target,
 then swapped in), so an interrupted run leaves the previous set intact and
 never a mix of two runs."""
 
@@ -21,8 +21,9 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
-from theorems.model import Status
-from theorems.runner import RunResult
+from theorems.core.model import Status
+from theorems.reporting.domains import _fmt, domain_text, searched_domains, wider_than_searched
+from theorems.core.runner import RunResult
 
 __all__ = [
     "REPORT_FILES",
@@ -31,7 +32,6 @@ __all__ = [
     "environment",
     "MAX_MARKDOWN_CHARS",
     "command_line",
-    "domain_text",
     "load_schema",
     "render_markdown",
     "requirements",
@@ -112,7 +112,7 @@ def source_state(root: Path | None = None) -> dict:
     """The commit of the code checked and whether its tracked files differ
     from it: ``{"commit", "dirty", "root"}``, or ``{"commit": None,
     "reason"}`` when git or a repository is not there."""
-    root = Path(root) if root is not None else Path(__file__).resolve().parents[1]
+    root = Path(root) if root is not None else Path(__file__).resolve().parents[2]
     git = shutil.which("git")
     if git is None:
         return {"commit": None, "reason": "git is not installed"}
@@ -210,7 +210,7 @@ def build_report(result: RunResult, *, selection: dict | None = None) -> dict:
 
 
 def load_schema() -> dict:
-    return json.loads(resources.files("theorems").joinpath("report.schema.json").read_text())
+    return json.loads(resources.files("theorems.reporting").joinpath("report.schema.json").read_text())
 
 
 def validate_report(report: dict) -> None:
@@ -257,14 +257,6 @@ _STATUS_ORDER = ("VERIFIED", "SUPPORTED", "ANSWERED", "INCONCLUSIVE", "NOT SUPPO
                  "UNDERSPECIFIED", "BLOCKED")
 
 
-def _fmt(x: Any) -> str:
-    if x is None:
-        return ""
-    if isinstance(x, str):
-        return x
-    if isinstance(x, float):
-        return f"{x:.3g}"
-    return str(x)
 
 
 #: Characters of Markdown syntax a text is escaped against with a backslash:
@@ -311,55 +303,6 @@ def _control_cell(c: dict) -> str:
     return "" if caught is None else ("caught" if caught else "**NOT caught**")
 
 
-def domain_text(domain: Any) -> str:
-    """A domain record (what a check searched, or a statement's domain) as
-    one line: ``d in [2, 8]; n: 1..5`` from a dict, the text itself from a
-    string."""
-    if domain is None or domain == {} or domain == []:
-        return ""
-    if isinstance(domain, str):
-        return domain
-    if isinstance(domain, dict):
-        bits = []
-        for k, v in domain.items():
-            if isinstance(v, (list, tuple)) and len(v) > 8:
-                v = f"{len(v)} values in [{_fmt(min(v, key=_sortable))}, {_fmt(max(v, key=_sortable))}]"
-            elif isinstance(v, (list, tuple)):
-                v = "[" + ", ".join(_fmt(x) for x in v) + "]"
-            elif isinstance(v, dict):
-                v = "{" + domain_text(v) + "}"
-            bits.append(f"{k}: {_fmt(v)}")
-        return "; ".join(bits)
-    if isinstance(domain, (list, tuple)):
-        return ", ".join(_fmt(x) for x in domain)
-    return str(domain)
-
-
-def _sortable(x: Any):
-    return (0, float(x), "") if isinstance(x, (int, float)) and not isinstance(x, bool) else (1, 0.0, str(x))
-
-
-def searched_domains(claim: dict) -> list[tuple[str, str]]:
-    """``(check, what it searched)`` for each check that records a domain."""
-    out = []
-    for e in claim.get("evidence") or []:
-        text = domain_text((e.get("data") or {}).get("domain"))
-        if text:
-            out.append((e["check"], text))
-    return out
-
-
-def wider_than_searched(claim: dict) -> bool:
-    """True when the claim states a domain that no check's searched domain
-    equals: the statement is wider than what was checked."""
-    stated = claim.get("domain")
-    if not stated:
-        return False
-    searched = [(e.get("data") or {}).get("domain") for e in claim.get("evidence") or []]
-    searched = [s for s in searched if s]
-    return bool(searched) and all(s != stated for s in searched)
-
-
 def verdict_line(report: dict) -> str:
     """The first line of a summary: OK or NOT OK (from the report's ``ok``),
     the counts, the profile, seed, time and commit."""
@@ -378,13 +321,13 @@ def verdict_line(report: dict) -> str:
 
 
 def _fail_on(report: dict) -> tuple[str, ...]:
-    from theorems.junit import fail_on
+    from theorems.reporting.junit import fail_on
 
     return fail_on(report)
 
 
 def _problem_entry(c: dict, cex_chars: int) -> list[str]:
-    from theorems.junit import result_message
+    from theorems.reporting.junit import result_message
 
     lines = [f"### {_code(c['id'])} **{c['status']}**: {_cell(c['title'])}", ""]
     if c.get("blocked_by"):
@@ -417,7 +360,7 @@ def _problem_entry(c: dict, cex_chars: int) -> list[str]:
 
 
 def _key_figure(c: dict) -> str:
-    from theorems.junit import figure_name
+    from theorems.reporting.junit import figure_name
 
     bad = [e for e in c["evidence"] if e["status"] not in ("passed", "supported")]
     if bad:
@@ -515,10 +458,10 @@ def write_reports(report: dict, out_dir: Path, *, names: tuple[str, ...] = REPOR
     ``names`` among them, into ``out_dir`` as one set: all are rendered
     first, then the folder is swapped for one holding them (and every other
     entry it held), so that a reader or a kill never sees a mix of two runs
-    (:func:`theorems.reportdir.replace_set`); return the paths, the JSON first."""
-    from theorems.junit import render_junit
-    from theorems.report_html import render_html
-    from theorems.reportdir import replace_set
+    (:func:`theorems.reporting.folder.replace_set`); return the paths, the JSON first."""
+    from theorems.reporting.junit import render_junit
+    from theorems.reporting.html import render_html
+    from theorems.reporting.folder import replace_set
 
     renderers = {
         "report.json": lambda r: json.dumps(r, indent=2, sort_keys=False) + "\n",

@@ -148,7 +148,7 @@ def plain_line(i: int, n: int, res) -> str:
 
 
 class Progress:
-    """A ``progress(i, n, result)`` callback for :func:`theorems.runner.run`.
+    """A ``progress(i, n, result)`` callback for :func:`theorems.core.runner.run`.
 
     ``tty`` defaults to ``stream.isatty()`` (and false under ``TERM=dumb``);
     call :meth:`close` when the run ends to finish the bar's line.

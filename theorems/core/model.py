@@ -245,7 +245,7 @@ class NegativeControl:
         # stub has no overrides: nothing to check, and linmem stays unimported)
         if not self.overrides:
             return
-        from theorems.impl import formula_names
+        from theorems.core.impl import formula_names
 
         known = formula_names()
         unknown = sorted(set(self.overrides) - known)

@@ -1,0 +1,3 @@
+"""Reports from a run: JSON (with its schema), Markdown, HTML (with the plots), JUnit XML,
+Hypothesis observations, the comparison of two reports, the report folder and the
+console progress."""

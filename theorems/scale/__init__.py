@@ -1,0 +1,1 @@
+"""Running big: the executors (in process or dask.distributed) and the sweep cache."""
