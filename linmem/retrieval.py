@@ -781,7 +781,7 @@ def paired_gain(before: Any, after: Any, n: int) -> dict:
     least two), the number of its ``n`` pairs retrieved top-1 by the
     baseline (e.g. CMM) and by the competitor (e.g. its sparse repair).
     Returns ``gain`` (the mean per-instance gain as a fraction of ``n``),
-    ``t`` (:func:`linmem.sweeps.paired_t` of those gains) and ``unfixed`` (the baseline's
+    ``t`` (:func:`linmem.statistics.paired_t` of those gains) and ``unfixed`` (the baseline's
     failures, pooled over the instances, that the competitor also leaves:
     ``sum(n - after) / sum(n - before)``, 0 when the baseline fails none).
 
@@ -807,7 +807,7 @@ def paired_gain(before: Any, after: Any, n: int) -> dict:
         counts.append(c)
     if counts[0].shape != counts[1].shape:
         raise ValueError(f"before and after must count the same instances, got {counts[0].size} and {counts[1].size}")
-    from linmem.sweeps import paired_t
+    from linmem.statistics import paired_t
 
     gain = (counts[1] - counts[0]) / n
     failed = float(np.sum(n - counts[0]))

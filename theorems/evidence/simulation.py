@@ -39,7 +39,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from linmem import sweeps
+from linmem import statistics
 from theorems.evidence._common import make, timed
 from theorems.core.model import Context, Evidence, EvidenceKind, EvidenceStatus
 from theorems.core.tolerance import required_margin_sd
@@ -53,7 +53,7 @@ def loglog_slope(sizes: Sequence[float], values: Sequence[float]) -> float:
     >>> round(loglog_slope([1, 2, 4], [1.0, 0.5, 0.25]), 6)
     -1.0
     """
-    return sweeps.line_fit(np.log(np.asarray(sizes, dtype=float)), np.log(np.asarray(values, dtype=float)))[0]
+    return statistics.line_fit(np.log(np.asarray(sizes, dtype=float)), np.log(np.asarray(values, dtype=float)))[0]
 
 
 def _positive_finite(figures) -> bool:
@@ -238,7 +238,7 @@ def drift(sizes: Sequence[float], samples: Sequence[Sequence[float]], *, effect:
 
     ``samples[i]`` are the per-pool (or per-seed) locations at ``sizes[i]``;
     the drift is the slope of their means against log size
-    (:func:`linmem.sweeps.peak_drift`, the scatter pooled as s/size), with
+    (:func:`linmem.statistics.peak_drift`, the scatter pooled as s/size), with
     one-sided Student-t bounds at ``1 - SIMULATION_WRONG_VERDICT_RATE``.
     ``effect`` is the drift the design must resolve and ``spread`` the
     slope's standard deviation across run seeds measured at ``profile``
@@ -263,7 +263,7 @@ def drift(sizes: Sequence[float], samples: Sequence[Sequence[float]], *, effect:
 
     from theorems.core.tolerance import SIMULATION_WRONG_VERDICT_RATE
 
-    slope, se, dof = sweeps.peak_drift(sizes, samples)
+    slope, se, dof = statistics.peak_drift(sizes, samples)
     t = float(stdtrit(dof, 1 - SIMULATION_WRONG_VERDICT_RATE)) if dof > 0 else float("inf")
     lower, upper = slope - t * se, slope + t * se
     short = underpowered(effect=effect, spread=spread, profile=profile, better=better)
