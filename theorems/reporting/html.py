@@ -35,6 +35,7 @@ from theorems.reporting.plots import (
     shape_path,
     topic,
 )
+from theorems.reporting.figures import closeness
 from theorems.reporting.domains import domain_text, searched_domains, wider_than_searched
 
 __all__ = ["FUNCTION_NAMES", "MathFallback", "ascii_math_spans", "ascii_to_latex", "latex_to_mathml", "math_fallbacks",
@@ -617,7 +618,7 @@ class _Renderer:
 
         def rank(e):
             kind = _KEY_KIND_ORDER.index(e["kind"]) if e["kind"] in _KEY_KIND_ORDER else len(_KEY_KIND_ORDER)
-            return (kind, -_closeness(e))
+            return (kind, -(closeness(e) or 0.0))
 
         e = min(pool, key=rank)
         if e["figure"] is None:
@@ -914,23 +915,10 @@ def _cmp(op: str) -> str:
     return {"<=": "&le;", ">=": "&ge;", "==": "=", "<": "&lt;", ">": "&gt;"}.get(op, escape(op))
 
 
-def _closeness(e: dict) -> float:
-    """How close a figure came to its threshold: figure / threshold for a
-    ``<=`` check against a positive threshold, else 0 (unknown)."""
-    f, t = e.get("figure"), e.get("threshold")
-    if isinstance(f, (int, float)) and isinstance(t, (int, float)) and t > 0 and f >= 0:
-        if e.get("comparison", "<=") in ("<=", "<"):
-            return f / t
-        if e.get("comparison") in (">=", ">"):
-            return t / f if f > 0 else float("inf")
-    return 0.0
-
-
 def _gauge(e: dict) -> str:
-    f, t = e.get("figure"), e.get("threshold")
-    if not (isinstance(f, (int, float)) and isinstance(t, (int, float)) and t > 0 and f >= 0):
+    ratio = closeness(e)
+    if ratio is None:
         return ""
-    ratio = _closeness(e)
     width = max(0.0, min(ratio, 1.0)) * 100
     cls = "over" if ratio > 1 else ""
     return (f'<span class="gauge {cls}" title="figure / threshold = {ratio:.3g}">'

@@ -37,6 +37,8 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Iterable, NamedTuple, Sequence
 
+from theorems.core.model import Status
+
 __all__ = [
     "KIND_SHAPES",
     "LegendEntry",
@@ -65,7 +67,7 @@ STATUS_COLOURS = {
 }
 
 #: Statuses a dependent claim may build on (as ``theorems.core.model.Status.ok``).
-_OK_STATUSES = ("VERIFIED", "SUPPORTED", "ANSWERED")
+_OK_STATUSES = frozenset(s.value for s in Status if s.ok)
 
 #: Size of one plot, inches (at matplotlib's 72 pt per inch in SVG).
 PLOT_SIZE_IN = (4.6, 2.9)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from theorems.core.model import Status
+from theorems.reporting.figures import closeness
 from theorems.reporting.domains import _fmt, domain_text, searched_domains, wider_than_searched
 from theorems.core.runner import RunResult
 
@@ -367,20 +368,11 @@ def _key_figure(c: dict) -> str:
         e = bad[0]
     else:  # the check that came closest to its threshold says most
         scored = [e for e in c["evidence"] if isinstance(e.get("figure"), (int, float))]
-        e = max(scored, key=_closeness, default=None)
+        e = max(scored, key=lambda e: -1.0 if closeness(e) is None else closeness(e), default=None)
     if e is None or e.get("figure") is None:
         return ""
     op = {"<=": "≤", ">=": "≥"}.get(e.get("comparison") or "<=", e.get("comparison"))
     return f"{e['check']}: {figure_name(e)} {_fmt(e['figure'])} {op} {_fmt(e['threshold'])}"
-
-
-def _closeness(e: dict) -> float:
-    """figure / threshold of a ``<=`` check (threshold / figure of a ``>=``
-    one) when both are positive numbers, else -1 (nothing to compare)."""
-    f, t = e.get("figure"), e.get("threshold")
-    if not (isinstance(f, (int, float)) and isinstance(t, (int, float)) and f > 0 and t > 0):
-        return -1.0
-    return f / t if (e.get("comparison") or "<=") in ("<=", "<") else t / f
 
 
 def render_markdown(report: dict, *, max_chars: int = MAX_MARKDOWN_CHARS) -> str:
