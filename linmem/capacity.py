@@ -59,6 +59,8 @@ __all__ = [
     "kappa_mp",
     "load_ratio",
     "lp_separable",
+    "normal_partial_moment_mp",
+    "normal_upper_quantile_mp",
     "separable_fraction",
     "smoothed_topk_average_mp",
     "tied_smoothing_gap",
@@ -593,8 +595,6 @@ def lp_separable(A: Any) -> bool:
 # --------------------------------------------------------------------------
 # normal-law references for the TAM threshold (independent routes)
 # --------------------------------------------------------------------------
-
-__all__ += ["normal_partial_moment_mp", "normal_upper_quantile_mp"]
 
 
 def normal_upper_quantile_mp(r: Any, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:

@@ -139,12 +139,14 @@ __all__ = [
     "LOGISTIC_RIDGE",
     "NestedResult",
     "PeakCurve",
+    "RecheckResult",
     "SweepCacheLike",
     "bisect_crossing",
+    "canonical_json",
     "check_cache",
+    "cross_entropy_norm_peaks",
     "gaussian_pairs",
     "instance_rng",
-    "canonical_json",
     "line_fit",
     "load_value",
     "logistic_crossing",
@@ -156,6 +158,7 @@ __all__ = [
     "peak_drift",
     "peak_location",
     "pooled_peaks",
+    "recheck_crossing",
     "set_default_cache",
     "use_executor",
 ]
@@ -1054,8 +1057,6 @@ def pooled_peaks(curves: Sequence[PeakCurve], load: Callable[[float], float]) ->
 # 004's norm peak of the weakly ridged cross-entropy memory
 # --------------------------------------------------------------------------
 
-__all__ += ["cross_entropy_norm_peaks"]
-
 
 def cross_entropy_norm_peaks(
     memory: Callable[..., Any],
@@ -1119,7 +1120,6 @@ def cross_entropy_norm_peaks(
 # a second success test on the instances of a crossing sweep
 # --------------------------------------------------------------------------
 
-__all__ += ["RecheckResult", "recheck_crossing"]
 
 #: A refitted crossing at ``|log n|`` beyond this is reported as NaN (no
 #: crossing): the fit of an all-success or all-failure sample runs away.

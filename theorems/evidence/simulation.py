@@ -44,7 +44,17 @@ from theorems.evidence._common import make, timed
 from theorems.core.model import Context, Evidence, EvidenceKind, EvidenceStatus
 from theorems.core.tolerance import required_margin_sd
 
-__all__ = ["check", "loglog_slope", "one_blas_thread", "rate", "shrinks", "sweep_domain", "underpowered"]
+__all__ = [
+    "check",
+    "decays",
+    "drift",
+    "loglog_slope",
+    "one_blas_thread",
+    "rate",
+    "shrinks",
+    "sweep_domain",
+    "underpowered",
+]
 
 
 def loglog_slope(sizes: Sequence[float], values: Sequence[float]) -> float:
@@ -227,8 +237,6 @@ def check(
 
 # --- drift of a location that moves with size ---------------------------------------
 
-__all__ += ["drift"]
-
 
 def drift(sizes: Sequence[float], samples: Sequence[Sequence[float]], *, effect: float, spread: float | None,
           profile: str, falls: bool = True, better: str | None = None) -> tuple[Any, dict, str]:
@@ -277,9 +285,6 @@ def drift(sizes: Sequence[float], samples: Sequence[Sequence[float]], *, effect:
         f"{1 - SIMULATION_WRONG_VERDICT_RATE:.1%} bounds [{lower:.3f}, {upper:.3f}] (need {need}"
         + (f"; not resolvable here: {short}" if short else "")
         + f"; {wrong_side} contradicts the statement: {'yes' if against else 'no'})")
-
-
-__all__ += ["decays"]
 
 
 def decays(*, max_slope: float, max_last_over_first: float):
