@@ -143,15 +143,15 @@ def test_a_control_naming_an_unknown_formula_is_refused_when_the_claim_is_built(
         wrong("typo", least_square_store=lambda K, V: V)
 
 
-def test_templates_claim_takes_control_like_every_template_and_refuses_both_spellings():
+def test_templates_claim_takes_control_like_every_template_and_refuses_the_old_spelling():
     control = wrong("snr doubled", snr=lambda h: 2 * h)
     checks = {"sweep": (EvidenceKind.SIMULATION, lambda ctx: None, "unused")}
     made = claim("t.control-spelling", kind=ClaimKind.ASYMPTOTIC, title="t", statement="s", source="t",
                  checks=checks, control=control)
     assert made.negative_control is control
-    with pytest.raises(ValueError, match="once"):
-        claim("t.both", kind=ClaimKind.ASYMPTOTIC, title="t", statement="s", source="t", checks=checks,
-              control=control, negative_control=control)
+    for both in (dict(control=control, negative_control=control), dict(negative_control=control)):
+        with pytest.raises(TypeError, match="give the negative control as control="):
+            claim("t.both", kind=ClaimKind.ASYMPTOTIC, title="t", statement="s", source="t", checks=checks, **both)
 
 
 def test_an_exact_residual_beyond_float64_is_a_failure_with_an_infinite_figure_not_an_error():

@@ -838,36 +838,51 @@ def exact_check(name: str, *, exact: st.SearchStrategy, terms: Terms, names: Seq
 
 # --- a claim whose checks are written by hand -----------------------------------------------
 
-__all__ += ["EVIDENCE_BY_PREFIX", "claim"]
+__all__ += ["claim"]
 
-#: The evidence kind a hand-made check's name declares by its first word (before any "-"), for :func:`claim`.
-EVIDENCE_BY_PREFIX = {**dict.fromkeys(("algebra", "recursion", "exact"), EvidenceKind.SYMBOLIC),
-                      "ladder": EvidenceKind.PRECISE, **dict.fromkeys(("float", "rate"), EvidenceKind.PROPERTY),
-                      "enumeration": EvidenceKind.EXPECTATION, "montecarlo": EvidenceKind.MONTECARLO,
-                      **dict.fromkeys(("feasibility", "crossings", "percentile"), EvidenceKind.SIMULATION)}
+#: For the error message only: the evidence kind a check's name suggests (a check's kind is always given).
+_KIND_HINTS = {**dict.fromkeys(("algebra", "recursion", "exact"), EvidenceKind.SYMBOLIC),
+               "ladder": EvidenceKind.PRECISE, **dict.fromkeys(("float", "rate"), EvidenceKind.PROPERTY),
+               "enumeration": EvidenceKind.EXPECTATION, "montecarlo": EvidenceKind.MONTECARLO,
+               **dict.fromkeys(("feasibility", "crossings", "percentile", "sweep"), EvidenceKind.SIMULATION)}
 
 
-def claim(id: str, *, checks: Mapping[str, tuple] | None = None, control: NegativeControl | None = None,
-          **fields: Any) -> Claim:
-    """A claim whose checks are written by hand, as a catalogue entry: ``checks`` maps each check's name (its
-    identity in the reports) to ``(run, about)`` of the kind its first word declares (:data:`EVIDENCE_BY_PREFIX`)
-    or to ``(EvidenceKind.X, run, about)``, ``about`` optional; ``control`` is the negative control, spelled as
-    in every template (:class:`Claim`'s ``negative_control=`` is accepted too); the other fields are
-    :class:`Claim`'s."""
-    if control is not None:
-        if fields.get("negative_control") is not None:
-            raise ValueError(f"claim {id}: give the negative control once, as control= (negative_control= is "
-                             f"its older spelling)")
-        fields["negative_control"] = control
+def claim(id: str, *, kind: ClaimKind, checks: Mapping[str, tuple] | Sequence[Check] = (),
+          control: NegativeControl | None = None, **fields: Any) -> Claim:
+    """A claim whose checks are written by hand, the one way the catalogue and a user write one.
 
-    def check(name, entry):
-        kind = entry[0] if isinstance(entry[0], EvidenceKind) else EVIDENCE_BY_PREFIX.get(name.split("-")[0])
-        if kind is None:
-            raise ValueError(f"claim {id}: check {name!r} needs (EvidenceKind.X, run, about): its name starts with "
-                             f"none of {', '.join(EVIDENCE_BY_PREFIX)}")
-        return Check(name, kind, *(entry[1:] if entry[0] is kind else entry))
+    ``checks`` maps each check's name (its identity in the reports) to
+    ``(EvidenceKind.X, run, about)`` (``about`` optional; ``run(ctx)`` returns
+    an :class:`~theorems.core.model.Evidence`), or is a sequence of
+    :class:`~theorems.core.model.Check` objects (as the check builders of this
+    module return: :func:`exact_check`, :func:`sweep_check`,
+    :func:`crossing_check`, ...). ``control`` is the negative control, spelled
+    as in every template; a control naming a formula that ``Impl`` does not
+    have is refused here. The other fields are
+    :class:`~theorems.core.model.Claim`'s (``title``, ``statement``,
+    ``source``, ``assumptions``, ``depends_on``, ``domain``, ``reason``, ...).
+    """
+    if "negative_control" in fields:
+        raise TypeError(f"claim {id}: give the negative control as control= (negative_control= is the "
+                        f"low-level Claim API's spelling)")
+    if isinstance(checks, Mapping):
+        def check(name, entry):
+            entry = tuple(entry) if isinstance(entry, (tuple, list)) else (entry,)
+            if not entry or not isinstance(entry[0], EvidenceKind):
+                hint = _KIND_HINTS.get(str(name).split("-")[0].split(" ")[0])
+                example = f"EvidenceKind.{hint.name}" if hint else "EvidenceKind.X"
+                raise ValueError(f"claim {id}: check {name!r} needs its evidence kind first: "
+                                 f"{name!r}: ({example}, run, about)")
+            return Check(name, *entry)
 
-    return Claim(id=id, checks=tuple(check(*item) for item in (checks or {}).items()), **fields)
+        built = tuple(check(*item) for item in checks.items())
+    else:
+        built = tuple(checks)
+        bad = [c for c in built if not isinstance(c, Check)]
+        if bad:
+            raise TypeError(f"claim {id}: checks must be a mapping name -> (EvidenceKind, run, about) or a sequence "
+                            f"of Check objects, got {type(bad[0]).__name__}")
+    return Claim(id=id, kind=kind, checks=built, negative_control=control, **fields)
 
 
 # --- finite-size crossings per dimension ----------------------------------------------

@@ -110,14 +110,14 @@ CLAIMS = [
         checks={
             "noise-identity": (EvidenceKind.SYMBOLIC, _noise_identity, "sympy: the expected noisy-query error of a "
                                "symbolic 2 x 3 store is the residual plus tau^2 ||W||_F^2"),
-            "ladder": (_precise, "mpmath ladder on exact keys (cond 1e20, rank-deficient, duplicated): residuals and "
+            "ladder": (EvidenceKind.PRECISE, _precise, "mpmath ladder on exact keys (cond 1e20, rank-deficient, duplicated): residuals and "
                        "noise gain against exact rationals, V K^+ recognised (distance falls), a perturbed store not, "
                        "1 - h_j labelled as the model"),
-            "float": (_property, "float keys of every family: residuals and ||W||_F^2 against direct sums, LAPACK's "
+            "float": (EvidenceKind.PROPERTY, _property, "float keys of every family: residuals and ||W||_F^2 against direct sums, LAPACK's "
                       "V K^+ recognised, W + 1 refused where that shift exceeds twice the documented tolerance, "
                       "1 - h_j labelled as the model"),
         },
-        negative_control=wrong("noise gain taken as the squared spectral norm ||W||_2^2 instead of ||W||_F^2",
+        control=wrong("noise gain taken as the squared spectral norm ||W||_2^2 instead of ||W||_F^2",
                                assess=_gain_spectral),
     ),
 ]

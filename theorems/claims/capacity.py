@@ -24,11 +24,11 @@ from linmem import ensembles
 from theorems.authoring import kit
 from theorems.claims.recall import mean_error_algebra, mean_error_twice
 from theorems.evidence import simulation, symbolic
-from theorems.core.model import Check, Claim, ClaimKind, EvidenceKind
+from theorems.core.model import Check, ClaimKind, EvidenceKind
 from theorems.core.residuals import at_most
 from theorems.authoring.strategies import (Case, Inputs, exact_key_matrices, keys_and_values, leverage_laws, precise_keys,
                                  precise_values, rank_d_keys_at_two_d, uniform_leverage_keys)
-from theorems.authoring.templates import (design_check, exact_check, expectation, identity, inequality, sampled_check,
+from theorems.authoring.templates import (claim, design_check, exact_check, expectation, identity, inequality, sampled_check,
                                 sweep_check, wrong)
 from theorems.core.tolerance import norm
 
@@ -361,7 +361,7 @@ def _jensen_scale(h, w):
 
 
 CLAIMS = [
-    Claim(
+    claim(
         id="cap.uniform-leverage-accuracy",
         title="For spherical keys, leverage concentrates at d/M and the SNR at d/(M-d) as d grows",
         statement=(r"k_j \sim \mathrm{Unif}(S^{d-1}),\ M/d \text{ fixed}:\ "
@@ -380,7 +380,7 @@ CLAIMS = [
                           "(fitted exponent within 0.1)"),
         ),
         domain={"d": "d -> infinity", "M/d": [LOAD_RATIO, LOAD_RATIO]},
-        negative_control=wrong("uniform-leverage SNR d/M in place of d/(M-d)", uniform_leverage_snr=lambda d, M: d / M),
+        control=wrong("uniform-leverage SNR d/M in place of d/(M-d)", uniform_leverage_snr=lambda d, M: d / M),
     ),
     identity(
         "cap.exact-needs-independence",
@@ -397,7 +397,7 @@ CLAIMS = [
         control=wrong("least-squares store built as V K^T (outer product)",
                       least_squares_store=linmem.outer_product_store),
     ),
-    Claim(
+    claim(
         id="cap.uniform-leverage-snr",
         title="At uniform leverage h_j = d/M the SNR is d/(M-d), approximately so for spherical keys",
         statement=(r"h_j = \tfrac{d}{M}\ (M > d,\ r_K = d) \implies "
@@ -421,7 +421,7 @@ CLAIMS = [
                           "relative RMS gap of SNR_j to d/(M-d) at M = 4d falls like d^(-1/2) (exponent within 0.1)",
                           Fraction(4)),
         ),
-        negative_control=wrong("uniform-leverage SNR d/(M+d), i.e. h/(1+h) at h = d/M",
+        control=wrong("uniform-leverage SNR d/(M+d), i.e. h/(1+h) at h = d/M",
                                uniform_leverage_snr=lambda d, M: d / (M + d)),
     ),
     identity(
@@ -473,7 +473,7 @@ CLAIMS = [
         control=wrong("per-key error 1 - h_j^2 (not linear in h, so the spread would matter)",
                       expected_error=lambda h: 1 - h * h),
     ),
-    Claim(
+    claim(
         id="cap.exchangeable-mean-leverage",
         title="For exchangeable keys of fixed rank r_K, every leverage score has mean r_K/M",
         statement=(r"(k_{\sigma(1)},\dots,k_{\sigma(M)}) \overset{d}{=} (k_1,\dots,k_M)\ \forall \sigma,\ "
@@ -500,7 +500,7 @@ CLAIMS = [
                           label="every h_j of spherical 3x6; rank 2 in R^4 (B c_j, c_j spherical in R^2), 4x6; "
                           "Gaussian, non-unit, 2x5:"),
         ),
-        negative_control=wrong("leverage as the key's share of ||K||_F^2 times min(d, M) (blind to rank deficiency)",
+        control=wrong("leverage as the key's share of ||K||_F^2 times min(d, M) (blind to rank deficiency)",
                                leverage_scores=lambda K: min(K.shape) * np.sum(K * K, axis=0) / kit.sq(K)),
     ),
     inequality(

@@ -224,7 +224,7 @@ def _stationary_claim(cid, title, statement, *, which, fit, objective, algebra, 
                                      partial(_stationary_precise, which=which, fit=fit, objective=objective)),
         "gradient and loss by an independent evaluation": (EvidenceKind.PROPERTY, lambda ctx: property.check(
             ctx, _fit_instances(), partial(_stationary_score, ctx, fit, objective), describe=lambda c: c[0]))},
-        negative_control=control, assumptions=(assumption,))
+        control=control, assumptions=(assumption,))
 
 
 CLAIMS = [
@@ -238,7 +238,7 @@ CLAIMS = [
                 "KKT defects of the float solution": (EvidenceKind.PROPERTY, lambda ctx: property.check(
                     ctx, lp_instances(), lambda c: _kkt_score(ctx.impl, ctx.impl.max_margin_memory(*c[1:]), *c[1:]),
                     describe=lambda c: c[0]))},
-        negative_control=wrong("the largest multiplier moved onto a non-binding comparison",
+        control=wrong("the largest multiplier moved onto a non-binding comparison",
                                max_margin_memory=_dense_dropping_a_row),
         assumptions=("defects judged against CERTIFICATE_RESIDUAL_FACTOR x LP_FEASIBILITY_TOL x (1 + max |A|) "
                      "x d_k d_t",)),
@@ -250,7 +250,7 @@ CLAIMS = [
                 "optimum re-solved exactly on its support": (EvidenceKind.PRECISE,
                                                              partial(_kkt_precise, method="cutting-plane")),
                 "agreement with the dense LP (d <= 8)": (EvidenceKind.PROPERTY, _cp_property)},
-        negative_control=wrong("the cutting plane stopped one LP solve early", max_margin_memory=_cp_stopped_early)),
+        control=wrong("the cutting plane stopped one LP solve early", max_margin_memory=_cp_stopped_early)),
     _stationary_claim(
         "learn.cross-entropy-stationary", "The ridged cross-entropy memory is a stationary point of its objective",
         r"\|\nabla L(W)\|_\infty \le \mathtt{FIT\_GRADIENT\_TOL},\ L(W) = \tfrac1n \textstyle\sum_i "

@@ -40,7 +40,7 @@ from linmem import capacity, sweeps
 from linmem.learn import LinearProgramError
 from theorems.authoring import kit, strategies
 from theorems.evidence import expectation, montecarlo, precise, property, simulation, symbolic
-from theorems.core.model import Check, Claim, ClaimKind, EvidenceKind
+from theorems.core.model import Check, ClaimKind, EvidenceKind
 from theorems.scale.sweepcache import source_fingerprint
 from theorems.core.residuals import at_most, residual
 from theorems.authoring.templates import (claim, crossing_check, crossing_results, exact_check, inequality, sweep_claim,
@@ -685,12 +685,12 @@ CLAIMS = [
                      "log(1-p)/p, equal to the bound at k = m/2); without a tie at the k-th place the gap decays "
                      "exponentially"),
         checks={
-            "ladder": (_smoothed_ladder, "mpmath: the smoothed value by root finding, the exact tied gap, the bound"),
-            "float": (_smoothed_float, "float64: lower bound, gap bound, exact tied gap, midpoint convexity"),
-            "rate": (_smoothed_rate, "gap against beta = 1..1e4: exactly (m/k) log 2 / beta when tied (slope -1), "
+            "ladder": (EvidenceKind.PRECISE, _smoothed_ladder, "mpmath: the smoothed value by root finding, the exact tied gap, the bound"),
+            "float": (EvidenceKind.PROPERTY, _smoothed_float, "float64: lower bound, gap bound, exact tied gap, midpoint convexity"),
+            "rate": (EvidenceKind.PROPERTY, _smoothed_rate, "gap against beta = 1..1e4: exactly (m/k) log 2 / beta when tied (slope -1), "
                      "under the bound"),
         },
-        negative_control=wrong("gap bound log 2 / beta (the m/k factor dropped)",
+        control=wrong("gap bound log 2 / beta (the m/k factor dropped)",
                                smoothed_topk_gap_bound=lambda m, k, *, beta: 0.0 if k == m else math.log(2.0) / beta),
     ),
     claim(
@@ -702,12 +702,12 @@ CLAIMS = [
         kind=ClaimKind.IDENTITY, source="004 (closed-form ridgeless TAM threshold)",
         assumptions=("0 < r < 1", "linmem evaluates kappa as sqrt(2/pi)/erfcx(z/sqrt 2), z = -Phi^{-1}(r)"),
         checks={
-            "algebra": (_closed_algebra, "sympy: the erfcx rewrite, kappa(1/2) = sqrt(2/pi), alpha_c(3/20) = 0.294"),
-            "ladder": (_closed_ladder, "mpmath: alpha_c_mp and kappa_mp against an independent "
+            "algebra": (EvidenceKind.SYMBOLIC, _closed_algebra, "sympy: the erfcx rewrite, kappa(1/2) = sqrt(2/pi), alpha_c(3/20) = 0.294"),
+            "ladder": (EvidenceKind.PRECISE, _closed_ladder, "mpmath: alpha_c_mp and kappa_mp against an independent "
                        "quantile-by-root-finding evaluation"),
-            "float": (_closed_float, "float64 alpha_c against a 30-digit reference, r from 1e-300 to 1 - 2^-40"),
+            "float": (EvidenceKind.PROPERTY, _closed_float, "float64 alpha_c against a 30-digit reference, r from 1e-300 to 1 - 2^-40"),
         },
-        negative_control=wrong("alpha_c without the kappa phi(kappa) term",
+        control=wrong("alpha_c without the kappa phi(kappa) term",
                                **_wrong_alpha(lambda k, Phi, phi: (1 + k * k) * Phi)),
     ),
     claim(
@@ -719,12 +719,12 @@ CLAIMS = [
         assumptions=("kappa > 0 for the first identity (it holds for every real kappa); 0 < r < 1",),
         depends_on=("tam.alpha-c-closed-form",),
         checks={
-            "algebra": (_integral_algebra, "sympy: both integrals in closed form"),
-            "ladder-quad": (_integral_quad, "mpmath.quad at 50 and 100 digits against alpha_c_mp and kappa_mp"),
-            "ladder-gamma": (_integral_gamma, "incomplete-gamma evaluation of the same integrals, 50-150 digits"),
-            "float": (_integral_float, "scipy quad against alpha_c and kappa in float64"),
+            "algebra": (EvidenceKind.SYMBOLIC, _integral_algebra, "sympy: both integrals in closed form"),
+            "ladder-quad": (EvidenceKind.PRECISE, _integral_quad, "mpmath.quad at 50 and 100 digits against alpha_c_mp and kappa_mp"),
+            "ladder-gamma": (EvidenceKind.PRECISE, _integral_gamma, "incomplete-gamma evaluation of the same integrals, 50-150 digits"),
+            "float": (EvidenceKind.PROPERTY, _integral_float, "scipy quad against alpha_c and kappa in float64"),
         },
-        negative_control=wrong("kappa = Phi^{-1}(1 - r) (the threshold, not the mean beyond it)",
+        control=wrong("kappa = Phi^{-1}(1 - r) (the threshold, not the mean beyond it)",
                                kappa=lambda r: -special.ndtri(r), kappa_mp=capacity.normal_upper_quantile_mp),
     ),
     claim(
@@ -739,11 +739,11 @@ CLAIMS = [
                      "D(0) = 1/2"),
         depends_on=("tam.alpha-c-closed-form",),
         checks={
-            "algebra": (_limits_algebra, "sympy: D' = 2 E[(kappa + Z)_+] > 0 and the four limits"),
-            "ladder": (_limits_ladder, "mpmath: monotone from r = 1e-100 to 1 - 1e-30, inside the sandwich bounds"),
-            "float": (_limits_float, "float64: monotone on close pairs, sandwich bounds"),
+            "algebra": (EvidenceKind.SYMBOLIC, _limits_algebra, "sympy: D' = 2 E[(kappa + Z)_+] > 0 and the four limits"),
+            "ladder": (EvidenceKind.PRECISE, _limits_ladder, "mpmath: monotone from r = 1e-100 to 1 - 1e-30, inside the sandwich bounds"),
+            "float": (EvidenceKind.PROPERTY, _limits_float, "float64: monotone on close pairs, sandwich bounds"),
         },
-        negative_control=wrong("alpha_c with the '1 +' dropped: 1/[kappa^2 Phi + kappa phi]",
+        control=wrong("alpha_c with the '1 +' dropped: 1/[kappa^2 Phi + kappa phi]",
                                **_wrong_alpha(lambda k, Phi, phi: k * k * Phi + k * phi)),
     ),
     claim(
@@ -762,14 +762,14 @@ CLAIMS = [
             "v_i^T, the TAM constraints at k = n - 1 (linmem's tam_feasible)",
         ),
         checks={
-            "recursion": (_cover_recursion, "exact integers: C(n+1, D) = C(n, D) + C(n, D-1), boundary values, "
+            "recursion": (EvidenceKind.SYMBOLIC, _cover_recursion, "exact integers: C(n+1, D) = C(n, D) + C(n, D-1), boundary values, "
                           "1/2 at n = 2D"),
-            "enumeration": (_cover_enumeration, "every sign pattern of small point sets decided exactly"),
-            "montecarlo": (_cover_montecarlo, "LP satisfiability frequencies against C(n, D)/2^n"),
+            "enumeration": (EvidenceKind.EXPECTATION, _cover_enumeration, "every sign pattern of small point sets decided exactly"),
+            "montecarlo": (EvidenceKind.MONTECARLO, _cover_montecarlo, "LP satisfiability frequencies against C(n, D)/2^n"),
         },
-        negative_control=wrong("binom(n, k) in place of binom(n - 1, k)", cover_probability=_cover_wrong_binomial),
+        control=wrong("binom(n, k) in place of binom(n - 1, k)", cover_probability=_cover_wrong_binomial),
     ),
-    Claim(
+    claim(
         id="tam.threshold",
         title="Ridgeless TAM retrieves all keys below alpha_c(r): finite-size feasibility crossings fall toward alpha_c",
         statement=(r"\alpha = n/d^2 < \alpha_c(r):\ \text{TAM loss} \to 0,\ \text{almost all keys TAM-retrieved};"
@@ -794,7 +794,7 @@ CLAIMS = [
             marks=lambda impl: [(float(impl.alpha_c(TAM_R)), f"alpha_c({TAM_R})"), (2.0, "Cover (r -> 1)")],
             about=f"alpha_50 in [alpha_c, {TAM_BAND} alpha_c] and alpha_50/alpha_c - 1 shrinking with d",
             **_LP_SWEEP),),
-        negative_control=wrong("alpha_c(1 - r) (the complement fraction)", alpha_c=lambda r: linmem.alpha_c(1 - r)),
+        control=wrong("alpha_c(1 - r) (the complement fraction)", alpha_c=lambda r: linmem.alpha_c(1 - r)),
     ),
     sweep_claim(
         "tam.beta-independent",

@@ -30,7 +30,7 @@ from linmem.learn import GordanCertificate, LinearProgramError, MaxMarginResult,
 from theorems.authoring import kit, strategies
 from theorems.scale import sweepcache
 from theorems.evidence import precise, property, simulation, symbolic
-from theorems.core.model import Check, Claim, ClaimKind, EvidenceKind
+from theorems.core.model import Check, ClaimKind, EvidenceKind
 from theorems.authoring.templates import (claim, crossing_check, crossing_plot, crossing_results, design_check,
                                 sampled_check, sweep_check, sweep_table_check, wrong)
 from theorems.core.tolerance import THRESHOLD, scaled_residual
@@ -602,7 +602,7 @@ def _repair_sign_flipped(keys, targets, *, gamma, small_block_width=None, layout
 # --- the claims ----------------------------------------------------------------------------
 
 CLAIMS = [
-    Claim(
+    claim(
         id="t1.score-scales",
         title="CMM scores: matched mean 1, competitor mean 0, exact variances (n+4d+3)/d^2 and (n+2d+2)/d^2",
         statement=(r"W = \sum_l u_l v_l^{\top}:\ \mathbb{E}\,S_{ii} = 1,\ "
@@ -634,9 +634,9 @@ CLAIMS = [
                           label="CMM scores, Gaussian N(0, I/d) pairs: " + ", ".join(_STATISTICS) + " per instance",
                           about="Gaussian pairs, n < d, n ~ d and n >> d"),
         ),
-        negative_control=_CMM_TRANSPOSED,
+        control=_CMM_TRANSPOSED,
     ),
-    Claim(
+    claim(
         id="t1.extreme-value",
         title="The largest of n-1 competitors is about s sqrt(2 ln n); equating with 1 gives d^2 = 2 n ln n",
         statement=(r"\mathbb{E}\max_{j \ne i} S_{ij} \approx s\sqrt{2\ln n},\ s^2 = \operatorname{Var} S_{ij};\ "
@@ -670,9 +670,9 @@ CLAIMS = [
             Check("equating", EvidenceKind.SYMBOLIC, _ev_symbolic,
                   "sympy: sqrt(n)/d sqrt(2 log n) = 1 solves to d^2 = 2 n log n"),
         ),
-        negative_control=_LOG_OUTSIDE,
+        control=_LOG_OUTSIDE,
     ),
-    Claim(
+    claim(
         id="t1.cmm-threshold-8",
         title="CMM retrieves all pairs top-1 above d^2/(n ln n) = 8: finite-size crossings fall toward 8",
         statement=(r"W_{\mathrm{CMM}} = \sum_l u_l v_l^{\top}:\ \Pr[\forall i:\ S_{ii} > \max_{j\ne i} S_{ij}]"
@@ -694,9 +694,9 @@ CLAIMS = [
                             label="CMM all-pairs top-1: |finite-size crossing of d^2/(n ln n) - 8|",
                             about="|crossing - 8| shrinks with d; every crossing in [2, 32]"),
         ),
-        negative_control=_CMM_TRANSPOSED,
+        control=_CMM_TRANSPOSED,
     ),
-    Claim(
+    claim(
         id="t1.sharp-threshold-2",
         title="Some linear memory retrieves all pairs iff d^2/(n ln n) > 2: finite-size LP crossings track "
               "2 - 3 lnln n/ln n",
@@ -726,7 +726,7 @@ CLAIMS = [
                             label="least-squares memory U V^+: 8 - finite-size crossing of d^2/(n ln n)",
                             about="least-squares crossings in [2, 8], approaching 8"),
         ),
-        negative_control=wrong("max-margin memory returned transposed, least-squares memory built as V K^T",
+        control=wrong("max-margin memory returned transposed, least-squares memory built as V K^T",
                                max_margin_memory=_max_margin_transposed,
                                least_squares_store=linmem.outer_product_store),
     ),
@@ -739,12 +739,12 @@ CLAIMS = [
         source="004 (table: Nichani et al. 2024, d^2 >= C n (log n)^4 against CMM's 8 n log n)",
         assumptions=("natural logarithm", "n > 1 real; for integers and C = 1 the CMM bound is the smaller from n = 8 on"),
         checks={
-            "algebra": (_loose_symbolic, "sympy: factorisation, the crossover exp(2 C^(-1/3)), one sign change"),
-            "ladder": (_loose_precise,
+            "algebra": (EvidenceKind.SYMBOLIC, _loose_symbolic, "sympy: factorisation, the crossover exp(2 C^(-1/3)), one sign change"),
+            "ladder": (EvidenceKind.PRECISE, _loose_precise,
                        "mpmath: root of 8 ln n = C ln^4 n equals the closed form; signs just above and below"),
-            "float": (_loose_property, "float64 through critical_d(n, 8)^2 = 8 n ln n on both sides of the crossover"),
+            "float": (EvidenceKind.PROPERTY, _loose_property, "float64 through critical_d(n, 8)^2 = 8 n ln n on both sides of the crossover"),
         },
-        negative_control=_LOG_OUTSIDE,
+        control=_LOG_OUTSIDE,
     ),
     claim(
         "t1.dual-certificate",
@@ -761,14 +761,14 @@ CLAIMS = [
         checks={
             "exclusive": (EvidenceKind.SYMBOLIC, _dual_algebra, "sympy: <W, sum lam A> = sum lam <W, A> and "
                           "<W, A_ij> = S_ii - S_ij, so both sides cannot hold"),
-            "exact": (_dual_exact, "integer instances: the returned side verified in exact rationals"),
-            "ladder": (_dual_precise, "mpmath: margins and dependence residuals of the returned side"),
-            "float": (_dual_property, "float64: margins beyond rounding, or dependence residual at rounding level"),
+            "exact": (EvidenceKind.SYMBOLIC, _dual_exact, "integer instances: the returned side verified in exact rationals"),
+            "ladder": (EvidenceKind.PRECISE, _dual_precise, "mpmath: margins and dependence residuals of the returned side"),
+            "float": (EvidenceKind.PROPERTY, _dual_property, "float64: margins beyond rounding, or dependence residual at rounding level"),
         },
-        negative_control=wrong("certificate of the transposed comparisons (v_i - v_j) u_i^T",
+        control=wrong("certificate of the transposed comparisons (v_i - v_j) u_i^T",
                                gordan_certificate=_gordan_swapped),
     ),
-    Claim(
+    claim(
         id="t1.sparse-repair",
         title="Sparse repair of CMM (overlay layout) retrieves more pairs than CMM at the same load; the split "
               "layout as stated does not at reachable sizes",
@@ -800,7 +800,7 @@ CLAIMS = [
                 about="paired over seeds: repaired minus CMM retrieved pairs; CMM failures left unrepaired shrink "
                       "with d"),
         ),
-        negative_control=wrong("correction subtracted (deficit m_i - gamma)",
+        control=wrong("correction subtracted (deficit m_i - gamma)",
                                sparse_repair_memory=_repair_sign_flipped),
     ),
 ]
