@@ -6,7 +6,7 @@ Run from the repository root (needs the ``[dask]`` extra)::
 
 The sweep: per-seed critical sizes of the best linear memory (max-margin LP,
 nested bisection) at d = 8, n in 3..80, 24 seeds, cache off, submitted through
-:func:`linmem.sweeps.use_executor` (one task per seed). Per worker count, on
+:func:`linmem.sweeps.nested_critical_sizes`'s ``executor=`` (one task per seed). Per worker count, on
 a cluster opened by :func:`theorems.scale.executors.open_executor` (its workers
 warmed: linmem, scipy and HiGHS imported) and after one untimed sweep, it
 prints, best of ``--repeats`` timed sweeps:
@@ -41,9 +41,9 @@ def separable(V, U) -> bool:
     return bool(res.margin > 0 and learn.GordanCertificate(W=res.W, lam=None, keys=V, targets=U).verify())
 
 
-def sweep():
+def sweep(executor=None):
     return sweeps.nested_critical_sizes(separable, D, n_range=N_RANGE, seeds=SEEDS, base_seed=BASE_SEED,
-                                        name="bench-sweep", cache=None).n_star.tolist()
+                                        name="bench-sweep", cache=None, executor=executor).n_star.tolist()
 
 
 def load() -> str:
@@ -54,13 +54,13 @@ def timed_on(workers: int, repeats: int, reference) -> dict:
     from distributed import get_client, get_task_stream
 
     best = None
-    with open_executor("dask", workers=workers):
+    with open_executor("dask", workers=workers) as executor:
         client = get_client()
-        sweep()  # untimed: the pickled criterion reaches every worker
+        sweep(executor)  # untimed: the pickled criterion reaches every worker
         for _ in range(repeats):
             with get_task_stream(client) as stream:
                 start = time.perf_counter()
-                same = sweep() == reference
+                same = sweep(executor) == reference
                 wall = time.perf_counter() - start
             compute = sum(s["stop"] - s["start"] for t in stream.data for s in t["startstops"]
                           if s["action"] == "compute")

@@ -91,17 +91,17 @@ Recipes (how the finite-size claims use it)
         c_peak = peak_location([n * math.log(n) / d**2 for n in ns], norms.mean(axis=0))
 
 Cache
-    linmem keeps no results. Every sweep takes ``cache=``: an object with
-    ``key``/``get``/``put`` (:class:`SweepCacheLike`; the theorems verifier's
-    folder of JSON files is ``theorems.scale.sweepcache.SweepCache``), ``None`` or
-    ``False`` (no caching), or ``True`` (default): the cache an application
-    installed with :func:`set_default_cache` (none installed: no caching).
+    linmem keeps no results and has no module state. Every sweep takes
+    ``cache=``: an object with ``key``/``get``/``put``
+    (:class:`SweepCacheLike`; the theorems verifier's folder of JSON files is
+    ``theorems.scale.sweepcache.SweepCache``) or ``None`` (default: no
+    caching), and ``executor=``: ``None`` (default: serially, here) or a
+    :class:`concurrent.futures.Executor` (:func:`check_executor`).
     Each instance result (one seed's ``n*``, one trial's outcome, one
     measurement) is looked up and stored on its own under ``(name, params,
     seed)``; ``name`` and ``params`` must identify the criterion completely
     (e.g. a version or source hash of the caller's code). The cache is used
-    in the calling process, the computations run on the executor of
-    :func:`use_executor`.
+    in the calling process, the computations run on the executor.
 
 Source: seed 004 (the top-1 thresholds 8 and 2, the TAM threshold alpha_c(r),
 finite-size sweeps); the estimators are standard (bisection, logistic
@@ -118,7 +118,6 @@ regression).
 from __future__ import annotations
 
 import concurrent.futures
-import contextlib
 import math
 import numbers
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -144,6 +143,7 @@ __all__ = [
     "bisect_crossing",
     "canonical_json",
     "check_cache",
+    "check_executor",
     "cross_entropy_norm_peaks",
     "gaussian_pairs",
     "instance_rng",
@@ -159,8 +159,6 @@ __all__ = [
     "peak_location",
     "pooled_peaks",
     "recheck_crossing",
-    "set_default_cache",
-    "use_executor",
 ]
 
 #: The load parametrisations: ``"ratio"`` is ``d^2 / (n ln n)`` (top-1),
@@ -295,81 +293,52 @@ class SweepCacheLike(Protocol):
     def put(self, key: str, value: Any, *, note: Mapping | None = None) -> None: ...
 
 
-_DEFAULT_CACHE: list = [None]
-
-
-def set_default_cache(provider: Callable[[], Any] | None) -> None:
-    """Install what ``cache=True`` means in the sweeps: ``provider()`` is
-    called at each sweep and returns a cache (:class:`SweepCacheLike`) or
-    ``None``; ``set_default_cache(None)`` uninstalls it (``cache=True`` then
-    caches nothing). An application (the theorems verifier) installs its
-    own; linmem by itself has none.
-
-    >>> set_default_cache(42)
-    Traceback (most recent call last):
-    ...
-    TypeError: provider must be a callable returning a cache or None, got int 42
-    """
-    if provider is not None and not callable(provider):
-        raise TypeError(f"provider must be a callable returning a cache or None, got {type(provider).__name__} "
-                        f"{provider!r}"[:160])
-    _DEFAULT_CACHE[0] = provider
-
-
 def check_cache(cache: Any) -> Any:
-    """The cache a sweep uses: ``None``/``False`` -> no caching, ``True`` ->
-    the installed default (:func:`set_default_cache`; none installed: no
-    caching), an object with ``key``, ``get`` and ``put`` -> itself.
+    """The cache a sweep uses, passed explicitly (linmem keeps no default):
+    ``None``/``False`` -> no caching, an object with ``key``, ``get`` and
+    ``put`` (:class:`SweepCacheLike`) -> itself.
 
     >>> check_cache(None) is None, check_cache(False) is None
     (True, True)
+    >>> check_cache(True)
+    Traceback (most recent call last):
+    ...
+    TypeError: cache=True: linmem keeps no default cache; pass one (an object with key/get/put, e.g. theorems.scale.sweepcache.SweepCache(folder)) or None
     """
     if cache is None or cache is False:
         return None
     if cache is True:
-        provider = _DEFAULT_CACHE[0]
-        return None if provider is None else provider()
+        raise TypeError("cache=True: linmem keeps no default cache; pass one (an object with key/get/put, e.g. "
+                        "theorems.scale.sweepcache.SweepCache(folder)) or None")
     if all(callable(getattr(cache, m, None)) for m in ("key", "get", "put")):
         return cache
     raise TypeError(
-        "cache must be True (the installed default), an object with key/get/put (e.g. "
-        f"theorems.scale.sweepcache.SweepCache), or None/False (no caching), got {type(cache).__name__} {cache!r}"[:220]
+        "cache must be an object with key/get/put (e.g. theorems.scale.sweepcache.SweepCache) or None/False "
+        f"(no caching), got {type(cache).__name__} {cache!r}"[:220]
     )
 
 
-_EXECUTOR: list = [None]
-
-
-@contextlib.contextmanager
-def use_executor(executor: Any):
-    """Run the per-instance computations of :func:`nested_critical_sizes`,
-    :func:`bisect_crossing` (the trials of each bisection step) and
-    :func:`measure_grid` on ``executor`` inside the ``with`` block.
-
-    ``executor`` is any :class:`concurrent.futures.Executor` (a
-    ``ProcessPoolExecutor``, or a dask.distributed ``Client(...).get_executor()``
-    on a cluster) or ``None`` (serially, in this process). The cache is read
-    and written here, in the calling process: only the instances it does not
-    hold are submitted, so a rerun anywhere reuses what any earlier run
+def check_executor(executor: Any) -> concurrent.futures.Executor | None:
+    """Where a sweep's per-instance computations run, passed explicitly:
+    ``None`` (serially, in this process) or any
+    :class:`concurrent.futures.Executor` (a ``ProcessPoolExecutor``, or a
+    dask.distributed ``Client(...).get_executor()`` on a cluster). The cache
+    is read and written in the calling process: only the instances it does
+    not hold are submitted, so a rerun anywhere reuses what any earlier run
     computed. Each instance has its own seed, so the results do not depend on
     the executor, the number of workers or the order of completion. The
     criterion must be picklable for a process or cluster executor (dask
     pickles closures; the standard library's process pool does not).
 
     >>> from concurrent.futures import ThreadPoolExecutor
-    >>> with ThreadPoolExecutor(2) as pool, use_executor(pool):
+    >>> with ThreadPoolExecutor(2) as pool:
     ...     measure_grid(lambda V, U: float(V.shape[1]), 3, [4, 8], seeds=range(2),
-    ...                  base_seed=0, name="doc", cache=None).tolist()
+    ...                  base_seed=0, name="doc", executor=pool).tolist()
     [[4.0, 8.0], [4.0, 8.0]]
     """
     if executor is not None and not isinstance(executor, concurrent.futures.Executor):
         raise TypeError(f"executor must be a concurrent.futures.Executor or None, got {type(executor).__name__}")
-    previous = _EXECUTOR[0]
-    _EXECUTOR[0] = executor
-    try:
-        yield executor
-    finally:
-        _EXECUTOR[0] = previous
+    return executor
 
 
 def _is_int(value: Any) -> bool:
@@ -386,10 +355,11 @@ def _is_bool(value: Any) -> bool:
 
 def _cached_many(cache: Any, name: str, params: Mapping, seeds: list,
                  task: Callable, args: list[tuple], *,
-                 valid: Callable[[Any], bool]) -> list[tuple[Any, bool, Any]]:
+                 valid: Callable[[Any], bool], executor: concurrent.futures.Executor | None = None,
+                 ) -> list[tuple[Any, bool, Any]]:
     """``[(value, hit, extra)]`` for ``task(*args[i])``, each cached under
     ``seeds[i]``; ``task`` returns ``(value, extra)``. Misses run on the
-    current executor (see :func:`use_executor`); the cache is used here.
+    ``executor`` (see :func:`check_executor`); the cache is used here.
     A cached value that ``valid`` refuses (the wrong type: a string, ``null``
     or a dict where the task returns a bool) is a miss: it is computed again
     and rewritten, and moves the cache's counters from hits to misses."""
@@ -407,7 +377,6 @@ def _cached_many(cache: Any, name: str, params: Mapping, seeds: list,
                 out[i] = (value, True, None)
                 continue
         misses.append(i)
-    executor = _EXECUTOR[0]
     if executor is None:
         results = [task(*args[i]) for i in misses]
     else:
@@ -634,7 +603,8 @@ def nested_critical_sizes(
     base_seed: int,
     name: str,
     params: Mapping | None = None,
-    cache: Any = True,
+    cache: Any = None,
+    executor: Any = None,
     start: int | None = None,
 ) -> NestedResult:
     """Per-seed critical size of a monotone criterion, by bisection on nested pools.
@@ -668,13 +638,14 @@ def nested_critical_sizes(
     base_seed = _check_seed_int(base_seed, "base_seed")
     name = _check_name(name)
     store = check_cache(cache)
+    executor = check_executor(executor)
     if start is not None:
         start = check_positive_int(start, "start")
     key_params = {"method": "nested-bisection", "d": d, "n_range": [lo, hi],
                   "criterion": canonical_json(params or {}, "params")}
     done = _cached_many(store, name, key_params, [[base_seed, s] for s in seeds], _nested_one_seed,
                         [(success, d, lo, hi, base_seed, s, start) for s in seeds],
-                        valid=lambda v: _is_int(v) and lo - 1 <= v <= hi)
+                        executor=executor, valid=lambda v: _is_int(v) and lo - 1 <= v <= hi)
     n_star = [int(value) for value, _, _ in done]
     hits = sum(hit for _, hit, _ in done)
     calls = sum(extra for _, hit, extra in done if not hit)
@@ -755,7 +726,8 @@ def bisect_crossing(
     base_seed: int,
     name: str,
     params: Mapping | None = None,
-    cache: Any = True,
+    cache: Any = None,
+    executor: Any = None,
     min_pairs: int = 2,
 ) -> CrossingResult:
     """Finite-size 1/2 crossing of the success probability: bisection in ``log n``
@@ -797,6 +769,7 @@ def bisect_crossing(
     name = _check_name(name)
     min_pairs = check_positive_int(min_pairs, "min_pairs", minimum=2)
     store = check_cache(cache)
+    executor = check_executor(executor)
     n1, n2 = (max(min_pairs, int(round(pairs_at_load(load_kind, d, b)))) for b in (b1, b2))
     n_easy, n_hard = min(n1, n2), max(n1, n2)
     if n_hard - n_easy < 1:
@@ -814,7 +787,7 @@ def bisect_crossing(
         on the current executor (the cache read and written here)."""
         cells = [(n, t) for n in sizes for t in range(trials)]
         done = _cached_many(store, name, key_params, [[base_seed, n, t] for n, t in cells], _trial,
-                            [(success, d, n, base_seed, t) for n, t in cells], valid=_is_bool)
+                            [(success, d, n, base_seed, t) for n, t in cells], executor=executor, valid=_is_bool)
         for (n, _), (value, hit, _) in zip(cells, done):
             counter["hits" if hit else "calls"] += 1
             ns.append(n)
@@ -868,7 +841,8 @@ def measure_grid(
     base_seed: int,
     name: str,
     params: Mapping | None = None,
-    cache: Any = True,
+    cache: Any = None,
+    executor: Any = None,
 ) -> np.ndarray:
     """``measure(keys, targets)`` on independent Gaussian instances: one per
     (seed, n), drawn from ``instance_rng(base_seed, d, n, seed)``.
@@ -893,10 +867,11 @@ def measure_grid(
     base_seed = _check_seed_int(base_seed, "base_seed")
     name = _check_name(name)
     store = check_cache(cache)
+    executor = check_executor(executor)
     key_params = {"method": "grid", "d": d, "criterion": canonical_json(params or {}, "params")}
     cells = [(s, n) for s in seeds for n in ns]
     done = _cached_many(store, name, key_params, [[base_seed, n, s] for s, n in cells], _grid_cell,
-                        [(measure, d, n, base_seed, s) for s, n in cells], valid=_is_finite_number)
+                        [(measure, d, n, base_seed, s) for s, n in cells], executor=executor, valid=_is_finite_number)
     return np.array([float(value) for value, _, _ in done]).reshape(len(seeds), len(ns))
 
 
@@ -1152,7 +1127,8 @@ def recheck_crossing(
     base_seed: int,
     name: str,
     params: Mapping | None = None,
-    cache: Any = True,
+    cache: Any = None,
+    executor: Any = None,
 ) -> RecheckResult:
     """A second, stricter success test on the instances of a
     :func:`bisect_crossing` sweep, and both crossings on the same instances.
@@ -1182,6 +1158,7 @@ def recheck_crossing(
     base_seed = _check_seed_int(base_seed, "base_seed")
     name = _check_name(name)
     store = check_cache(cache)
+    executor = check_executor(executor)
     counts: dict[int, int] = {}
     trial = []
     for n in result.ns.tolist():  # the trial index of each evaluation at its size
@@ -1193,7 +1170,7 @@ def recheck_crossing(
     cells = [(int(n), int(t)) for n, ok, t in zip(ns, first, trial) if ok]
     key_params = {"method": "recheck-crossing", "d": result.d, "criterion": canonical_json(params or {}, "params")}
     done = iter(_cached_many(store, name, key_params, [[base_seed, n, t] for n, t in cells], _trial,
-                             [(success, result.d, n, base_seed, t) for n, t in cells], valid=_is_bool))
+                             [(success, result.d, n, base_seed, t) for n, t in cells], executor=executor, valid=_is_bool))
     runs = [next(done) if ok else None for ok in first.tolist()]
     second = np.array([bool(r[0]) if r is not None else False for r in runs], dtype=bool)
 

@@ -42,7 +42,7 @@ def _claim_of(offset, band=(2.0, 16.0)):
                                                                                      max_last_over_first=0.6),
         label="|crossing - 4|", series="planted", plot_title="planted crossings", x_label="d^2 / (n ln n)",
         marks=((4, "4"),), load_kind="ratio", bracket=(1.0, 32.0), trials=dict(quick=16, standard=16, thorough=16),
-        steps=6, seed_label="planted", cache_name="test.crossing", params={}, formulas=("cmm",))
+        steps=6, seed_label="planted", cache_name="test.crossing", params={})
     return Claim(id="t.crossing", title="", statement="", kind=ClaimKind.ASYMPTOTIC, source="test", checks=(check,),
                  negative_control=wrong("unused", cmm=lambda V, U: U))
 
@@ -105,7 +105,7 @@ def test_band_limit_and_marks_may_be_formulas_of_impl_so_a_control_reaches_them(
         return counted
 
     sweep = dict(load_kind="ratio", bracket=(1.0, 32.0), trials=dict(quick=16, standard=16, thorough=16), steps=6,
-                 seed_label="planted", cache_name="test.crossing", params={}, formulas=("cmm",))
+                 seed_label="planted", cache_name="test.crossing", params={})
     check = crossing_check(
         "trend", success=success, dims=dict(quick=(8, 16, 32), standard=(8, 16, 32), thorough=(8, 16, 32)),
         band=lambda impl: (impl.limit / 2, 4 * impl.limit), limit=lambda impl: impl.limit,

@@ -203,11 +203,15 @@ def test_the_key_includes_the_shared_machinery(tmp_path, monkeypatch):
 def test_default_cache_follows_the_environment(tmp_path, monkeypatch):
     monkeypatch.setenv(sweepcache.CACHE_ENV, str(tmp_path / "c"))
     assert sweepcache.resolve_cache(True).directory == tmp_path / "c"
-    # importing theorems.scale.sweepcache installs it as what cache=True means in linmem's sweeps
-    assert sweeps.check_cache(True).directory == tmp_path / "c"
+    # the runner opens it once per run and hands it to every check (importing sweepcache installs nothing)
+    from theorems.core.runner import resolve_run_cache
+
+    assert resolve_run_cache().directory == tmp_path / "c"
+    with pytest.raises(TypeError, match="linmem keeps no default cache"):
+        sweeps.check_cache(True)
     for off in ("", "off", "0", "None"):
         monkeypatch.setenv(sweepcache.CACHE_ENV, off)
-        assert sweepcache.resolve_cache(True) is None and sweeps.check_cache(True) is None
+        assert sweepcache.resolve_cache(True) is None and resolve_run_cache() is None
     monkeypatch.delenv(sweepcache.CACHE_ENV)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert sweepcache.default_cache_dir() == tmp_path / "linmem-theorems"
@@ -327,17 +331,19 @@ def test_sweeps_on_a_process_pool_equal_the_serial_run_and_fill_the_cache_on_the
     kwargs = dict(seeds=range(6), base_seed=11, name="exec-test")
     serial = sweeps.nested_critical_sizes(_lp_like_success, 3, n_range=(3, 40), cache=None, **kwargs)
     grid = sweeps.measure_grid(_norm_measure, 3, [4, 9], cache=None, **kwargs)
-    with concurrent.futures.ProcessPoolExecutor(2) as pool, sweeps.use_executor(pool):
+    with concurrent.futures.ProcessPoolExecutor(2) as pool:
         par = sweeps.nested_critical_sizes(_lp_like_success, 3, n_range=(3, 40), cache=SweepCache(tmp_path),
-                                           **kwargs)
-        par_grid = sweeps.measure_grid(_norm_measure, 3, [4, 9], cache=SweepCache(tmp_path), **kwargs)
+                                           executor=pool, **kwargs)
+        par_grid = sweeps.measure_grid(_norm_measure, 3, [4, 9], cache=SweepCache(tmp_path), executor=pool,
+                                       **kwargs)
     assert par.n_star.tolist() == serial.n_star.tolist() and par.evaluations == serial.evaluations
     np.testing.assert_array_equal(par_grid, grid)
     assert len(list(tmp_path.rglob("*.json"))) == 6 + 12
-    with sweeps.use_executor(_RefusingExecutor()):
-        again = sweeps.nested_critical_sizes(_lp_like_success, 3, n_range=(3, 40), cache=SweepCache(tmp_path),
-                                             **kwargs)
-        again_grid = sweeps.measure_grid(_norm_measure, 3, [4, 9], cache=SweepCache(tmp_path), **kwargs)
+    refusing = _RefusingExecutor()
+    again = sweeps.nested_critical_sizes(_lp_like_success, 3, n_range=(3, 40), cache=SweepCache(tmp_path),
+                                         executor=refusing, **kwargs)
+    again_grid = sweeps.measure_grid(_norm_measure, 3, [4, 9], cache=SweepCache(tmp_path), executor=refusing,
+                                     **kwargs)
     assert again.n_star.tolist() == serial.n_star.tolist() and again.cache_hits == 6
     np.testing.assert_array_equal(again_grid, grid)
 
@@ -350,15 +356,15 @@ def test_bisect_crossing_on_an_executor_equals_the_serial_run(tmp_path, kind):
     serial = sweeps.bisect_crossing(_planted_random, 6, cache=None, **_BISECT)
     pool = (concurrent.futures.ThreadPoolExecutor(3) if kind == "threads"
             else concurrent.futures.ProcessPoolExecutor(2))
-    with pool, sweeps.use_executor(pool):
-        par = sweeps.bisect_crossing(_planted_random, 6, cache=SweepCache(tmp_path), **_BISECT)
+    with pool:
+        par = sweeps.bisect_crossing(_planted_random, 6, cache=SweepCache(tmp_path), executor=pool, **_BISECT)
     # same instances in the same order, the same bisection and the same fit
     assert par.ns.tolist() == serial.ns.tolist() and par.outcomes.tolist() == serial.outcomes.tolist()
     assert (par.n50, par.slope, par.bracket, par.steps) == (serial.n50, serial.slope, serial.bracket, serial.steps)
     assert par.evaluations == serial.evaluations == serial.ns.size and par.cache_hits == 0
     assert len(list(tmp_path.rglob("*.json"))) == serial.ns.size  # written on the client
-    with sweeps.use_executor(_RefusingExecutor()):
-        again = sweeps.bisect_crossing(_planted_random, 6, cache=SweepCache(tmp_path), **_BISECT)
+    again = sweeps.bisect_crossing(_planted_random, 6, cache=SweepCache(tmp_path), executor=_RefusingExecutor(),
+                                   **_BISECT)
     assert again.n50 == serial.n50 and again.evaluations == 0 and again.cache_hits == serial.ns.size
 
 
@@ -370,8 +376,8 @@ def test_bisect_crossing_submits_each_steps_trials_as_one_batch():
             submitted.append(args[2])  # the size n of the trial
             return super().submit(fn, *args, **kwargs)
 
-    with Recording(2) as pool, sweeps.use_executor(pool):
-        res = sweeps.bisect_crossing(_planted_random, 6, cache=None, **_BISECT)
+    with Recording(2) as pool:
+        res = sweeps.bisect_crossing(_planted_random, 6, cache=None, executor=pool, **_BISECT)
     assert submitted == res.ns.tolist()
     # both ends first, then one batch of `trials` per bisection step
     assert [n for n, _ in res.steps] == [submitted[i] for i in range(0, len(submitted), _BISECT["trials"])]
@@ -405,16 +411,14 @@ def test_any_object_with_the_cache_protocol_serves_the_sweeps():
     assert again.n_star.tolist() == first.n_star.tolist() == [PLANTED_N] * 3
 
 
-def test_the_default_cache_is_whatever_the_application_installs(tmp_path, monkeypatch):
+def test_linmem_has_no_default_cache_a_sweep_caches_only_what_it_is_given(tmp_path):
     cache = _DictCache()
-    monkeypatch.setattr(sweeps, "_DEFAULT_CACHE", [lambda: cache])
-    sweeps.measure_grid(_norm_measure, 3, [4], seeds=[0], base_seed=0, name="g")  # cache=True by default
+    sweeps.measure_grid(_norm_measure, 3, [4], seeds=[0], base_seed=0, name="g")  # cache=None by default
+    sweeps.measure_grid(_norm_measure, 3, [4], seeds=[0], base_seed=0, name="g", cache=cache)
     assert len(cache.store) == 1
-    sweeps.set_default_cache(None)
-    assert sweeps.check_cache(True) is None
-    with pytest.raises(TypeError, match="provider must be a callable"):
-        sweeps.set_default_cache("folder")
-    with pytest.raises(TypeError, match="cache must be True"):
+    with pytest.raises(TypeError, match="linmem keeps no default cache"):
+        sweeps.measure_grid(_norm_measure, 3, [4], seeds=[0], base_seed=0, name="g", cache=True)
+    with pytest.raises(TypeError, match="cache must be an object with key/get/put"):
         sweeps.check_cache(tmp_path)  # a path means nothing to linmem: theorems.scale.sweepcache.SweepCache(path)
 
 
@@ -438,14 +442,37 @@ def test_linmem_knows_neither_the_verifier_nor_its_cache_folder():
         assert "import theorems" not in path.read_text() and "from theorems" not in path.read_text(), path
 
 
-def test_use_executor_refuses_what_is_not_an_executor_and_restores_the_previous_one():
+def test_an_executor_is_an_argument_and_linmem_keeps_no_module_state():
     with pytest.raises(TypeError, match="concurrent.futures.Executor"):
-        with sweeps.use_executor(4):
-            pass
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        with sweeps.use_executor(pool):
-            assert sweeps._EXECUTOR[0] is pool
-        assert sweeps._EXECUTOR[0] is None
+        sweeps.measure_grid(_norm_measure, 3, [4], seeds=[0], base_seed=0, name="g", executor=4)
+    for gone in ("use_executor", "set_default_cache", "_EXECUTOR", "_DEFAULT_CACHE"):
+        assert not hasattr(sweeps, gone), gone
+    # no module state anywhere in linmem: no module-level list, dict or set that the module changes (its
+    # tables of constants are only read)
+    import ast
+    import pathlib
+
+    import linmem
+
+    changing = {"append", "extend", "insert", "update", "setdefault", "pop", "popitem", "clear", "add", "remove",
+                "discard"}
+    mutable = []
+    for path in pathlib.Path(linmem.__file__).parent.glob("*.py"):
+        tree = ast.parse(path.read_text())
+        held = {t.id for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
+                and isinstance(node.value, (ast.List, ast.Dict, ast.Set))
+                for t in (node.targets if isinstance(node, ast.Assign) else [node.target]) if isinstance(t, ast.Name)}
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store)
+                    and isinstance(node.value, ast.Name) and node.value.id in held):
+                mutable.append(f"{path.name}:{node.value.id}[...] =")
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                  and isinstance(node.func.value, ast.Name) and node.func.value.id in held
+                  and node.func.attr in changing and node.func.value.id != "__all__"):
+                mutable.append(f"{path.name}:{node.func.value.id}.{node.func.attr}()")
+            elif isinstance(node, ast.Global):
+                mutable.append(f"{path.name}:global {', '.join(node.names)}")
+    assert not mutable, mutable
 
 
 @pytest.mark.filterwarnings("ignore::ResourceWarning", "ignore::DeprecationWarning")
@@ -456,10 +483,10 @@ def test_sweeps_on_a_dask_local_cluster_equal_the_serial_run(tmp_path):
     kwargs = dict(seeds=range(6), base_seed=11, name="dask-test")
     serial = sweeps.nested_critical_sizes(lambda V, U: _lp_like_success(V, U), 3, n_range=(3, 40), cache=None,
                                           **kwargs)
-    with open_executor("dask", workers=2):
+    with open_executor("dask", workers=2) as executor:
         # a closure: dask pickles it with cloudpickle
         par = sweeps.nested_critical_sizes(lambda V, U: _lp_like_success(V, U), 3, n_range=(3, 40),
-                                           cache=SweepCache(tmp_path), **kwargs)
+                                           cache=SweepCache(tmp_path), executor=executor, **kwargs)
     assert par.n_star.tolist() == serial.n_star.tolist() and par.evaluations == serial.evaluations
     assert len(list(tmp_path.rglob("*.json"))) == 6  # written here, on the client
 

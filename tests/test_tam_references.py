@@ -65,26 +65,41 @@ def test_paired_t_is_the_one_sample_t_of_the_differences():
     assert sweeps.paired_t([-0.5, -0.5]) == -math.inf and sweeps.paired_t([0.25, 0.25]) == math.inf
 
 
-def test_sweep_cache_is_off_when_a_named_formula_is_overridden(tmp_path, monkeypatch):
-    honest, control = SimpleNamespace(impl=SimpleNamespace()), SimpleNamespace(impl=SimpleNamespace(overridden=("f",)))
-    assert kit.sweep_cache(honest, "f") is True and kit.sweep_cache(control, "g") is True
-    assert kit.sweep_cache(control, "g", "f") is None
-    calls = []
+def test_a_check_caches_through_its_context_and_a_negative_control_never_does(tmp_path):
+    # the run hands its cache to every check (ctx.cache); under a wrong variant ctx.cache is None, whichever
+    # formulas the computation calls (no list of formulas to keep in sync by hand)
+    from theorems.authoring.templates import claim, wrong
+    from theorems.core.model import ClaimKind, EvidenceKind
+    from theorems.core.profiles import PROFILES
+    from theorems.core.runner import run_check
+    from theorems.core.impl import Impl
+    from theorems.evidence._common import make
+    from theorems.scale import sweepcache
+
+    calls, seen = [], []
 
     def compute():
         calls.append(1)
         return [len(calls)]
 
-    cache = str(tmp_path / "cache")
-    monkeypatch.setenv("THEOREMS_SWEEP_CACHE", cache)
-    from theorems.scale import sweepcache
+    def check(ctx):
+        seen.append(ctx.cache)
+        value = kit.cached(ctx, compute, name="test.tam", params={"a": 1}, seed=[1, 2])
+        return make(ctx, EvidenceKind.SIMULATION, True, seconds=0.0, figure=float(value[0]), threshold=9.0)
 
-    monkeypatch.setattr(sweepcache, "default_cache", lambda: sweepcache.SweepCache(cache))
-    first = kit.cached(honest, compute, name="test.tam", params={"a": 1}, seed=[1, 2], formulas=("f",))
-    again = kit.cached(honest, compute, name="test.tam", params={"a": 1}, seed=[1, 2], formulas=("f",))
-    assert first == again == [1] and len(calls) == 1  # the second call read the cache
-    fresh = kit.cached(control, compute, name="test.tam", params={"a": 1}, seed=[1, 2], formulas=("f",))
-    assert fresh == [2] and len(calls) == 2  # a control recomputes
+    c = claim("t.cached", kind=ClaimKind.ASYMPTOTIC, title="", statement="", source="test",
+              checks={"sweep": (EvidenceKind.SIMULATION, check)}, control=wrong("x", snr=lambda h: h))
+    store = sweepcache.SweepCache(tmp_path / "cache")
+    honest = Impl.default()
+    for _ in range(2):
+        run_check(c, c.checks[0], impl=honest, profile=PROFILES["quick"], seed=0, cache=store)
+    assert len(calls) == 1 and seen == [store, store]  # the second run read the cache
+    run_check(c, c.checks[0], impl=honest.with_overrides(c.negative_control.overrides), profile=PROFILES["quick"],
+              seed=0, cache=store)
+    assert len(calls) == 2 and seen[-1] is None  # a control recomputes and stores nothing
+    assert kit.sweep_cache(SimpleNamespace(cache=store)) is store
+    run_check(c, c.checks[0], impl=honest, profile=PROFILES["quick"], seed=0, cache=None)
+    assert len(calls) == 3 and seen[-1] is None  # a run without a cache
 
 
 def test_plot_spec_is_what_the_report_draws():

@@ -350,10 +350,10 @@ def _sweep_executor(args):
                          "sweeps on the cluster; drop --jobs")
     context = open_executor(args.executor, scheduler=args.scheduler, workers=args.workers)
     try:
-        context.__enter__()
+        executor = context.__enter__()
     except (ValueError, ImportError) as exc:
         raise UsageError(str(exc)) from None
-    return context
+    return context, executor
 
 
 def _cmd_verify(args) -> int:
@@ -369,7 +369,7 @@ def _cmd_verify(args) -> int:
     args.kept_reports = out
     _check_cache()
     _partial_notice(args, claims, registry, out)
-    sweep_executor = _sweep_executor(args)
+    sweep_executor, executor = _sweep_executor(args)
     print(f"theorems verify: {len(claims)} claims, profile {profile.name}, seed {args.seed}", flush=True)
     _check_durations("verify")
     estimates = recorded_durations(profile.name, controls=args.controls)
@@ -379,7 +379,8 @@ def _cmd_verify(args) -> int:
     progress, claims, run_context = _run_context(args, profile, progress, claims)
     try:
         result = run(claims, profile=profile, seed=args.seed, controls=args.controls,
-                     jobs=args.jobs, progress=progress, claims_modules=args.claims or (), fail_on=args.fail_on)
+                     jobs=args.jobs, progress=progress, claims_modules=args.claims or (), fail_on=args.fail_on,
+                     executor=executor)
     finally:
         progress.close()
         run_context.close()

@@ -26,6 +26,7 @@ import numpy as np
 import linmem
 from linmem import learn, sweeps
 from theorems.authoring import kit
+from theorems.scale import sweepcache
 from theorems.claims import top1
 
 RUN_SEED = 20261130
@@ -52,7 +53,7 @@ def run(d: int, seeds: list[int], log) -> sweeps.NestedResult:
 
     return sweeps.nested_critical_sizes(
         success, d, n_range=(3, hi), seeds=seeds, base_seed=kit.seed(RUN_SEED, "lp"), name="top1.lp",
-        params={"code": top1._CODE}, cache=True, start=top1._predicted_critical_n(d))
+        params={"code": top1._CODE}, cache=sweepcache.default_cache(), start=top1._predicted_critical_n(d))
 
 
 def summary(d: int, n_star: list[int], command: str) -> dict:

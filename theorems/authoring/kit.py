@@ -567,34 +567,33 @@ def sign_law(W0: np.ndarray) -> Law:
 __all__ += ["cached", "sweep_cache"]
 
 
-def sweep_cache(ctx, *formulas: str):
+def sweep_cache(ctx):
     """The ``cache=`` of a sweep (:func:`linmem.sweeps.bisect_crossing`,
-    :func:`theorems.scale.sweepcache.cached_call`) whose stored results come from
-    the named ``formulas`` of ``ctx.impl``: the default cache (``True``), or
-    ``None`` when the run overrides one of them (a negative control must
-    recompute, never read what the true formulas stored).
+    :func:`theorems.scale.sweepcache.cached_call`): the run's cache from the
+    check's context, ``None`` under a negative control (which must recompute,
+    never read what the true formulas stored). With ``executor=ctx.executor``
+    it is all a sweep needs from the run.
 
     >>> from types import SimpleNamespace as NS
-    >>> ctx = NS(impl=NS(overridden=("alpha_c",)))
-    >>> sweep_cache(ctx, "tam_feasible"), sweep_cache(ctx, "tam_feasible", "alpha_c")
-    (True, None)
+    >>> sweep_cache(NS(cache=None)) is None
+    True
     """
-    return None if set(formulas) & set(getattr(ctx.impl, "overridden", ())) else True
+    return ctx.cache
 
 
-def cached(ctx, compute: Callable[[], Any], *, name: str, params: dict, seed: Any, formulas: tuple[str, ...]):
-    """``compute()`` (JSON-able) through the sweep cache under ``(name,
-    params, seed)`` (:func:`theorems.scale.sweepcache.cached_call`), computed afresh
-    when the run overrides one of the ``formulas`` it calls
-    (:func:`sweep_cache`); the value alone.
+def cached(ctx, compute: Callable[[], Any], *, name: str, params: dict, seed: Any):
+    """``compute()`` (JSON-able) through the run's sweep cache under ``(name,
+    params, seed)`` (:func:`theorems.scale.sweepcache.cached_call`), computed
+    afresh and not stored under a negative control (``ctx.cache`` is then
+    ``None``); the value alone.
 
     >>> from types import SimpleNamespace as NS
-    >>> cached(NS(impl=NS(overridden=("f",))), lambda: [1, 2], name="doc", params={}, seed=0, formulas=("f",))
+    >>> cached(NS(cache=None), lambda: [1, 2], name="doc", params={}, seed=0)
     [1, 2]
     """
     from theorems.scale.sweepcache import cached_call
 
-    return cached_call(compute, name=name, params=params, seed=seed, cache=sweep_cache(ctx, *formulas))[0]
+    return cached_call(compute, name=name, params=params, seed=seed, cache=ctx.cache)[0]
 
 
 # --- exact Gaussian moments (references, not under test) ------------------------------

@@ -893,7 +893,7 @@ __all__ += ["CROSSING_COLUMNS", "crossing_check", "crossing_plot", "crossing_res
 def crossing_results(
     ctx: Context, success: Callable[[Any], Callable[[np.ndarray, np.ndarray], bool]], dims: Sequence[int], *,
     load_kind: str, bracket: tuple[float, float], trials: Mapping[str, int], steps: int, seed_label: str,
-    cache_name: str, params: Mapping[str, Any], formulas: Sequence[str],
+    cache_name: str, params: Mapping[str, Any],
 ) -> dict:
     """Per dimension ``d`` in ``dims``, the finite-size 1/2 crossing of
     ``success(ctx.impl)(keys, targets)`` (:func:`linmem.sweeps.bisect_crossing`
@@ -901,15 +901,15 @@ def crossing_results(
     profile level). Instances come from ``kit.seed(run seed, seed_label)``
     (:func:`theorems.authoring.kit.seed`, no claim id), so every
     check of a run that sweeps the same label reads the same cache entries
-    (``cache_name``, ``params``); the cache is off when the run overrides one
-    of the ``formulas`` the success test calls (:func:`theorems.authoring.kit.sweep_cache`)."""
+    (``cache_name``, ``params``) of the run's cache (``ctx.cache``, off under a
+    negative control); the bisections run on ``ctx.executor``."""
     from linmem import sweeps
 
     test = success(ctx.impl)
     return {d: sweeps.bisect_crossing(
         test, d, load_kind=load_kind, bracket=bracket, trials=ctx.profile.pick(**trials), steps=steps,
         base_seed=kit.seed(ctx.run_seed, seed_label), name=cache_name, params=dict(params),
-        cache=kit.sweep_cache(ctx, *formulas)) for d in dims}
+        cache=ctx.cache, executor=ctx.executor) for d in dims}
 
 
 def crossing_plot(title: str, series: list, *, x_label: str, y_label: str = "success rate",
@@ -936,7 +936,7 @@ def crossing_check(
     """A check that finite-size crossings tend to a limit: per dimension
     (``dims`` per profile level) the crossing of :func:`crossing_results`
     (``sweep`` holds its keywords: ``load_kind``, ``bracket``, ``trials``,
-    ``steps``, ``seed_label``, ``cache_name``, ``params``, ``formulas``); every
+    ``steps``, ``seed_label``, ``cache_name``, ``params``); every
     crossing finite, uncensored and inside ``band``, and the figure
     ``distance(crossing, limit)`` judged by ``shrink(sizes,
     figures)`` (e.g. :func:`theorems.evidence.simulation.shrinks`; a

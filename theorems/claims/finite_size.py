@@ -121,7 +121,8 @@ def _critical_size(ctx, d, rng):
     hi = max(3, math.ceil(sweeps.pairs_at_load("ratio", d, 1.0 / LP_MAX_LOAD)))
     res = sweeps.nested_critical_sizes(lambda V, U: bool(ctx.impl.gordan_certificate(V, U).separable), d,
                                        n_range=(2, hi), seeds=range(ctx.profile.pick(**LP_POOLS)),
-                                       base_seed=int(rng.integers(2**32)), name="fs.second-order", cache=None)
+                                       base_seed=int(rng.integers(2**32)), name="fs.second-order",
+                                       executor=ctx.executor)
     n_c = float(np.median(res.n_star)) + 0.5
     return {"n_c": n_c, "c_c": n_c * math.log(n_c) / (d * d), "censored_share": res.censored / len(res.n_star),
             "loglog": math.log(math.log(n_c)), "term": ctx.impl.second_order_term(d, n_c),

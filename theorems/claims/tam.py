@@ -154,8 +154,7 @@ def _tam_success(impl):
 #: TAM_BRACKET alpha_c, instances from kit.seed(run seed, "tam-lp").
 _LP_SWEEP = dict(load_kind="alpha", bracket=tuple(x * float(linmem.alpha_c(TAM_R)) for x in TAM_BRACKET),
                  trials=dict(quick=TAM_TRIALS, standard=TAM_TRIALS, thorough=TAM_TRIALS), steps=TAM_STEPS,
-                 seed_label="tam-lp", cache_name="tam.lp", params={"code": _CODE, "r": TAM_R},
-                 formulas=("tam_feasible", "competitor_count"))
+                 seed_label="tam-lp", cache_name="tam.lp", params={"code": _CODE, "r": TAM_R})
 
 
 # --- tam.upper-bound -----------------------------------------------------------------
@@ -546,8 +545,8 @@ def _cover_montecarlo(ctx):
 
     def sample(rng, size):  # the rows depend only on the generator's state: cached under it
         return np.asarray(kit.cached(ctx, lambda: draw(rng, size), name="tam.cover.mc",
-                                     params={"code": _CODE, "size": size}, seed=rng.bit_generator.state,
-                                     formulas=("tam_feasible", "lp_separable")), dtype=float)
+                                     params={"code": _CODE, "size": size}, seed=rng.bit_generator.state),
+                          dtype=float)
 
     expected = [float(impl.cover_probability(c["n"], c["D"])) for c in configs]
     ev = montecarlo.check(ctx, sample, expected, n=COVER_TRIALS * ctx.profile.sweep,
@@ -583,7 +582,7 @@ def _erm_crossings(ctx, d, rng) -> dict:
         res = sweeps.recheck_crossing(lp, succeeds, keep=BETA_TRIALS, base_seed=kit.seed(ctx.run_seed, "tam-lp"),
                                       name="tam.erm", params={"code": _CODE, "beta": beta, "maxiter": ERM_MAXITER,
                                                               "r": TAM_R},
-                                      cache=kit.sweep_cache(ctx, "tam_erm", "tam_margins", "competitor_count"))
+                                      cache=ctx.cache, executor=ctx.executor)
         row.update({"lp": res.first, beta: res.second, f"agree_{beta}": res.agreement})
     vals = [row["lp"], *(row[b] for b in betas)]
     spread = (max(vals) - min(vals)) * d * d if all(math.isfinite(v) for v in vals) else math.inf
@@ -608,7 +607,7 @@ def _percentile_row(ctx, d, base) -> dict:
     rows = np.stack([sweeps.measure_grid(  # the mean percentile of each instance seed, cached per instance
         lambda V, U, build=build: float(np.mean(impl.percentile_rank(build(V, U), V, U))), d, [n],
         seeds=range(PB_SEEDS), base_seed=base, name=f"tam.pct.{name}", params={"code": _CODE, "k": k, "beta": PB_BETA},
-        cache=kit.sweep_cache(ctx, name, "percentile_rank", "competitor_count"))[:, 0]
+        cache=ctx.cache, executor=ctx.executor)[:, 0]
         for name, build in memories.items()], axis=1)
     gain = rows[:, 1] - rows[:, 0]
     return {"n": n, "k": k, "cmm": float(rows[:, 0].mean()), "tam": float(rows[:, 1].mean()),

@@ -274,8 +274,7 @@ def _crossing_sweep(tag: str, store: str, bracket) -> dict:
         return lambda keys, targets: bool(impl.all_retrieved(getattr(impl, store)(keys, targets), keys, targets))
 
     return dict(success=success, load_kind="ratio", bracket=bracket, trials=CROSSING_TRIALS,
-                steps=CROSSING_STEPS, seed_label=tag, cache_name=f"top1.{tag}", params={"code": _CODE},
-                formulas=(store, "all_retrieved"))
+                steps=CROSSING_STEPS, seed_label=tag, cache_name=f"top1.{tag}", params={"code": _CODE})
 
 
 def _crossing_trend(check: str, tag: str, store: str, bracket, title: str, **kw):
@@ -318,7 +317,7 @@ def _lp_row(ctx, d, rng):
     res = sweeps.nested_critical_sizes(
         success, d, n_range=(3, max(4, math.ceil(linmem.critical_n(d, LP_MIN_RATIO)))), seeds=range(pools),
         base_seed=kit.seed(ctx.run_seed, "lp"), name="top1.lp", params={"code": _CODE},
-        cache=kit.sweep_cache(ctx, "max_margin_memory", "GordanCertificate"), start=_predicted_critical_n(d))
+        cache=ctx.cache, executor=ctx.executor, start=_predicted_critical_n(d))
     c, (x, y) = res.crossing("ratio"), res.success_curve("ratio")
     row = {"crossing": c, "n": math.nan, "prediction": math.nan, "window": None, "censored": res.censored,
            "gap": math.inf, "pools": pools, "n_star": res.n_star.tolist(), "evaluations": res.evaluations,
@@ -563,8 +562,7 @@ def _repair_row(ctx, d, rng):
         n = max(3, int(round(sweeps.pairs_at_load("ratio", d, load))))
         counts = np.array([[kit.cached(ctx, lambda s=s, lay=lay: count(n, s, lay), name=f"top1.repair.{lay}",
                                        params={"code": _CODE, "d": d, "n": n, "gamma": REPAIR_GAMMA},
-                                       seed=[base_seed, s],
-                                       formulas=("cmm" if lay == "cmm" else "sparse_repair_memory", "top1_correct"))
+                                       seed=[base_seed, s])
                             for lay in layouts] + [math.nan] * (3 - len(layouts)) for s in range(REPAIR_SEEDS)],
                           dtype=float)
         part = {"n": n, **{key: float(counts[:, q].mean() / n) for q, (key, _) in enumerate(_REPAIR_SERIES)},

@@ -204,8 +204,11 @@ class Evidence:
 
 @dataclass(frozen=True)
 class Context:
-    """What a check may use: the formulas under test (``impl``), the profile
-    and a seed derived from the run seed, the claim id and the check name."""
+    """Everything a check may use, passed to it explicitly: the formulas
+    under test (``impl``), the profile, a seed derived from the run seed, the
+    claim id and the check name, the run's sweep ``cache`` (``None`` under a
+    negative control, whose results must never be stored or read as the true
+    formulas') and the ``executor`` its sweeps run on (``None``: here)."""
 
     impl: Any
     profile: Any
@@ -215,6 +218,8 @@ class Context:
     run_seed: int = 0
     claims_modules: tuple[str, ...] = ()
     control: bool = False  # running a negative control: verdict only, no shrinking
+    cache: Any = None
+    executor: Any = None
 
     def rng(self, salt: str = ""):
         """The Generator of the stream ``salt`` of this check: SeedSequence

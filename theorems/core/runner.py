@@ -14,7 +14,7 @@ import traceback
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from theorems.scale import sweepcache  # noqa: F401  (installs the sweep cache as linmem.sweeps' default)
 from theorems.core.impl import Impl
@@ -143,9 +143,27 @@ class RunResult:
             r.negative_control and r.negative_control.get("caught") is False for r in self.results)
 
 
+#: ``cache=`` of the run functions: the sweep cache of ``$THEOREMS_CACHE`` (theorems.scale.sweepcache).
+FROM_ENVIRONMENT = "from-environment"
+
+
+def resolve_run_cache(cache: Any = FROM_ENVIRONMENT) -> Any:
+    """The sweep cache a run passes to its checks: :data:`FROM_ENVIRONMENT`
+    (the default) -> ``theorems.scale.sweepcache.default_cache()``, else as
+    ``resolve_cache`` reads it (``None``/``False`` off, a folder, an object
+    with key/get/put)."""
+    from theorems.scale import sweepcache
+
+    if isinstance(cache, str) and cache == FROM_ENVIRONMENT:
+        return sweepcache.default_cache()
+    return sweepcache.resolve_cache(cache)
+
+
 def _context(claim: Claim, check: Check, impl: Impl, profile: Profile, seed: int,
-             claims_modules: tuple[str, ...] = ()) -> Context:
+             claims_modules: tuple[str, ...] = (), cache: Any = None, executor: Any = None) -> Context:
     return Context(
+        cache=None if impl.overridden else cache,
+        executor=executor,
         control=bool(impl.overridden),
         impl=impl,
         profile=profile,
@@ -246,17 +264,19 @@ def _invalid_evidence(ev: Evidence) -> str | None:
 
 
 def run_check(claim: Claim, check: Check, *, impl: Impl, profile: Profile, seed: int,
-              claims_modules: tuple[str, ...] = ()) -> Evidence:
+              claims_modules: tuple[str, ...] = (), cache: Any = FROM_ENVIRONMENT,
+              executor: Any = None) -> Evidence:
     """Run one check; never raises (a crash becomes an ERROR record), except
     on ``KeyboardInterrupt``: any other exception, ``SystemExit`` (a
     ``sys.exit`` in a check), ``GeneratorExit`` or ``CheckTimeout`` included,
     makes this check an ERROR naming the exception, with where it was raised
     (``data["raised_at"]``, the deepest frame outside this package and
     Hypothesis) and the traceback (``data["traceback"]``).
-    ``claims_modules`` (user claim modules) go into the replay command."""
+    ``claims_modules`` (user claim modules) go into the replay command;
+    ``cache`` and ``executor`` reach the check in its context."""
     from theorems.evidence._common import replay_command
 
-    ctx = _context(claim, check, impl, profile, seed, claims_modules)
+    ctx = _context(claim, check, impl, profile, seed, claims_modules, resolve_run_cache(cache), executor)
     start = time.perf_counter()
     try:
         with _budget(profile.check_budget_s):
@@ -322,19 +342,20 @@ def derive_status(claim: Claim, evidence: Sequence[Evidence], dep_status: dict[s
 
 
 def _run_checks(claim: Claim, impl: Impl, profile: Profile, seed: int,
-                claims_modules: tuple[str, ...] = ()) -> list[Evidence]:
-    return [run_check(claim, c, impl=impl, profile=profile, seed=seed, claims_modules=claims_modules)
-            for c in claim.checks]
+                claims_modules: tuple[str, ...] = (), cache: Any = None, executor: Any = None) -> list[Evidence]:
+    return [run_check(claim, c, impl=impl, profile=profile, seed=seed, claims_modules=claims_modules,
+                      cache=cache, executor=executor) for c in claim.checks]
 
 
-def run_negative_control(claim: Claim, *, profile: Profile, seed: int = DEFAULT_SEED) -> dict:
+def run_negative_control(claim: Claim, *, profile: Profile, seed: int = DEFAULT_SEED,
+                         executor: Any = None) -> dict:
     """Run the claim's checks on its wrong variant. ``caught`` is True when
     the claim then comes out FAILED (or NOT SUPPORTED for a sweep)."""
     nc = claim.negative_control
     if nc is None:
         return {"description": None, "caught": None, "status": None, "checks": {}}
     impl = Impl.default().with_overrides(nc.overrides)
-    evidence = _run_checks(claim, impl, profile, seed)
+    evidence = _run_checks(claim, impl, profile, seed, executor=executor)  # no cache under a wrong variant
     status, _ = derive_status(claim, evidence, {})
     return {
         "description": nc.description,
@@ -345,12 +366,16 @@ def run_negative_control(claim: Claim, *, profile: Profile, seed: int = DEFAULT_
 
 
 def run_claim(claim: Claim, *, profile: Profile, seed: int = DEFAULT_SEED, impl: Impl | None = None,
-              controls: bool = False, claims_modules: tuple[str, ...] = ()) -> ClaimResult:
-    """Run a claim's checks (status derived without dependencies)."""
+              controls: bool = False, claims_modules: tuple[str, ...] = (), cache: Any = FROM_ENVIRONMENT,
+              executor: Any = None) -> ClaimResult:
+    """Run a claim's checks (status derived without dependencies); ``cache``
+    (:func:`resolve_run_cache`) and ``executor`` reach the checks in their
+    context."""
     start = time.perf_counter()
-    evidence = _run_checks(claim, impl or Impl.default(), profile, seed, claims_modules)
+    evidence = _run_checks(claim, impl or Impl.default(), profile, seed, claims_modules,
+                           resolve_run_cache(cache), executor)
     status, _ = derive_status(claim, evidence, {})
-    nc = run_negative_control(claim, profile=profile, seed=seed) if controls else None
+    nc = run_negative_control(claim, profile=profile, seed=seed, executor=executor) if controls else None
     return ClaimResult(claim, status, evidence, time.perf_counter() - start, [], nc)
 
 
@@ -376,9 +401,9 @@ def _stop(pool: ProcessPoolExecutor) -> None:
 
 
 def _worker(args) -> ClaimResult:
-    cid, profile, seed, controls, modules = args
+    cid, profile, seed, controls, modules, cache = args
     result = run_claim(_WORKER_CLAIMS[cid], profile=profile, seed=seed, controls=controls,
-                       claims_modules=modules)
+                       claims_modules=modules, cache=cache)
     result.claim = None  # claims hold functions; the parent re-attaches its own
     import pickle
 
@@ -404,6 +429,8 @@ def run(
     progress: Callable[[int, int, ClaimResult], None] | None = None,
     claims_modules: Sequence[str] = (),
     fail_on: Iterable[Status] = DEFAULT_FAIL_ON,
+    cache: Any = FROM_ENVIRONMENT,
+    executor: Any = None,
 ) -> RunResult:
     """Run ``claims`` (in dependency order) and derive every status.
 
@@ -411,7 +438,10 @@ def run(
     dependency order either way. ``claims_modules`` names the user claim
     modules loaded, so that replay commands load them too. ``fail_on``: the
     statuses that make :attr:`RunResult.ok` false. A KeyboardInterrupt stops
-    the worker processes at once and propagates.
+    the worker processes at once and propagates. ``cache``
+    (:func:`resolve_run_cache`, resolved once for the run) and ``executor``
+    (where the sweeps run; not with ``jobs > 1``) reach every check in its
+    context: the run keeps no module state.
     """
     fail_on = frozenset(fail_on)
     bad = [s for s in fail_on if not isinstance(s, Status)]
@@ -419,6 +449,10 @@ def run(
         raise TypeError(f"fail_on must hold Status members, got {bad!r}")
     claims = list(claims)
     modules = tuple(claims_modules)
+    cache = resolve_run_cache(cache)
+    if executor is not None and jobs > 1:
+        raise ValueError(f"jobs={jobs} with an executor: the claims run here and their sweeps on the executor; "
+                         "give one or the other")
     started = time.time()
     t0 = time.perf_counter()
     raw: dict[str, ClaimResult] = {}
@@ -440,7 +474,7 @@ def run(
         ctx = multiprocessing.get_context("fork")
         pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_ignore_sigint)
         try:
-            futures = [(c, pool.submit(_worker, (c.id, profile, seed, controls, modules))) for c in claims]
+            futures = [(c, pool.submit(_worker, (c.id, profile, seed, controls, modules, cache))) for c in claims]
             for i, (claim, fut) in enumerate(futures, 1):
                 res = fut.result()
                 res.claim = claim
@@ -452,6 +486,6 @@ def run(
     else:
         for i, claim in enumerate(claims, 1):
             settle(i, claim, run_claim(claim, profile=profile, seed=seed, impl=impl, controls=controls,
-                                       claims_modules=modules))
+                                       claims_modules=modules, cache=cache, executor=executor))
     return RunResult([raw[c.id] for c in claims], profile, seed, time.perf_counter() - t0, started,
                      fail_on=fail_on)

@@ -7,8 +7,10 @@ on a dask cluster: ``--scheduler ADDRESS`` connects to a running one
 ``LocalCluster`` with ``--workers N`` single-threaded worker processes is
 started for the run; every worker imports linmem and HiGHS before the first
 task. The claims themselves, their criteria and the cache stay
-in this process (:func:`linmem.sweeps.use_executor`), so the report is the
-one a serial run gives, and a rerun reuses every cached instance.
+in this process: the run passes the executor to every check
+(``ctx.executor``), which passes it to the sweeps (``executor=``), so the
+report is the one a serial run gives, and a rerun reuses every cached
+instance.
 
 dask and distributed are an optional extra: ``pip install 'linmem-theorems[dask]'``.
 """
@@ -24,7 +26,6 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from linmem import sweeps
 
 __all__ = ["EXECUTORS", "ORPHAN_POLL_S", "die_with_parent", "open_executor"]
 
@@ -99,7 +100,8 @@ EXECUTORS = ("local", "dask")
 
 @contextlib.contextmanager
 def open_executor(kind: str = "local", *, scheduler: str | None = None, workers: int | None = None) -> Iterator[Any]:
-    """Install the sweep executor of ``kind`` for the ``with`` block.
+    """The sweep executor of ``kind``, open for the ``with`` block (pass it to
+    ``theorems.core.runner.run(..., executor=)``; nothing is installed).
 
     ``"local"``: serial, in this process (``scheduler`` and ``workers`` must be
     unset). ``"dask"``: ``Client(scheduler).get_executor()``, or a
@@ -128,9 +130,7 @@ def open_executor(kind: str = "local", *, scheduler: str | None = None, workers:
         else:
             client = stack.enter_context(Client(scheduler))
         client.run(_warm_worker)
-        executor = client.get_executor()
-        with sweeps.use_executor(executor):
-            yield executor
+        yield client.get_executor()
 
 
 def _warm_worker() -> None:

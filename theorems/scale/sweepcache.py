@@ -22,10 +22,10 @@ Layout
 Folder
     ``$THEOREMS_CACHE``, else ``$XDG_CACHE_HOME/linmem-theorems`` (default
     ``~/.cache/linmem-theorems``); ``THEOREMS_CACHE`` set to ``""``, ``0``,
-    ``off``, ``none``, ``false`` or ``no`` turns it off. Importing this module
-    installs :func:`default_cache` as linmem's default
-    (:func:`linmem.sweeps.set_default_cache`), so ``cache=True`` in a sweep
-    means this folder.
+    ``off``, ``none``, ``false`` or ``no`` turns it off. The runner opens it
+    once per run and hands it to every check as ``ctx.cache`` (``None`` under
+    a negative control); a check passes it to linmem's sweeps as ``cache=``.
+    Importing this module changes nothing anywhere.
 
 >>> import tempfile
 >>> c = SweepCache(tempfile.mkdtemp())
@@ -309,5 +309,3 @@ def cached_call(
         store.write_errors = getattr(store, "write_errors", 0) + 1
     return value, False
 
-
-sweeps.set_default_cache(default_cache)
