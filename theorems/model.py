@@ -215,6 +215,9 @@ class Context:
     run_seed: int = 0
     claims_modules: tuple[str, ...] = ()
     control: bool = False  # running a negative control: verdict only, no shrinking
+    #: One case of the check to run alone (``theorems verify --case CHECK:CASE``):
+    #: a ladder case's label, a float case's recipe as JSON; None runs them all.
+    case: str | None = None
 
     def rng(self, salt: str = ""):
         """The Generator of the stream ``salt`` of this check: SeedSequence
