@@ -333,13 +333,17 @@ def _print_summary(result, report) -> None:
             figure = (f"figure {_fmt_number(e.figure)} against {e.comparison} {_fmt_number(e.threshold)}"
                       if e.figure is not None or e.threshold is not None else "no figure")
             print(f"    [{e.check}] {e.status.value}: {figure}; {' '.join(str(e.detail).split())[:600]}")
-            if e.counterexample is not None:
-                print(f"      counterexample: {json.dumps(jsonable(e.counterexample))[:400]}")
+            cex = e.counterexample
+            apart = isinstance(cex, dict) and ("rebuild" in cex or "replay_case" in cex)
+            if cex is not None:  # arrays and snippet are in report.json and shown in report.md/html
+                shown = {k: v for k, v in cex.items() if k not in ("arrays", "rebuild", "replay_case")} if apart else cex
+                print(f"      counterexample: {json.dumps(jsonable(shown))[:400]}")
+            if apart and "rebuild" in cex:
+                print("      rebuild it in Python: the counterexample's snippet in report.md, report.html, report.json")
             if e.replay:
                 print(f"      replay: {e.replay}")
-            case_replay = e.counterexample.get("replay_case") if isinstance(e.counterexample, dict) else None
-            if case_replay:
-                print(f"      replay this case alone: {case_replay}")
+            if apart and cex.get("replay_case"):
+                print(f"      replay this case alone: {cex['replay_case']}")
     if underspecified:
         print(f"  UNDERSPECIFIED (no checks; see theorems show): {', '.join(underspecified)}")
     for r in result.results:
