@@ -416,7 +416,7 @@ def _problem_entry(c: dict, cex_chars: int) -> list[str]:
 #: Longest rebuild snippet of a float counterexample shown in the Markdown
 #: summary, characters (a longer one, or any when the summary is short of
 #: room, is named as being in report.json).
-MD_SNIPPET_CHARS = 4000
+MD_SNIPPET_CHARS = 8000
 
 #: Keys of a counterexample shown apart from its JSON in the summaries.
 _SHOWN_APART = ("arrays", "rebuild", "replay_case")
