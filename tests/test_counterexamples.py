@@ -88,11 +88,11 @@ def test_the_rebuild_snippet_runs_and_prints_the_residual_the_check_measured(cor
     snippet = cex["rebuild"]
     assert "import numpy as np" in snippet and "claim_terms(claim)(impl," in snippet and "residual(items)" in snippet
     printed = _run_snippet(snippet, tmp_path)
-    assert float(printed) == cex["residual"] and cex["residual"] > 0
+    assert float(printed) == cex["float64_residual"] and cex["float64_residual"] > 0
     # the snippet evaluates the arrays it holds: one entry changed gives another residual
     first = cex["arrays"]["K"]["hex"][0]
     changed = snippet.replace(repr(first), repr((2 * float.fromhex(first) + 1).hex()), 1)
-    assert changed != snippet and float(_run_snippet(changed, tmp_path)) != cex["residual"]
+    assert changed != snippet and float(_run_snippet(changed, tmp_path)) != cex["float64_residual"]
 
 
 def test_a_snippet_of_a_negative_control_uses_the_wrong_variant(corpus, tmp_path):
@@ -102,7 +102,7 @@ def test_a_snippet_of_a_negative_control_uses_the_wrong_variant(corpus, tmp_path
     assert ev.status is EvidenceStatus.FAILED
     cex = ev.to_json()["counterexample"]
     assert ".with_overrides(claim.negative_control.overrides)" in cex["rebuild"]
-    assert float(_run_snippet(cex["rebuild"], tmp_path)) == cex["residual"] > 0
+    assert float(_run_snippet(cex["rebuild"], tmp_path)) == cex["float64_residual"] > 0
     # the true claim's own float check passes, with no counterexample to rebuild
     assert _evidence(corpus, claim.id, "float").status is EvidenceStatus.PASSED
 
@@ -155,7 +155,7 @@ def test_the_replay_of_a_failed_case_reruns_that_case_alone(corpus, tmp_path, ca
         assert code == 1 and again["status"] == "FAILED" and ev["check"] == check and ev["cases"] == cases
         assert one["selection"]["case"].startswith(f"{check}:")
         if check == "float":
-            assert ev["counterexample"]["arrays"] == cex["arrays"] and ev["counterexample"]["residual"] == cex["residual"]
+            assert ev["counterexample"]["arrays"] == cex["arrays"] and ev["counterexample"]["float64_residual"] == cex["float64_residual"]
         else:
             assert (ev["counterexample"]["case"], ev["counterexample"]["digits"]) == (cex["case"], cex["digits"])
     # the same float case on a true identity passes: --case judges, it does not just fail
@@ -209,6 +209,11 @@ def test_the_reports_show_the_snippet_the_case_and_rung_and_the_case_replay(tmp_
     assert "```python" in md and "    " + float_cex["rebuild"].splitlines()[-1] in md
     assert f"fails at ladder case `{ladder_cex['case']}`, {ladder_cex['digits']} digits" in md
     assert md.count("replay this case alone") == 2 and '"hex"' not in md  # the arrays only inside the snippet
+    from theorems.junit import result_message
+
+    message = result_message(by_check["float"])  # the one line of report.md, report.html and junit.xml
+    assert message.startswith("float: scaled ratio ") and "(need ≤ 64)" in message and " at family = " in message
+    assert "hex" not in message and "float64_residual" not in message
     html = render_html(report)
     assert '<pre class="snippet">' in html and "claim_terms(claim)(impl, K)" in html
     assert html.count("Replay this case alone") == 2 and "Fails at ladder case" in html

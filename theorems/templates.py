@@ -316,7 +316,7 @@ def _identifier(name: str) -> str:
 
 def _float_counterexample(inputs: Inputs, terms: Terms, ctx: Context) -> Callable[[Case], Any]:
     """A failing float case as the report stores it: ``input`` (the recipe),
-    ``arrays`` (every argument exactly, :func:`_array_json`), ``residual``
+    ``arrays`` (every argument exactly, :func:`_array_json`), ``float64_residual``
     (the terms' residual there), ``case`` (the recipe as the JSON that
     ``--case float:...`` takes, when the family can rebuild it) and
     ``rebuild`` (:func:`rebuild_snippet`). A case with an argument that is
@@ -335,7 +335,7 @@ def _float_counterexample(inputs: Inputs, terms: Terms, ctx: Context) -> Callabl
         except IMPLEMENTATION_ERRORS as exc:  # a formula that raises there: the snippet shows it raise
             measured = math.inf
             out["raised"] = repr(exc)
-        out.update(arrays=arrays, residual=measured, rebuild=rebuild_snippet(ctx, inputs.names, arrays, measured))
+        out.update(arrays=arrays, float64_residual=measured, rebuild=rebuild_snippet(ctx, inputs.names, arrays, measured))
         return out
 
     return describe
