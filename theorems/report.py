@@ -430,7 +430,8 @@ def _counterexample_lines(cex: Any, cex_chars: int) -> list[str]:
     lines = []
     if isinstance(cex, dict) and "digits" in cex and "case" in cex:
         lines.append(f"  - fails at ladder case {_code(cex['case'])}, {cex['digits']} digits: {_cell(cex.get('why', ''))}")
-    shown = {k: v for k, v in cex.items() if k not in _SHOWN_APART} if isinstance(cex, dict) else cex
+    apart = _SHOWN_APART + (("case",) if isinstance(cex, dict) and "arrays" in cex else ())  # a float recipe's JSON
+    shown = {k: v for k, v in cex.items() if k not in apart} if isinstance(cex, dict) else cex
     text = json.dumps(shown, separators=(",", ":"))
     if len(text) > cex_chars:
         text = text[:cex_chars] + f"... ({len(text) - cex_chars} more characters in report.json)"

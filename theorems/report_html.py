@@ -954,8 +954,8 @@ def _counterexample_html(cex: Any) -> str:
     if isinstance(cex, dict) and "digits" in cex and "case" in cex:
         parts.append(f'<p>Fails at ladder case <code>{escape(str(cex["case"]))}</code>, {escape(str(cex["digits"]))} '
                      f'digits: {escape(str(cex.get("why", "")))}</p>')
-    shown = ({k: v for k, v in cex.items() if k not in ("arrays", "rebuild", "replay_case")}
-             if isinstance(cex, dict) else cex)
+    apart = ("arrays", "rebuild", "replay_case") + (("case",) if isinstance(cex, dict) and "arrays" in cex else ())
+    shown = {k: v for k, v in cex.items() if k not in apart} if isinstance(cex, dict) else cex
     parts.append("<p>Minimal counterexample:</p>" + _block(shown))
     if isinstance(cex, dict) and isinstance(cex.get("rebuild"), str):
         parts.append('<p>Rebuild it in Python (the exact float64 arrays):</p>'
