@@ -239,7 +239,7 @@ def rebuild_case(inputs: Inputs, recipe: str | Mapping) -> Case:
 def _array_json(a: Any) -> dict | None:
     """A float64 argument as JSON holds it exactly: shape, dtype and its
     entries (row-major) as ``float.hex`` strings; None for anything else."""
-    if isinstance(a, (float, np.floating)) and not isinstance(a, bool):
+    if isinstance(a, (float, np.floating)):
         a = np.float64(a)
         return {"shape": [], "dtype": "float64", "hex": [float(a).hex()]}
     if isinstance(a, np.ndarray) and a.dtype == np.float64:
