@@ -317,10 +317,17 @@ def _print_summary(result, report) -> None:
             figure = (f"figure {_fmt_number(e.figure)} against {e.comparison} {_fmt_number(e.threshold)}"
                       if e.figure is not None or e.threshold is not None else "no figure")
             print(f"    [{e.check}] {e.status.value}: {figure}; {' '.join(str(e.detail).split())[:600]}")
-            if e.counterexample is not None:
-                print(f"      counterexample: {json.dumps(jsonable(e.counterexample))[:400]}")
+            cex = e.counterexample
+            apart = isinstance(cex, dict) and ("rebuild" in cex or "replay_case" in cex)
+            if cex is not None:  # arrays and snippet are in report.json and shown in report.md/html
+                shown = {k: v for k, v in cex.items() if k not in ("arrays", "rebuild", "replay_case")} if apart else cex
+                print(f"      counterexample: {json.dumps(jsonable(shown))[:400]}")
+            if apart and "rebuild" in cex:
+                print("      rebuild it in Python: the counterexample's snippet in report.md, report.html, report.json")
             if e.replay:
                 print(f"      replay: {e.replay}")
+            if apart and cex.get("replay_case"):
+                print(f"      replay this case alone: {cex['replay_case']}")
     if underspecified:
         print(f"  UNDERSPECIFIED (no checks; see theorems show): {', '.join(underspecified)}")
     for r in result.results:
@@ -356,6 +363,61 @@ def _sweep_executor(args):
     return context, executor
 
 
+def _case_selection(args, claims: list, profile) -> list:
+    """With ``--case CHECK[:CASE]``: the one claim ``--only`` selects, reduced
+    to its check CHECK, and with CASE (a ladder case's label, a float case's
+    recipe as JSON, as a failed check's ``replay_case`` gives them) run on
+    that case alone. Every mismatch is a usage error found before anything runs."""
+    import copy
+    import dataclasses
+
+    from theorems.core.model import Check
+
+    if args.case is None:
+        return claims
+    where = f"--case {_shown(args.case, 80)}"
+    if len(claims) != 1:
+        raise UsageError(f"{where}: needs --only selecting exactly one claim, got {len(claims)} claims")
+    claim = claims[0]
+    name, colon, case = args.case.partition(":")
+    checks = {c.name: c for c in claim.checks}
+    if name not in checks:
+        raise UsageError(f"{where}: claim {claim.id} has no check {name!r} (its checks: {', '.join(checks)})")
+    check = checks[name]
+    if colon:
+        kind = getattr(check.run, "case_kind", None)
+        if kind is None:
+            raise UsageError(f"{where}: the {name} check of {claim.id} cannot run one case alone; give --case {name}")
+        if not case:
+            raise UsageError(f"{where}: name the case after the colon, or give --case {name} for the whole check")
+        if kind == "ladder":
+            from theorems.core.impl import Impl
+            from theorems.core.runner import _context
+
+            labels = check.run.case_labels(_context(claim, check, Impl.default(), profile, args.seed))
+            if case not in labels:
+                raise UsageError(f"{where}: the ladder of {claim.id} has no case {case!r} "
+                                 f"(its cases: {'; '.join(labels)})")
+        else:
+            from theorems.authoring.templates import rebuild_case
+
+            try:
+                rebuild_case(check.run.inputs, case)
+            except ValueError as exc:
+                raise UsageError(f"{where}: {exc}") from None
+    run = check.run
+    if colon:
+        def run(ctx, _run=check.run, _case=case):
+            return _run(dataclasses.replace(ctx, case=_case))
+    # a copy with the one check: a partial rerun, so the rule that a claim of its kind has
+    # every evidence kind (Claim.__post_init__) does not apply to it
+    one = copy.copy(claim)
+    object.__setattr__(one, "checks", (Check(check.name, check.kind, run, check.description),))
+    print(f"theorems verify: --case: only the {name} check of {claim.id}" + (f", case {case}" if colon else "")
+          + "; the claim's status covers that alone", flush=True)
+    return [one]
+
+
 def _cmd_verify(args) -> int:
     from theorems.reporting.progress import Progress, estimate_line, record_durations, recorded_durations
     from theorems.core.registry import claims_module_hashes
@@ -364,7 +426,7 @@ def _cmd_verify(args) -> int:
 
     profile = get_profile(args.profile)
     registry = _registry(args)
-    claims = _select(args, registry)
+    claims = _case_selection(args, _select(args, registry), profile)
     out = _out_dir(args.out)
     args.kept_reports = out
     _check_cache()
@@ -385,9 +447,11 @@ def _cmd_verify(args) -> int:
         progress.close()
         run_context.close()
         sweep_executor.__exit__(None, None, None)
-    if args.executor == "local":  # on dask a claim's seconds are the cluster's wall time, not CPU time
+    if args.executor == "local" and args.case is None:  # on dask a claim's seconds are the cluster's wall
+        # time, not CPU time; a --case rerun times one check or case, not the claim
         record_durations(profile.name, {r.claim.id: r.seconds for r in result.results}, controls=args.controls)
     report = build_report(result, selection={"only": args.only or [], "kind": args.kind or [],
+                                             **({"case": args.case} if args.case is not None else {}),
                                              "claims_modules": args.claims or [],
                                              "claims_sha256": claims_module_hashes(args.claims or [])})
     paths = written(lambda: write_reports(report, out), out, "reports")
@@ -549,6 +613,10 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--fail-on", type=_fail_on_arg, default=None, metavar="STATUS,...",
                     help="claim statuses that make verify exit 1, separated by commas, or none "
                          "(default: FAILED,ERROR,BLOCKED,NOT_SUPPORTED); recorded in report.json")
+    sp.add_argument("--case", default=None, metavar="CHECK[:CASE]",
+                    help="with --only selecting one claim: run only its check CHECK (exact, ladder, float, ...), "
+                         "and with :CASE only that case: a ladder case's label or a float case's recipe (JSON), "
+                         "as the replay of a failed case prints it")
     filters(sp)
     common(sp)
     sp.set_defaults(func=_cmd_verify)

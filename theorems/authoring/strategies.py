@@ -241,7 +241,10 @@ class Inputs:
     ``exact``: strategy of exact argument tuples; ``precise(ctx)``: labelled
     exact argument tuples for the ladder; ``floats``: strategy of
     :class:`Case`; ``names``: the argument names (for reports); ``about``:
-    what the family covers, in words (it becomes the check descriptions).
+    what the family covers, in words (it becomes the check descriptions);
+    ``rebuild``: a float case from its recipe (``rebuild(case.recipe)``
+    gives the same arrays), so ``theorems verify --case float:RECIPE``
+    reruns one float case; None when the family cannot.
     """
 
     names: tuple[str, ...]
@@ -249,6 +252,7 @@ class Inputs:
     precise: Callable[[Any], Sequence[tuple[str, tuple]]]
     floats: st.SearchStrategy
     about: str = ""
+    rebuild: Callable[[Any], Case] | None = None
 
     def describe(self, args: tuple) -> dict:
         """An exact input as ``{name: value}``; an argument with a ``describe()``
@@ -258,6 +262,28 @@ class Inputs:
 
 def _key_case(case: KeyCase, with_values: bool) -> Case:
     return Case((case.K, case.V) if with_values else (case.K,), case.describe())
+
+
+def _key_case_rebuilder(with_values: bool, *, unit: bool) -> Callable[[Any], Case]:
+    """The ``rebuild`` of the stock key families: :meth:`KeyCase.build` of
+    the recipe :meth:`KeyCase.describe` wrote (a ValueError naming the
+    recipe when it is not one)."""
+    fields = ("family", "d", "M", "p", "seed", "cond", "rank", "unit")
+
+    def rebuild(recipe: Any) -> Case:
+        if not isinstance(recipe, dict) or set(recipe) != set(fields):
+            raise ValueError(f"recipe must be a mapping with the keys {', '.join(fields)}, got {recipe!r}")
+        if bool(recipe["unit"]) != unit:
+            raise ValueError(f"recipe must have unit={unit} for this input family, got {recipe['unit']!r}")
+        try:
+            case = KeyCase.build(recipe["family"], int(recipe["d"]), int(recipe["M"]), int(recipe["p"]),
+                                 int(recipe["seed"]), cond=float(recipe["cond"]),
+                                 rank=None if recipe["rank"] is None else int(recipe["rank"]), unit=unit)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"recipe {recipe!r} does not build a case: {exc}") from None
+        return _key_case(case, with_values)
+
+    return rebuild
 
 
 def keys(*, unit: bool = False, unit_ladder: bool = True) -> Inputs:
@@ -274,7 +300,8 @@ def keys(*, unit: bool = False, unit_ladder: bool = True) -> Inputs:
 
     return Inputs(("K",), exact_key_matrices().map(lambda K: (K,)), ladder,
                   float_key_cases().map(lambda c: _key_case(c, False)),
-                  "any keys: rank-deficient, duplicated, condition to 1e12 (float) and 1e20 (mpmath)")
+                  "any keys: rank-deficient, duplicated, condition to 1e12 (float) and 1e20 (mpmath)",
+                  rebuild=_key_case_rebuilder(False, unit=False))
 
 
 def unit_keys() -> Inputs:
@@ -286,7 +313,8 @@ def unit_keys() -> Inputs:
 
     return Inputs(("K",), exact_unit_key_matrices().map(lambda K: (K,)), ladder,
                   unit_key_cases().map(lambda c: _key_case(c, False)),
-                  "unit keys: duplicated, near copies (condition about 1e15 in mpmath)")
+                  "unit keys: duplicated, near copies (condition about 1e15 in mpmath)",
+                  rebuild=_key_case_rebuilder(False, unit=True))
 
 
 def keys_and_values(*, unit: bool = False) -> Inputs:
@@ -300,10 +328,12 @@ def keys_and_values(*, unit: bool = False) -> Inputs:
     if unit:
         exact = exact_unit_key_matrices().flatmap(lambda K: exact_value_matrices(K.shape[1]).map(lambda V: (K, V)))
         return Inputs(("K", "V"), exact, ladder, unit_key_cases().map(lambda c: _key_case(c, True)),
-                      "unit keys and any values: duplicated, near copies (condition about 1e15 in mpmath)")
+                      "unit keys and any values: duplicated, near copies (condition about 1e15 in mpmath)",
+                      rebuild=_key_case_rebuilder(True, unit=True))
     return Inputs(("K", "V"), exact_keys_and_values(), ladder,
                   float_key_cases().map(lambda c: _key_case(c, True)),
-                  "any keys and values: rank-deficient, duplicated, condition to 1e12 (float) and 1e20 (mpmath)")
+                  "any keys and values: rank-deficient, duplicated, condition to 1e12 (float) and 1e20 (mpmath)",
+                  rebuild=_key_case_rebuilder(True, unit=False))
 
 
 @st.composite

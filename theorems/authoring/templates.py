@@ -58,13 +58,13 @@ from theorems.evidence import montecarlo, precise, simulation, symbolic
 from theorems.evidence import property as prop
 from theorems.evidence._common import IMPLEMENTATION_ERRORS, TermsScreen
 from theorems.core.impl import raised_by_formula
-from theorems.core.model import Check, Claim, ClaimKind, Context, EvidenceKind, NegativeControl
+from theorems.core.model import Check, Claim, ClaimKind, Context, EvidenceKind, EvidenceStatus, NegativeControl
 from theorems.core.residuals import AtMost, at_most, diff_norm, exact_residual, exact_sq, residual, term_sizes
 from theorems.authoring.strategies import Case, Inputs, exact_key_matrices
 from theorems.core.tolerance import FLOAT_REFERENCE_DIGITS, FLOAT_UNRESOLVED_SHARE, THRESHOLD, scaled_residual
 
-__all__ = ["asymptotic", "at_most", "expectation", "identity", "inequality", "keys_and_directions", "montecarlo_keys",
-           "montecarlo_values", "wrong"]
+__all__ = ["array_from_json", "asymptotic", "at_most", "claim_terms", "expectation", "identity", "inequality",
+           "keys_and_directions", "montecarlo_keys", "montecarlo_values", "rebuild_case", "rebuild_snippet", "wrong"]
 
 Terms = Callable[..., list]
 
@@ -123,7 +123,7 @@ def _exact(inputs: Inputs, terms: Terms) -> Callable[[Context], Any]:
 
 def _ladder(inputs: Inputs, terms: Terms, scale, boundary, falls: bool) -> Callable[[Context], Any]:
     def run(ctx):
-        cases = list(boundary) + list(inputs.precise(ctx))
+        cases = _one_case(ctx, list(boundary) + list(inputs.precise(ctx)))
         screen = TermsScreen(ctx, number_system="mpmath")
 
         def measure(args):
@@ -137,9 +137,36 @@ def _ladder(inputs: Inputs, terms: Terms, scale, boundary, falls: bool) -> Calla
                 return residual(items), max((max(a, b) for _, a, b in term_sizes(items)), default=0)
             return residual(items), scale(*args)
 
-        return screen.settle(lambda: precise.check(ctx, cases, measure, falls=falls, relative=scale is None))
+        return screen.settle(lambda: _case_replay(
+            ctx, precise.check(ctx, cases, measure, falls=falls, relative=scale is None)))
 
+    run.case_kind = "ladder"
+    run.case_labels = lambda ctx: [label for label, _ in list(boundary) + list(inputs.precise(ctx))]
     return run
+
+
+def _one_case(ctx: Context, cases: list) -> list:
+    """The ladder's cases, or only the one ``ctx.case`` names (``--case ladder:LABEL``)."""
+    if ctx.case is None:
+        return cases
+    chosen = [(label, case) for label, case in cases if label == ctx.case]
+    if not chosen:
+        raise ValueError(f"case must name one of the ladder's cases ({', '.join(label for label, _ in cases)}), "
+                         f"got {ctx.case!r}")
+    return chosen
+
+
+def _case_replay(ctx: Context, ev):
+    """``ev`` with, on a failed case the check can rerun alone (a ladder
+    case by its label, a float case by its recipe), the command that reruns
+    just that case in ``counterexample["replay_case"]``."""
+    cex = ev.counterexample
+    if ev.status is EvidenceStatus.FAILED and isinstance(cex, dict) and cex.get("case") is not None:
+        import shlex
+
+        spec = f"{ctx.check_name}:{cex['case']}"
+        cex["replay_case"] = f"{ev.replay} --case {shlex.quote(spec)}"
+    return ev
 
 
 def _steer_to_bounds(items) -> None:
@@ -173,9 +200,145 @@ def _float(inputs: Inputs, terms: Terms, scale, steer: bool) -> Callable[[Contex
             quick = scaled_residual(residual(items), scale=float(_default_scale(*case.args)))
             return quick if quick <= THRESHOLD else _measured_ratio(terms, ctx, case.args, items)
 
-        return screen.settle(lambda: prop.check(ctx, inputs.floats, measure, describe=lambda c: c.recipe))
+        strategy, examples = inputs.floats, None
+        if ctx.case is not None:  # --case float:RECIPE: that one case alone
+            strategy, examples = st.just(rebuild_case(inputs, ctx.case)), 1
+        describe = _float_counterexample(inputs, terms, ctx)
+        return screen.settle(lambda: _case_replay(
+            ctx, prop.check(ctx, strategy, measure, describe=describe, examples=examples)))
 
+    run.case_kind, run.terms, run.inputs = "float", terms, inputs
     return run
+
+
+def rebuild_case(inputs: Inputs, recipe: str | Mapping) -> Case:
+    """The float case of ``inputs`` that ``recipe`` (the ``input`` of a
+    float counterexample, or that mapping as JSON text) describes, rebuilt
+    with the same arrays. A ValueError when the family cannot rebuild its
+    cases or the recipe is not one of them.
+
+    >>> from theorems.authoring.strategies import keys
+    >>> case = rebuild_case(keys(), '{"family": "gaussian", "d": 2, "M": 3, "p": 1, "seed": 7, '
+    ...                     '"cond": 1.0, "rank": null, "unit": false}')
+    >>> case.args[0].shape
+    (2, 3)
+    """
+    import json
+
+    if inputs.rebuild is None:
+        raise ValueError("this claim's float inputs cannot be rebuilt from a recipe; rerun the whole float check "
+                         "(--case float)")
+    if isinstance(recipe, str):
+        try:
+            recipe = json.loads(recipe)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"recipe must be the JSON of a float case's recipe, got {recipe!r} ({exc})") from None
+    return inputs.rebuild(recipe)
+
+
+def _array_json(a: Any) -> dict | None:
+    """A float64 argument as JSON holds it exactly: shape, dtype and its
+    entries (row-major) as ``float.hex`` strings; None for anything else."""
+    if isinstance(a, (float, np.floating)):
+        a = np.float64(a)
+        return {"shape": [], "dtype": "float64", "hex": [float(a).hex()]}
+    if isinstance(a, np.ndarray) and a.dtype == np.float64:
+        return {"shape": list(a.shape), "dtype": "float64", "hex": [float(x).hex() for x in a.ravel()]}
+    return None
+
+
+def array_from_json(obj: Mapping) -> np.ndarray | float:
+    """The array (a float for shape ``[]``) a counterexample's ``arrays``
+    entry holds, bit for bit.
+
+    >>> array_from_json({"shape": [1, 2], "dtype": "float64", "hex": ["0x1.999999999999ap-4", "0x1.0p+1"]})
+    array([[0.1, 2. ]])
+    """
+    if obj.get("dtype") != "float64":
+        raise ValueError(f"obj must hold a float64 array, got dtype {obj.get('dtype')!r}")
+    values = np.array([float.fromhex(h) for h in obj["hex"]], dtype=np.float64)
+    return float(values[0]) if list(obj["shape"]) == [] else values.reshape(obj["shape"])
+
+
+def claim_terms(claim: Claim) -> Terms:
+    """The ``terms(impl, *args)`` function of a claim built by :func:`identity`
+    or :func:`inequality` (what a counterexample's rebuild snippet calls).
+
+    >>> from theorems.authoring.strategies import keys
+    >>> c = identity("doc.same", title="K = K", statement="K = K", source="doc", inputs=keys(),
+    ...              terms=lambda impl, K: [(K, K)], control=wrong("pinv as K", pinv=lambda K: K))
+    >>> claim_terms(c)(None, 2.0)
+    [(2.0, 2.0)]
+    """
+    for check in claim.checks:
+        terms = getattr(check.run, "terms", None)
+        if terms is not None:
+            return terms
+    raise ValueError(f"claim must be built by identity or inequality to have terms, got {claim.id!r} "
+                     f"(checks: {', '.join(c.name for c in claim.checks)})")
+
+
+def rebuild_snippet(ctx: Context, names: Sequence[str], arrays: Mapping[str, dict], measured: float) -> str:
+    """Python that rebuilds a float counterexample from its exact arrays,
+    loads the claim (the run's ``--claims`` modules too), evaluates its terms
+    with the formulas the check used (a negative control's wrong variant
+    under ``--controls``) and prints the residual, ``measured`` when the code
+    is unchanged."""
+    import os
+
+    modules = [os.path.abspath(m) if m.endswith(".py") or os.path.exists(m) else m for m in ctx.claims_modules]
+    lines = [f"# rebuilds the float64 counterexample of {ctx.claim_id} (check {ctx.check_name}) and its residual",
+             "import numpy as np",
+             "from theorems.core.impl import Impl",
+             "from theorems.core.registry import load_claims",
+             "from theorems.core.residuals import residual",
+             "from theorems.authoring.templates import claim_terms",
+             "",
+             "def array(shape, hexes):",
+             "    values = np.array([float.fromhex(h) for h in hexes], dtype=np.float64)",
+             "    return float(values[0]) if shape == () else values.reshape(shape)",
+             ""]
+    for name in names:
+        a = arrays[name]
+        lines.append(f"{_identifier(name)} = array({tuple(a['shape'])!r}, {a['hex']!r})")
+    lines += ["", f"claim = load_claims({modules!r}).get({ctx.claim_id!r})",
+              "impl = Impl.default()" + (".with_overrides(claim.negative_control.overrides)" if ctx.control else ""),
+              f"items = claim_terms(claim)(impl, {', '.join(_identifier(n) for n in names)})",
+              f"print(repr(float(residual(items))))  # the check measured {measured!r}"]
+    return "\n".join(lines)
+
+
+def _identifier(name: str) -> str:
+    """An argument name as a Python variable (names such as ``"free key"`` too)."""
+    out = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in name)
+    return out if out.isidentifier() else f"arg_{out}"
+
+
+def _float_counterexample(inputs: Inputs, terms: Terms, ctx: Context) -> Callable[[Case], Any]:
+    """A failing float case as the report stores it: ``input`` (the recipe),
+    ``arrays`` (every argument exactly, :func:`_array_json`), ``float64_residual``
+    (the terms' residual there), ``case`` (the recipe as the JSON that
+    ``--case float:...`` takes, when the family can rebuild it) and
+    ``rebuild`` (:func:`rebuild_snippet`). A case with an argument that is
+    not float64 keeps its recipe alone."""
+    import json
+
+    def describe(case: Case) -> Any:
+        out: dict[str, Any] = {"input": case.recipe}
+        if inputs.rebuild is not None:
+            out["case"] = json.dumps(case.recipe, separators=(",", ":"))
+        arrays = {name: _array_json(a) for name, a in zip(inputs.names, case.args)}
+        if any(a is None for a in arrays.values()):
+            return out
+        try:
+            measured = float(residual(terms(ctx.impl, *case.args)))
+        except IMPLEMENTATION_ERRORS as exc:  # a formula that raises there: the snippet shows it raise
+            measured = math.inf
+            out["raised"] = repr(exc)
+        out.update(arrays=arrays, float64_residual=measured, rebuild=rebuild_snippet(ctx, inputs.names, arrays, measured))
+        return out
+
+    return describe
 
 
 def _measured_ratio(terms: Terms, ctx: Context, args, items):

@@ -220,6 +220,9 @@ class Context:
     control: bool = False  # running a negative control: verdict only, no shrinking
     cache: Any = None
     executor: Any = None
+    #: One case of the check to run alone (``theorems verify --case CHECK:CASE``):
+    #: a ladder case's label, a float case's recipe as JSON; None runs them all.
+    case: str | None = None
 
     def rng(self, salt: str = ""):
         """The Generator of the stream ``salt`` of this check: SeedSequence

@@ -718,7 +718,7 @@ class _Renderer:
             parts = [f'<h4>{escape(e["check"])}: {escape(e["status"].replace("_", " "))}</h4>',
                      f'<p class="result">{escape(result_message(e))}</p>', f"<p>{detail}</p>"]
             if e.get("counterexample") is not None:
-                parts.append("<p>Minimal counterexample:</p>" + _block(e["counterexample"]))
+                parts.append(_counterexample_html(e["counterexample"]))
             if e.get("replay"):
                 parts.append(f'<p>Replay: <code class="replay">{escape(e["replay"])}</code></p>')
             tb = (e.get("data") or {}).get("traceback")
@@ -932,6 +932,25 @@ def _badge(status: str, *, small: bool = False) -> str:
 
 def _ev_badge(status: str) -> str:
     return f'<span class="ev ev-{escape(status)}">{escape(status.replace("_", " "))}</span>'
+
+
+def _counterexample_html(cex: Any) -> str:
+    """A check's minimal counterexample: a ladder failure's case and rung,
+    the JSON (the arrays aside), a float counterexample's rebuild snippet in
+    full and the command that reruns that case alone."""
+    parts = []
+    if isinstance(cex, dict) and "digits" in cex and "case" in cex:
+        parts.append(f'<p>Fails at ladder case <code>{escape(str(cex["case"]))}</code>, {escape(str(cex["digits"]))} '
+                     f'digits: {escape(str(cex.get("why", "")))}</p>')
+    apart = ("arrays", "rebuild", "replay_case") + (("case",) if isinstance(cex, dict) and "arrays" in cex else ())
+    shown = {k: v for k, v in cex.items() if k not in apart} if isinstance(cex, dict) else cex
+    parts.append("<p>Minimal counterexample:</p>" + _block(shown))
+    if isinstance(cex, dict) and isinstance(cex.get("rebuild"), str):
+        parts.append('<p>Rebuild it in Python (the exact float64 arrays):</p>'
+                     f'<pre class="snippet">{escape(cex["rebuild"])}</pre>')
+    if isinstance(cex, dict) and isinstance(cex.get("replay_case"), str):
+        parts.append(f'<p>Replay this case alone: <code class="replay">{escape(cex["replay_case"])}</code></p>')
+    return "".join(parts)
 
 
 def _block(value: Any) -> str:

@@ -350,14 +350,51 @@ def _problem_entry(c: dict, cex_chars: int) -> list[str]:
         if searched:
             lines.append(f"  - searched: {_cell(searched)}")
         if e.get("counterexample") is not None:
-            text = json.dumps(e["counterexample"], separators=(",", ":"))
-            if len(text) > cex_chars:
-                text = text[:cex_chars] + f"... ({len(text) - cex_chars} more characters in report.json)"
-            lines.append(f"  - minimal counterexample: {_code(text)}")
+            lines += _counterexample_lines(e["counterexample"], cex_chars)
         replay = replay or e.get("replay") or ""
     if replay:
         lines.append(f"- replay: {_code(replay)}")
     return lines + [""]
+
+
+#: Longest rebuild snippet of a float counterexample shown in the Markdown
+#: summary, characters (a longer one, or any when the summary is short of
+#: room, is named as being in report.json).
+MD_SNIPPET_CHARS = 8000
+
+#: Keys of a counterexample shown apart from its JSON in the summaries.
+_SHOWN_APART = ("arrays", "rebuild", "replay_case")
+
+
+def _counterexample_lines(cex: Any, cex_chars: int) -> list[str]:
+    """A check's minimal counterexample in the Markdown summary: its JSON
+    (the arrays aside), shortened to ``cex_chars``; a ladder failure's case
+    and rung; a float counterexample's rebuild snippet as a Python block
+    (while the summary has room); the command that reruns that case alone."""
+    lines = []
+    if isinstance(cex, dict) and "digits" in cex and "case" in cex:
+        lines.append(f"  - fails at ladder case {_code(cex['case'])}, {cex['digits']} digits: {_cell(cex.get('why', ''))}")
+    apart = _SHOWN_APART + (("case",) if isinstance(cex, dict) and "arrays" in cex else ())  # a float recipe's JSON
+    shown = {k: v for k, v in cex.items() if k not in apart} if isinstance(cex, dict) else cex
+    text = json.dumps(shown, separators=(",", ":"))
+    if len(text) > cex_chars:
+        text = text[:cex_chars] + f"... ({len(text) - cex_chars} more characters in report.json)"
+    lines.append(f"  - minimal counterexample: {_code(text)}")
+    if not isinstance(cex, dict):
+        return lines
+    snippet = cex.get("rebuild")
+    if isinstance(snippet, str):
+        if len(snippet) <= MD_SNIPPET_CHARS and cex_chars >= MD_COUNTEREXAMPLE_CHARS:
+            fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", snippet)), default=0))
+            lines += ["  - rebuild it in Python (the exact float64 arrays):", "",
+                      f"    {fence}python", *("    " + line if line else "" for line in snippet.splitlines()),
+                      f"    {fence}", ""]
+        else:
+            lines.append(f"  - a Python snippet that rebuilds it ({len(snippet)} characters) is in report.json "
+                         "(the counterexample's `rebuild`)")
+    if isinstance(cex.get("replay_case"), str):
+        lines.append(f"  - replay this case alone: {_code(cex['replay_case'])}")
+    return lines
 
 
 def _key_figure(c: dict) -> str:
