@@ -267,10 +267,10 @@ def run_claim_check(node, claim, check):
 
     config = node.config
     stats: list[dict] = []
-    with hypothesis_run(**_hypothesis_options(config)), _statistics(node, stats):
+    with hypothesis_run(**_hypothesis_options(config)) as hypothesis, _statistics(node, stats):
         ev = run_check(claim, check, impl=Impl.default(), profile=_profile(config),
                        seed=config.getoption("--theorems-seed"),
-                       claims_modules=tuple(config.getoption("--theorems-claims")))
+                       claims_modules=tuple(config.getoption("--theorems-claims")), hypothesis=hypothesis)
     node.user_properties.append(("theorems_evidence", ev.to_json()))
     if ev.status in (EvidenceStatus.PASSED, EvidenceStatus.SUPPORTED, EvidenceStatus.ANSWERED):
         return ev
@@ -292,8 +292,9 @@ def run_negative_control_item(node, claim) -> dict:
     from theorems.core.runner import run_negative_control
 
     config = node.config
-    with hypothesis_run(**_hypothesis_options(config)):
-        outcome = run_negative_control(claim, profile=_profile(config), seed=config.getoption("--theorems-seed"))
+    with hypothesis_run(**_hypothesis_options(config)) as hypothesis:
+        outcome = run_negative_control(claim, profile=_profile(config), seed=config.getoption("--theorems-seed"),
+                                       hypothesis=hypothesis)
     if not outcome["caught"]:
         pytest.fail(
             f"{claim.id}: the wrong variant ({outcome['description']}) was not caught; "

@@ -220,6 +220,7 @@ class Context:
     control: bool = False  # running a negative control: verdict only, no shrinking
     cache: Any = None
     executor: Any = None
+    hypothesis: Any = None  # theorems.evidence._common.HypothesisOptions of the run (None: the defaults)
     #: One case of the check to run alone (``theorems verify --case CHECK:CASE``):
     #: a ladder case's label, a float case's recipe as JSON; None runs them all.
     case: str | None = None

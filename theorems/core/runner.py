@@ -160,10 +160,12 @@ def resolve_run_cache(cache: Any = FROM_ENVIRONMENT) -> Any:
 
 
 def _context(claim: Claim, check: Check, impl: Impl, profile: Profile, seed: int,
-             claims_modules: tuple[str, ...] = (), cache: Any = None, executor: Any = None) -> Context:
+             claims_modules: tuple[str, ...] = (), cache: Any = None, executor: Any = None,
+             hypothesis: Any = None) -> Context:
     return Context(
         cache=None if impl.overridden else cache,
         executor=executor,
+        hypothesis=hypothesis,
         control=bool(impl.overridden),
         impl=impl,
         profile=profile,
@@ -265,7 +267,7 @@ def _invalid_evidence(ev: Evidence) -> str | None:
 
 def run_check(claim: Claim, check: Check, *, impl: Impl, profile: Profile, seed: int,
               claims_modules: tuple[str, ...] = (), cache: Any = FROM_ENVIRONMENT,
-              executor: Any = None) -> Evidence:
+              executor: Any = None, hypothesis: Any = None) -> Evidence:
     """Run one check; never raises (a crash becomes an ERROR record), except
     on ``KeyboardInterrupt``: any other exception, ``SystemExit`` (a
     ``sys.exit`` in a check), ``GeneratorExit`` or ``CheckTimeout`` included,
@@ -273,10 +275,13 @@ def run_check(claim: Claim, check: Check, *, impl: Impl, profile: Profile, seed:
     (``data["raised_at"]``, the deepest frame outside this package and
     Hypothesis) and the traceback (``data["traceback"]``).
     ``claims_modules`` (user claim modules) go into the replay command;
-    ``cache`` and ``executor`` reach the check in its context."""
+    ``cache``, ``executor`` and ``hypothesis`` (the options
+    ``theorems.evidence._common.hypothesis_run`` yields) reach the check in
+    its context."""
     from theorems.evidence._common import replay_command
 
-    ctx = _context(claim, check, impl, profile, seed, claims_modules, resolve_run_cache(cache), executor)
+    ctx = _context(claim, check, impl, profile, seed, claims_modules, resolve_run_cache(cache), executor,
+                   hypothesis)
     start = time.perf_counter()
     try:
         with _budget(profile.check_budget_s):
@@ -342,20 +347,22 @@ def derive_status(claim: Claim, evidence: Sequence[Evidence], dep_status: dict[s
 
 
 def _run_checks(claim: Claim, impl: Impl, profile: Profile, seed: int,
-                claims_modules: tuple[str, ...] = (), cache: Any = None, executor: Any = None) -> list[Evidence]:
+                claims_modules: tuple[str, ...] = (), cache: Any = None, executor: Any = None,
+                hypothesis: Any = None) -> list[Evidence]:
     return [run_check(claim, c, impl=impl, profile=profile, seed=seed, claims_modules=claims_modules,
-                      cache=cache, executor=executor) for c in claim.checks]
+                      cache=cache, executor=executor, hypothesis=hypothesis) for c in claim.checks]
 
 
 def run_negative_control(claim: Claim, *, profile: Profile, seed: int = DEFAULT_SEED,
-                         executor: Any = None) -> dict:
+                         executor: Any = None, hypothesis: Any = None) -> dict:
     """Run the claim's checks on its wrong variant. ``caught`` is True when
     the claim then comes out FAILED (or NOT SUPPORTED for a sweep)."""
     nc = claim.negative_control
     if nc is None:
         return {"description": None, "caught": None, "status": None, "checks": {}}
     impl = Impl.default().with_overrides(nc.overrides)
-    evidence = _run_checks(claim, impl, profile, seed, executor=executor)  # no cache under a wrong variant
+    evidence = _run_checks(claim, impl, profile, seed, executor=executor,  # no cache under a wrong variant
+                           hypothesis=hypothesis)
     status, _ = derive_status(claim, evidence, {})
     return {
         "description": nc.description,

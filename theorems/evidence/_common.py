@@ -7,6 +7,7 @@ import os
 import tempfile
 import time
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
@@ -226,8 +227,15 @@ class TermsScreen:
         return ev
 
 
-#: Hypothesis options of the current run of checks (see :func:`hypothesis_run`).
-_HYPOTHESIS_RUN: dict[str, Any] = {"seed": None, "database": None}
+@dataclass(frozen=True)
+class HypothesisOptions:
+    """Hypothesis's options for the checks of a run, carried by each check's
+    context (``ctx.hypothesis``; ``None`` there means these defaults):
+    ``seed`` mixed into every check's seed (``pytest --hypothesis-seed``),
+    ``database`` the example database (``None``: none read or written)."""
+
+    seed: Any = None
+    database: Any = None
 
 
 @contextmanager
@@ -277,7 +285,9 @@ def hypothesis_run(*, seed: Any = None, database: bool = False):
     theorems seed alone. ``database=True`` lets the checks save and replay
     failing examples (Hypothesis's convention, used when a Hypothesis option
     is given); without it no example database is read or written, so a
-    verdict depends only on the code and the theorems seed. Hypothesis's
+    verdict depends only on the code and the theorems seed. Yields the
+    :class:`HypothesisOptions` to pass to the run (``hypothesis=``), which
+    hands them to every check in its context. Hypothesis's
     constants drawn from the project's source are off (:func:`_no_source_constants`),
     so the cases do not depend on which modules a run imported.
     """
@@ -288,7 +298,6 @@ def hypothesis_run(*, seed: Any = None, database: bool = False):
 
     home_attr = "__hypothesis_home_directory"
     previous_home = getattr(configuration, home_attr, None)
-    previous = dict(_HYPOTHESIS_RUN)
     scratch = None
     home = None
     if not os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
@@ -302,12 +311,10 @@ def hypothesis_run(*, seed: Any = None, database: bool = False):
     db = None
     if database and scratch is None:
         db = DirectoryBasedExampleDatabase(configuration.storage_directory("examples").path)
-    _HYPOTHESIS_RUN.update(seed=seed, database=db)
     try:
         with _no_source_constants():
-            yield
+            yield HypothesisOptions(seed=seed, database=db)
     finally:
-        _HYPOTHESIS_RUN.update(previous)
         if home is not None:
             configuration.set_hypothesis_home_dir(previous_home)
         if scratch is not None:
@@ -320,7 +327,7 @@ def hypothesis_seed(ctx: Context):
     ``<claim id>::<check name>``, which becomes the ``property`` of
     Hypothesis's observations, the heading of its statistics and the key of
     its example database."""
-    forced = _HYPOTHESIS_RUN["seed"]
+    forced = getattr(ctx.hypothesis, "seed", None)
     value = ctx.seed if forced is None else derive_seed(forced, str(ctx.seed))
     name = f"{ctx.claim_id}::{ctx.check_name}"
 
@@ -335,9 +342,9 @@ def hypothesis_seed(ctx: Context):
     return decorate
 
 
-def hypothesis_settings(max_examples: int, *, shrink: bool = True) -> settings:
+def hypothesis_settings(max_examples: int, *, shrink: bool = True, database: Any = None) -> settings:
     """Deterministic settings: no example database (unless the run asks for
-    one, see :func:`hypothesis_run`), no deadline (timing is the
+    one: ``database=ctx.hypothesis.database``, see :func:`hypothesis_run`), no deadline (timing is the
     runner's job), health checks that penalise slow linear algebra off, one
     failure reported (the minimal one), no 'explain' phase. ``shrink=False``
     (used for negative controls, where only the verdict matters) skips
@@ -348,7 +355,7 @@ def hypothesis_settings(max_examples: int, *, shrink: bool = True) -> settings:
     return settings(
         max_examples=max_examples,
         deadline=None,
-        database=_HYPOTHESIS_RUN["database"],
+        database=database,
         derandomize=False,
         print_blob=False,
         report_multiple_bugs=False,

@@ -22,7 +22,8 @@ def search(ctx: Context, strategy: st.SearchStrategy, condition: Callable[[Any],
         return find(
             strategy,
             condition,
-            settings=hypothesis_settings(examples or max(200, ctx.profile.examples * 10), shrink=not ctx.control),
+            settings=hypothesis_settings(examples or max(200, ctx.profile.examples * 10), shrink=not ctx.control,
+                                        database=getattr(ctx.hypothesis, "database", None)),
             random=__import__("random").Random(ctx.seed),
         )
     except NoSuchExample:

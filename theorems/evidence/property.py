@@ -62,7 +62,8 @@ def check(
     worst = {"ratio": 0.0, "n": 0, "beyond": 0, "failing": None}
     domain = SearchedDomain()
 
-    @hypothesis_settings(examples or ctx.profile.examples, shrink=not ctx.control)
+    @hypothesis_settings(examples or ctx.profile.examples, shrink=not ctx.control,
+                         database=getattr(ctx.hypothesis, "database", None))
     @hypothesis_seed(ctx)
     @given(strategy)
     def run(example):

@@ -58,7 +58,8 @@ def exact_search(
     box: dict[str, Any] = {"n": 0, "failing": None, "value": 0}
     domain = SearchedDomain()
 
-    @hypothesis_settings(examples or ctx.profile.exact_cases, shrink=not ctx.control)
+    @hypothesis_settings(examples or ctx.profile.exact_cases, shrink=not ctx.control,
+                         database=getattr(ctx.hypothesis, "database", None))
     @hypothesis_seed(ctx)
     @given(strategy)
     def run(example):
