@@ -1061,7 +1061,7 @@ def crossing_results(
     """Per dimension ``d`` in ``dims``, the finite-size 1/2 crossing of
     ``success(ctx.impl)(keys, targets)`` (:func:`linmem.sweeps.bisect_crossing`
     on ``load_kind``, fresh instances, ``trials`` per bisection step per
-    profile level). Instances come from ``kit.seed(run seed, seed_label)``
+    profile level). Instances come from ``ctx.shared_seed(seed_label)``
     (:func:`theorems.authoring.kit.seed`, no claim id), so every
     check of a run that sweeps the same label reads the same cache entries
     (``cache_name``, ``params``) of the run's cache (``ctx.cache``, off under a
@@ -1071,7 +1071,7 @@ def crossing_results(
     test = success(ctx.impl)
     return {d: sweeps.bisect_crossing(
         test, d, load_kind=load_kind, bracket=bracket, trials=ctx.profile.pick(**trials), steps=steps,
-        base_seed=kit.seed(ctx.run_seed, seed_label), name=cache_name, params=dict(params),
+        base_seed=ctx.shared_seed(seed_label), name=cache_name, params=dict(params),
         cache=ctx.cache, executor=ctx.executor) for d in dims}
 
 

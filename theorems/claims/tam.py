@@ -18,7 +18,7 @@ instances and a logistic fit: TAM feasibility with k tied to n is not
 monotone on nested instances) on linmem's LP ``tam_feasible`` (which re-poses
 an instance HiGHS leaves undecided; :func:`_tam_feasible` counts the rest).
 ``tam.threshold`` and ``tam.beta-independent`` share the LP instances: their
-seed is ``kit.seed(run seed, "tam-lp")``, not the claim's.
+seed is ``ctx.shared_seed("tam-lp")``, not the claim's.
 """
 
 from __future__ import annotations
@@ -151,7 +151,7 @@ def _tam_success(impl):
 
 
 #: The TAM feasibility sweep (keywords of templates.crossing_results): alpha in
-#: TAM_BRACKET alpha_c, instances from kit.seed(run seed, "tam-lp").
+#: TAM_BRACKET alpha_c, instances from ctx.shared_seed("tam-lp").
 _LP_SWEEP = dict(load_kind="alpha", bracket=tuple(x * float(linmem.alpha_c(TAM_R)) for x in TAM_BRACKET),
                  trials=dict(quick=TAM_TRIALS, standard=TAM_TRIALS, thorough=TAM_TRIALS), steps=TAM_STEPS,
                  seed_label="tam-lp", cache_name="tam.lp", params={"code": _CODE, "r": TAM_R})
@@ -579,7 +579,7 @@ def _erm_crossings(ctx, d, rng) -> dict:
             W = impl.tam_erm(V, U, k=k, beta=beta, ridge=0.0, maxiter=ERM_MAXITER).W
             return bool(np.all(impl.tam_margins(W, V, U, k=k) > 0))
 
-        res = sweeps.recheck_crossing(lp, succeeds, keep=BETA_TRIALS, base_seed=kit.seed(ctx.run_seed, "tam-lp"),
+        res = sweeps.recheck_crossing(lp, succeeds, keep=BETA_TRIALS, base_seed=ctx.shared_seed("tam-lp"),
                                       name="tam.erm", params={"code": _CODE, "beta": beta, "maxiter": ERM_MAXITER,
                                                               "r": TAM_R},
                                       cache=ctx.cache, executor=ctx.executor)
@@ -833,7 +833,7 @@ CLAIMS = [
                      "ridgeless, at most 300 L-BFGS-B iterations; paired over seeds"),
         depends_on=("tam.threshold",),
         check="percentile-gap", sizes=PB_DIMS, size_name="d", statistic="t", criterion=_percentile_behind,
-        measure=lambda ctx, d, rng: _percentile_row(ctx, d, kit.seed(ctx.run_seed, "tam-percentile")),
+        measure=lambda ctx, d, rng: _percentile_row(ctx, d, ctx.shared_seed("tam-percentile")),
         comparison=">=", label=f"signal percentile at alpha = n/d^2 = {PB_ALPHA}, r = {TAM_R}",
         domain={"alpha": [PB_ALPHA], "r": [TAM_R], "seeds per d": [PB_SEEDS]},
         about="paired gain of the TAM-learned mean percentile over CMM's at every d",

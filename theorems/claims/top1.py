@@ -316,7 +316,7 @@ def _lp_row(ctx, d, rng):
 
     res = sweeps.nested_critical_sizes(
         success, d, n_range=(3, max(4, math.ceil(linmem.critical_n(d, LP_MIN_RATIO)))), seeds=range(pools),
-        base_seed=kit.seed(ctx.run_seed, "lp"), name="top1.lp", params={"code": _CODE},
+        base_seed=ctx.shared_seed("lp"), name="top1.lp", params={"code": _CODE},
         cache=ctx.cache, executor=ctx.executor, start=_predicted_critical_n(d))
     c, (x, y) = res.crossing("ratio"), res.success_curve("ratio")
     row = {"crossing": c, "n": math.nan, "prediction": math.nan, "window": None, "censored": res.censored,
@@ -549,7 +549,7 @@ def _repair_row(ctx, d, rng):
     split layout at the stated small-block width, each count cached on its own
     keyed by the formulas it calls; and impl.paired_gain of the overlay over
     CMM (mean gain, paired t over the seeds, CMM failures left unrepaired)."""
-    impl, base_seed, row = ctx.impl, kit.seed(ctx.run_seed, "repair"), {}
+    impl, base_seed, row = ctx.impl, ctx.shared_seed("repair"), {}
     layouts = ("cmm", "overlay") + (() if "sparse_repair_memory" in getattr(impl, "overridden", ()) else ("split",))
 
     def count(n, s, layout):

@@ -230,6 +230,13 @@ class Context:
         spawned from the check's seed with the label as spawn key."""
         return np.random.default_rng(seed_sequence(self.seed, salt))
 
+    def shared_seed(self, label: str) -> int:
+        """The seed of the run's stream ``label``, the same for every claim and
+        check of the run (32 bits, :func:`derive_seed` of the run seed): for
+        instances that several checks sweep and that one cache entry serves,
+        e.g. the Gaussian pools of the finite-size crossings."""
+        return derive_seed(self.run_seed, label)
+
 
 @dataclass(frozen=True)
 class Check:
