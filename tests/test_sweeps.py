@@ -193,7 +193,7 @@ def test_the_key_includes_the_shared_machinery(tmp_path, monkeypatch):
     # a sweep template or instance family edited invalidates cached results, whichever claim stored them
     here = Path(sweepcache.__file__).parents[1]
     hashed = {p.name for pattern in sweepcache.MACHINERY for p in here.glob(pattern)}
-    assert {"templates.py", "kit.py", "strategies.py", "simulation.py"} <= hashed
+    assert {"templates.py", "strategies.py", "simulation.py", "numbers.py", "laws.py", "checks.py"} <= hashed
     cache = sweepcache.SweepCache(tmp_path)
     before = cache.key("f", {"d": 4}, 0)
     monkeypatch.setattr(sweepcache, "machinery_fingerprint", lambda: "0" * 16)

@@ -16,7 +16,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
-from theorems.scale import sweepcache  # noqa: F401  (installs the sweep cache as linmem.sweeps' default)
 from theorems.core.impl import Impl
 from theorems.core.model import (
     Check,

@@ -23,7 +23,7 @@ from typing import Any
 
 from theorems.core.model import Status
 from theorems.reporting.figures import closeness
-from theorems.reporting.domains import _fmt, domain_text, searched_domains, wider_than_searched
+from theorems.reporting.domains import _fmt, domain_text, wider_than_searched
 from theorems.core.runner import RunResult
 
 __all__ = [

@@ -106,7 +106,7 @@ def linmem_fingerprint() -> dict:
 
 #: The verifier's modules a cached result can depend on whatever claim asked
 #: for it (instance families, sweep templates, success tests, criteria).
-MACHINERY = ("authoring/*.py", "core/residuals.py", "core/tolerance.py", "evidence/*.py")
+MACHINERY = ("authoring/*.py", "authoring/kit/*.py", "core/residuals.py", "core/tolerance.py", "evidence/*.py")
 
 
 @lru_cache(maxsize=1)
