@@ -258,6 +258,16 @@ def _streamed_key_factor(K: np.ndarray, t: float):
     return Bt[:r].T, s[:r], r
 
 
+def _float_or_converted(x: Any, name: str) -> np.ndarray:
+    """A float array for the noise measurement (mpmath ones converted to
+    float64, float16/float32 ones kept as given)."""
+    if isinstance(x, np.ndarray) and x.dtype == object:
+        arr = as_matrix(x, name)
+        return to_float(arr) if number_kind(arr) != FLOAT else arr
+    arr, kind, _ = _matrix(x, name)
+    return arr if kind == FLOAT else to_float(arr)
+
+
 def _sq(x: np.ndarray):
     return np.sum(x * x)
 
@@ -506,8 +516,9 @@ def noisy_error_curve(W: Any, K: Any, V: Any, *, taus, rng: np.random.Generator,
     rng = check_generator(rng)
     noise_draws = check_positive_int(noise_draws, "noise_draws")
     taus = [float(check_nonnegative_scalar(x, "taus")) for x in np.atleast_1d(np.asarray(taus, dtype=object))]
-    W, K, V = (to_float(as_matrix(x, name)) if number_kind(as_matrix(x, name)) != FLOAT else as_matrix(x, name)
-               for x, name in ((W, "W"), (K, "K"), (V, "V")))
+    # float16/float32 K and V stay as given and are converted block by block
+    W, K, V = (_float_or_converted(x, name) for x, name in ((W, "W"), (K, "K"), (V, "V")))
+    W = W.astype(np.float64)
     check_same_count(K, V, "K", "V")
     if W.shape != (V.shape[0], K.shape[0]):
         raise ValueError(f"W must have shape (rows of V, rows of K) = {(V.shape[0], K.shape[0])}, got {W.shape}")
@@ -517,7 +528,8 @@ def noisy_error_curve(W: Any, K: Any, V: Any, *, taus, rng: np.random.Generator,
     tv = np.asarray(taus)[:, None]
     for start in range(0, n, NOISE_CHUNK_KEYS):
         stop = min(n, start + NOISE_CHUNK_KEYS)
-        R = W @ K[:, start:stop] - V[:, start:stop]
+        R = W @ K[:, start:stop].astype(np.float64)
+        R -= V[:, start:stop]
         base = np.sum(R * R, axis=0)
         C = svd.U.T @ R
         acc = np.zeros((len(taus), stop - start))

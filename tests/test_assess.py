@@ -332,7 +332,7 @@ def test_ill_conditioned_keys_fall_back_to_the_full_svd_and_keep_their_leverage(
     assert "K" not in calls  # well-conditioned keys stay on the streamed path
 
 
-def _float32_peak(monkeypatch, force_full_svd: bool) -> tuple[int, int]:
+def _float32_peak(monkeypatch, force_full_svd: bool, *, noise: bool = False) -> tuple[int, int]:
     import tracemalloc
 
     assess_mod = importlib.import_module("linmem.assess")
@@ -346,7 +346,12 @@ def _float32_peak(monkeypatch, force_full_svd: bool) -> tuple[int, int]:
     W32 = rng.standard_normal((d, d), dtype=np.float32)
     tracemalloc.start()
     try:
-        linmem.assess(W32, K32, V32, top1=False)
+        if noise:
+            from linmem.assess import noisy_error_curve
+
+            noisy_error_curve(W32, K32, V32, taus=[0.0, 0.5], rng=np.random.default_rng(6), noise_draws=2)
+        else:
+            linmem.assess(W32, K32, V32, top1=False)
         return tracemalloc.get_traced_memory()[1], K32.nbytes
     finally:
         tracemalloc.stop()
@@ -358,6 +363,8 @@ def test_float32_keys_and_values_are_assessed_within_three_times_their_memory(mo
     # control: the full-SVD path (float64 copies of K and V, Z_K kept) exceeds it
     peak_full, _ = _float32_peak(monkeypatch, force_full_svd=True)
     assert peak_full > 3 * k_bytes
+    peak_noise, _ = _float32_peak(monkeypatch, force_full_svd=False, noise=True)
+    assert peak_noise <= 3 * k_bytes  # the measured noise curve converts K and V block by block too
 
 
 def test_non_finite_float32_keys_are_refused_naming_k():
