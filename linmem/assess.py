@@ -32,7 +32,9 @@ For a store ``W`` (p x d) with keys ``K`` (d x n) and intended values ``V``
 Without ``K`` and ``V`` only the SVD view is given. Inputs are float
 arrays (float16/float32 keep their precision for the least-squares test) or
 mpmath object arrays (every figure then in mpmath, but the top-1 test and
-the noise measurement, which run in float64).
+the noise measurement, which run in float64). Memory stays ``O(n (d + p))``
+at most, with no n x n matrix; for well-conditioned float keys, ``O(d^2 +
+p d)`` beside the inputs (see :func:`assess`).
 
 Source: 000, "What to assess in a learned store" (measure the residuals of a
 particular matrix directly; ``1 - h_j`` is an expectation under the
@@ -291,8 +293,13 @@ def assess(
     intended values ``V`` (p x n) when given (see the module docstring for
     every figure). ``tau`` (>= 0) adds the noisy-query error measured with
     ``noise_draws`` Gaussian draws per key from ``rng``. ``top1=False``
-    skips the top-1 test, the one part that costs ``O(n^2 p)`` (every other
-    figure comes from one thin SVD of ``K``, ``O(n d^2)``).
+    skips the top-1 test, the one part that costs ``O(n^2 p)``. Every other
+    figure costs ``O(n d (d + p))`` time: float keys are factorised by a QR
+    of ``K^T`` streamed over blocks of :data:`ASSESS_CHUNK_KEYS` keys and
+    the SVD of its ``d x d`` factor, in ``O(d^2 + p d)`` memory beside one
+    block (float16/float32 ``K`` and ``V`` are not copied); keys beyond the
+    conditioning guard :data:`STREAMED_KEY_SAFETY`, and mpmath inputs, get
+    one thin SVD of ``K`` with ``Z_K`` (n x r) kept.
 
     >>> K = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]]); V = np.array([[1.0, 2.0, 0.0]])
     >>> a = assess(np.array([[1.0, 2.0]]), K, V)
