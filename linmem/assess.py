@@ -32,7 +32,9 @@ For a store ``W`` (p x d) with keys ``K`` (d x n) and intended values ``V``
 Without ``K`` and ``V`` only the SVD view is given. Inputs are float
 arrays (float16/float32 keep their precision for the least-squares test) or
 mpmath object arrays (every figure then in mpmath, but the top-1 test and
-the noise measurement, which run in float64).
+the noise measurement, which run in float64). Memory stays ``O(n (d + p))``
+at most, with no n x n matrix; for well-conditioned float keys, ``O(d^2 +
+p d)`` beside the inputs (see :func:`assess`).
 
 Source: 000, "What to assess in a learned store" (measure the residuals of a
 particular matrix directly; ``1 - h_j`` is an expectation under the
@@ -60,14 +62,13 @@ from linmem._validation import (
     check_same_count,
     frobenius,
     frobenius_sq,
-    max_abs,
     number_kind,
 )
 from linmem.precise import to_float
 from linmem.recall import CONSISTENCY_ULPS
 from linmem.retrieval import top1_correct
 from linmem.spectral import compact_svd
-from linmem.tolerances import CONSTANT_SPREAD_TOL, working_eps
+from linmem.tolerances import CONSTANT_SPREAD_TOL, rank_tolerance, working_eps
 
 __all__ = ["Assessment", "FAILING_KEYS_SHOWN", "MODEL_LABEL", "NOISE_DRAWS", "assess", "noisy_error_curve"]
 
@@ -89,6 +90,17 @@ NOISE_CHUNK_KEYS = 4096
 
 #: Keys per block of the streamed per-key figures of :func:`assess`.
 ASSESS_CHUNK_KEYS = 4096
+
+#: Guard of the streamed key factorisation: Z_K recomputed from K as
+#: ``K^T U_K diag(1/s_K)`` is orthonormal to about ``eps cond(K) sqrt(d)``
+#: (the forward error of that product), which puts about
+#: ``eps cond(K) sqrt(d) ||V||_F`` into the consistency violation
+#: ``||V (I - P)||_F``. It is used while that error is at most ``1 /
+#: STREAMED_KEY_SAFETY`` of the consistency tolerance ``CONSISTENCY_ULPS
+#: max(d, n) eps ||V||_F``, i.e. ``STREAMED_KEY_SAFETY cond(K) sqrt(d) <=
+#: CONSISTENCY_ULPS max(d, n)``; keys beyond it fall back to one thin SVD of
+#: K with Z_K kept (O(n d) float64 memory beside K).
+STREAMED_KEY_SAFETY = 4
 
 #: Scales max|K| and max|V| between which the top-1 scores need no rescaled
 #: copies of K and V (the products then stay far inside float64's range).
@@ -197,8 +209,13 @@ class Assessment:
 def _matrix(x: Any, name: str) -> tuple[np.ndarray, str, Any]:
     """``x`` as float64 (or an mpmath object array), its number system and
     the unit roundoff of its stored precision (float16/float32 inputs keep
-    theirs)."""
+    theirs). A 2-D float16/float32 array is validated but not copied: the
+    assessment converts it to float64 block by block (a float64 copy of a
+    checkpoint's keys would double their memory)."""
     dtype = getattr(x, "dtype", None)
+    if (isinstance(x, np.ndarray) and x.dtype in (np.float16, np.float32) and x.ndim == 2 and x.size
+            and _all_finite(x)):
+        return x, FLOAT, float(np.finfo(x.dtype).eps)
     arr = as_matrix(x, name)
     kind = number_kind(arr)
     if kind == EXACT:
@@ -210,6 +227,47 @@ def _matrix(x: Any, name: str) -> tuple[np.ndarray, str, Any]:
     if kind == FLOAT and dtype is not None and np.issubdtype(dtype, np.floating) and dtype.itemsize < 8:
         eps = float(np.finfo(dtype).eps)
     return arr, kind, eps
+
+
+def _all_finite(x: np.ndarray) -> bool:
+    """Every entry finite, checked over blocks of columns (no full-size mask)."""
+    return all(bool(np.all(np.isfinite(x[:, lo:lo + ASSESS_CHUNK_KEYS])))
+               for lo in range(0, x.shape[1], ASSESS_CHUNK_KEYS))
+
+
+def _lean_max_abs(x: np.ndarray) -> float:
+    """``max |x_ij|`` without the full-size temporary of ``np.abs(x)``."""
+    return float(max(np.max(x), -np.min(x)))
+
+
+def _streamed_key_factor(K: np.ndarray, t: float):
+    """The singular values ``s`` (in units of ``t = max|K|``) and left
+    singular vectors ``U`` (d x r) of ``K / t``, from the triangular factor of
+    a QR of ``(K / t)^T`` built block by block (``R <- qr([R; K_c^T])``,
+    O(n d^2) time, O(d^2) memory beside one block) and the SVD of ``R``:
+    ``K^T = Q R``, ``R = A diag(s) B^T`` give ``K = B diag(s) (Q A)^T``, so
+    ``U_K = B`` and ``Z_K = K^T U_K diag(1/s)`` is recomputed per block.
+    Householder QR is backward stable, so ``s`` carries the errors of an
+    SVD of ``K`` itself; the rank rule is :func:`compact_svd`'s."""
+    n = K.shape[1]
+    R = np.zeros((0, K.shape[0]))
+    for lo in range(0, n, ASSESS_CHUNK_KEYS):
+        Kc = np.true_divide(K[:, lo:lo + ASSESS_CHUNK_KEYS], t, dtype=np.float64)
+        R = np.linalg.qr(np.concatenate([R, Kc.T]), mode="r")
+    _, s, Bt = np.linalg.svd(R, full_matrices=False)
+    tol = rank_tolerance(s[0], K.shape, FLOAT) if s.size and s[0] > 0 else math.inf
+    r = int(np.count_nonzero(s > tol))
+    return Bt[:r].T, s[:r], r
+
+
+def _float_or_converted(x: Any, name: str) -> np.ndarray:
+    """A float array for the noise measurement (mpmath ones converted to
+    float64, float16/float32 ones kept as given)."""
+    if isinstance(x, np.ndarray) and x.dtype == object:
+        arr = as_matrix(x, name)
+        return to_float(arr) if number_kind(arr) != FLOAT else arr
+    arr, kind, _ = _matrix(x, name)
+    return arr if kind == FLOAT else to_float(arr)
 
 
 def _sq(x: np.ndarray):
@@ -235,8 +293,13 @@ def assess(
     intended values ``V`` (p x n) when given (see the module docstring for
     every figure). ``tau`` (>= 0) adds the noisy-query error measured with
     ``noise_draws`` Gaussian draws per key from ``rng``. ``top1=False``
-    skips the top-1 test, the one part that costs ``O(n^2 p)`` (every other
-    figure comes from one thin SVD of ``K``, ``O(n d^2)``).
+    skips the top-1 test, the one part that costs ``O(n^2 p)``. Every other
+    figure costs ``O(n d (d + p))`` time: float keys are factorised by a QR
+    of ``K^T`` streamed over blocks of :data:`ASSESS_CHUNK_KEYS` keys and
+    the SVD of its ``d x d`` factor, in ``O(d^2 + p d)`` memory beside one
+    block (float16/float32 ``K`` and ``V`` are not copied); keys beyond the
+    conditioning guard :data:`STREAMED_KEY_SAFETY`, and mpmath inputs, get
+    one thin SVD of ``K`` with ``Z_K`` (n x r) kept.
 
     >>> K = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]]); V = np.array([[1.0, 2.0, 0.0]])
     >>> a = assess(np.array([[1.0, 2.0]]), K, V)
@@ -246,6 +309,8 @@ def assess(
     True
     """
     W, kind, eps = _matrix(W, "W")
+    if kind == FLOAT:
+        W = W.astype(np.float64)  # p x d, small beside K
     p, d = W.shape
     check_memory(p * d, 8, f"a copy of W ({p} x {d})")
     svd_w = compact_svd(W, name="W")
@@ -283,7 +348,7 @@ def assess(
     # Float inputs are assessed in units of t = max|K| and c = max|V|: every
     # decision is invariant under positive scaling of K, V and W, and every
     # figure is unscaled at the end (or refused when float64 cannot hold it).
-    t, c = (max_abs(K) or 1.0, max_abs(V) or 1.0) if kind == FLOAT else (1, 1)
+    t, c = (_lean_max_abs(K) or 1.0, _lean_max_abs(V) or 1.0) if kind == FLOAT else (1, 1)
     if kind == FLOAT:
         with np.errstate(over="ignore", under="ignore"):
             Wn = W * (t / c)
@@ -291,51 +356,92 @@ def assess(
                             "W must map keys of size max|K| to values of size max|V| within float64's range")
     else:
         Wn = W
-    # One thin SVD of K (normalised inside compact_svd); every per-key figure
-    # is then streamed over blocks of ASSESS_CHUNK_KEYS columns, so that
-    # memory stays O(n d): Z_K (n x r) and a few n-vectors, no n x n matrix
-    # and no full-size copy of K, V or W K.
-    svd_k = compact_svd(K, name="K")
-    Z, r = svd_k.Z, svd_k.rank
-    s_n = svd_k.s / t
     blocks = [(lo, min(n, lo + ASSESS_CHUNK_KEYS)) for lo in range(0, n, ASSESS_CHUNK_KEYS)]
 
     def block(lo, hi):
         Kc, Vc = K[:, lo:hi], V[:, lo:hi]
         if kind == FLOAT:
-            Kc, Vc = Kc / t, Vc / c
-        return Wn @ Kc, Vc
+            Kc, Vc = np.true_divide(Kc, t, dtype=np.float64), np.true_divide(Vc, c, dtype=np.float64)
+        return Kc, Vc
 
     zero = 0 * Wn[0, 0]
     res, vns, hs, sres = [], [], [], []
     wkv = wkk = viol_sq = zero
-    VZ = np.zeros((p, r)) if kind == FLOAT else np.full((p, r), zero, dtype=object)
-    for lo, hi in blocks:
-        WKc, Vc = block(lo, hi)
-        Rc = WKc - Vc
-        res.append(np.sum(Rc * Rc, axis=0))
-        vns.append(np.sum(Vc * Vc, axis=0))
-        Zc = Z[lo:hi]
-        hs.append(np.sum(Zc * Zc, axis=1))
-        wkv, wkk = wkv + np.sum(WKc * Vc), wkk + np.sum(WKc * WKc)
-        if r:
-            VZ = VZ + Vc @ Zc
-    scale = wkv / wkk if wkk > 0 else zero
-    for lo, hi in blocks:
-        WKc, Vc = block(lo, hi)
-        Rs = scale * WKc - Vc
-        sres.append(np.sum(Rs * Rs, axis=0))
-        V_off = Vc - VZ @ Z[lo:hi].T if r else Vc  # V (I - P), block by block
-        viol_sq = viol_sq + np.sum(V_off * V_off)
+    streamed = False
+    if kind == FLOAT:
+        # Float keys: the streamed QR factor of K (see _streamed_key_factor),
+        # kept when cond(K) passes the guard of STREAMED_KEY_SAFETY; memory
+        # is then O(d^2 + p d) beside blocks of ASSESS_CHUNK_KEYS keys.
+        U, s_n, r = _streamed_key_factor(K, t)
+        cond = float(s_n[0] / s_n[-1]) if r else 1.0
+        streamed = STREAMED_KEY_SAFETY * cond * math.sqrt(d) <= CONSISTENCY_ULPS * max(d, n)
+    if streamed:
+        # Column sums of squares by einsum and in-place updates: a block's
+        # temporaries stay a few p x ASSESS_CHUNK_KEYS arrays.
+        Us = U / s_n
+        VZ = np.zeros((p, r))
+        for lo, hi in blocks:
+            Kc, Vc = block(lo, hi)
+            WKc = Wn @ Kc
+            wkv, wkk = wkv + np.einsum("ij,ij->", WKc, Vc), wkk + np.einsum("ij,ij->", WKc, WKc)
+            WKc -= Vc  # the residuals W k_j - v_j
+            res.append(np.einsum("ij,ij->j", WKc, WKc))
+            vns.append(np.einsum("ij,ij->j", Vc, Vc))
+            Zc = Kc.T @ Us  # rows lo:hi of Z_K = K^T U_K diag(1/s_K)
+            hs.append(np.einsum("ij,ij->i", Zc, Zc))
+            VZ += Vc @ Zc
+        scale = wkv / wkk if wkk > 0 else zero
+        W_ls = (VZ / s_n) @ U.T  # V K^+ = (V Z / s) U^T, p x d
+        both = np.concatenate([Wn, W_ls])
+        for lo, hi in blocks:
+            Kc, Vc = block(lo, hi)
+            out_c = both @ Kc
+            Rs, V_off = out_c[:p], out_c[p:]
+            Rs *= scale
+            Rs -= Vc
+            sres.append(np.einsum("ij,ij->j", Rs, Rs))
+            V_off -= Vc  # -V (I - P) = V K^+ K - V, block by block
+            viol_sq = viol_sq + np.einsum("ij,ij->", V_off, V_off)
+        with np.errstate(over="ignore"):
+            key_s = s_n * t
+        check_representable(key_s, "the singular values of the matrix",
+                                "divide it by a positive factor (every figure scales with it)")
+    else:
+        # mpmath, or keys too ill-conditioned for Z_K recomputed from K: one
+        # thin SVD of K (normalised inside compact_svd) with Z_K (n x r)
+        # kept; the per-key figures are still streamed over blocks.
+        if kind == FLOAT:
+            K, V = np.asarray(K, dtype=np.float64), np.asarray(V, dtype=np.float64)
+        svd_k = compact_svd(K, name="K")
+        Z, r, U, key_s = svd_k.Z, svd_k.rank, svd_k.U, svd_k.s
+        s_n = svd_k.s / t
+        VZ = np.zeros((p, r)) if kind == FLOAT else np.full((p, r), zero, dtype=object)
+        for lo, hi in blocks:
+            Kc, Vc = block(lo, hi)
+            WKc = Wn @ Kc
+            Rc = WKc - Vc
+            res.append(np.sum(Rc * Rc, axis=0))
+            vns.append(np.sum(Vc * Vc, axis=0))
+            Zc = Z[lo:hi]
+            hs.append(np.sum(Zc * Zc, axis=1))
+            wkv, wkk = wkv + np.sum(WKc * Vc), wkk + np.sum(WKc * WKc)
+            if r:
+                VZ = VZ + Vc @ Zc
+        scale = wkv / wkk if wkk > 0 else zero
+        for lo, hi in blocks:
+            Kc, Vc = block(lo, hi)
+            Rs = scale * (Wn @ Kc) - Vc
+            sres.append(np.sum(Rs * Rs, axis=0))
+            V_off = Vc - VZ @ Z[lo:hi].T if r else Vc  # V (I - P), block by block
+            viol_sq = viol_sq + np.sum(V_off * V_off)
+        W_ls = (VZ / s_n) @ U.T if r else 0 * Wn
     residuals_n, h = np.concatenate(res), np.concatenate(hs)
     value_norms_n = np.concatenate(vns)
     if r:
-        # V K^+ from the thin SVD: (V Z / s) U^T, p x d.
-        W_ls = (VZ / s_n) @ svd_k.U.T
         kp_norm = s_n[0] / (s_n[-1] * s_n[-1])  # ||K^+||_2 cond(K)
         gain_model_n = np.sum(1 / (s_n * s_n))
     else:
-        W_ls, kp_norm, gain_model_n = 0 * Wn, zero, zero
+        kp_norm, gain_model_n = zero, zero
     norm = frobenius if kind == FLOAT else (lambda x: sqrt(_sq(x)))
     dist_n = norm(Wn - W_ls)
     v_norm = sqrt(np.sum(value_norms_n))
@@ -346,7 +452,7 @@ def assess(
     if kind == FLOAT:
         with np.errstate(over="ignore", under="ignore"):
             fig = dict(residuals=residuals_n * c * c, value_norms_sq=value_norms_n * c * c,
-                       scaled_residuals=scaled_n * c * c, key_singular_values=svd_k.s, noise_gain_model=float(gain_model_n) / t / t,
+                       scaled_residuals=scaled_n * c * c, key_singular_values=key_s, noise_gain_model=float(gain_model_n) / t / t,
                        least_squares_distance=dist_n * c / t, least_squares_tolerance=float(tol_n) * c / t,
                        consistency_violation=violation_n * c)
         nonzero = dict(residuals=residuals_n != 0, value_norms_sq=np.any(V != 0, axis=0),
@@ -356,12 +462,12 @@ def assess(
                                 "nearer 1 (decisions do not depend on the scale)", nonzero=nonzero.get(what))
     else:
         fig = dict(residuals=residuals_n, value_norms_sq=value_norms_n,
-                   scaled_residuals=scaled_n, key_singular_values=svd_k.s,
+                   scaled_residuals=scaled_n, key_singular_values=key_s,
                    noise_gain_model=gain_model_n, least_squares_distance=dist_n,
                    least_squares_tolerance=tol_n, consistency_violation=violation_n)
     residuals = fig["residuals"]
     out = dict(
-        base, n=n, key_rank=svd_k.rank, leverage=h, expected_error=1 - h,
+        base, n=n, key_rank=r, leverage=h, expected_error=1 - h,
         scale=_num(scale, kind), is_least_squares=bool(dist_n <= tol_n), consistent=consistent,
         **{k: (_num(v, kind) if np.ndim(v) == 0 else v) for k, v in fig.items()},
     )
@@ -417,8 +523,9 @@ def noisy_error_curve(W: Any, K: Any, V: Any, *, taus, rng: np.random.Generator,
     rng = check_generator(rng)
     noise_draws = check_positive_int(noise_draws, "noise_draws")
     taus = [float(check_nonnegative_scalar(x, "taus")) for x in np.atleast_1d(np.asarray(taus, dtype=object))]
-    W, K, V = (to_float(as_matrix(x, name)) if number_kind(as_matrix(x, name)) != FLOAT else as_matrix(x, name)
-               for x, name in ((W, "W"), (K, "K"), (V, "V")))
+    # float16/float32 K and V stay as given and are converted block by block
+    W, K, V = (_float_or_converted(x, name) for x, name in ((W, "W"), (K, "K"), (V, "V")))
+    W = W.astype(np.float64)
     check_same_count(K, V, "K", "V")
     if W.shape != (V.shape[0], K.shape[0]):
         raise ValueError(f"W must have shape (rows of V, rows of K) = {(V.shape[0], K.shape[0])}, got {W.shape}")
@@ -428,7 +535,8 @@ def noisy_error_curve(W: Any, K: Any, V: Any, *, taus, rng: np.random.Generator,
     tv = np.asarray(taus)[:, None]
     for start in range(0, n, NOISE_CHUNK_KEYS):
         stop = min(n, start + NOISE_CHUNK_KEYS)
-        R = W @ K[:, start:stop] - V[:, start:stop]
+        R = W @ K[:, start:stop].astype(np.float64)
+        R -= V[:, start:stop]
         base = np.sum(R * R, axis=0)
         C = svd.U.T @ R
         acc = np.zeros((len(taus), stop - start))

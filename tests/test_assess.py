@@ -3,6 +3,7 @@ and HTML outputs, and bad input (exit 2 with one line)."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 
@@ -251,3 +252,123 @@ def test_assess_at_many_keys_needs_no_n_by_n_matrix():
     assert a.is_least_squares and not a.consistent
     assert peak < 40 * Kb.nbytes  # O(n d); n x n would be 2,500 x K's bytes
     assert linmem.consistency_residual(Kb, Vb) == pytest.approx(a.consistency_violation, rel=1e-9)
+
+
+def _spy_key_svd(monkeypatch):
+    """Count the full SVDs of K (the fallback path) that assess makes."""
+    assess_mod = importlib.import_module("linmem.assess")
+
+    calls = []
+    real = assess_mod.compact_svd
+
+    def spy(A, *, name="A"):
+        calls.append(name)
+        return real(A, name=name)
+
+    monkeypatch.setattr(assess_mod, "compact_svd", spy)
+    return calls
+
+
+def _keys_with_singular_values(rng, d, n, s):
+    U = np.linalg.qr(rng.standard_normal((d, len(s))))[0]
+    Z = np.linalg.qr(rng.standard_normal((n, len(s))))[0]
+    return (U * s) @ Z.T
+
+
+STREAMED_CASES = [
+    pytest.param(8, 20, 8, False, id="full-row-rank"),
+    pytest.param(20, 8, 8, False, id="fewer-keys-than-dimensions"),
+    pytest.param(8, 30, 5, True, id="rank-deficient-consistent-values"),
+    pytest.param(8, 30, 8, True, id="full-rank-consistent-values"),
+]
+
+
+@pytest.mark.parametrize("d, n, rank, consistent", STREAMED_CASES)
+def test_the_streamed_key_factor_gives_the_figures_of_the_full_svd(monkeypatch, d, n, rank, consistent):
+    assess_mod = importlib.import_module("linmem.assess")
+
+    rng = np.random.default_rng(3)
+    Kr = _keys_with_singular_values(rng, d, n, np.linspace(2.0, 0.5, rank))
+    Vr = rng.standard_normal((3, d)) @ Kr if consistent else rng.standard_normal((3, n))
+    Wr = Vr @ np.linalg.pinv(Kr) + 1e-3 * rng.standard_normal((3, d))
+    monkeypatch.setattr(assess_mod, "ASSESS_CHUNK_KEYS", 7)  # several blocks
+    calls = _spy_key_svd(monkeypatch)
+    fast = linmem.assess(Wr, Kr, Vr)
+    assert "K" not in calls  # the streamed path made no SVD of K
+    monkeypatch.setattr(assess_mod, "STREAMED_KEY_SAFETY", math.inf)  # every K falls back
+    dense = linmem.assess(Wr, Kr, Vr)
+    assert calls.count("K") == 1
+    assert fast.key_rank == dense.key_rank == rank
+    assert fast.consistent == dense.consistent == (consistent or rank == n)  # n independent keys: any V fits
+    assert fast.is_least_squares == dense.is_least_squares is False
+    floor = 1e-14 * float(np.max(dense.value_norms_sq))  # residuals cancel to it when W nearly fits
+    for name in ("residuals", "scaled_residuals", "value_norms_sq"):
+        np.testing.assert_allclose(getattr(fast, name), getattr(dense, name), rtol=1e-12, atol=floor, err_msg=name)
+    np.testing.assert_allclose(fast.key_singular_values, dense.key_singular_values, rtol=1e-12)
+    np.testing.assert_allclose(fast.leverage, dense.leverage, atol=1e-13)
+    v = math.sqrt(np.sum(Vr * Vr))
+    assert fast.consistency_violation == pytest.approx(dense.consistency_violation, abs=1e-13 * v)
+    for name in ("scale", "noise_gain_model", "least_squares_distance", "least_squares_tolerance"):
+        assert getattr(fast, name) == pytest.approx(getattr(dense, name), rel=1e-10), name
+    exact_ls = Vr @ np.linalg.pinv(Kr)
+    assert linmem.assess(exact_ls, Kr, Vr).is_least_squares
+    assert not linmem.assess(exact_ls * (1 + 1e-6), Kr, Vr).is_least_squares
+
+
+def test_ill_conditioned_keys_fall_back_to_the_full_svd_and_keep_their_leverage(monkeypatch):
+    rng = np.random.default_rng(4)
+    d, n = 6, 40
+    Kc = _keys_with_singular_values(rng, d, n, np.logspace(0, -8, d))  # cond 1e8
+    Vc = rng.standard_normal((2, d)) @ Kc  # consistent values
+    calls = _spy_key_svd(monkeypatch)
+    a = linmem.assess(np.zeros((2, d)), Kc, Vc)
+    assert calls.count("K") == 1  # the guard sent it to the full SVD
+    assert a.consistent
+    np.testing.assert_allclose(a.leverage, np.sum(np.linalg.svd(Kc, full_matrices=False)[2] ** 2, axis=0),
+                               atol=1e-8)
+    calls.clear()
+    Kw = _keys_with_singular_values(rng, d, n, np.linspace(1.0, 0.5, d))  # cond 2
+    linmem.assess(np.zeros((2, d)), Kw, Vc)
+    assert "K" not in calls  # well-conditioned keys stay on the streamed path
+
+
+def _float32_peak(monkeypatch, force_full_svd: bool, *, noise: bool = False) -> tuple[int, int]:
+    import tracemalloc
+
+    assess_mod = importlib.import_module("linmem.assess")
+
+    if force_full_svd:
+        monkeypatch.setattr(assess_mod, "STREAMED_KEY_SAFETY", math.inf)
+    rng = np.random.default_rng(5)
+    d, n = 32, 60_000
+    K32 = rng.standard_normal((d, n), dtype=np.float32)
+    V32 = rng.standard_normal((d, n), dtype=np.float32)
+    W32 = rng.standard_normal((d, d), dtype=np.float32)
+    tracemalloc.start()
+    try:
+        if noise:
+            from linmem.assess import noisy_error_curve
+
+            noisy_error_curve(W32, K32, V32, taus=[0.0, 0.5], rng=np.random.default_rng(6), noise_draws=2)
+        else:
+            linmem.assess(W32, K32, V32, top1=False)
+        return tracemalloc.get_traced_memory()[1], K32.nbytes
+    finally:
+        tracemalloc.stop()
+
+
+def test_float32_keys_and_values_are_assessed_within_three_times_their_memory(monkeypatch):
+    peak, k_bytes = _float32_peak(monkeypatch, force_full_svd=False)
+    assert peak <= 3 * k_bytes
+    # control: the full-SVD path (float64 copies of K and V, Z_K kept) exceeds it
+    peak_full, _ = _float32_peak(monkeypatch, force_full_svd=True)
+    assert peak_full > 3 * k_bytes
+    peak_noise, _ = _float32_peak(monkeypatch, force_full_svd=False, noise=True)
+    assert peak_noise <= 3 * k_bytes  # the measured noise curve converts K and V block by block too
+
+
+def test_non_finite_float32_keys_are_refused_naming_k():
+    K32 = K.astype(np.float32)
+    K32[1, 2] = np.nan
+    with pytest.raises(ValueError, match="K must have finite entries"):
+        linmem.assess(W_LS, K32, V)
