@@ -31,22 +31,70 @@ import linmem
 from linmem import ensembles
 
 __all__ = [
-    "FLOAT_KEY_FAMILIES",
-    "ILL_CONDITIONING",
+    "COMPARISON_LADDER_DENOMINATOR",
+    "COMPARISON_SCALED_DECADES",
+    "CONTINUOUS_NOISE_KINDS",
     "Case",
+    "FACTORED_CONDITIONING",
+    "FACTORED_LADDER",
+    "FLOAT_KEY_FAMILIES",
+    "Factored",
+    "HADAMARD4",
+    "ILL_CONDITIONING",
+    "INDEPENDENT_SHAPES",
     "Inputs",
     "KeyCase",
+    "LEVERAGE_EDGES",
+    "NOISE_DESIGN_KINDS",
+    "SCORE_KINDS",
+    "SIGN_VALUE_DIRECTIONS",
+    "SPHERE_DESIGN_KINDS",
+    "STORE_LADDER",
+    "comparison_ladder_cases",
+    "continuous_noise",
+    "design_keys_and_sign_values",
+    "exact_factored",
+    "exact_independent_keys",
     "exact_key_matrices",
     "exact_keys_and_values",
     "exact_unit_key_matrices",
     "exact_value_matrices",
+    "factored",
+    "factored_cases",
+    "factored_keys_and_values",
+    "float_comparison_instances",
+    "float_factored",
+    "float_independent_key_cases",
     "float_key_cases",
+    "general_position_points",
+    "independent_keys_and_values",
+    "independent_ladder_keys",
+    "integer_comparison_instances",
     "integer_matrices",
     "keys",
     "keys_and_values",
+    "leverage_laws",
     "lp_instances",
+    "memory_instances",
+    "near_parallel_gain",
+    "near_parallel_key_matrix",
+    "near_parallel_queries",
+    "near_parallel_smallest_sq",
+    "noise_design",
+    "noise_design_defect",
+    "orthogonal_matrices",
     "precise_keys",
     "precise_values",
+    "rank_d_keys_at_two_d",
+    "rational_unit_columns",
+    "repeated_key_matrices",
+    "score_inputs",
+    "score_vectors",
+    "sphere_design",
+    "sphere_design_and_key",
+    "sphere_designs",
+    "stores_and_queries",
+    "uniform_leverage_keys",
     "unit_key_cases",
     "unit_keys",
 ]
@@ -358,8 +406,6 @@ def lp_instances(draw, *, max_d: int = 4, max_n: int = 14):
 
 # --- keys and targets for the top-1 comparisons --------------------------------------
 
-__all__ += ["COMPARISON_LADDER_DENOMINATOR", "COMPARISON_SCALED_DECADES", "comparison_ladder_cases",
-            "float_comparison_instances", "integer_comparison_instances"]
 
 #: Denominator bound of the rational Gaussian entries of :func:`comparison_ladder_cases`.
 COMPARISON_LADDER_DENOMINATOR = 10**6
@@ -426,8 +472,6 @@ def comparison_ladder_cases(rng: np.random.Generator) -> list[tuple[str, tuple[n
 
 # --- matrices given by exact factors (their SVD known without computing it) ----------
 
-__all__ += ["FACTORED_CONDITIONING", "HADAMARD4", "Factored", "exact_factored", "factored", "factored_cases",
-            "float_factored", "orthogonal_matrices"]
 
 #: The 4 x 4 Hadamard matrix: ``kron(HADAMARD4, Z) / 2`` is orthogonal when Z is,
 #: and its first block column repeats Z four times, halved.
@@ -571,7 +615,6 @@ def float_factored(draw, *, max_dim: int = 8):
 
 # --- scores and memories of retrieval claims (top-k averages, TAM margins, Cover) ----
 
-__all__ += ["SCORE_KINDS", "general_position_points", "memory_instances", "score_vectors"]
 
 #: The kinds of :func:`score_vectors`.
 SCORE_KINDS = ("gaussian", "ties", "tied", "wide")
@@ -626,8 +669,6 @@ def general_position_points(draw, *, max_D: int = 3, max_n: int = 7, bound: int 
 
 
 # --- exact keys with a prescribed leverage (the capacity claims) ------------------------
-
-__all__ += ["rank_d_keys_at_two_d", "uniform_leverage_keys"]
 
 
 def _integer_lower_triangular(draw, d: int, diagonal: tuple[int, ...]) -> np.ndarray:
@@ -688,8 +729,6 @@ import math  # noqa: E402
 
 from theorems.authoring import kit  # noqa: E402
 
-__all__ += ["NOISE_DESIGN_KINDS", "SPHERE_DESIGN_KINDS", "noise_design", "rational_unit_columns", "sphere_design",
-            "sphere_designs"]
 
 #: The finite key laws of :func:`sphere_design`.
 SPHERE_DESIGN_KINDS = ("coordinate", "frame", "sign", "plane", "orbit")
@@ -828,8 +867,6 @@ def noise_design(kind: str, d: int, tau) -> kit.Law:
 
 # --- exact keys with a repeated key (leverage strictly inside (0, 1)) -----------------
 
-__all__ += ["repeated_key_matrices"]
-
 
 @st.composite
 def repeated_key_matrices(draw, *, max_dim: int = 3, max_count: int = 3):
@@ -850,7 +887,6 @@ def repeated_key_matrices(draw, *, max_dim: int = 3, max_count: int = 3):
 
 # --- keys with known factors, and values: the family of the key-SVD claims -----------
 
-__all__ += ["FACTORED_LADDER", "factored_keys_and_values"]
 
 #: Ladder keys of :func:`factored_keys_and_values`, ``(d, M, singular values, each
 #: key four times)``: full rank at condition 1e20 with M > d and M = d,
@@ -899,11 +935,8 @@ def factored_keys_and_values(*, operands: Sequence[str] = (), min_rank: int = 1)
                   "float keys of every family against the computed SVD")
 
 
-
 # --- linearly independent keys (M <= d) ------------------------------------------------
 
-__all__ += ["INDEPENDENT_SHAPES", "exact_independent_keys", "float_independent_key_cases",
-            "independent_keys_and_values", "independent_ladder_keys"]
 
 #: Shapes (d, M), M <= d, of the independent ladder keys at condition 1e20.
 INDEPENDENT_SHAPES = ((5, 3), (4, 4), (6, 2), (7, 5), (3, 1), (2, 2))
@@ -968,7 +1001,6 @@ def independent_keys_and_values() -> Inputs:
 
 # --- matrices with known factors read as stores, and queries ---------------------------
 
-__all__ += ["STORE_LADDER", "stores_and_queries"]
 
 #: Ladder stores of :func:`stores_and_queries`, ``(p, d, singular values, columns
 #: repeated)``, cycled to the profile's count: condition 1e20 and 1e12, repeated
@@ -1023,7 +1055,6 @@ def stores_and_queries(*, float_factors: bool = False) -> Inputs:
 
 # --- finite laws of a leverage score (claims about E f(h), h in [0, 1)) -----------------
 
-__all__ += ["LEVERAGE_EDGES", "leverage_laws"]
 
 #: Leverage values at the edges of [0, 1) for the float laws of :func:`leverage_laws`.
 LEVERAGE_EDGES = (0.0, 5e-324, 1e-300, 0.5, 1 - 1e-8, float(np.nextafter(1.0, 0.0)))
@@ -1098,8 +1129,6 @@ def leverage_laws() -> Inputs:
 
 
 # --- near-parallel unit keys: a small singular value on purpose -----------------------
-
-__all__ += ["near_parallel_gain", "near_parallel_key_matrix", "near_parallel_queries", "near_parallel_smallest_sq"]
 
 
 def near_parallel_key_matrix(t, d: int, M: int, R) -> np.ndarray:
@@ -1195,7 +1224,6 @@ def near_parallel_queries(taus: Sequence, *, float_taus: Sequence[float] = (0.1,
 
 # --- continuous query noise of mean 0 and covariance tau^2 I --------------------------
 
-__all__ += ["CONTINUOUS_NOISE_KINDS", "continuous_noise"]
 
 #: The continuous noise laws of :func:`continuous_noise`.
 CONTINUOUS_NOISE_KINDS = ("gaussian", "uniform", "laplace")
@@ -1222,8 +1250,6 @@ def continuous_noise(kind: str, rng: np.random.Generator, shape, tau: float) -> 
 
 
 # --- spherical designs with a fixed key, and with sign values -------------------------
-
-__all__ += ["SIGN_VALUE_DIRECTIONS", "design_keys_and_sign_values", "sphere_design_and_key"]
 
 
 @st.composite
@@ -1284,9 +1310,6 @@ def design_keys_and_sign_values(draw, designs: Sequence[tuple], *, max_outcomes:
     return design.info["d"], M, design.stacked(M) * kit.sign_law(W0)
 
 
-__all__ += ["noise_design_defect"]
-
-
 @functools.lru_cache(maxsize=None)
 def noise_design_defect(kind: str, d: int, tau) -> Fraction:
     """Exact ``||E eta||^2 + ||E eta eta^T - tau^2 I_d||_F^2`` of
@@ -1304,8 +1327,6 @@ def noise_design_defect(kind: str, d: int, tau) -> Fraction:
 
 
 # --- competitor scores in three number systems (the top-k average claims) ----------------
-
-__all__ += ["score_inputs"]
 
 
 @st.composite

@@ -63,8 +63,41 @@ from theorems.core.residuals import AtMost, at_most, diff_norm, exact_residual, 
 from theorems.authoring.strategies import Case, Inputs, exact_key_matrices
 from theorems.core.tolerance import FLOAT_REFERENCE_DIGITS, FLOAT_UNRESOLVED_SHARE, THRESHOLD, scaled_residual
 
-__all__ = ["array_from_json", "asymptotic", "at_most", "claim_terms", "expectation", "identity", "inequality",
-           "keys_and_directions", "montecarlo_keys", "montecarlo_values", "rebuild_case", "rebuild_snippet", "wrong"]
+__all__ = [
+    "CROSSING_COLUMNS",
+    "SweepTable",
+    "array_from_json",
+    "asymptotic",
+    "at_most",
+    "by_figures",
+    "claim",
+    "claim_terms",
+    "counterexample",
+    "crossing_check",
+    "crossing_plot",
+    "crossing_results",
+    "design_check",
+    "design_expectation",
+    "exact_check",
+    "expectation",
+    "gram_input_projector",
+    "gram_projectors",
+    "identity",
+    "inequality",
+    "keys_and_directions",
+    "montecarlo_keys",
+    "montecarlo_values",
+    "rebuild_case",
+    "rebuild_snippet",
+    "sampled_check",
+    "swapped_projectors",
+    "swapped_stores",
+    "sweep_check",
+    "sweep_claim",
+    "sweep_table_check",
+    "witness_check",
+    "wrong",
+]
 
 Terms = Callable[..., list]
 
@@ -586,11 +619,7 @@ def asymptotic(
                   extra_checks=extra_checks, **fields)
 
 
-
 # --- counterexamples -----------------------------------------------------------------
-
-__all__ += ["counterexample", "gram_input_projector", "gram_projectors", "swapped_projectors", "swapped_stores",
-            "witness_check"]
 
 
 def witness_check(
@@ -665,9 +694,6 @@ def swapped_stores() -> dict:
     return {"outer_product_store": linmem.least_squares_store, "least_squares_store": linmem.outer_product_store}
 
 
-__all__ += ["sweep_check"]
-
-
 def sweep_check(
     name: str, *, sizes: Mapping[str, Sequence[Any]], measure: Callable[[Any, Any, np.random.Generator], float],
     criterion: Callable, label: str, size_name: str = "size", domain: Mapping[str, Any] | None = None,
@@ -688,8 +714,6 @@ def sweep_check(
 
 
 # --- sweeps with a per-run table and a plot as data -------------------------------------
-
-__all__ += ["SweepTable", "by_figures", "sweep_claim", "sweep_table_check"]
 
 
 @dataclasses.dataclass
@@ -863,8 +887,6 @@ def sweep_claim(
 
 # --- expectations over a finite design ------------------------------------------------
 
-__all__ += ["design_check", "design_expectation", "sampled_check"]
-
 
 def design_check(
     name: str = "enumeration", *, cases: st.SearchStrategy, law: Callable[[Any], Any], quantity: Callable,
@@ -979,8 +1001,6 @@ def design_expectation(
 
 # --- one more exact check of an identity's terms --------------------------------------------
 
-__all__ += ["exact_check"]
-
 
 def exact_check(name: str, *, exact: st.SearchStrategy, terms: Terms, names: Sequence[str], about: str) -> Check:
     """An exact check of ``terms(impl, *args)`` over a second family of exact
@@ -1001,7 +1021,6 @@ def exact_check(name: str, *, exact: st.SearchStrategy, terms: Terms, names: Seq
 
 # --- a claim whose checks are written by hand -----------------------------------------------
 
-__all__ += ["claim"]
 
 #: For the error message only: the evidence kind a check's name suggests (a check's kind is always given).
 _KIND_HINTS = {**dict.fromkeys(("algebra", "recursion", "exact"), EvidenceKind.SYMBOLIC),
@@ -1049,8 +1068,6 @@ def claim(id: str, *, kind: ClaimKind, checks: Mapping[str, tuple] | Sequence[Ch
 
 
 # --- finite-size crossings per dimension ----------------------------------------------
-
-__all__ += ["CROSSING_COLUMNS", "crossing_check", "crossing_plot", "crossing_results"]
 
 
 def crossing_results(
