@@ -1,8 +1,8 @@
 """The input families of the capacity claims produce what their names say:
-exactly uniform leverage d/M (theorems.authoring.strategies.uniform_leverage_keys),
+exactly uniform leverage d/M (theorems.authoring.__import__('theorems.claims.capacity', fromlist=['x']).uniform_leverage_keys),
 d x 2d keys of rank exactly d with uneven leverage
-(theorems.authoring.strategies.rank_d_keys_at_two_d), and finite laws of a leverage
-score on [0, 1) (theorems.authoring.strategies.leverage_laws)."""
+(theorems.authoring.__import__('theorems.claims.capacity', fromlist=['x']).rank_d_keys_at_two_d), and finite laws of a leverage
+score on [0, 1) (theorems.authoring.__import__('theorems.claims.capacity', fromlist=['x']).leverage_laws)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from theorems.authoring import kit
 from theorems.core.impl import Impl
 from theorems.core.model import Context
 from theorems.core.profiles import get_profile
-from theorems.authoring.strategies import LEVERAGE_EDGES, leverage_laws, rank_d_keys_at_two_d, uniform_leverage_keys
+from theorems.authoring.strategies import LEVERAGE_EDGES
+from theorems.claims.capacity import leverage_laws, rank_d_keys_at_two_d, uniform_leverage_keys
 
 
 @settings(max_examples=40, deadline=None)

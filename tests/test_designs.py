@@ -16,22 +16,9 @@ from hypothesis import strategies as st
 
 import linmem
 from theorems.authoring import kit
-from theorems.authoring.strategies import (
-    CONTINUOUS_NOISE_KINDS,
-    NOISE_DESIGN_KINDS,
-    continuous_noise,
-    design_keys_and_sign_values,
-    near_parallel_gain,
-    near_parallel_key_matrix,
-    near_parallel_queries,
-    near_parallel_smallest_sq,
-    noise_design,
-    noise_design_defect,
-    rational_unit_columns,
-    sphere_design,
-    sphere_design_and_key,
-    sphere_designs,
-)
+from theorems.authoring.strategies import CONTINUOUS_NOISE_KINDS, near_parallel_key_matrix, rational_unit_columns
+from theorems.claims.noise import NOISE_DESIGN_KINDS, continuous_noise, near_parallel_gain, near_parallel_queries, near_parallel_smallest_sq, noise_design, noise_design_defect
+from theorems.claims.spherical import design_keys_and_sign_values, sphere_design, sphere_design_and_key, sphere_designs
 
 
 def _second_moment(law):

@@ -11,7 +11,6 @@ from hypothesis import given, settings
 
 from linmem import learn, optimality, retrieval
 from linmem.tolerances import working_eps
-from theorems.authoring import strategies
 from theorems.core.tolerance import THRESHOLD
 
 EPS = working_eps("float")
@@ -412,10 +411,10 @@ def test_cutting_plane_certificates_agree_with_the_dense_ones_and_verify():
 
 
 def lp_instances():
-    """(V, U) of the claims' LP family (theorems.authoring.strategies.lp_instances) at
+    """(V, U) of the claims' LP family (theorems.authoring.__import__('theorems.claims.learn', fromlist=['x']).lp_instances) at
     d_k, d_t <= 8 and n <= 30: Gaussian, duplicated or scaled keys, n on both
     sides of separability."""
-    return strategies.lp_instances(max_d=8, max_n=30).map(lambda case: case[1:])
+    return __import__('theorems.claims.learn', fromlist=['x']).lp_instances(max_d=8, max_n=30).map(lambda case: case[1:])
 
 
 @settings(max_examples=40, deadline=None)

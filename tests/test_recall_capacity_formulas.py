@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import linmem
 from theorems.authoring import kit
 from theorems.claims import capacity
-from theorems.authoring.strategies import repeated_key_matrices
+from theorems.claims.recall import repeated_key_matrices
 
 
 def _direct_gap(h, w):

@@ -1,4 +1,4 @@
-"""theorems.authoring.strategies.repeated_key_matrices gives what its name says: exact
+"""theorems.authoring.__import__('theorems.claims.recall', fromlist=['x']).repeated_key_matrices gives what its name says: exact
 keys with a repeated nonzero column, so some key has leverage in (0, 1/2];
 theorems.authoring.kit.leverage, the reference leverage it is judged by."""
 
@@ -13,7 +13,7 @@ from hypothesis import find, given, settings
 
 import linmem
 from theorems.authoring import kit
-from theorems.authoring.strategies import repeated_key_matrices
+from theorems.claims.recall import repeated_key_matrices
 
 
 def _leverage(K):

@@ -10,13 +10,7 @@ import sympy
 from hypothesis import given, settings
 
 import linmem
-from theorems.authoring.strategies import (
-    KeyCase,
-    exact_key_matrices,
-    exact_unit_key_matrices,
-    float_key_cases,
-    unit_key_cases,
-)
+from theorems.authoring.strategies import KeyCase, exact_key_matrices, exact_unit_key_matrices, float_key_cases, unit_key_cases
 
 
 @given(float_key_cases(families=("rank_deficient",)))
@@ -280,7 +274,7 @@ def test_float_factored_matrices_have_the_recorded_rank_condition_and_kernel(cas
         assert linmem.numerical_rank(F.A) == rec["rank"] or rec["cond"] >= 1e12
 
 
-from theorems.authoring.strategies import factored_keys_and_values  # noqa: E402
+from theorems.claims.store import factored_keys_and_values  # noqa: E402
 
 
 @settings(max_examples=40)
@@ -312,7 +306,7 @@ def test_factored_keys_and_values_ladder_and_floats_have_the_stated_form():
     floats()
 
 
-from theorems.authoring.strategies import independent_keys_and_values  # noqa: E402
+from theorems.claims.store import independent_keys_and_values  # noqa: E402
 
 
 @settings(max_examples=40)
@@ -338,7 +332,7 @@ def test_independent_ladder_keys_are_independent_at_the_stated_condition():
     assert max(abs(x) for x in (K[:, 0] - K[:, 1])) < Fraction(1, 10**14)
 
 
-from theorems.authoring.strategies import stores_and_queries  # noqa: E402
+from theorems.claims.svd import stores_and_queries  # noqa: E402
 
 
 @settings(max_examples=40)

@@ -177,7 +177,7 @@ from hypothesis import given  # noqa: E402
 from theorems.authoring import kit, strategies  # noqa: E402
 
 
-@given(strategies.integer_comparison_instances())
+@given(__import__('theorems.claims.top1', fromlist=['x']).integer_comparison_instances())
 def test_integer_comparison_instances_are_small_integer_float_arrays(case):
     V, U = case
     assert V.dtype == U.dtype == float and V.shape[1] == U.shape[1] and 2 <= V.shape[1] <= 5
@@ -186,7 +186,7 @@ def test_integer_comparison_instances_are_small_integer_float_arrays(case):
         assert np.array_equal(X, np.round(X)) and np.abs(X).max(initial=0) <= 3
 
 
-@given(strategies.float_comparison_instances())
+@given(__import__('theorems.claims.top1', fromlist=['x']).float_comparison_instances())
 def test_float_comparison_instances_have_their_family(case):
     recipe, V, U = case
     n, family = recipe["n"], recipe["family"]
@@ -201,7 +201,7 @@ def test_float_comparison_instances_have_their_family(case):
 
 
 def test_comparison_ladder_cases_are_labelled_rationals_with_the_stated_structure():
-    cases = dict(strategies.comparison_ladder_cases(np.random.default_rng(SEED)))
+    cases = dict(__import__('theorems.claims.top1', fromlist=['x']).comparison_ladder_cases(np.random.default_rng(SEED)))
     assert len(cases) == 6
     V, U = cases["d=2, n=5, duplicated key"]
     assert np.array_equal(V[:, 0], V[:, 1]) and not np.array_equal(U[:, 0], U[:, 1])

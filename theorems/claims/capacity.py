@@ -26,13 +26,135 @@ from theorems.claims.recall import mean_error_algebra, mean_error_twice
 from theorems.evidence import simulation, symbolic
 from theorems.core.model import Check, ClaimKind, EvidenceKind
 from theorems.core.residuals import at_most
-from theorems.authoring.strategies import (Case, Inputs, exact_key_matrices, keys_and_values, leverage_laws, precise_keys,
-                                 precise_values, rank_d_keys_at_two_d, uniform_leverage_keys)
+from theorems.authoring.strategies import (
+    Case, Inputs, LEVERAGE_EDGES, exact_key_matrices, float_key_cases, keys_and_values, precise_keys, precise_values)
 from theorems.authoring.templates import (claim, design_check, exact_check, expectation, identity, inequality, sampled_check,
                                 sweep_check, wrong)
 from theorems.core.tolerance import norm
 
 __all__ = ["CLAIMS", "rank_d_keys_at_two_d"]
+
+
+# --- this module's inputs (single-use input families, moved from theorems.authoring.strategies) ---
+
+
+def _integer_lower_triangular(draw, d: int, diagonal: tuple[int, ...]) -> np.ndarray:
+    """An invertible integer lower-triangular d x d matrix: diagonal entries
+    from ``diagonal`` (nonzero), entries below it in -2..2."""
+    L = np.zeros((d, d), dtype=int)
+    for i in range(d):
+        L[i, i] = draw(st.sampled_from(diagonal))
+        for j in range(i):
+            L[i, j] = draw(st.integers(-2, 2))
+    return L
+
+
+@st.composite
+def uniform_leverage_keys(draw):
+    """Exact d x M keys (M in 2, 4, 8; 1 <= d < M) whose leverage is exactly
+    d/M for every key: ``A H_S D Pi``, with ``H_S`` any d rows of a
+    Sylvester-Hadamard matrix of order M (orthogonal rows of equal norm, so
+    ``P = H_S^T H_S / M``), ``A`` an invertible integer matrix (the row space,
+    hence P, is unchanged), ``D`` random column signs and ``Pi`` a column
+    permutation (they conjugate P by a signed permutation, keeping its
+    diagonal uniform). The keys are neither unit nor orthogonal in general."""
+    import scipy.linalg
+
+    M = draw(st.sampled_from((2, 4, 8)))
+    d = draw(st.integers(1, M - 1))
+    rows = draw(st.lists(st.integers(0, M - 1), min_size=d, max_size=d, unique=True))
+    A = _integer_lower_triangular(draw, d, (1, -1, 2, -3))
+    signs = np.array(draw(st.lists(st.sampled_from((1, -1)), min_size=M, max_size=M)))
+    perm = draw(st.permutations(range(M)))
+    return linmem.exact_array(((A @ scipy.linalg.hadamard(M)[rows]) * signs)[:, list(perm)])
+
+
+@st.composite
+def rank_d_keys_at_two_d(draw, *, max_dim: int = 3):
+    """Exact d x 2d keys of rank exactly d (d <= ``max_dim``): ``L [I_d | X]``
+    with its columns permuted, ``L`` invertible lower-triangular, every
+    column of ``X`` a copy of a basis key (a duplicate) or a nonzero integer
+    combination of them, so the leverage is spread unevenly."""
+    d = draw(st.integers(1, max_dim))
+    L = _integer_lower_triangular(draw, d, (1, -1, 2, 3))
+    X = np.zeros((d, d), dtype=int)
+    for j in range(d):
+        if draw(st.booleans()):
+            X[draw(st.integers(0, d - 1)), j] = 1
+        else:
+            col = draw(st.lists(st.integers(-2, 2), min_size=d, max_size=d))
+            X[:, j] = col if any(col) else [1] * d
+    perm = draw(st.permutations(range(2 * d)))
+    return linmem.exact_array((L @ np.hstack([np.eye(d, dtype=int), X]))[:, list(perm)])
+
+
+@st.composite
+def _exact_leverage_laws(draw):
+    """A finite law of h in [0, 1): values k/q and positive integer weights."""
+    n, q = draw(st.integers(1, 6)), draw(st.integers(2, 60))
+    hs = [Fraction(draw(st.integers(0, q - 1)), q) for _ in range(n)]
+    ws = [draw(st.integers(1, 9)) for _ in range(n)]
+    return kit.exact(hs), kit.exact([Fraction(w, sum(ws)) for w in ws])
+
+
+def _extreme_leverage_laws(ctx):
+    """Extreme finite laws of h (exact): both ends of [0, 1), rare leverage
+    near 1, near-degenerate and degenerate laws, and the leverage of exact
+    keys (uniform over the keys; keys with some h = 1 left out)."""
+    e30, half, third = Fraction(1, 10**30), Fraction(1, 2), Fraction(1, 3)
+    laws = [
+        ("two points 1e-30 and 1 - 1e-30", [e30, 1 - e30], [half, half]),
+        ("weight 1e-20 at 1 - 1e-25, the rest at 1e-30",
+         [e30, 1 - Fraction(1, 10**25)], [1 - Fraction(1, 10**20), Fraction(1, 10**20)]),
+        ("spread 1e-20 about 1/2", [half - Fraction(1, 10**20), half + Fraction(1, 10**20)], [half, half]),
+        ("degenerate at 1/3 (equality)", [third] * 3, [third] * 3),
+        ("degenerate at 1 - 1e-40 (equality)", [1 - Fraction(1, 10**40)], [Fraction(1)]),
+    ]
+    key_cases = [("[e1, e1, e1, e2, e2]", kit.exact([[1, 1, 1, 0, 0], [0, 0, 0, 1, 1]]))]
+    key_cases += [(label, K) for label, K in precise_keys(ctx) if label.startswith("cond 1e20")]
+    for label, K in key_cases:
+        h = list(linmem.leverage_scores(K))  # the law's producer: the law under test is that of h
+        if all(x < 1 for x in h):
+            laws.append((f"leverage of {label}", h, [Fraction(1, len(h))] * len(h)))
+    return [(label, (kit.exact(hs), kit.exact(ws))) for label, hs, ws in laws]
+
+
+@st.composite
+def _float_leverage_laws(draw):
+    """Explicit laws (edge values included), near-degenerate laws (spread
+    1e-15 to 1e-4) and the leverage of float keys of every family."""
+    how = draw(st.sampled_from(("explicit", "near-degenerate", "keys")))
+    if how == "keys":
+        case = draw(float_key_cases())
+        h = np.clip(linmem.leverage_scores(case.K), 0.0, 1.0)  # the law's producer, not under test
+        return Case((h, np.full(len(h), 1 / len(h))), {"law": case.describe()})
+    n = draw(st.integers(1, 8))
+    value = st.one_of(st.floats(0.0, 1.0, exclude_max=True), st.sampled_from(LEVERAGE_EDGES))
+    if how == "explicit":
+        h = np.array([draw(value) for _ in range(n)])
+    else:
+        step = draw(st.sampled_from((1e-15, 1e-12, 1e-8, 1e-4)))
+        h = np.clip(draw(value) + step * np.array([draw(st.integers(-3, 3)) for _ in range(n)]), 0.0,
+                    float(np.nextafter(1.0, 0.0)))
+    w = np.array([draw(st.floats(1e-6, 1.0)) for _ in range(n)])
+    return Case((h, w / np.sum(w)), {"law": how, "h": h.tolist(), "weights": (w / np.sum(w)).tolist()})
+
+
+def leverage_laws() -> Inputs:
+    """``(h, weights)``: a finite law of a leverage score, values ``h`` and
+    their probabilities ``weights`` (positive, summing to one), for claims
+    about ``E f(h)`` (e.g. the mean SNR). Exact: values k/q (q <= 60) in
+    [0, 1) with integer weights normalised exactly. Ladder: both ends of
+    [0, 1) at 1e-30, a weight 1e-20 at 1 - 1e-25, a spread 1e-20 about 1/2,
+    degenerate laws (at 1/3 and at 1 - 1e-40), and the leverage of exact
+    keys (precise_keys' condition-1e20 keys, duplicated keys), uniform over
+    the keys. Float: explicit laws with :data:`LEVERAGE_EDGES` (0, the
+    smallest subnormal, the largest float below 1), near-degenerate laws
+    (spread 1e-15 to 1e-4), and the leverage of float keys of every family
+    (uniform; clipped to [0, 1], so h = 1 may occur there)."""
+    return Inputs(("h", "weights"), _exact_leverage_laws(), _extreme_leverage_laws, _float_leverage_laws(),
+                  "laws of h on [0, 1): both ends, rare leverage near 1, (near-)degenerate, leverage of keys")
+
 
 LOAD_RATIO = 2
 

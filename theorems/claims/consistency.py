@@ -23,7 +23,8 @@ from theorems.authoring import kit
 from theorems.evidence._common import IMPLEMENTATION_ERRORS
 from theorems.authoring.kit import integer_array, null_space
 from theorems.core.residuals import exact_sq
-from theorems.authoring.strategies import Case, Inputs, exact_key_matrices, float_key_cases, integer_matrices, precise_keys
+from theorems.authoring.strategies import (
+    Case, Inputs, exact_key_matrices, float_key_cases, integer_matrices, precise_keys)
 from theorems.authoring.templates import counterexample, identity, swapped_projectors, witness_check, wrong
 from theorems.core.tolerance import norm
 

@@ -21,11 +21,34 @@ from linmem import learn as _learn
 from theorems.authoring import kit
 from theorems.evidence import precise, property, symbolic
 from theorems.core.model import ClaimKind, EvidenceKind
-from theorems.authoring.strategies import lp_instances
 from theorems.authoring.templates import claim, wrong
 from theorems.core.tolerance import THRESHOLD, scaled_residual
 
 __all__ = ["CLAIMS"]
+
+
+# --- this module's inputs (single-use input families, moved from theorems.authoring.strategies) ---
+
+
+@st.composite
+def lp_instances(draw, *, max_d: int = 4, max_n: int = 14):
+    """Max-margin LP instances ``(recipe, V, U)``: Gaussian keys ``V`` (d_k x n)
+    and targets ``U`` (d_t x n), d_k != d_t allowed, both at most ``max_d``;
+    n from 2 to about ``2 d_k d_t`` (capped at ``max_n``: both sides of
+    separability); keys ``duplicated`` (columns repeated) or ``scaled`` over 4
+    decades in some draws. ``recipe`` (sizes, family, seed) replays the draw."""
+    dk, dt = draw(st.integers(1, max_d)), draw(st.integers(1, max_d))
+    n = draw(st.integers(2, max(3, min(max_n, 2 * dk * dt + 2))))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    V, U = rng.standard_normal((dk, n)), rng.standard_normal((dt, n))
+    family = draw(st.sampled_from(("gaussian", "duplicated", "scaled")))
+    if family == "duplicated":
+        V = V[:, rng.integers(0, max(1, n // 2), size=n)]
+    elif family == "scaled":
+        V = V * 10.0 ** rng.uniform(-2, 2, size=n)
+    return {"dk": dk, "dt": dt, "n": n, "family": family, "seed": seed}, V, U
+
 
 #: Ridges of the fit checks: strongly convex objectives (the fit converges), and
 #: large enough that a wrong ridge term moves the fit far beyond FIT_GRADIENT_TOL.

@@ -6,7 +6,7 @@ The noise claims assume only that the query noise ``eta`` is independent of
 keys and values, has mean zero and covariance ``tau^2 I_d``. The exact
 evidence therefore enumerates finite noise designs with exactly those two
 moments and nothing else in common with a Gaussian
-(:func:`theorems.authoring.strategies.noise_design`), and recomputes their moments
+(:func:`theorems.authoring.noise_design`), and recomputes their moments
 exactly inside the checks; the Monte Carlo evidence uses Gaussian, uniform
 and Laplace noise of variance ``tau^2`` per coordinate. Values follow 000's
 assumptions: ``v_i = s_i w_i`` with fair signs and fixed exactly-unit
@@ -29,12 +29,164 @@ from theorems.evidence import precise
 from theorems.evidence._common import IMPLEMENTATION_ERRORS
 from theorems.core.model import Check, EvidenceKind
 from theorems.core.residuals import at_most
-from theorems.authoring.strategies import (NOISE_DESIGN_KINDS, continuous_noise, exact_key_matrices, exact_keys_and_values,
-                                 exact_unit_key_matrices, integer_matrices, near_parallel_gain, near_parallel_queries,
-                                 near_parallel_smallest_sq, noise_design, noise_design_defect, precise_keys)
+from theorems.authoring.strategies import (
+    CONTINUOUS_NOISE_KINDS, Case, Inputs, square_root, exact_key_matrices, exact_keys_and_values,
+    exact_unit_key_matrices, exact_value_matrices, integer_matrices, near_parallel_key_matrix, precise_keys)
 from theorems.authoring.templates import counterexample, design_expectation, identity, keys_and_directions, montecarlo_keys, wrong
+from typing import Sequence
+from linmem import ensembles
+import functools
+import itertools
+import math
 
 __all__ = ["CLAIMS"]
+
+
+# --- this module's inputs (single-use input families, moved from theorems.authoring.strategies) ---
+
+
+#: The finite noise laws of :func:`noise_design`.
+NOISE_DESIGN_KINDS = ("rademacher", "skewed", "coordinate")
+
+
+@functools.lru_cache(maxsize=None)
+def noise_design(kind: str, d: int, tau) -> kit.Law:
+    """A finite law of query noise in R^d with exactly ``E eta = 0`` and
+    ``Cov eta = tau^2 I_d`` and nothing else in common with a Gaussian; the
+    noise columns are ``law.outcomes[0]``, shape (N, d, 1):
+
+    * ``rademacher``: ``eta = tau s``, ``s`` uniform on ``{-1, +1}^d``;
+    * ``skewed``: i.i.d. coordinates ``2 tau`` (probability 1/5) or ``-tau/2``
+      (probability 4/5), third moment not zero;
+    * ``coordinate``: ``±tau sqrt(d) e_i`` uniformly (2d outcomes),
+      coordinates uncorrelated but dependent; d a square (rational sqrt(d)).
+
+    >>> law = noise_design("skewed", 1, Fraction(1, 2))
+    >>> [law.mean(law.outcomes[0] ** k).item() for k in (1, 2, 3)]
+    [Fraction(0, 1), Fraction(1, 4), Fraction(3, 16)]
+    """
+    if not (isinstance(d, int) and d >= 1):
+        raise ValueError(f"d must be an integer >= 1, got {d!r}")
+    if kind == "coordinate":
+        root = square_root(d, "signed-coordinate")
+        return kit.law([s * root * tau * kit.eye(d, np.zeros((1, 1), dtype=object))[:, i:i + 1]
+                        for i in range(d) for s in (1, -1)], label="signed coordinate")
+    levels = {"rademacher": ((-1, Fraction(1, 2)), (1, Fraction(1, 2))),
+              "skewed": ((2, Fraction(1, 5)), (Fraction(-1, 2), Fraction(4, 5)))}.get(kind)
+    if levels is None:
+        raise ValueError(f"kind must be one of {NOISE_DESIGN_KINDS}, got {kind!r}")
+    outcomes = list(itertools.product(levels, repeat=d))
+    return kit.Law([np.array([[[tau * x] for x, _ in o] for o in outcomes], dtype=object).reshape(-1, d, 1)],
+                   [math.prod(p for _, p in o) for o in outcomes], kind)
+
+
+def near_parallel_gain(t, M):
+    """``||K^+||_F^2`` of :func:`near_parallel_key_matrix` in closed form (any
+    number system, sympy symbols included): ``(1 + t^2)^2 / (2 t^2) + M - 2``.
+
+    >>> near_parallel_gain(Fraction(1, 2), 3)
+    Fraction(33, 8)
+    """
+    return (1 + t * t) ** 2 / (2 * t * t) + (M - 2)
+
+
+def near_parallel_smallest_sq(t):
+    """``s_min^2 = 1 - cos(theta) = 2 t^2 / (1 + t^2)`` of
+    :func:`near_parallel_key_matrix` for ``0 < t <= 1``."""
+    return 2 * t * t / (1 + t * t)
+
+
+@st.composite
+def _exact_near_parallel(draw, taus):
+    t = draw(st.one_of(
+        st.integers(1, 10**6).map(lambda n: Fraction(1, n)),
+        st.integers(1, 40).map(lambda k: Fraction(1, 10**k)),
+        st.tuples(st.integers(1, 9), st.integers(1, 9)).map(lambda ab: Fraction(min(ab), max(ab))),
+    ))
+    d = draw(st.integers(2, 4))
+    M = draw(st.integers(2, d))
+    R = ensembles.rational_orthogonal(d, rng=np.random.default_rng(draw(st.integers(0, 2**32 - 1))))
+    return near_parallel_key_matrix(t, d, M, R), draw(exact_value_matrices(M)), t, draw(st.sampled_from(taus))
+
+
+def _precise_near_parallel(stream: str, tau):
+    def cases(ctx):
+        rng = ctx.rng(stream)
+        out = []
+        for k, d, M in ((10, 2, 2), (20, 3, 3), (30, 4, 3), (40, 3, 2)):
+            t = Fraction(1, 10**k)
+            K = near_parallel_key_matrix(t, d, M, ensembles.rational_orthogonal(d, rng=rng))
+            # s_min = sqrt(2) t / sqrt(1 + t^2), i.e. 1.41e-k to many digits
+            out.append((f"s_min = 1.41e-{k}, {d}x{M} unit keys", (K, kit.exact(rng.integers(-3, 4, size=(2, M))), t,
+                                                                   tau)))
+        return out
+
+    return cases
+
+
+@st.composite
+def _float_near_parallel(draw, taus):
+    d = draw(st.integers(2, 8))
+    M, p = draw(st.integers(2, d)), draw(st.integers(1, 5))
+    t, tau = 10.0 ** -draw(st.floats(0, 12)), draw(st.sampled_from(taus))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    R, _ = np.linalg.qr(rng.standard_normal((d, d)))
+    K = near_parallel_key_matrix(t, d, M, R).astype(float)
+    return Case((K, rng.standard_normal((p, M)), t, tau), {"d": d, "M": M, "p": p, "t": t, "tau": tau, "seed": seed})
+
+
+def near_parallel_queries(taus: Sequence, *, float_taus: Sequence[float] = (0.1, 1.0, 3.0),
+                          stream: str = "near-parallel keys") -> Inputs:
+    """``(K, V, t, tau)``: :func:`near_parallel_key_matrix` keys (d <= 4,
+    ``t`` from 1/10^6 and 1/10^40 to 1, any rational rotation; exact), their
+    values and a noise level, for claims about a small singular value (noise
+    gain, conditioning). Exact: integer values, ``tau`` from ``taus``.
+    Ladder: ``s_min`` 1.4e-10 to 1.4e-40 in 2x2, 3x3, 4x3, 3x2 keys (rotations
+    from ``ctx.rng(stream)``), integer values, ``tau = taus[0]``. Float: d <= 8,
+    ``t`` down to 1e-12, a random orthogonal rotation, Gaussian values,
+    ``tau`` from ``float_taus``."""
+    return Inputs(("K", "V", "t", "tau"), _exact_near_parallel(tuple(taus)), _precise_near_parallel(stream, taus[0]),
+                  _float_near_parallel(tuple(float_taus)),
+                  "two unit keys at tan(theta/2) = t plus orthonormal others: t to 1e-40 (exact), "
+                  "s_min 1.4e-10 to 1.4e-40 (mpmath), t to 1e-12 (float64)")
+
+
+def continuous_noise(kind: str, rng: np.random.Generator, shape, tau: float) -> np.ndarray:
+    """Independent coordinates of mean 0 and variance ``tau^2`` (so covariance
+    ``tau^2 I``): ``gaussian`` N(0, tau^2), ``uniform`` on ``[-sqrt(3) tau,
+    sqrt(3) tau]``, ``laplace`` with scale ``tau / sqrt(2)``; the Monte Carlo
+    counterpart of :func:`noise_design`.
+
+    >>> x = continuous_noise("laplace", np.random.default_rng(0), (200_000,), 0.5)
+    >>> round(float(np.var(x)), 2)
+    0.25
+    """
+    if kind == "gaussian":
+        return tau * rng.standard_normal(shape)
+    if kind == "uniform":
+        half_width = math.sqrt(3) * tau  # variance (sqrt(3) tau)^2 / 3 = tau^2
+        return rng.uniform(-half_width, half_width, shape)
+    if kind == "laplace":
+        return rng.laplace(0.0, tau / math.sqrt(2), shape)  # variance 2 b^2 = tau^2
+    raise ValueError(f"kind must be one of {CONTINUOUS_NOISE_KINDS}, got {kind!r}")
+
+
+@functools.lru_cache(maxsize=None)
+def noise_design_defect(kind: str, d: int, tau) -> Fraction:
+    """Exact ``||E eta||^2 + ||E eta eta^T - tau^2 I_d||_F^2`` of
+    :func:`noise_design` ``(kind, d, tau)``, recomputed from its outcomes and
+    weights: zero by construction, so a check that averages over the design
+    can certify the two moments it relies on (cached per design).
+
+    >>> noise_design_defect("skewed", 2, Fraction(1, 3))
+    Fraction(0, 1)
+    """
+    law = noise_design(kind, d, tau)
+    eta = law.outcomes[0]
+    second = law.mean(eta @ np.swapaxes(eta, -1, -2))
+    return Fraction(kit.sq(law.mean(eta)) + kit.sq(second - tau**2 * kit.eye(d, eta)))
+
 
 #: Noise levels of the exact evidence (none equal to 1, so that a tau / tau^2
 #: mix-up cannot hide).
@@ -65,7 +217,7 @@ class _Query(NamedTuple):
     """A noisy query: keys K, noise level tau, and a fixed store W with its
     values V, or ``W = None`` for the least-squares store of random values.
     ``design`` names the exact noise design, ``noises`` the kinds of
-    :func:`theorems.authoring.strategies.continuous_noise` of the Monte Carlo."""
+    :func:`theorems.authoring.continuous_noise` of the Monte Carlo."""
 
     K: Any
     tau: Any

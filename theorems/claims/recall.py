@@ -18,12 +18,34 @@ from hypothesis import strategies as st
 import linmem
 from linmem import ensembles
 from theorems.authoring import kit
-from theorems.authoring.strategies import (Case, Inputs, exact_key_matrices, float_key_cases, integer_matrices, keys_and_values,
-                                 precise_keys, repeated_key_matrices)
+from theorems.authoring.strategies import (
+    Case, Inputs, exact_key_matrices, float_key_cases, integer_matrices, keys_and_values, precise_keys)
 from theorems.authoring.templates import MC_VALUE_DIM, expectation, identity, montecarlo_values, wrong
 from theorems.core.tolerance import THRESHOLD, norm
 
 __all__ = ["CLAIMS", "mean_error_algebra", "mean_error_twice"]
+
+
+# --- this module's inputs (single-use input families, moved from theorems.authoring.strategies) ---
+
+
+@st.composite
+def repeated_key_matrices(draw, *, max_dim: int = 3, max_count: int = 3):
+    """Exact keys of :func:`exact_key_matrices` with one (nonzero) column
+    inserted again at a drawn position: a key present twice has leverage
+    ``0 < h <= 1/2``, so every draw has a key strictly inside (0, 1) (where a
+    per-key SNR is defined). Another column may be zeroed (``h = 0``); a key
+    outside the span of the rest has ``h = 1``. At most ``max_count + 1``
+    columns (``max_count = 3``: at most 16 sign patterns)."""
+    K = draw(exact_key_matrices(max_dim=max_dim, max_count=max_count))
+    j = draw(st.integers(0, K.shape[1] - 1))
+    pos = draw(st.integers(0, K.shape[1]))
+    K = np.concatenate([K[:, :pos], K[:, j:j + 1], K[:, pos:]], axis=1)
+    others = [i for i in range(K.shape[1]) if i not in (pos, j if j < pos else j + 1)]
+    if others and draw(st.booleans()):
+        K[:, draw(st.sampled_from(others))] = Fraction(0)
+    return K
+
 
 VALUE_ASSUMPTIONS = (
     "values independent of each other and of K, zero-mean, unit-norm (so E[V^T V] = I_M)",

@@ -5,7 +5,7 @@ Two facts about a uniform unit key carry the whole appendix: its mean is zero
 and its second-moment matrix is ``I/d``. Everything else here (the pair
 moments, the Chebyshev tail, the averaged outer-product error) is derived from
 those two moments alone, so the exact evidence replaces the continuous
-sphere by the finite designs of :func:`theorems.authoring.strategies.sphere_design`,
+sphere by the finite designs of :func:`theorems.authoring.sphere_design`,
 which have exactly these two moments (the second-moment claim verifies both
 by enumeration). Monte Carlo evidence uses truly spherical keys
 (``linmem.spherical_vectors``).
@@ -25,12 +25,136 @@ from linmem import ensembles
 from theorems.authoring import kit
 from theorems.evidence import simulation
 from theorems.core.residuals import at_most, exact_sq
-from theorems.authoring.strategies import (Case, Inputs, design_keys_and_sign_values, exact_unit_key_matrices, sphere_design,
-                                 sphere_design_and_key, sphere_designs, unit_keys)
+from theorems.authoring.strategies import (
+    Case, Inputs, SIGN_VALUE_DIRECTIONS, SPHERE_DESIGN_KINDS, exact_column, square_root, exact_unit_key_matrices,
+    rational_unit_columns, unit_keys)
 from theorems.authoring.templates import (MC_VALUE_DIM, counterexample, design_expectation, expectation, identity, inequality,
                                 sweep_check, witness_check, wrong)
+from typing import Sequence
+import functools
+import itertools
 
 __all__ = ["CLAIMS", "DISTANCE_CRITERION", "DISTANCE_KEYS", "DISTANCE_SWEEP_DIMS", "ENUMERATION_LIMIT"]
+
+
+# --- this module's inputs (single-use input families, moved from theorems.authoring.strategies) ---
+
+
+def _symmetric_law(name: str, halves: list, half_weights: list) -> kit.Law:
+    """Points ``±x`` with the weight of ``x`` split evenly between the two signs."""
+    points = [p for x in halves for p in (x, -x)]
+    return kit.law(points, [w / 2 for w in half_weights for _ in (1, -1)], name, d=len(halves[0]))
+
+
+@functools.lru_cache(maxsize=None)
+def sphere_design(kind: str, d: int = 0, seed: int = 0) -> kit.Law:
+    """A finite key law with exactly the first two moments of a uniform unit
+    key of R^d (``E k = 0``, ``E k k^T = I/d``) and exactly-unit rational
+    points (the rows of ``law.outcomes[0]``, shape (N, d); ``law.info["d"]``):
+
+    * ``coordinate``: ``±e_a``, each with probability ``1/(2d)``;
+    * ``frame``: ``±q_a`` for the columns of an exactly orthogonal rational
+      matrix (:func:`linmem.ensembles.rational_orthogonal` at ``seed``);
+    * ``sign``: the ``2^d`` vectors ``s / sqrt(d)`` (d a square: rational);
+    * ``plane`` (d = 2): (1, 0) with weight 7/32 and (3/5, ±4/5) with weight
+      25/64 each, both signs: second moment diag(7/32 + 9/32, 16/32) = I/2,
+      and no orthogonal pair (inner products ±1, ±3/5, ±7/25);
+    * ``orbit`` (d = 3): uniform on the 24 signed permutations of (4, 4, 7)/9,
+      invariant under the hyperoctahedral group (second moment I/3), no
+      orthogonal pair (|inner product| >= 16/81).
+
+    Each is symmetric under ``k -> -k``. A statement that uses only these two
+    moments of the key law holds on the sphere exactly when it holds here.
+
+    >>> plane = sphere_design("plane")
+    >>> K = plane.outcomes[0]
+    >>> plane.mean(K[:, :, None] * K[:, None, :]).tolist() == [[Fraction(1, 2), 0], [0, Fraction(1, 2)]]
+    True
+    """
+    if kind in ("coordinate", "frame") and not (isinstance(d, int) and d >= 1):
+        raise ValueError(f"d must be an integer >= 1 for the {kind} design, got {d!r}")
+    if kind == "coordinate":
+        return _symmetric_law("coordinate", [exact_column([int(a == b) for b in range(d)]) for a in range(d)],
+                              [Fraction(1, d)] * d)
+    if kind == "frame":
+        Q = ensembles.rational_orthogonal(d, rng=np.random.default_rng(seed))
+        return _symmetric_law(f"frame(seed={seed})", [Q[:, a].copy() for a in range(d)], [Fraction(1, d)] * d)
+    if kind == "sign":
+        r = square_root(d, "sign")
+        points = [exact_column([Fraction(s, r) for s in signs]) for signs in itertools.product((-1, 1), repeat=d)]
+        return kit.law(points, label=f"sign(d={d})", d=d)
+    if kind == "plane":
+        halves = [exact_column([1, 0]), exact_column([Fraction(3, 5), Fraction(4, 5)]),
+                  exact_column([Fraction(3, 5), Fraction(-4, 5)])]
+        return _symmetric_law("plane", halves, [Fraction(7, 32), Fraction(25, 64), Fraction(25, 64)])
+    if kind == "orbit":
+        points = {tuple(s * x for s, x in zip(signs, perm)) for perm in itertools.permutations((4, 4, 7))
+                  for signs in itertools.product((-1, 1), repeat=3)}
+        return kit.law([exact_column([Fraction(x, 9) for x in p]) for p in sorted(points)], label="orbit", d=3)
+    raise ValueError(f"kind must be one of {SPHERE_DESIGN_KINDS}, got {kind!r}")
+
+
+@st.composite
+def sphere_designs(draw, *, kinds: Sequence[str] = SPHERE_DESIGN_KINDS) -> kit.Law:
+    """A :func:`sphere_design` of one of ``kinds``: coordinate in R^1..R^6,
+    frame in R^1..R^4 (8 seeds), sign in R^1 and R^4, plane, orbit."""
+    kind = draw(st.sampled_from(kinds))
+    if kind == "coordinate":
+        return sphere_design(kind, draw(st.integers(1, 6)))
+    if kind == "frame":
+        return sphere_design(kind, draw(st.integers(1, 4)), draw(st.integers(0, 7)))
+    if kind == "sign":
+        return sphere_design(kind, draw(st.sampled_from((1, 4))))
+    return sphere_design(kind)
+
+
+@st.composite
+def sphere_design_and_key(draw, *, kinds: Sequence[str] = SPHERE_DESIGN_KINDS):
+    """``(k_j, design)``: a :func:`sphere_designs` law and a fixed exactly unit
+    key ``k_j`` of its dimension (for statements conditional on one key): a
+    generic rational unit vector (:func:`rational_unit_columns`), a
+    coordinate vector or one of the design's own points."""
+    design = draw(sphere_designs(kinds=kinds))
+    d = design.info["d"]
+    how = draw(st.sampled_from(("rational", "coordinate", "design point")))
+    if how == "rational":
+        kj = draw(rational_unit_columns(d, 1))[:, 0]
+    elif how == "coordinate":
+        a = draw(st.integers(0, d - 1))
+        kj = np.array([int(b == a) for b in range(d)], dtype=object)
+    else:
+        kj = design.outcomes[0][draw(st.integers(0, len(design) - 1))]
+    return kj, design
+
+
+@functools.lru_cache(maxsize=None)
+def _design_counts(designs: tuple, max_outcomes: int, max_count: int, unit_snr: bool) -> tuple:
+    out = []
+    for spec in designs:
+        N, d = len(sphere_design(*spec)), sphere_design(*spec).info["d"]
+        out += [(spec, M) for M in range(1, max_count + 1)
+                if (2 * N) ** M <= max_outcomes or (unit_snr and M == d + 1 == 3)]
+    return tuple(sorted(out, key=lambda c: len(sphere_design(*c[0])) ** c[1]))
+
+
+@st.composite
+def design_keys_and_sign_values(draw, designs: Sequence[tuple], *, max_outcomes: int, max_count: int = 5,
+                                unit_snr: bool = False):
+    """``(d, M, law)``: the joint law of M independent keys from one of the
+    :func:`sphere_design` specs ``designs`` (``(N^M, 1, d, M)``) and the sign
+    values ``v_i = s_i w_i`` (``(1, 2^M, p, M)``), the directions ``w_i``
+    drawn from :data:`SIGN_VALUE_DIRECTIONS` (p = 1 or 2). The pairs (design,
+    M) are those with ``M <= max_count`` whose enumeration, ``(2N)^M`` joint
+    outcomes, stays within ``max_outcomes``, and with ``unit_snr`` also
+    M = d + 1 for d = 2 (the outer product's unit-SNR point); cheapest (N^M)
+    first, where a failing case shrinks to."""
+    specs = _design_counts(tuple(tuple(x) for x in designs), max_outcomes, max_count, unit_snr)
+    spec, M = draw(st.sampled_from(specs))
+    table = SIGN_VALUE_DIRECTIONS[draw(st.sampled_from(sorted(SIGN_VALUE_DIRECTIONS)))]
+    W0 = np.stack([table[draw(st.integers(0, len(table) - 1))] for _ in range(M)], axis=1)
+    design = sphere_design(*spec)
+    return design.info["d"], M, design.stacked(M) * kit.sign_law(W0)
+
 
 #: Largest number of joint outcomes (N^M key draws x 2^M value signs) one
 #: exact enumeration may visit. Each evaluation must stay cheap (a few

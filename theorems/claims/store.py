@@ -19,15 +19,65 @@ from linmem import ensembles
 from theorems.authoring import kit
 from theorems.authoring.kit import integer_array, sq
 from theorems.core.residuals import at_most, exact_sq
-from theorems.authoring.strategies import (HADAMARD4, Case, Factored, Inputs, exact_keys_and_values, exact_unit_key_matrices,
-                                 exact_value_matrices, factored_keys_and_values, float_key_cases,
-                                 independent_keys_and_values, integer_matrices, keys_and_values, precise_keys,
-                                 precise_values)
+from theorems.authoring.strategies import (
+    Case, FACTORED_LADDER, Factored, HADAMARD4, Inputs, KeyCase, exact_factored, exact_independent_keys,
+    exact_keys_and_values, exact_unit_key_matrices, exact_value_matrices, factored_cases,
+    float_independent_key_cases, float_key_cases, independent_ladder_keys, integer_matrices, keys_and_values,
+    precise_keys, precise_values)
 from theorems.authoring.templates import (counterexample, exact_check, gram_input_projector, gram_projectors, identity,
                                 inequality, swapped_stores, wrong)
 from theorems.core.tolerance import norm
+from typing import Sequence
 
 __all__ = ["CLAIMS"]
+
+
+# --- this module's inputs (single-use input families, moved from theorems.authoring.strategies) ---
+
+
+def factored_keys_and_values(*, operands: Sequence[str] = (), min_rank: int = 1) -> Inputs:
+    """``(K, V, *operands, factors)``: keys with known factors (``factors`` a
+    :class:`Factored` with ``factors.A == K``), values p x M and further p x d
+    matrices named by ``operands`` (e.g. ``("B", "W")``), in the three number
+    systems: exact keys from :func:`exact_factored` (every shape, rank
+    ``min_rank`` to full, each key four times in some draws) with integer
+    values and operands; ladder keys :data:`FACTORED_LADDER` (condition to
+    1e20, ``max(4, precise_cases)`` of them) with integer values and
+    operands; float keys of every family of :data:`FLOAT_KEY_FAMILIES` with
+    Gaussian values and operands and ``factors=None`` (the claim then uses
+    the computed SVD)."""
+
+    @st.composite
+    def exact(draw):
+        F = draw(exact_factored(min_rank=min_rank))
+        V = draw(exact_value_matrices(F.Z_full.shape[0]))
+        return (F.A, V, *(draw(integer_matrices(V.shape[0], F.U.shape[0])) for _ in operands), F)
+
+    def ladder(ctx):
+        rng = ctx.rng("factored keys and values")
+        return [(label, (F.A, kit.integer_array(rng, (3, F.Z_full.shape[0])),
+                         *(kit.integer_array(rng, (3, F.U.shape[0])) for _ in operands), F))
+                for label, F in factored_cases(ctx, FACTORED_LADDER, stream="factored keys", minimum=4)]
+
+    def floats(c: KeyCase) -> Case:
+        rng = kit.generator(c.seed, "operands")
+        return Case((c.K, c.V, *(rng.standard_normal((c.p, c.d)) for _ in operands), None), c.describe())
+
+    return Inputs(("K", "V", *operands, "factors"), exact(), ladder, float_key_cases().map(floats),
+                  "keys U diag(s) Z^T with exactly orthonormal factors (duplicated, condition to 1e20); "
+                  "float keys of every family against the computed SVD")
+
+
+def independent_keys_and_values() -> Inputs:
+    """(K, V): linearly independent keys (:func:`exact_independent_keys`,
+    :func:`independent_ladder_keys`, :func:`float_independent_key_cases`)
+    and integer (exact) or Gaussian (float) values with as many columns."""
+    return Inputs(
+        ("K", "V"), exact_independent_keys().flatmap(lambda K: exact_value_matrices(K.shape[1]).map(lambda V: (K, V))),
+        lambda ctx: [(label, (K, precise_values(K, ctx))) for label, K in independent_ladder_keys(ctx)],
+        float_independent_key_cases().map(lambda c: Case((c.K, c.V), c.describe())),
+        "independent keys, M <= d: integer or unit, condition to 1e20 (mpmath) and 1e12 (float), "
+        "unit keys 1e-15 apart")
 
 
 # --- ls.pseudoinverse-minimizer: (K, V, B, t) -------------------------------------------

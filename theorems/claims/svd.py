@@ -6,7 +6,7 @@ A store ``W`` (p x d) with compact SVD ``U diag(s) Z^T`` answers a query ``q`` w
 ``s_l u_l`` their values, and whatever of ``q`` lies outside ``col(Z)`` is annihilated; yet
 the number of such pairs (the rank) does not bound how many consistent pairs W reproduces.
 Singular values are irrational in general, so the exact and ladder stores are assembled from
-exactly orthogonal rational factors (:func:`theorems.authoring.strategies.stores_and_queries`): their
+exactly orthogonal rational factors (:func:`theorems.authoring.stores_and_queries`): their
 compact SVD and a basis of their kernel are known without being computed.
 """
 
@@ -18,11 +18,55 @@ import numpy as np
 import linmem
 from theorems.authoring import kit
 from theorems.core.residuals import exact_sq
-from theorems.authoring.strategies import stores_and_queries
+from theorems.authoring.strategies import (
+    Case, Inputs, STORE_LADDER, exact_factored, factored_cases, float_factored, float_key_cases, integer_matrices)
 from theorems.authoring.templates import counterexample, identity, swapped_projectors, wrong
 from theorems.core.tolerance import norm
+from hypothesis import strategies as st
 
 __all__ = ["CLAIMS"]
+
+
+# --- this module's inputs (single-use input families, moved from theorems.authoring.strategies) ---
+
+
+def stores_and_queries(*, float_factors: bool = False) -> Inputs:
+    """``(W, queries, factors)``: a matrix W (p x d) read as a store, query
+    vectors as the columns of ``queries`` (d x n) and W's factors (a
+    :class:`Factored`, ``factors.A == W``), in the three number systems:
+    exact stores from :func:`exact_factored` (every shape, rank 0 to full,
+    repeated singular values and columns) with two integer queries; ladder
+    stores :data:`STORE_LADDER` (``max(3, precise_cases)``) with three
+    integer queries; float stores with three Gaussian queries, either the key
+    matrices of every family of :data:`FLOAT_KEY_FAMILIES` with
+    ``factors=None`` (LAPACK's singular values the reference) or, with
+    ``float_factors``, :func:`float_factored` stores (Haar factors, rank 0 to
+    full, condition to 1e12, magnitude 1e-8 to 1e8) with their factors."""
+
+    @st.composite
+    def exact(draw):
+        F = draw(exact_factored())
+        return F.A, draw(integer_matrices(F.Z_full.shape[0], 2)), F
+
+    def ladder(ctx):
+        rng = ctx.rng("svd queries")
+        return [(label, (F.A, kit.integer_array(rng, (F.Z_full.shape[0], 3)), F))
+                for label, F in factored_cases(ctx, STORE_LADDER, stream="svd-precise")]
+
+    def queries(seed: int, d: int) -> np.ndarray:
+        return kit.generator(seed, "queries").standard_normal((d, 3))
+
+    if float_factors:
+        floats = float_factored().map(lambda c: Case((c.args[0].A, queries(c.recipe["seed"], c.recipe["n"]),
+                                                      c.args[0]), c.recipe))
+        about = "float stores with Haar factors, rank 0 to full, condition to 1e12, magnitude 1e-8 to 1e8"
+    else:
+        floats = float_key_cases().map(lambda c: Case((c.K, queries(c.seed, c.M), None), c.describe()))
+        about = "float stores of every key family"
+    return Inputs(("W", "queries", "factors"), exact(), ladder, floats,
+                  "stores U diag(s) Z^T with exactly orthonormal factors (condition 1e20, repeated and zero "
+                  "singular values, repeated columns); " + about)
+
 
 #: The rank-vs-pairs witnesses: a rank-2 rule on R^3 and growing pair counts,
 #: every one larger than both the rank and the key dimension.

@@ -38,7 +38,7 @@ from scipy import integrate, special
 import linmem
 from linmem import capacity, sweeps
 from linmem.learn import LinearProgramError
-from theorems.authoring import kit, strategies
+from theorems.authoring import kit
 from theorems.evidence import expectation, montecarlo, precise, property, simulation, symbolic
 from theorems.core.model import Check, ClaimKind, EvidenceKind
 from theorems.scale.sweepcache import source_fingerprint
@@ -46,8 +46,100 @@ from theorems.core.residuals import at_most, residual
 from theorems.authoring.templates import (claim, crossing_check, crossing_results, exact_check, inequality, sweep_claim,
                                 wrong)
 from theorems.core.tolerance import CERTIFIED_MARGIN_ULPS, REFERENCE_QUAD_EPSREL, margin_sd, scaled_residual
+from theorems.authoring.strategies import Case, Inputs, SCORE_KINDS
 
 __all__ = ["CLAIMS"]
+
+
+# --- this module's inputs (single-use input families, moved from theorems.authoring.strategies) ---
+
+
+@st.composite
+def score_vectors(draw, *, max_m: int = 12):
+    """``(recipe, s, k)``: ``m <= max_m`` float competitor scores of one kind
+    of :data:`SCORE_KINDS` (Gaussian; integer ties in -2..2; all tied at an
+    integer in -3..3; Gaussian times magnitudes over 16 decades) and ``k``
+    from 1 to m. ``recipe`` (m, kind, seed, k) replays the draw."""
+    m, kind = draw(st.integers(1, max_m)), draw(st.sampled_from(SCORE_KINDS))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    s = {"gaussian": lambda: rng.standard_normal(m), "ties": lambda: rng.integers(-2, 3, size=m).astype(float),
+         "tied": lambda: np.full(m, float(rng.integers(-3, 4))),
+         "wide": lambda: rng.standard_normal(m) * 10.0 ** rng.integers(-8, 9, size=m)}[kind]()
+    k = draw(st.integers(1, m))
+    return {"m": m, "kind": kind, "seed": seed, "k": k}, s, k
+
+
+@st.composite
+def memory_instances(draw, *, max_n: int = 9, max_d: int = 4):
+    """``(recipe, W, V, U, k)``: Gaussian keys ``V`` (d_k x n) and targets
+    ``U`` (d_t x n), d_k != d_t allowed (1..``max_d``), n in 2..``max_n``; the
+    memory ``W`` Gaussian or the correlation memory ``U V^T``; ``k`` in
+    1..n-1 (a TAM competitor count). ``recipe`` (n, dk, dt, seed, k) replays
+    the arrays; W's choice is the last draw."""
+    n, dk, dt = draw(st.integers(2, max_n)), draw(st.integers(1, max_d)), draw(st.integers(1, max_d))
+    seed, k = draw(st.integers(0, 2**32 - 1)), draw(st.integers(1, n - 1))
+    rng = np.random.default_rng(seed)
+    V, U = rng.standard_normal((dk, n)), rng.standard_normal((dt, n))
+    W = rng.standard_normal((dt, dk)) if draw(st.booleans()) else U @ V.T
+    return {"n": n, "dk": dk, "dt": dt, "seed": seed, "k": k}, W, V, U, k
+
+
+@st.composite
+def general_position_points(draw, *, max_D: int = 3, max_n: int = 7, bound: int = 5, tries: int = 100):
+    """``(recipe, X)``: n <= ``max_n`` integer points (rows of an object
+    array) in R^D, D <= ``max_D``, entries in -bound..bound, in general
+    position (every min(n, D) of them independent, checked exactly by
+    :func:`linmem.capacity.in_general_position`): the first of ``tries``
+    draws from the recipe's seed that is."""
+    D, n, seed = draw(st.integers(1, max_D)), draw(st.integers(1, max_n)), draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    for _ in range(tries):
+        X = rng.integers(-bound, bound + 1, size=(n, D)).astype(object)
+        if linmem.capacity.in_general_position(X):
+            return {"D": D, "n": n, "seed": seed}, X
+    raise ValueError(f"no {n} points of R^{D} with entries in -{bound}..{bound} in general position in {tries} "
+                     f"draws from seed {seed}; widen bound")  # pragma: no cover
+
+
+@st.composite
+def _score_pairs(draw):
+    """Case ``(a, b, k, theta)``: ``a, k`` from :func:`score_vectors`, ``b``
+    Gaussian times ``1 + max |a|`` (integers half the time: ties in b too)."""
+    info, a, k = draw(score_vectors())
+    seed = draw(st.integers(0, 2**32 - 1))
+    b = np.random.default_rng(seed).standard_normal(a.size) * (1 + np.max(np.abs(a)))
+    b = np.round(b) if draw(st.booleans()) else b
+    theta = draw(st.sampled_from((0.5, 1 / 3, 0.9, 1e-3)))
+    return Case((a, b, k, theta), {**info, "seed_b": seed, "theta": theta})
+
+
+def score_inputs(*, pairs: bool = False) -> Inputs:
+    """Competitor scores ``(s, k)``: float64 :func:`score_vectors` (Gaussian,
+    integer ties, all tied, 16 decades), the same draws as exact rationals
+    (their binary values), and on the ladder exact vectors all tied, at two
+    levels, near-tied 1e-40 apart and over 16 decades, k = 1, 3, m.
+    ``pairs=True``: ``(a, b, k, theta)``, segments between two score vectors
+    (``b`` Gaussian, integer half the time, theta in {1/2, 1/3, 0.9, 1e-3};
+    on the ladder ``b`` is ``a`` reversed and theta 1/2 or 1/3)."""
+    tiny = Fraction(1, 10**40)
+    vectors = [("all tied", [Fraction(3)] * 6), ("two levels", [Fraction(2)] * 3 + [Fraction(-1)] * 3),
+               ("near ties", [Fraction(1) + i * tiny for i in range(6)]),
+               ("wide", [Fraction(10) ** e * (-1) ** (e % 2) for e in range(-8, 9, 3)])]
+    cases = [(f"{label}, k={k}", (np.array(vec, dtype=object), k)) for label, vec in vectors for k in (1, 3, len(vec))]
+    if pairs:
+        cases = [(f"{label}, theta={th}", (s, s[::-1], k, th)) for label, (s, k) in cases
+                 for th in (Fraction(1, 2), Fraction(1, 3))]
+
+    def exact(case):  # the float draw at its binary value
+        return tuple(x if isinstance(x, int) else kit.exact(x) if isinstance(x, np.ndarray) else Fraction(x)
+                     for x in case.args)
+
+    floats = _score_pairs() if pairs else score_vectors().map(lambda c: Case(c[1:], c[0]))
+    return Inputs(("a", "b", "k", "theta") if pairs else ("s", "k"), floats.map(exact), lambda ctx: cases, floats,
+                  "competitor scores: ties, all tied, near-ties 1e-40 apart (mpmath), 16 decades"
+                  + (", segments between two score vectors" if pairs else ""))
+
 
 # --- sizes, criteria (fixed before any run) ---------------------------------------
 
@@ -195,7 +287,7 @@ def _upper_memory(ctx):
         return scaled_residual(residual(_margin_terms(ctx.impl, W, V, U, k)),
                                scale=S.shape[0] * (float(np.max(np.abs(S))) or 1.0))
 
-    return property.check(ctx, strategies.memory_instances(), measure, describe=lambda c: c[0])
+    return property.check(ctx, memory_instances(), measure, describe=lambda c: c[0])
 
 
 # --- tam.convex ----------------------------------------------------------------------
@@ -237,7 +329,7 @@ def _convex_memory(ctx):
                                    * np.linalg.norm(V) * np.linalg.norm(U)),
                    scaled_residual(subset, scale=n * (np.max(np.abs(S)) + 1e-300)))
 
-    return property.check(ctx, strategies.memory_instances(), measure, describe=lambda c: c[0])
+    return property.check(ctx, memory_instances(), measure, describe=lambda c: c[0])
 
 
 def _topk_order_statistic(scores, k):
@@ -252,7 +344,7 @@ def _topk_order_statistic(scores, k):
 
 @st.composite
 def _smoothed_cases(draw):
-    info, s, k = draw(strategies.score_vectors())
+    info, s, k = draw(score_vectors())
     beta = draw(st.sampled_from((0.1, 1.0, 7.0, 100.0, 1e4)))
     if draw(st.booleans()) and s.size >= 2:  # the tight case: ties and k = m/2
         s, k = np.full(s.size, s[0]), max(1, s.size // 2)
@@ -529,7 +621,7 @@ def _cover_enumeration(ctx):
         info, X = case
         return (ctx.impl.separable_fraction(X) - ctx.impl.cover_probability(info["n"], info["D"])) ** 2
 
-    points = strategies.general_position_points(max_D=COVER_MAX_D, max_n=COVER_MAX_N)
+    points = general_position_points(max_D=COVER_MAX_D, max_n=COVER_MAX_N)
     return expectation.check(ctx, points, residual, describe=lambda c: c[0])
 
 
@@ -644,12 +736,12 @@ CLAIMS = [
                    r"S_{ii} - T_k(S_{i,-i}) > 0 \Rightarrow \#\{j \ne i: S_{ij} \ge S_{ii}\} \le k - 1"),
         source="004 (the tail-average margin certifies top-k membership)",
         assumptions=("any real scores, ties allowed; 1 <= k <= number of competitors",),
-        inputs=strategies.score_inputs(), terms=_upper_terms, falls=False,
+        inputs=score_inputs(), terms=_upper_terms, falls=False,
         scale=lambda s, k: len(s) * (max(map(abs, s)) or 1),
         extra_checks=[Check("algebra", EvidenceKind.SYMBOLIC, _upper_algebra,
                             "sympy: T_k - s_[k] is the mean of nonnegative gaps"),
                       exact_check("exact-memory", terms=_margin_terms, names=("W", "V", "U", "k"),
-                                  exact=strategies.memory_instances().map(lambda c: (*map(kit.exact, c[1:4]), c[4])),
+                                  exact=memory_instances().map(lambda c: (*map(kit.exact, c[1:4]), c[4])),
                                   about="memories of Gaussian keys and targets (their binary values): "
                                         "tam_margins = S_ii - T_k(S_i,-i), T_k >= the k-th largest competitor"),
                       Check("float-memory", EvidenceKind.PROPERTY, _upper_memory,
@@ -665,7 +757,7 @@ CLAIMS = [
         source="004 (the TAM program is convex)",
         assumptions=("any real scores; theta in [0, 1]",
                      "the TAM margin S_ii - T_k(S_i,-i) is linear minus convex in W, hence concave"),
-        inputs=strategies.score_inputs(pairs=True), terms=_convex_terms, falls=False,
+        inputs=score_inputs(pairs=True), terms=_convex_terms, falls=False,
         scale=lambda a, b, k, theta: len(a) * ((max(map(abs, a)) + max(map(abs, b))) or 1),
         extra_checks=[Check("algebra", EvidenceKind.SYMBOLIC, _convex_algebra,
                             "sympy: the variational form t + (1/k) sum (s_j - t)_+ at t = s_[k] is T_k"),

@@ -27,15 +27,76 @@ import linmem
 from linmem import sweeps
 from linmem.capacity import CMM_TOP1_CONSTANT, OPTIMAL_TOP1_CONSTANT
 from linmem.learn import GordanCertificate, LinearProgramError, MaxMarginResult, SparseRepairResult
-from theorems.authoring import kit, strategies
+from theorems.authoring import kit
 from theorems.scale import sweepcache
 from theorems.evidence import precise, property, simulation, symbolic
 from theorems.core.model import Check, ClaimKind, EvidenceKind
 from theorems.authoring.templates import (claim, crossing_check, crossing_plot, crossing_results, design_check,
                                 sampled_check, sweep_check, sweep_table_check, wrong)
 from theorems.core.tolerance import THRESHOLD, scaled_residual
+from linmem import ensembles
+from theorems.authoring.strategies import COMPARISON_LADDER_DENOMINATOR, COMPARISON_SCALED_DECADES
 
 __all__ = ["CLAIMS"]
+
+
+# --- this module's inputs (single-use input families, moved from theorems.authoring.strategies) ---
+
+
+@st.composite
+def integer_comparison_instances(draw):
+    """``(V, U)``: integer keys (d_k x n) and targets (d_t x n), entries in
+    -3..3, n in 2..5, d_k and d_t in 1..3, as float arrays (so linmem works
+    in float64 and every product is exact); duplicated, zero and collinear
+    columns arise and shrink to the simplest failing instance."""
+    n, dk, dt = draw(st.integers(2, 5)), draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    entries = lambda rows: st.lists(st.integers(-3, 3), min_size=rows * n, max_size=rows * n)  # noqa: E731
+    return (np.array(draw(entries(dk)), dtype=float).reshape(dk, n),
+            np.array(draw(entries(dt)), dtype=float).reshape(dt, n))
+
+
+@st.composite
+def float_comparison_instances(draw):
+    """``(recipe, V, U)``: Gaussian keys and targets at every load (n in
+    2..12, d_k and d_t in 1..4, d_k != d_t allowed) in one of four families:
+    ``gaussian``; ``scaled`` (each key times ``10^e`` over
+    ``2 COMPARISON_SCALED_DECADES`` decades); ``duplicated`` (at most n // 2
+    distinct keys); ``rank_deficient`` (keys of rank min(d_k, n) - 1,
+    condition 1e6, when min(d_k, n) > 1). ``recipe`` replays the draw."""
+    n, dk, dt = draw(st.integers(2, 12)), draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    family = draw(st.sampled_from(("gaussian", "scaled", "duplicated", "rank_deficient")))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    V, U = rng.standard_normal((dk, n)), rng.standard_normal((dt, n))
+    if family == "scaled":
+        V = V * 10.0 ** rng.integers(-COMPARISON_SCALED_DECADES, COMPARISON_SCALED_DECADES + 1, size=n)
+    elif family == "duplicated":
+        V = V[:, rng.integers(0, max(1, n // 2), size=n)]
+    elif family == "rank_deficient" and min(dk, n) > 1:
+        V = ensembles.controlled_spectrum(dk, n, cond=1e6, rank=min(dk, n) - 1, rng=rng)
+    return {"n": n, "dk": dk, "dt": dt, "family": family, "seed": seed}, V, U
+
+
+def comparison_ladder_cases(rng: np.random.Generator) -> list[tuple[str, tuple[np.ndarray, np.ndarray]]]:
+    """Six labelled float ``(V, U)`` for the precision ladder, from ``rng``:
+    Gaussian entries rounded to rationals of denominator at most
+    :data:`COMPARISON_LADDER_DENOMINATOR` at (d, n) = (2, 3), (2, 6), (3, 4),
+    (3, 9) (both sides of the threshold), (2, 5) with a duplicated key under
+    different targets (no memory separates), and (3, 3) with rational keys
+    of condition 1e6."""
+    rational = lambda X: np.array([Fraction(x).limit_denominator(COMPARISON_LADDER_DENOMINATOR)  # noqa: E731
+                                   for x in X.ravel()], dtype=object).reshape(X.shape)
+    cases = []
+    for i, (d, n) in enumerate([(2, 3), (2, 6), (3, 4), (3, 9), (2, 5), (3, 3)]):
+        V, U = rational(rng.standard_normal((d, n))), rational(rng.standard_normal((d, n)))
+        if i == 4:
+            V[:, 1] = V[:, 0]
+        if i == 5:
+            V = ensembles.rational_controlled_spectrum(d, n, cond=10**6, rng=rng)
+        cases.append((f"d={d}, n={n}" + {4: ", duplicated key", 5: ", keys cond 1e6"}.get(i, ""),
+                      (V.astype(float), U.astype(float))))
+    return cases
+
 
 #: Source hash of this module: part of every cache key made here.
 _CODE = sweepcache.source_fingerprint(__file__)
@@ -474,7 +535,7 @@ def _dual_exact(ctx):
         resid, _ = kit.gordan_residual(A, **side)
         return agree + (1 if resid == math.inf else resid)
 
-    return symbolic.check_exact(ctx, strategies.integer_comparison_instances(), defect,
+    return symbolic.check_exact(ctx, integer_comparison_instances(), defect,
                                 describe=lambda c: {"keys": c[0], "targets": c[1]})
 
 
@@ -495,7 +556,7 @@ def _dual_algebra(ctx):
 
 
 def _dual_precise(ctx):
-    cases = dict(strategies.comparison_ladder_cases(ctx.rng("dual-precise")))
+    cases = dict(comparison_ladder_cases(ctx.rng("dual-precise")))
     side = functools.cache(lambda label: _exact_side(ctx.impl, *cases[label]))  # once per case, not per rung
 
     def residual(label):
@@ -513,7 +574,7 @@ def _dual_property(ctx):
         cert = _returned(ctx.impl, case[1], case[2])
         return THRESHOLD * cert.scaled_ratio() if cert is not None and cert.verify() else math.inf
 
-    return property.check(ctx, strategies.float_comparison_instances(), measure, describe=lambda c: c[0])
+    return property.check(ctx, float_comparison_instances(), measure, describe=lambda c: c[0])
 
 
 def _gordan_swapped(keys, targets):
