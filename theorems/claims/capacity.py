@@ -159,7 +159,7 @@ def leverage_laws() -> Inputs:
 LOAD_RATIO = 2
 
 #: Key dimensions of the sweeps, per profile.
-SWEEP_DIMS = dict(quick=(16, 32, 64, 128), standard=(32, 64, 128, 256), thorough=(64, 128, 256, 512))
+SWEEP_DIMS = kit.per_profile(quick=(16, 32, 64, 128), standard=(32, 64, 128, 256), thorough=(64, 128, 256, 512))
 
 #: Keys pooled per dimension (over repeated draws), so every figure averages
 #: about the same number of leverage scores.
@@ -192,7 +192,7 @@ EXCHANGEABLE_DESIGNS = ((2, 3), (2, 4), (3, 2), (3, 3))
 
 #: The exchangeable-leverage Monte Carlo needs one SVD through the
 #: implementation per key matrix, so it draws 1/16 of each profile's samples.
-EXCHANGEABLE_MC_SAMPLES = dict(quick=2500, standard=12500, thorough=62500)
+EXCHANGEABLE_MC_SAMPLES = kit.per_profile(quick=2500, standard=12500, thorough=62500)
 
 
 def _holds(fact: bool) -> tuple:

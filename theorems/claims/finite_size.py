@@ -20,6 +20,7 @@ import linmem
 from linmem import sweeps
 from theorems.evidence import simulation
 from theorems.core.model import ClaimKind
+from theorems.authoring import kit
 from theorems.authoring.templates import sweep_claim, wrong
 
 __all__ = ["CLAIMS", "CRITICAL_LOAD", "DRIFT_EFFECT", "DRIFT_SLOPE_SD", "EFFECTIVE_RIDGE", "PEAK_PROMINENCE"]
@@ -31,7 +32,7 @@ CRITICAL_LOAD = 0.5
 EFFECTIVE_RIDGE = 1e-8
 
 #: Dimensions of the norm sweep, per profile.
-CE_DIMS = dict(quick=(6, 8, 10, 12), standard=(12, 16, 20, 24), thorough=(24, 32, 40, 48))
+CE_DIMS = kit.per_profile(quick=(6, 8, 10, 12), standard=(12, 16, 20, 24), thorough=(24, 32, 40, 48))
 
 #: Coarse grid of loads c of the norm sweep (every n it maps to is fitted).
 CE_LOADS = tuple(round(0.5 + 0.1 * k, 2) for k in range(14))
@@ -45,7 +46,7 @@ CE_REFINE_POINTS = 16
 #: Pools at the largest dimension, per profile; a smaller d gets (d_max/d)^2
 #: times as many (rounded up): a pool's peak scatters about as 1/d in c and a
 #: fit costs about d^2, so every d contributes a similar standard error.
-CE_POOLS = dict(quick=2, standard=4, thorough=3)
+CE_POOLS = kit.per_profile(quick=2, standard=4, thorough=3)
 
 #: The peak exists: the pools' geometric-mean norm at its maximum is at least
 #: this many times its value at each end of the c grid. Power (quick, run
@@ -63,7 +64,7 @@ DRIFT_EFFECT = 0.1
 #: per-run standard error at run seed 1 (design: 0.032; its slope there,
 #: -0.126, clears zero at 99.9% at about two seeds in three); thorough
 #: scaled, not measured. simulation.drift states what each falls short of.
-DRIFT_SLOPE_SD = dict(quick=0.09, standard=0.033, thorough=0.019)
+DRIFT_SLOPE_SD = kit.per_profile(quick=0.09, standard=0.033, thorough=0.019)
 
 #: A ridge this many times larger (lambda n / d^2 = 1e-2) keeps the norm
 #: bounded: the negative control's peak disappears.
@@ -71,7 +72,7 @@ CONTROL_RIDGE_FACTOR = 1e6
 
 #: Pools of the LP sweep per dimension, per profile (one LP at d = 12 takes
 #: about a second; at d = 24 about a minute).
-LP_POOLS = dict(quick=8, standard=12, thorough=16)
+LP_POOLS = kit.per_profile(quick=8, standard=12, thorough=16)
 
 #: Each pool's critical size is searched from 2 pairs up to this load c; at
 #: most MAX_CENSORED_SHARE of a dimension's pools may lie outside.
@@ -215,7 +216,7 @@ CLAIMS = [
             "fitted coefficient absorbs the o(log log n) term and is reported, not required to equal -3; "
             "the criterion is the sign",
         ),
-        sizes=dict(quick=(4, 5, 6, 7), standard=tuple(range(4, 11)), thorough=tuple(range(4, 13))), size_name="d",
+        sizes=kit.per_profile(quick=(4, 5, 6, 7), standard=tuple(range(4, 11)), thorough=tuple(range(4, 13))), size_name="d",
         measure=_critical_size, statistic="n_c", criterion=_second_order_criterion, check="loglog-coefficient",
         domain=lambda t: {"pools per d": len(t.rows[0]["n_star"]), "n": f"2 up to the size at c = {LP_MAX_LOAD:g}"},
         label=("finite-size critical size n_c(d) (exact LP threshold) and the fit d^2/n_c - 2 log n_c = "

@@ -149,7 +149,7 @@ _CODE = source_fingerprint(__file__)
 TAM_R = 0.15
 
 #: Dimensions of the TAM feasibility sweep per profile level.
-TAM_DIMS = dict(quick=(4, 5, 6), standard=(4, 5, 6, 7), thorough=(4, 5, 6, 7, 8))
+TAM_DIMS = kit.per_profile(quick=(4, 5, 6), standard=(4, 5, 6, 7), thorough=(4, 5, 6, 7, 8))
 
 #: Bisection: loads bracket (as multiples of alpha_c), fresh instances per
 #: step, steps.
@@ -169,8 +169,8 @@ TAM_BAND = 2.5
 TAM_CRITERION = dict(max_slope=-0.1, max_last_over_first=0.9)
 
 #: Smoothing parameters and dimensions of the beta-independence sweep, per level.
-BETAS = dict(quick=(5.0, 50.0), standard=(5.0, 30.0, 100.0), thorough=(5.0, 30.0, 100.0))
-BETA_DIMS = dict(quick=(4,), standard=(4, 5), thorough=(4, 5, 6))
+BETAS = kit.per_profile(quick=(5.0, 50.0), standard=(5.0, 30.0, 100.0), thorough=(5.0, 30.0, 100.0))
+BETA_DIMS = kit.per_profile(quick=(4,), standard=(4, 5), thorough=(4, 5, 6))
 
 #: Iteration cap of the TAM ERM fits.
 ERM_MAXITER = 300
@@ -191,7 +191,7 @@ BETA_RESOLUTION_PAIRS = 1.0
 #: before, the smallest per-d t, 7.4 +- 2.4 against 2, was wrong about 1e-2 of
 #: the time). The negative control's gain is -0.26 to -0.32 (t -7 to -12) at every d.
 PB_ALPHA = 0.25
-PB_DIMS = dict(quick=(6, 8, 10), standard=(6, 8, 10, 12), thorough=(6, 8, 10, 12, 16))
+PB_DIMS = kit.per_profile(quick=(6, 8, 10), standard=(6, 8, 10, 12), thorough=(6, 8, 10, 12, 16))
 PB_SEEDS = 6
 PB_BETA = 30.0
 PB_MIN_T = margin_sd()  # 3.09
@@ -245,7 +245,7 @@ def _tam_success(impl):
 #: The TAM feasibility sweep (keywords of templates.crossing_results): alpha in
 #: TAM_BRACKET alpha_c, instances from ctx.shared_seed("tam-lp").
 _LP_SWEEP = dict(load_kind="alpha", bracket=tuple(x * float(linmem.alpha_c(TAM_R)) for x in TAM_BRACKET),
-                 trials=dict(quick=TAM_TRIALS, standard=TAM_TRIALS, thorough=TAM_TRIALS), steps=TAM_STEPS,
+                 trials=kit.per_profile(quick=TAM_TRIALS, standard=TAM_TRIALS, thorough=TAM_TRIALS), steps=TAM_STEPS,
                  seed_label="tam-lp", cache_name="tam.lp", params={"code": _CODE, "r": TAM_R})
 
 

@@ -126,7 +126,7 @@ SCORE_CONFIGS_WICK = ((3, 2), (4, 2), (2, 3))
 SCORE_CONFIGS_MC = ((2, 3), (4, 16), (40, 8), (120, 6))
 
 #: Monte Carlo instances per configuration, per level.
-SCORE_MC_INSTANCES = dict(quick=1000, standard=2000, thorough=4000)
+SCORE_MC_INSTANCES = kit.per_profile(quick=1000, standard=2000, thorough=4000)
 
 
 def _scales_algebra(ctx):
@@ -270,7 +270,7 @@ def _ev_symbolic(ctx):
 #: instances per bisection step (per level) and steps.
 CMM_DIMS = kit.levels((32, 64, 128), standard=(256,), thorough=(256, 512))
 CMM_BRACKET = (4.0, 64.0)
-CROSSING_TRIALS = dict(quick=12, standard=16, thorough=16)
+CROSSING_TRIALS = kit.per_profile(quick=12, standard=16, thorough=16)
 CROSSING_STEPS = 6
 
 #: CMM criterion: every crossing lies in [2, 32] (between the optimal constant
@@ -296,7 +296,7 @@ CMM_SHRINK = simulation.decays(max_slope=-0.2, max_last_over_first=0.6)
 #: boundary takes about 2 s at d = 16 and 100-125 s at d = 32 (busy 2-core
 #: host): the thorough level is hours on one machine (README: on a cluster).
 LP_DIMS = kit.levels((3, 4, 5, 6), standard=(8, 12, 16), thorough=(8, 12, 16, 24, 32))
-LP_SEEDS = dict(quick=10, standard=16, thorough=16)
+LP_SEEDS = kit.per_profile(quick=10, standard=16, thorough=16)
 
 #: The LP sweep searches n up to the size at load ratio LP_MIN_RATIO; at
 #: most LP_MAX_CENSORED_SHARE of a dimension's pools may lie outside (their

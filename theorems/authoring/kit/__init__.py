@@ -72,6 +72,7 @@ from theorems.authoring.kit.references import (
 from theorems.authoring.kit.checks import (
     cached,
     levels,
+    per_profile,
     plot,
     series,
     sweep_cache,
@@ -91,6 +92,7 @@ __all__ = [
     "is_exact",
     "law",
     "levels",
+    "per_profile",
     "leverage",
     "norm",
     "null_space",

@@ -9,6 +9,7 @@ from typing import Any, Callable, Sequence
 __all__ = [
     "cached",
     "levels",
+    "per_profile",
     "plot",
     "series",
     "sweep_cache",
@@ -73,12 +74,24 @@ def plot(title: str, x_label: str, y_label: str, series: list, *, xscale: str = 
             "series": list(series), **more}
 
 
+def per_profile(*, quick: Any, standard: Any, thorough: Any) -> dict:
+    """A value per profile level, the one way a claim declares its sizes,
+    draws and budgets (all three levels, by name), read in a check with
+    ``ctx.profile.pick(**value)``; :func:`levels` builds nested sizes in the
+    same form.
+
+    >>> per_profile(quick=8, standard=16, thorough=32)
+    {'quick': 8, 'standard': 16, 'thorough': 32}
+    """
+    return dict(quick=quick, standard=standard, thorough=thorough)
+
+
 def levels(quick: Sequence, *, standard: Sequence = (), thorough: Sequence = ()) -> dict:
-    """Nested sizes per profile level as data (for ``profile.pick``): the
+    """Nested sizes per profile level (:func:`per_profile`'s form): the
     quick sizes, and the sizes standard and thorough add to them.
 
     >>> levels((32, 64), standard=(128,), thorough=(128, 256))
     {'quick': (32, 64), 'standard': (32, 64, 128), 'thorough': (32, 64, 128, 256)}
     """
     quick = tuple(quick)
-    return dict(quick=quick, standard=quick + tuple(standard), thorough=quick + tuple(thorough))
+    return per_profile(quick=quick, standard=quick + tuple(standard), thorough=quick + tuple(thorough))
