@@ -1182,20 +1182,20 @@ COMPARISON_DESIGN: dict[str, dict[str, dict[str, Any]]] = {
         "ls": {"dims": (64,), "conditions": ("raw", "centered"), "draws": 40},
         "lp": {"dims": (6,), "conditions": ("raw",), "draws": 16},
         "geometry": {"rows": 600, "draws": 8},
-        "learned": {"d": 32, "ns": (64, 96), "draws": 8},
+        "learned": {"d": 32, "ns": (64, 256), "draws": 8},
     },
     "standard": {
         "cmm": {"dims": (64, 128), "conditions": REAL_CONDITIONS, "draws": 160},
         "ls": {"dims": (64, 128), "conditions": REAL_CONDITIONS, "draws": 24},
         "lp": {"dims": (6,), "conditions": REAL_CONDITIONS, "draws": 24},
         "geometry": {"rows": 2000, "draws": 8},
-        "learned": {"d": 32, "ns": (64, 96), "draws": 12},
+        "learned": {"d": 32, "ns": (64, 256), "draws": 12},
     },
     "thorough": {
         "cmm": {"dims": (128, 384), "conditions": REAL_CONDITIONS, "draws": 12},
         "ls": {"dims": (128, 384), "conditions": REAL_CONDITIONS, "draws": 12},
         "lp": {"dims": (6, 8), "conditions": REAL_CONDITIONS, "draws": 40},
         "geometry": {"rows": 4000, "draws": 12},
-        "learned": {"d": 32, "ns": (64, 96, 128), "draws": 16},
+        "learned": {"d": 32, "ns": (64, 256), "draws": 16},
     },
 }
