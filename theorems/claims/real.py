@@ -250,9 +250,9 @@ def _geometry_question(ctx):
               "n_star": head["real"], "n_star_iqr": head["real_iqr"], "baseline": "gaussian",
               "baseline_n_star": head["gaussian"], "baseline_n_star_iqr": head["gaussian_iqr"],
               "ratio": float(np.exp(dec["mean_log_ratio"])), "t": dec["t"], "critical": dec["critical"],
-              "draws": dec["draws"], "decision": dec["decision"]}]
+              "draws": dec["draws"], "decision": answer}]
     data = {"answer": f"Real token rows (centred) are {answer}: RMS pairwise cosine {head['real']:.2f} x 1/sqrt(d) "
-                      f"against {head['gaussian']:.2f}", "answers": {"centred rows": dec["decision"]},
+                      f"against {head['gaussian']:.2f}", "answers": {"centred rows": answer},
             "decision": dec, "geometry": figures,
             "answer_table": table, "figure_name": "RMS cosine x sqrt(d)", "rows_per_draw": g["rows"],
             "embeddings": _source().source, "untrained_rows": int(_source().untrained.sum()),
