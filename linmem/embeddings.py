@@ -1180,14 +1180,14 @@ COMPARISON_DESIGN: dict[str, dict[str, dict[str, Any]]] = {
     "quick": {
         "cmm": {"dims": (32, 64), "conditions": ("raw", "centered"), "draws": 40},
         "ls": {"dims": (64,), "conditions": ("raw", "centered"), "draws": 40},
-        "lp": {"dims": (6,), "conditions": ("raw",), "draws": 16},
+        "lp": {"dims": (6,), "conditions": ("raw",), "draws": 32},
         "geometry": {"rows": 600, "draws": 8},
         "learned": {"d": 32, "ns": (64, 256), "draws": 8},
     },
     "standard": {
         "cmm": {"dims": (64, 128), "conditions": REAL_CONDITIONS, "draws": 160},
         "ls": {"dims": (64, 128), "conditions": REAL_CONDITIONS, "draws": 24},
-        "lp": {"dims": (6,), "conditions": REAL_CONDITIONS, "draws": 24},
+        "lp": {"dims": (6,), "conditions": REAL_CONDITIONS, "draws": 48},
         "geometry": {"rows": 2000, "draws": 8},
         "learned": {"d": 32, "ns": (64, 256), "draws": 12},
     },
