@@ -796,9 +796,9 @@ COMPARED_CONDITIONS = REAL_CONDITIONS + ("gaussian", "gaussian-unit")
 #: The answers of :func:`paired_decision`.
 DECISIONS = ("heavier", "lighter", "equivalent", "undecided")
 
-#: Real and Gaussian figures are "equivalent" when no difference is detected
-#: and the whole confidence interval of the mean log ratio (e.g. ln(n*_real /
-#: n*_Gaussian)) lies within +-ln(1.25): a change of n* by less than a quarter
+#: Real and Gaussian figures are "equivalent" when the whole confidence
+#: interval of the mean log ratio (e.g. ln(n*_real / n*_Gaussian)) lies
+#: within +-ln(1.25), whatever its t: a change of n* by less than a quarter
 #: is not called a heavier or lighter tax (the critical ratios of 004's
 #: finite-size sweeps move by more than that between d = 32 and d = 128).
 EQUIVALENCE_LOG_RATIO = math.log(1.25)
@@ -930,10 +930,12 @@ def paired_decision(n_real: Any, n_base: Any, *, rate: float, margin: float = EQ
     n*_base,k`` (n* at least 1) with wrong-verdict probability ``rate``.
 
     ``t = mean(g) / (sd(g) / sqrt(K))`` over the ``K`` draws, against the
-    Student critical value ``c = t_{K-1}(1 - rate / 2)``: ``heavier`` (real
-    rows hold fewer pairs) when ``t <= -c``, ``lighter`` when ``t >= c``,
-    otherwise ``equivalent`` when the interval ``mean(g) +- c sd(g)/sqrt(K)``
-    lies within ``+-margin`` (two one-sided tests), else ``undecided``.
+    Student critical value ``c = t_{K-1}(1 - rate / 2)``: ``equivalent``
+    when the interval ``mean(g) +- c sd(g)/sqrt(K)`` lies within
+    ``+-margin`` (two one-sided tests: a difference resolved to be smaller
+    than the margin is not called a tax, however significant); otherwise
+    ``heavier`` (real rows hold fewer pairs) when ``t <= -c``, ``lighter``
+    when ``t >= c``, else ``undecided``.
     Values below ``floor`` count as ``floor`` (n* at least 1). Returns
     ``decision``, ``mean_log_ratio``, its ``se``, ``t``, ``critical``,
     ``interval`` and ``draws``.
@@ -962,8 +964,8 @@ def paired_decision(n_real: Any, n_base: Any, *, rate: float, margin: float = EQ
     crit = float(student_t.ppf(1 - rate / 2, K - 1))
     t = mean / se if se > 0 else (math.copysign(math.inf, mean) if mean else 0.0)
     lo, hi = mean - crit * se, mean + crit * se
-    decision = ("heavier" if t <= -crit else "lighter" if t >= crit
-                else "equivalent" if -margin < lo and hi < margin else "undecided")
+    decision = ("equivalent" if -margin < lo and hi < margin
+                else "heavier" if t <= -crit else "lighter" if t >= crit else "undecided")
     return {"decision": decision, "mean_log_ratio": mean, "se": se, "t": float(t), "critical": crit,
             "interval": [float(lo), float(hi)], "draws": int(K)}
 

@@ -42,9 +42,9 @@ RATE = SIMULATION_WRONG_VERDICT_RATE
 
 DECISION_RULE = (
     "per condition at the design's largest d: g_k = ln n*_real,k - ln n*_baseline,k over paired draws k (the "
-    f"same row indices in every real condition); a paired t test at wrong-verdict rate {RATE:g}: heavier when "
-    "t <= -c, lighter when t >= c (c the Student t_{K-1} critical value), otherwise equivalent when the interval "
-    f"mean +- c se lies within +-ln {np.exp(EQUIVALENCE_LOG_RATIO):.2f}, else undecided; ANSWERED when every "
+    f"same row indices in every real condition), at wrong-verdict rate {RATE:g}: equivalent when the interval "
+    f"mean +- c se (c the Student t_{{K-1}} critical value) lies within +-ln {np.exp(EQUIVALENCE_LOG_RATIO):.2f}; "
+    "otherwise a paired t test: heavier when t <= -c, lighter when t >= c, else undecided; ANSWERED when every "
     "condition of the profile's design is decided, INCONCLUSIVE otherwise"
 )
 
