@@ -1187,7 +1187,7 @@ COMPARISON_DESIGN: dict[str, dict[str, dict[str, Any]]] = {
         "learned": {"d": 32, "ns": (64, 256), "draws": 8},
     },
     "standard": {
-        "cmm": {"dims": (64, 128), "conditions": REAL_CONDITIONS, "draws": 160},
+        "cmm": {"dims": (64, 128), "conditions": REAL_CONDITIONS, "draws": 320},
         "ls": {"dims": (64, 128), "conditions": REAL_CONDITIONS, "draws": 24},
         "lp": {"dims": (6,), "conditions": REAL_CONDITIONS, "draws": 48},
         "geometry": {"rows": 2000, "draws": 8},
