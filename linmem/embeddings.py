@@ -767,6 +767,7 @@ __all__ += [
     "geometry_figures",
     "learned_store_gaps",
     "paired_decision",
+    "pool_statistics",
     "shuffle_columns",
 ]
 
@@ -859,7 +860,8 @@ def _unit_rows(Y: np.ndarray) -> np.ndarray:
 def comparison_pools(
     X: Any, d: int, n: int, *, streams: Callable[[str], np.random.Generator], draw: int = 0, tag: str = "pool",
     conditions: tuple[str, ...] = COMPARED_CONDITIONS, n_gauss: int | None = None,
-    whitened: np.ndarray | None = None, condition: Callable[[np.ndarray, str], np.ndarray] | None = None,
+    statistics: Mapping[str, np.ndarray] | None = None,
+    condition: Callable[[np.ndarray, str], np.ndarray] | None = None,
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """``{condition: (keys, targets)}`` of one draw of a real-against-Gaussian
     comparison, for the ``conditions`` asked (of :data:`COMPARED_CONDITIONS`).
@@ -872,9 +874,12 @@ def comparison_pools(
     differ only in how the same rows are conditioned (paired). ``raw``:
     ``condition(X Q, "raw")``; ``centered``: ``condition(X Q, "centered")``;
     ``project-then-whiten``: ``condition(X Q, "whitened")``;
-    ``whiten-then-project``: ``whitened Q`` scaled to unit rows, ``whitened``
-    being ``condition(X, "whitened")`` (pass it to avoid recomputing it per
-    draw). ``condition`` defaults to :func:`condition_embeddings`. Each
+    ``whiten-then-project``: ``condition(X, "whitened") Q`` scaled to unit
+    rows. ``condition`` defaults to :func:`condition_embeddings`; with it,
+    ``statistics`` (:func:`pool_statistics` of ``X``, computed once for many
+    draws) gives the same pools from the ``2n`` drawn rows alone (the
+    projected mean ``mu Q`` and covariance ``Q^T C Q``), instead of
+    conditioning all of ``X Q`` per draw. Each
     Gaussian baseline has ``n_gauss`` (default ``n``) pairs of
     :func:`gaussian_pairs` from its own stream ``"{tag}:{c}:{d}:{draw}"``.
 
@@ -905,12 +910,15 @@ def comparison_pools(
             raise ValueError(f"n must be at most {X.shape[0] // 2} (2n distinct rows of X's {X.shape[0]}), got {n}")
         Q = None if d == D else _haar_basis(D, d, streams(f"{tag}:subspace:{d}:{draw}"))
         idx = streams(f"{tag}:pairs:{d}:{draw}").permutation(X.shape[0])[: 2 * n]
-        P = X if Q is None else X @ Q
+        if statistics is not None and condition is condition_embeddings:
+            out.update(_pools_from_statistics(X, statistics, Q, idx, n, real))
+            real = []
+        P = X if Q is None or not real else X @ Q
         for c in real:
             if c == "raw":
                 Y = condition(P, "raw")
             elif c == "whiten-then-project":
-                Wf = condition(X, "whitened") if whitened is None else as_matrix(whitened, "whitened")
+                Wf = condition(X, "whitened")
                 if Wf.shape != X.shape:
                     raise ValueError(f"whitened must have X's shape {X.shape}, got {Wf.shape}")
                 Y = _unit_rows(Wf if Q is None else Wf @ Q)
@@ -920,6 +928,46 @@ def comparison_pools(
     for c in conditions:
         if c not in REAL_CONDITIONS:
             out[c] = gaussian_pairs(d, n_gauss, unit=c == "gaussian-unit", rng=streams(f"{tag}:{c}:{d}:{draw}"))
+    return out
+
+
+def pool_statistics(X: Any) -> dict[str, np.ndarray]:
+    """What :func:`comparison_pools` needs of all rows of ``X`` to condition
+    a few of them: ``mean``, the covariance ``cov = (X - mean)^T (X -
+    mean) / rows``, ``rows`` and the ``whitened`` rows
+    (:func:`condition_embeddings`).
+
+    >>> st = pool_statistics(np.array([[1.0, 0.0], [3.0, 0.0], [2.0, 1.0], [2.0, -1.0]]))
+    >>> st["mean"].tolist(), st["cov"].tolist()
+    ([2.0, 0.0], [[0.5, 0.0], [0.0, 0.5]])
+    """
+    X = _rows(X)
+    mu = X.mean(axis=0)
+    Y = X - mu
+    return {"mean": mu, "cov": (Y.T @ Y) / X.shape[0], "rows": np.array(X.shape[0]),
+            "whitened": condition_embeddings(X, "whitened")}
+
+
+def _pools_from_statistics(X, st, Q, idx, n, conditions) -> dict:
+    """:func:`comparison_pools`' real pools from the drawn rows and the rows' statistics."""
+    rows = X[idx]
+    P, mu = (rows, st["mean"]) if Q is None else (rows @ Q, st["mean"] @ Q)
+    out = {}
+    for c in conditions:
+        if c == "raw":
+            Y = P
+        elif c == "centered":
+            Y = _unit_rows(P - mu)
+        elif c == "project-then-whiten":
+            C = st["cov"] if Q is None else Q.T @ st["cov"] @ Q
+            lam, E = np.linalg.eigh(C)
+            sv = np.sqrt(np.maximum(lam, 0.0) * float(st["rows"]))  # the singular values of the centred rows
+            keep = sv > rank_tolerance(float(sv.max()), (int(st["rows"]), C.shape[0]), "float")
+            Y = _unit_rows((P - mu) @ (E[:, keep] / np.sqrt(lam[keep])) @ E[:, keep].T)
+        else:
+            W = st["whitened"][idx]
+            Y = _unit_rows(W if Q is None else W @ Q)
+        out[c] = (Y[:n].T.copy(), Y[n:].T.copy())
     return out
 
 
@@ -1014,14 +1062,14 @@ def capacity_comparison(
     if not callable(cond):
         raise TypeError(f"condition must be callable (like condition_embeddings), got {_describe(condition)}")
     wanted = tuple(conditions) + tuple(dict.fromkeys(BASELINES[c] for c in conditions))
-    whitened = cond(X, "whitened") if "whiten-then-project" in conditions else None
+    statistics = pool_statistics(X) if cond is condition_embeddings else None
     rows, decisions = [], {}
     for d in dims:
         n_pool, n_gauss = comparison_pool_size(d, pool_ratio, rows=len(X)), comparison_pool_size(d, pool_ratio)
         ns: dict[str, list[int]] = {c: [] for c in wanted}
         for k in range(draws):
             for c, (V, U) in comparison_pools(X, d, n_pool, streams=streams, draw=k, tag=tag, conditions=wanted,
-                                              n_gauss=n_gauss, whitened=whitened, condition=cond).items():
+                                              n_gauss=n_gauss, statistics=statistics, condition=cond).items():
                 ns[c].append(int(critical_pairs(success, V, U)))
         decisions[d] = {}
         for c in wanted:

@@ -410,3 +410,15 @@ def test_learned_store_gaps_summarise_the_model_gap_of_each_draw():
     assert s[12]["gaps"] == pytest.approx([g["gap"] for g in gaps], abs=1e-12)
     with pytest.raises(TypeError, match="learn and assess must be callable"):
         embeddings.learned_store_gaps(X, d=8, ns=(4,), draws=1, ridge=1e-3, streams=_streams(), learn=5)
+
+
+def test_pools_from_the_rows_statistics_equal_pools_conditioned_whole():
+    X = embeddings.load_sample().matrix[:500]
+    st = embeddings.pool_statistics(X)
+    for d in (16, 384):
+        whole = embeddings.comparison_pools(X, d, 30, streams=_streams(4), draw=2, tag="s")
+        fast = embeddings.comparison_pools(X, d, 30, streams=_streams(4), draw=2, tag="s", statistics=st)
+        assert list(fast) == list(whole)
+        for c in whole:
+            for a, b in zip(fast[c], whole[c]):
+                np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-11)
