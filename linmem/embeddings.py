@@ -910,7 +910,7 @@ def comparison_pools(
             raise ValueError(f"n must be at most {X.shape[0] // 2} (2n distinct rows of X's {X.shape[0]}), got {n}")
         Q = None if d == D else _haar_basis(D, d, streams(f"{tag}:subspace:{d}:{draw}"))
         idx = streams(f"{tag}:pairs:{d}:{draw}").permutation(X.shape[0])[: 2 * n]
-        if statistics is not None and condition is condition_embeddings:
+        if statistics is not None and _is_default_conditioning(condition):
             out.update(_pools_from_statistics(X, statistics, Q, idx, n, real))
             real = []
         P = X if Q is None or not real else X @ Q
@@ -946,6 +946,12 @@ def pool_statistics(X: Any) -> dict[str, np.ndarray]:
     Y = X - mu
     return {"mean": mu, "cov": (Y.T @ Y) / X.shape[0], "rows": np.array(X.shape[0]),
             "whitened": condition_embeddings(X, "whitened")}
+
+
+def _is_default_conditioning(condition) -> bool:
+    """Whether ``condition`` is :func:`condition_embeddings` (or a wrapper of
+    it that says so through ``__wrapped__``, as functools.wraps does)."""
+    return condition is condition_embeddings or getattr(condition, "__wrapped__", None) is condition_embeddings
 
 
 def _pools_from_statistics(X, st, Q, idx, n, conditions) -> dict:
@@ -1062,7 +1068,7 @@ def capacity_comparison(
     if not callable(cond):
         raise TypeError(f"condition must be callable (like condition_embeddings), got {_describe(condition)}")
     wanted = tuple(conditions) + tuple(dict.fromkeys(BASELINES[c] for c in conditions))
-    statistics = pool_statistics(X) if cond is condition_embeddings else None
+    statistics = pool_statistics(X) if _is_default_conditioning(cond) else None
     rows, decisions = [], {}
     for d in dims:
         n_pool, n_gauss = comparison_pool_size(d, pool_ratio, rows=len(X)), comparison_pool_size(d, pool_ratio)
