@@ -828,6 +828,7 @@ CASES += [
      "n_real and n_base must be paired (the same number of draws, at least 2), got 2 and 3"),
     (linmem.embeddings.paired_decision, ([1, 2], [1, 2]), {"rate": 2.0}, ValueError, "rate must lie in (0, 1), got 2.0"),
     *bad_arrays(linmem.embeddings.shuffle_columns, (T3,), {"rng": np.random.default_rng(0)}, 0, "X", float_only=True),
+    *bad_arrays(linmem.embeddings.pool_statistics, (T3,), {}, 0, "X", float_only=True),
     (linmem.embeddings.capacity_comparison, (len, _SAMPLE12, (2,)),
      {"pool_ratio": 1.0, "draws": 2, "streams": "rng", "tag": "t", "rate": 1e-3}, TypeError, "streams must be callable"),
     (linmem.embeddings.geometry_figures, ([1.0],), {}, TypeError,
