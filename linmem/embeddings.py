@@ -534,10 +534,7 @@ def random_subspace(X: Any, d: int, *, rng: np.random.Generator) -> np.ndarray:
     D = X.shape[1]
     if d > D:
         raise ValueError(f"d must be at most the {D} columns of X, got {d}")
-    G = rng.standard_normal((D, d))
-    Q, R = np.linalg.qr(G)
-    Q = Q * np.sign(np.diag(R))  # Haar: fix the signs of the QR factor
-    return X @ Q
+    return X @ _haar_basis(D, d, rng)
 
 
 def draw_pairs(X: Any, n: int, *, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -758,22 +755,54 @@ __all__ += [
     "BASELINES",
     "COMPARED_CONDITIONS",
     "COMPARISON_DESIGN",
+    "DECISIONS",
+    "EQUIVALENCE_LOG_RATIO",
     "GEOMETRY_FIGURES",
+    "REAL_CONDITIONS",
+    "WHITENING_ORDERS",
     "capacity_comparison",
     "comparison_pool_size",
     "comparison_pools",
     "geometry_comparison",
     "geometry_figures",
     "learned_store_gaps",
+    "paired_decision",
+    "pool_statistics",
+    "shuffle_columns",
 ]
 
-#: The Gaussian baseline each of :data:`CONDITIONS` is compared with: raw
-#: rows against ``N(0, I/d)`` columns, the unit-norm conditions against
-#: unit-norm Gaussian columns (:func:`gaussian_pairs`).
-BASELINES = {"raw": "gaussian", "centered": "gaussian-unit", "whitened": "gaussian-unit"}
+#: The two orders of whitening and projecting to a lower ``d``, as named
+#: conditions of a comparison. ``project-then-whiten``: project the rows onto
+#: the Haar-random subspace, then whiten with the covariance of the projected
+#: rows (the projected rows have an exactly identity covariance).
+#: ``whiten-then-project``: whiten at the model's full width with the
+#: covariance of all rows, then project (the projection of identity-covariance
+#: rows has identity covariance in expectation only). Both are then scaled to
+#: unit norm; at ``d`` equal to the full width they coincide.
+WHITENING_ORDERS = ("project-then-whiten", "whiten-then-project")
 
-#: Every condition of a comparison: :data:`CONDITIONS`, then the two baselines.
-COMPARED_CONDITIONS = CONDITIONS + ("gaussian", "gaussian-unit")
+#: The real conditions of a comparison: raw rows, centred unit-norm rows,
+#: and the two :data:`WHITENING_ORDERS`.
+REAL_CONDITIONS = ("raw", "centered") + WHITENING_ORDERS
+
+#: The Gaussian baseline each real condition is compared with: raw rows
+#: against ``N(0, I/d)`` columns, the unit-norm conditions against unit-norm
+#: Gaussian columns (:func:`gaussian_pairs`).
+BASELINES = {"raw": "gaussian", "centered": "gaussian-unit", "project-then-whiten": "gaussian-unit",
+             "whiten-then-project": "gaussian-unit"}
+
+#: Every condition of a comparison: :data:`REAL_CONDITIONS`, then the two baselines.
+COMPARED_CONDITIONS = REAL_CONDITIONS + ("gaussian", "gaussian-unit")
+
+#: The answers of :func:`paired_decision`.
+DECISIONS = ("heavier", "lighter", "equivalent", "undecided")
+
+#: Real and Gaussian figures are "equivalent" when the whole confidence
+#: interval of the mean log ratio (e.g. ln(n*_real / n*_Gaussian)) lies
+#: within +-ln(1.25), whatever its t: a change of n* by less than a quarter
+#: is not called a heavier or lighter tax (the critical ratios of 004's
+#: finite-size sweeps move by more than that between d = 32 and d = 128).
+EQUIVALENCE_LOG_RATIO = math.log(1.25)
 
 
 def _streams(streams: Any) -> Callable[[str], np.random.Generator]:
@@ -800,26 +829,63 @@ def comparison_pool_size(d: int, pool_ratio: float, *, rows: int | None = None) 
     return int(n if rows is None else min(check_positive_int(rows, "rows", minimum=2) // 2, n))
 
 
+def shuffle_columns(X: Any, *, rng: np.random.Generator) -> np.ndarray:
+    """``X`` with each column permuted independently: every coordinate keeps
+    its marginal distribution (mean and variance per column), while the
+    dependence between a row's coordinates, and so the rows' shared
+    directions, is destroyed (a null for "real rows are structured").
+
+    >>> Y = shuffle_columns(np.arange(12.0).reshape(4, 3), rng=np.random.default_rng(0))
+    >>> sorted(Y[:, 1].tolist()), Y.shape
+    ([1.0, 4.0, 7.0, 10.0], (4, 3))
+    """
+    X = _rows(X)
+    rng = check_generator(rng)
+    return np.stack([X[rng.permutation(X.shape[0]), j] for j in range(X.shape[1])], axis=1)
+
+
+def _haar_basis(D: int, d: int, rng: np.random.Generator) -> np.ndarray:
+    G = rng.standard_normal((D, d))
+    Q, R = np.linalg.qr(G)
+    return Q * np.sign(np.diag(R))  # Haar: fix the signs of the QR factor
+
+
+def _unit_rows(Y: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(Y, axis=1)
+    if np.any(norms == 0):
+        raise ValueError(f"X has {int(np.sum(norms == 0))} row(s) with no direction after conditioning")
+    return Y / norms[:, None]
+
+
 def comparison_pools(
     X: Any, d: int, n: int, *, streams: Callable[[str], np.random.Generator], draw: int = 0, tag: str = "pool",
     conditions: tuple[str, ...] = COMPARED_CONDITIONS, n_gauss: int | None = None,
+    statistics: Mapping[str, np.ndarray] | None = None,
+    condition: Callable[[np.ndarray, str], np.ndarray] | None = None,
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """``{condition: (keys, targets)}`` of one draw of a real-against-Gaussian
     comparison, for the ``conditions`` asked (of :data:`COMPARED_CONDITIONS`).
 
-    The real conditions share one Haar-random projection of ``X``'s rows to
-    ``d`` dimensions (:func:`random_subspace` on the stream
-    ``"{tag}:subspace:{d}:{draw}"``; none when ``d`` is ``X``'s width); each
-    gets ``n`` pairs of distinct conditioned rows (:func:`condition_embeddings`,
-    :func:`draw_pairs`) from the stream ``"{tag}:{condition}:{d}:{draw}"``;
-    each Gaussian baseline ``n_gauss`` (default ``n``) pairs of
-    :func:`gaussian_pairs` from its own stream. ``streams(label)`` returns a
-    fresh Generator per label, so the same draw gives the same pools on every
-    call, and a condition's pool does not depend on which others are asked.
+    The real conditions share one Haar-random basis ``Q`` of a
+    ``d``-dimensional subspace (stream ``"{tag}:subspace:{d}:{draw}"``; none
+    when ``d`` is ``X``'s width) and one draw of ``2n`` distinct row indices
+    (stream ``"{tag}:pairs:{d}:{draw}"``): the keys are rows ``idx[:n]`` and
+    the targets rows ``idx[n:]`` in every real condition, so that conditions
+    differ only in how the same rows are conditioned (paired). ``raw``:
+    ``condition(X Q, "raw")``; ``centered``: ``condition(X Q, "centered")``;
+    ``project-then-whiten``: ``condition(X Q, "whitened")``;
+    ``whiten-then-project``: ``condition(X, "whitened") Q`` scaled to unit
+    rows. ``condition`` defaults to :func:`condition_embeddings`; with it,
+    ``statistics`` (:func:`pool_statistics` of ``X``, computed once for many
+    draws) gives the same pools from the ``2n`` drawn rows alone (the
+    projected mean ``mu Q`` and covariance ``Q^T C Q``), instead of
+    conditioning all of ``X Q`` per draw. Each
+    Gaussian baseline has ``n_gauss`` (default ``n``) pairs of
+    :func:`gaussian_pairs` from its own stream ``"{tag}:{c}:{d}:{draw}"``.
 
     >>> streams = lambda label: np.random.default_rng(len(label))
     >>> pools = comparison_pools(np.random.default_rng(0).standard_normal((40, 6)), 3, 5, streams=streams)
-    >>> list(pools) == list(COMPARED_CONDITIONS), pools["whitened"][0].shape, pools["gaussian"][1].shape
+    >>> list(pools) == list(COMPARED_CONDITIONS), pools["whiten-then-project"][0].shape, pools["gaussian"][1].shape
     (True, (3, 5), (3, 5))
     """
     X = _rows(X)
@@ -831,95 +897,203 @@ def comparison_pools(
     if isinstance(conditions, str) or not all(c in COMPARED_CONDITIONS for c in conditions):
         raise ValueError(f"conditions must be a tuple of {list(COMPARED_CONDITIONS)}, got {conditions!r}")
     n_gauss = n if n_gauss is None else check_positive_int(n_gauss, "n_gauss")
+    condition = condition_embeddings if condition is None else condition
+    if not callable(condition):
+        raise TypeError(f"condition must be callable (like condition_embeddings), got {_describe(condition)}")
+    D = X.shape[1]
+    if d > D:
+        raise ValueError(f"d must be at most the {D} columns of X, got {d}")
     out = {}
-    real = [c for c in conditions if c in CONDITIONS]
+    real = [c for c in conditions if c in REAL_CONDITIONS]
     if real:
-        P = X if d == X.shape[1] else random_subspace(X, d, rng=streams(f"{tag}:subspace:{d}:{draw}"))
+        if 2 * n > X.shape[0]:
+            raise ValueError(f"n must be at most {X.shape[0] // 2} (2n distinct rows of X's {X.shape[0]}), got {n}")
+        Q = None if d == D else _haar_basis(D, d, streams(f"{tag}:subspace:{d}:{draw}"))
+        idx = streams(f"{tag}:pairs:{d}:{draw}").permutation(X.shape[0])[: 2 * n]
+        if statistics is not None and _is_default_conditioning(condition):
+            out.update(_pools_from_statistics(X, statistics, Q, idx, n, real))
+            real = []
+        P = X if Q is None or not real else X @ Q
         for c in real:
-            out[c] = draw_pairs(condition_embeddings(P, c), n, rng=streams(f"{tag}:{c}:{d}:{draw}"))
+            if c == "raw":
+                Y = condition(P, "raw")
+            elif c == "whiten-then-project":
+                Wf = condition(X, "whitened")
+                if Wf.shape != X.shape:
+                    raise ValueError(f"whitened must have X's shape {X.shape}, got {Wf.shape}")
+                Y = _unit_rows(Wf if Q is None else Wf @ Q)
+            else:
+                Y = condition(P, "centered" if c == "centered" else "whitened")
+            out[c] = (Y[idx[:n]].T.copy(), Y[idx[n:]].T.copy())
     for c in conditions:
-        if c not in CONDITIONS:
+        if c not in REAL_CONDITIONS:
             out[c] = gaussian_pairs(d, n_gauss, unit=c == "gaussian-unit", rng=streams(f"{tag}:{c}:{d}:{draw}"))
     return out
 
 
-def _spread_answer(n_real, n_base, f_real, f_base) -> str:
-    """Descriptive: the spreads over draws apart (heavier, lighter) or not."""
-    sides = {spread_side(n_real, n_base)} | ({spread_side(f_real, f_base)} if f_real else set())
-    return {frozenset({-1}): "heavier", frozenset({1}): "lighter"}.get(frozenset(sides - {0}), "undecided")
+def pool_statistics(X: Any) -> dict[str, np.ndarray]:
+    """What :func:`comparison_pools` needs of all rows of ``X`` to condition
+    a few of them: ``mean``, the covariance ``cov = (X - mean)^T (X -
+    mean) / rows``, ``rows`` and the ``whitened`` rows
+    (:func:`condition_embeddings`).
+
+    >>> st = pool_statistics(np.array([[1.0, 0.0], [3.0, 0.0], [2.0, 1.0], [2.0, -1.0]]))
+    >>> st["mean"].tolist(), st["cov"].tolist()
+    ([2.0, 0.0], [[0.5, 0.0], [0.0, 0.5]])
+    """
+    X = _rows(X)
+    mu = X.mean(axis=0)
+    Y = X - mu
+    return {"mean": mu, "cov": (Y.T @ Y) / X.shape[0], "rows": np.array(X.shape[0]),
+            "whitened": condition_embeddings(X, "whitened")}
+
+
+def _is_default_conditioning(condition) -> bool:
+    """Whether ``condition`` is :func:`condition_embeddings` (or a wrapper of
+    it that says so through ``__wrapped__``, as functools.wraps does)."""
+    return condition is condition_embeddings or getattr(condition, "__wrapped__", None) is condition_embeddings
+
+
+def _pools_from_statistics(X, st, Q, idx, n, conditions) -> dict:
+    """:func:`comparison_pools`' real pools from the drawn rows and the rows' statistics."""
+    rows = X[idx]
+    P, mu = (rows, st["mean"]) if Q is None else (rows @ Q, st["mean"] @ Q)
+    out = {}
+    for c in conditions:
+        if c == "raw":
+            Y = P
+        elif c == "centered":
+            Y = _unit_rows(P - mu)
+        elif c == "project-then-whiten":
+            C = st["cov"] if Q is None else Q.T @ st["cov"] @ Q
+            lam, E = np.linalg.eigh(C)
+            sv = np.sqrt(np.maximum(lam, 0.0) * float(st["rows"]))  # the singular values of the centred rows
+            keep = sv > rank_tolerance(float(sv.max()), (int(st["rows"]), C.shape[0]), "float")
+            Y = _unit_rows((P - mu) @ (E[:, keep] / np.sqrt(lam[keep])) @ E[:, keep].T)
+        else:
+            W = st["whitened"][idx]
+            Y = _unit_rows(W if Q is None else W @ Q)
+        out[c] = (Y[:n].T.copy(), Y[n:].T.copy())
+    return out
+
+
+def paired_decision(n_real: Any, n_base: Any, *, rate: float, margin: float = EQUIVALENCE_LOG_RATIO,
+                    floor: float = 1.0) -> dict:
+    """Heavier, lighter, equivalent or undecided, from critical sizes paired
+    by draw: a paired t test on the log ratios ``g_k = ln n*_real,k - ln
+    n*_base,k`` (n* at least 1) with wrong-verdict probability ``rate``.
+
+    ``t = mean(g) / (sd(g) / sqrt(K))`` over the ``K`` draws, against the
+    Student critical value ``c = t_{K-1}(1 - rate / 2)``: ``equivalent``
+    when the interval ``mean(g) +- c sd(g)/sqrt(K)`` lies within
+    ``+-margin`` (two one-sided tests: a difference resolved to be smaller
+    than the margin is not called a tax, however significant); otherwise
+    ``heavier`` (real rows hold fewer pairs) when ``t <= -c``, ``lighter``
+    when ``t >= c``, else ``undecided``.
+    Values below ``floor`` count as ``floor`` (n* at least 1). Returns
+    ``decision``, ``mean_log_ratio``, its ``se``, ``t``, ``critical``,
+    ``interval`` and ``draws``.
+
+    >>> r = paired_decision([10, 12, 11, 9], [20, 22, 21, 19], rate=1e-3)
+    >>> r["decision"], round(r["mean_log_ratio"], 3)
+    ('heavier', -0.673)
+    >>> paired_decision([20, 21, 20, 21], [20, 21, 20, 21], rate=1e-3)["decision"]
+    'equivalent'
+    """
+    from scipy.stats import t as student_t
+
+    floor = _positive_real(floor, "floor")
+    real, base = (np.maximum(as_vector(v, name).astype(float), floor) for v, name in ((n_real, "n_real"),
+                                                                                      (n_base, "n_base")))
+    if real.shape != base.shape or real.size < 2:
+        raise ValueError(f"n_real and n_base must be paired (the same number of draws, at least 2), got "
+                         f"{real.size} and {base.size}")
+    rate = _positive_real(rate, "rate")
+    if not rate < 1:
+        raise ValueError(f"rate must lie in (0, 1), got {rate!r}")
+    margin = check_nonnegative_scalar(margin, "margin")
+    g = np.log(real) - np.log(base)
+    K, mean = g.size, float(g.mean())
+    se = float(g.std(ddof=1) / math.sqrt(K))
+    crit = float(student_t.ppf(1 - rate / 2, K - 1))
+    t = mean / se if se > 0 else (math.copysign(math.inf, mean) if mean else 0.0)
+    lo, hi = mean - crit * se, mean + crit * se
+    decision = ("equivalent" if -margin < lo and hi < margin
+                else "heavier" if t <= -crit else "lighter" if t >= crit else "undecided")
+    return {"decision": decision, "mean_log_ratio": mean, "se": se, "t": float(t), "critical": crit,
+            "interval": [float(lo), float(hi)], "draws": int(K)}
 
 
 def capacity_comparison(
     success: Callable[[np.ndarray, np.ndarray], bool], X: Any, dims: tuple[int, ...], *, pool_ratio: float,
-    draws: int, streams: Callable[[str], np.random.Generator], tag: str,
-    build: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+    draws: int, streams: Callable[[str], np.random.Generator], tag: str, rate: float,
+    conditions: tuple[str, ...] = REAL_CONDITIONS, condition: Callable[[np.ndarray, str], np.ndarray] | None = None,
 ) -> dict:
-    """Critical sizes of every condition of :data:`COMPARED_CONDITIONS` over
-    ``draws`` pools per dimension of ``dims``, and the deciding figure per
-    real condition at the largest.
+    """Critical sizes n* of the real ``conditions`` (of :data:`REAL_CONDITIONS`)
+    and their :data:`BASELINES` over ``draws`` paired pools per dimension of
+    ``dims``, and a :func:`paired_decision` per real condition and ``d``.
 
     At each ``d`` a real pool holds :func:`comparison_pool_size` pairs
-    (capped at half of ``X``'s rows), a Gaussian one the uncapped size;
-    :func:`critical_size_draws` runs ``success`` on :func:`comparison_pools`
-    (streams labelled by ``tag``) with the unit Gaussian as the reference
-    that fixes ``n_fixed``, reading the fraction retrieved by ``build`` at
-    ``n_fixed`` when ``build`` is given (the failures diagnosed at the
-    largest ``d``). Returns ``rows``: one per ``d`` and condition (median
-    ``n_star``, its range and interquartile ``n_star_iqr``, the median
-    ``ratio`` d^2/(n* ln n*) at n* + 1/2 and its IQR, ``fraction_at_n`` and
-    its IQR, ``n_fixed``, ``pool``, ``censored`` draws at 1 or at the pool;
-    a real condition also its ``baseline`` and a descriptive ``spread_answer``:
-    heavier or lighter when the IQRs of n* (and of the fractions) lie apart
-    on one side, else undecided); ``figures``: per real condition at the
-    largest ``d``, the mean fraction retrieved minus its baseline's, or
-    without ``build`` the mean ln n* minus its baseline's (n* at least 1);
-    ``d`` (the largest), ``dims``, ``draws`` and ``diagnosis``.
+    (capped at half of ``X``'s rows), a Gaussian one the uncapped size; draw
+    ``k`` of every condition comes from :func:`comparison_pools` (streams
+    labelled by ``tag``; ``condition`` as there), and n* is
+    :func:`critical_pairs` of ``success`` on it. Returns ``rows``: one per
+    ``d`` and condition (``n_star`` median, ``n_star_iqr``, ``n_star_range``,
+    the per-draw ``n_star_draws``, the median ``ratio`` d^2/(n* ln n*) at
+    n* + 1/2 and its IQR, ``pool``, ``censored`` draws at 1 or at the pool;
+    a real condition also its ``baseline``, ``ratio_over_baseline`` (median
+    per-draw n*_real / n*_base) and the :func:`paired_decision` fields at
+    ``rate``); ``decisions``: ``{d: {condition: decision}}``; ``figures``:
+    the mean log ratio per real condition at the largest ``d``; ``d``,
+    ``dims`` and ``draws``.
 
     >>> X = np.random.default_rng(0).standard_normal((200, 8))
     >>> out = capacity_comparison(lambda V, U: V.shape[1] <= 5, X, (4,), pool_ratio=1.0, draws=2,
-    ...                           streams=lambda label: np.random.default_rng(len(label)), tag="doc")
-    >>> out["figures"], out["rows"][0]["n_star"]
-    ({'raw': 0.0, 'centered': 0.0, 'whitened': 0.0}, 5.0)
+    ...                           streams=lambda label: np.random.default_rng(len(label)), tag="doc", rate=1e-3)
+    >>> out["decisions"], out["rows"][0]["n_star"]
+    ({4: {'raw': 'equivalent', 'centered': 'equivalent', 'project-then-whiten': 'equivalent', \
+'whiten-then-project': 'equivalent'}}, 5.0)
     """
-    if not callable(success) or (build is not None and not callable(build)):
-        raise TypeError(f"success and build must be callable (build may be None), got {_describe(success)} "
-                        f"and {_describe(build)}")
+    if not callable(success):
+        raise TypeError(f"success must be callable, got {_describe(success)}")
     X = _rows(X)
     if isinstance(dims, (str, bytes)) or not hasattr(dims, "__len__") or not len(dims):
         raise ValueError(f"dims must be a non-empty sequence of dimensions, got {dims!r}")
     dims = tuple(check_positive_int(d, "dims") for d in dims)
-    draws = check_positive_int(draws, "draws")
+    draws = check_positive_int(draws, "draws", minimum=2)
     streams = _streams(streams)
-    rows, table = [], {}
+    if isinstance(conditions, str) or not conditions or not all(c in REAL_CONDITIONS for c in conditions):
+        raise ValueError(f"conditions must be a non-empty tuple of {list(REAL_CONDITIONS)}, got {conditions!r}")
+    cond = condition_embeddings if condition is None else condition
+    if not callable(cond):
+        raise TypeError(f"condition must be callable (like condition_embeddings), got {_describe(condition)}")
+    wanted = tuple(conditions) + tuple(dict.fromkeys(BASELINES[c] for c in conditions))
+    statistics = pool_statistics(X) if _is_default_conditioning(cond) else None
+    rows, decisions = [], {}
     for d in dims:
-        n_pool, n_gauss = (comparison_pool_size(d, pool_ratio, rows=len(X)), comparison_pool_size(d, pool_ratio))
-        m = critical_size_draws(
-            success, lambda k, cs: comparison_pools(X, d, n_pool, streams=streams, draw=k, tag=tag,
-                                                    conditions=cs or COMPARED_CONDITIONS, n_gauss=n_gauss),
-            draws=draws, reference="gaussian-unit", n_max=n_pool, build=build, diagnose=d == dims[-1])
-        table[d] = m
-        for c in COMPARED_CONDITIONS:
-            ns, fs = m["n"][c], m["f"].get(c, [])
-            pool = n_pool if c in CONDITIONS else n_gauss
-            ratios = [load_ratio(d, n + 0.5) for n in ns]
-            row = {"condition": c, "d": d, "n_star": float(np.median(ns)),
-                   "n_star_range": [int(min(ns)), int(max(ns))], "n_star_iqr": _spread(ns),
-                   "ratio": float(np.median(ratios)), "ratio_iqr": sorted(_spread(ratios)),
-                   "fraction_at_n": float(np.median(fs)) if fs else None, "fraction_iqr": _spread(fs) if fs else None,
-                   "n_fixed": m["n_fixed"], "draws": len(ns), "pool": pool,
-                   "censored": int(sum(1 for n in ns if n < 2 or n >= pool))}
-            if c in BASELINES:
+        n_pool, n_gauss = comparison_pool_size(d, pool_ratio, rows=len(X)), comparison_pool_size(d, pool_ratio)
+        ns: dict[str, list[int]] = {c: [] for c in wanted}
+        for k in range(draws):
+            for c, (V, U) in comparison_pools(X, d, n_pool, streams=streams, draw=k, tag=tag, conditions=wanted,
+                                              n_gauss=n_gauss, statistics=statistics, condition=cond).items():
+                ns[c].append(int(critical_pairs(success, V, U)))
+        decisions[d] = {}
+        for c in wanted:
+            pool = n_pool if c in REAL_CONDITIONS else n_gauss
+            ratios = [load_ratio(d, n + 0.5) for n in ns[c]]
+            row = {"condition": c, "d": d, "n_star": float(np.median(ns[c])), "n_star_iqr": _spread(ns[c]),
+                   "n_star_range": [int(min(ns[c])), int(max(ns[c]))], "n_star_draws": ns[c],
+                   "ratio": float(np.median(ratios)), "ratio_iqr": sorted(_spread(ratios)), "draws": draws,
+                   "pool": pool, "censored": int(sum(1 for n in ns[c] if n < 2 or n >= pool))}
+            if c in REAL_CONDITIONS:
                 base = BASELINES[c]
-                row.update(baseline=base, spread_answer=_spread_answer(ns, m["n"][base], fs, m["f"].get(base, [])))
+                row.update(baseline=base, **paired_decision(ns[c], ns[base], rate=rate),
+                           ratio_over_baseline=float(np.median(np.maximum(ns[c], 1) / np.maximum(ns[base], 1))))
+                decisions[d][c] = row["decision"]
             rows.append(row)
-    top = table[dims[-1]]
-    if build is None:
-        figures = {c: float(np.mean(np.log(np.maximum(top["n"][c], 1))) - np.mean(np.log(np.maximum(
-            top["n"][BASELINES[c]], 1)))) for c in CONDITIONS}
-    else:
-        figures = {c: float(np.mean(top["f"][c]) - np.mean(top["f"][BASELINES[c]])) for c in CONDITIONS}
-    return {"rows": rows, "figures": figures, "d": dims[-1], "dims": dims, "draws": draws,
-            "diagnosis": top["diagnosis"]}
+    top = {r["condition"]: r for r in rows if r["d"] == dims[-1] and r["condition"] in conditions}
+    return {"rows": rows, "decisions": decisions, "figures": {c: top[c]["mean_log_ratio"] for c in conditions},
+            "d": dims[-1], "dims": dims, "draws": draws}
 
 
 #: The figures of a geometry comparison: name -> keys into :func:`embedding_geometry`'s record.
@@ -1008,6 +1182,7 @@ def learned_store_gaps(
     :func:`linmem.cross_entropy_memory`) and assesses it (default
     :func:`linmem.assess`). Returns ``{n: summary}``: ``gap_mean`` (mean over
     draws of mean best-scale residual minus mean ``1 - h_j``), ``gap_iqr``,
+    the per-draw ``gaps``,
     and the medians ``mean_scaled_residual``, ``mean_model``,
     ``correlation_median`` (None when undefined at every draw) and
     ``top1_rate``, with the number of ``draws``.
@@ -1015,7 +1190,7 @@ def learned_store_gaps(
     >>> s = learned_store_gaps(np.random.default_rng(0).standard_normal((40, 6)), d=4, ns=(3,), draws=2,
     ...                        ridge=1e-3, streams=lambda label: np.random.default_rng(len(label)))
     >>> sorted(s[3]), s[3]["draws"]
-    (['correlation_median', 'draws', 'gap_iqr', 'gap_mean', 'mean_model', 'mean_scaled_residual', 'top1_rate'], 2)
+    (['correlation_median', 'draws', 'gap_iqr', 'gap_mean', 'gaps', 'mean_model', 'mean_scaled_residual', 'top1_rate'], 2)
     """
     from linmem.assess import assess as assess_store
     from linmem.learn import cross_entropy_memory
@@ -1040,7 +1215,7 @@ def learned_store_gaps(
     for n, gaps in per.items():
         corr = [x["correlation"] for x in gaps]
         gap = [x["gap"] for x in gaps]
-        out[n] = {"gap_mean": float(np.mean(gap)), "gap_iqr": _spread(gap),
+        out[n] = {"gap_mean": float(np.mean(gap)), "gap_iqr": _spread(gap), "gaps": [float(x) for x in gap],
                   "mean_scaled_residual": float(np.median([x["mean_scaled_residual"] for x in gaps])),
                   "mean_model": float(np.median([x["mean_model"] for x in gaps])),
                   "correlation_median": float(np.nanmedian(corr)) if any(math.isfinite(c) for c in corr) else None,
@@ -1048,57 +1223,35 @@ def learned_store_gaps(
     return out
 
 
-#: The measured design of the real-embedding comparison: the typical value
-#: and the sample standard deviation across run seeds of each deciding
-#: figure, by row source (``sample``: the shipped 4,000 rows; ``wheel``: the
-#: MiniLM wheel's 29,528 trained rows), profile level and figure; each the
-#: mean and spread over run seeds 1-8 and the default seed 20261130 of the
-#: figure as the real.* claims of ``theorems`` measure it at the sizes they
-#: declare for that level (their ``design_figures``; measured 2026-12-01).
-#: Figures: ``memory:condition`` (cmm, ls, lp) at the level's largest d
-#: (:func:`capacity_comparison`'s ``figures``; threshold 0); ``learned:n``
-#: (:func:`learned_store_gaps`' ``gap_mean``; thresholds +-0.1); ``geometry``
-#: (:func:`geometry_comparison`: median raw RMS cosine over 1/sqrt(d), real
-#: minus Gaussian; threshold 0). A figure or level missing is not measured.
-COMPARISON_DESIGN: dict[str, dict[str, dict[str, tuple[float, float]]]] = {
-    "sample": {
-        "quick": {
-            "cmm:raw": (-0.228, 0.027), "cmm:centered": (-0.04758, 0.014), "cmm:whitened": (-0.01097, 0.0062),
-            "ls:raw": (-0.1455, 0.025), "ls:centered": (-0.01655, 0.0072), "ls:whitened": (-0.005379, 0.0088),
-            "lp:raw": (-0.01071, 0.12), "lp:centered": (-0.01692, 0.029), "lp:whitened": (0.004166, 0.062),
-            "learned:16": (0.3205, 0.013), "learned:32": (0.4721, 0.016), "learned:96": (0.08584, 0.0039),
-            "geometry": (0.5628, 0.029),
-        },
-        "standard": {
-            "cmm:raw": (-0.294, 0.0083), "cmm:centered": (-0.1007, 0.014), "cmm:whitened": (-0.01659, 0.0023),
-            "ls:raw": (-0.182, 0.013), "ls:centered": (-0.01869, 0.0067), "ls:whitened": (-0.007655, 0.0035),
-            "lp:raw": (-0.06967, 0.045), "lp:centered": (0.02144, 0.025), "lp:whitened": (-0.007716, 0.035),
-            "learned:16": (0.3188, 0.013), "learned:32": (0.4731, 0.0093), "learned:96": (0.0878, 0.0034),
-            "geometry": (0.5681, 0.0074),
-        },
-        "thorough": {  # capacity not measured here (CMM at d = 384 alone is minutes per seed)
-            "learned:16": (0.3195, 0.01), "learned:32": (0.4743, 0.01), "learned:96": (0.08745, 0.0032),
-            "geometry": (0.5737, 6.6e-05),  # every draw is all 4,000 rows: only the Gaussian varies
-        },
+#: The declared design of the real-embedding comparison, per profile level:
+#: for each capacity question (``cmm``, ``ls``, ``lp``) the dimensions
+#: ``dims`` (decided at the largest), the real ``conditions`` compared and
+#: the number of paired ``draws``; for ``geometry`` the rows per draw and the
+#: draws; for ``learned`` the projection ``d``, the pool sizes ``ns`` (all
+#: n > d, where the model term 1 - h_j is not identically 0) and the draws.
+#: The draws are set so that each decided figure lies several standard errors
+#: from its decision boundary (measured with the shipped sample; the figures
+#: are in docs/CLAIMS.md).
+COMPARISON_DESIGN: dict[str, dict[str, dict[str, Any]]] = {
+    "quick": {
+        "cmm": {"dims": (32, 64), "conditions": ("raw", "centered"), "draws": 40},
+        "ls": {"dims": (64,), "conditions": ("raw", "centered"), "draws": 40},
+        "lp": {"dims": (6,), "conditions": ("raw",), "draws": 32},
+        "geometry": {"rows": 600, "draws": 8},
+        "learned": {"d": 32, "ns": (64, 256), "draws": 8},
     },
-    "wheel": {
-        "quick": {
-            "cmm:raw": (-0.2318, 0.026), "cmm:centered": (-0.04804, 0.014), "cmm:whitened": (-0.01227, 0.0088),
-            "ls:raw": (-0.1296, 0.021), "ls:centered": (-0.01379, 0.0068), "ls:whitened": (-0.01232, 0.01),
-            "lp:raw": (0.04075, 0.11), "lp:centered": (0.005064, 0.061), "lp:whitened": (-0.00708, 0.056),
-            "learned:16": (0.3259, 0.023), "learned:32": (0.4776, 0.0056), "learned:96": (0.09099, 0.0059),
-            "geometry": (0.5457, 0.02),
-        },
-        "standard": {
-            "cmm:raw": (-0.2917, 0.014), "cmm:centered": (-0.09448, 0.012), "cmm:whitened": (-0.01924, 0.0049),
-            "ls:raw": (-0.1752, 0.013), "ls:centered": (-0.01575, 0.0039), "ls:whitened": (-0.005542, 0.0021),
-            "lp:raw": (-0.0521, 0.049), "lp:centered": (-0.01535, 0.025), "lp:whitened": (0.01443, 0.035),
-            "learned:16": (0.3215, 0.013), "learned:32": (0.4784, 0.004), "learned:96": (0.09149, 0.0022),
-            "geometry": (0.557, 0.011),
-        },
-        "thorough": {
-            "learned:16": (0.3214, 0.013), "learned:32": (0.4782, 0.0043), "learned:96": (0.09117, 0.0024),
-            "geometry": (0.5598, 0.0064),
-        },
+    "standard": {
+        "cmm": {"dims": (64, 128), "conditions": REAL_CONDITIONS, "draws": 320},
+        "ls": {"dims": (64, 128), "conditions": REAL_CONDITIONS, "draws": 24},
+        "lp": {"dims": (6,), "conditions": REAL_CONDITIONS, "draws": 48},
+        "geometry": {"rows": 2000, "draws": 8},
+        "learned": {"d": 32, "ns": (64, 256), "draws": 12},
+    },
+    "thorough": {
+        "cmm": {"dims": (128, 384), "conditions": REAL_CONDITIONS, "draws": 12},
+        "ls": {"dims": (128, 384), "conditions": REAL_CONDITIONS, "draws": 12},
+        "lp": {"dims": (6, 8), "conditions": REAL_CONDITIONS, "draws": 40},
+        "geometry": {"rows": 4000, "draws": 12},
+        "learned": {"d": 32, "ns": (64, 256), "draws": 16},
     },
 }

@@ -160,92 +160,6 @@ def test_the_wheel_can_be_hidden_by_environment(monkeypatch):
 
 
 # --------------------------------------------------------------------------
-# the real.* questions decide on their measured design, not on the figure
-# --------------------------------------------------------------------------
-
-
-@pytest.fixture
-def sample_rows(monkeypatch):
-    """The real.* claims on the shipped sample (their row source is cached per process)."""
-    from theorems.claims import real
-
-    monkeypatch.setenv(embeddings.MINILM_ENV, "off")
-    real._source.cache_clear()
-    real._trained.cache_clear()
-    yield real
-    real._source.cache_clear()
-    real._trained.cache_clear()
-
-
-def _answer(real, claim_id, seed, profile="quick"):
-    from theorems.core.profiles import get_profile
-    from theorems.core.runner import Impl, run_check
-
-    claim = next(c for c in real.CLAIMS if c.id == claim_id)
-    check = next(c for c in claim.checks if c.name == "answer")
-    return run_check(claim, check, impl=Impl.default(), profile=get_profile(profile), seed=seed)
-
-
-def test_every_question_has_its_quick_design_for_both_row_sources():
-    from theorems.claims import real
-
-    want = ({f"{m}:{c}" for m in real.DIMS for c in embeddings.CONDITIONS}
-            | {f"learned:{n}" for n in real.LEARNED_NS} | {"geometry"})
-    for kind in ("sample", "wheel"):
-        table = real.DESIGN[kind]["quick"]
-        assert set(table) == want
-        assert all(sd > 0 for _, sd in table.values())
-
-
-def test_an_underpowered_question_is_inconclusive_at_every_seed_without_running(sample_rows):
-    real = sample_rows
-    evs = [_answer(real, "real.optimal-capacity", seed) for seed in (1, 2)]
-    assert [e.status.value for e in evs] == ["inconclusive", "inconclusive"]
-    assert all(e.cases == 0 and e.data["rows"] == [] for e in evs)  # decided on the design alone
-    assert "6.18" in evs[0].detail and "lp:raw" in evs[0].detail
-    assert evs[0].detail == evs[1].detail  # nothing seed-dependent was read
-
-
-def test_an_unmeasured_profile_is_inconclusive_and_says_so(sample_rows, monkeypatch):
-    real = sample_rows
-    monkeypatch.setitem(real.DESIGN, "sample", {"quick": real.DESIGN["sample"]["quick"]})
-    ev = _answer(real, "real.ls-capacity", 1, profile="thorough")
-    assert ev.status.value == "inconclusive" and "not measured at profile thorough" in ev.detail
-
-
-def test_a_resolved_design_answers_from_the_sign_of_the_figure(sample_rows, monkeypatch):
-    real = sample_rows
-    quick = dict(real.DESIGN["sample"]["quick"])
-    quick.update({"cmm:centered": (-0.05, 0.005), "cmm:whitened": (-0.05, 0.005)})  # pretend resolved
-    monkeypatch.setitem(real.DESIGN, "sample", {"quick": quick})
-    ev = _answer(real, "real.cmm-capacity", 1)
-    assert ev.status.value == "answered"
-    assert ev.data["answers"]["raw"] == "heavier"  # -0.23 +- 0.03 across seeds: real rows lose pairs
-    for c, f in ev.data["condition_figures"].items():
-        assert ev.data["answers"][c] == ("heavier" if f < 0 else "lighter")
-
-
-def test_the_underpowered_reason_names_the_profile_that_can(sample_rows, monkeypatch):
-    real = sample_rows
-    from theorems.core.profiles import get_profile
-    from theorems.core.runner import Impl, _context
-
-    monkeypatch.setitem(real.DESIGN, "sample", {"quick": {"geometry": (0.5, 0.2)},
-                                                "standard": {"geometry": (0.5, 0.01)}})
-    claim = next(c for c in real.CLAIMS if c.id == "real.geometry")
-    ctx = _context(claim, claim.checks[0], Impl.default(), get_profile("quick"), 1)
-    assert "run --profile standard" in real._read(ctx, {"g": "geometry"}).underpowered["g"]
-    ctx = _context(claim, claim.checks[0], Impl.default(), get_profile("standard"), 1)
-    assert real._read(ctx, {"g": "geometry"}).resolved == ["g"]
-    # two-sided thresholds: the margin is to the nearer one
-    monkeypatch.setitem(real.DESIGN, "sample", {"quick": {"learned:96": (0.09, 0.004)}})
-    ctx = _context(claim, claim.checks[0], Impl.default(), get_profile("quick"), 1)
-    assert "threshold 0.1" in real._read(ctx, {96: "learned:96"}, (-0.1, 0.1)).whys[0]
-    with pytest.raises(ValueError, match="question must be one of"):
-        real.design_figures(ctx, "cmn")
-
-
-# --------------------------------------------------------------------------
 # baselines and measurements around a critical size
 # --------------------------------------------------------------------------
 
@@ -358,11 +272,13 @@ def test_comparison_pools_are_reproducible_per_condition_and_conditioned():
     X = embeddings.load_sample().matrix[:300]
     full = embeddings.comparison_pools(X, 16, 20, streams=_streams(), draw=3, tag="t", n_gauss=25)
     assert list(full) == list(embeddings.COMPARED_CONDITIONS)
-    alone = embeddings.comparison_pools(X, 16, 20, streams=_streams(), draw=3, tag="t", conditions=("whitened",))
-    assert list(alone) == ["whitened"] and all(np.array_equal(a, b) for a, b in zip(alone["whitened"], full["whitened"]))
+    alone = embeddings.comparison_pools(X, 16, 20, streams=_streams(), draw=3, tag="t",
+                                        conditions=("project-then-whiten",))
+    assert list(alone) == ["project-then-whiten"]
+    assert all(np.array_equal(a, b) for a, b in zip(alone["project-then-whiten"], full["project-then-whiten"]))
     other = embeddings.comparison_pools(X, 16, 20, streams=_streams(), draw=4, tag="t", n_gauss=25)
     assert not np.array_equal(other["raw"][0], full["raw"][0])  # another draw, another pool
-    for c in ("centered", "whitened", "gaussian-unit"):
+    for c in ("centered", *embeddings.WHITENING_ORDERS, "gaussian-unit"):
         np.testing.assert_allclose(np.linalg.norm(np.hstack(full[c]), axis=0), 1.0, rtol=1e-12)
     assert full["raw"][0].shape == (16, 20) and full["gaussian"][0].shape == (16, 25)
     # the raw pool is a projection of distinct rows: 40 different columns, of the rows' norms
@@ -372,11 +288,66 @@ def test_comparison_pools_are_reproducible_per_condition_and_conditioned():
         embeddings.comparison_pools(X, 16, 20, streams=_streams(), conditions=("bogus",))
 
 
+def test_the_real_conditions_of_a_draw_are_the_same_rows_conditioned_differently():
+    X = embeddings.load_sample().matrix[:300]
+    pools = embeddings.comparison_pools(X, 16, 20, streams=_streams(2), draw=1, tag="t")
+    Q = embeddings._haar_basis(384, 16, _streams(2)("t:subspace:16:1"))
+    idx = _streams(2)("t:pairs:16:1").permutation(300)[:40]
+    P = X @ Q
+    np.testing.assert_array_equal(pools["raw"][0], P[idx[:20]].T)
+    np.testing.assert_array_equal(pools["centered"][1], embeddings.condition_embeddings(P, "centered")[idx[20:]].T)
+    np.testing.assert_array_equal(pools["project-then-whiten"][0],
+                                  embeddings.condition_embeddings(P, "whitened")[idx[:20]].T)
+    Wf = embeddings.condition_embeddings(X, "whitened") @ Q
+    np.testing.assert_allclose(pools["whiten-then-project"][0],
+                               (Wf / np.linalg.norm(Wf, axis=1)[:, None])[idx[:20]].T, rtol=1e-13)
+    # the two orders differ below the full width and coincide at it
+    assert not np.allclose(pools["whiten-then-project"][0], pools["project-then-whiten"][0])
+    Y = embeddings.load_sample().matrix[:400, :24]
+    same = embeddings.comparison_pools(Y, 24, 20, streams=_streams(), conditions=embeddings.WHITENING_ORDERS)
+    np.testing.assert_allclose(same["whiten-then-project"][0], same["project-then-whiten"][0], atol=1e-12)
+
+
+def test_shuffle_columns_keeps_each_column_and_breaks_the_rows():
+    X = embeddings.load_sample().matrix[:500]
+    Y = embeddings.shuffle_columns(X, rng=np.random.default_rng(0))
+    np.testing.assert_array_equal(np.sort(Y, axis=0), np.sort(X, axis=0))  # every column's values kept
+    gx = embeddings.embedding_geometry(X)["cosines_centered"]["rms_over_isotropic"]
+    gy = embeddings.embedding_geometry(Y)["cosines_centered"]["rms_over_isotropic"]
+    assert gy < 0.8 * gx  # the rows' shared directions are gone
+
+
+@pytest.mark.parametrize("real, base, decision", [
+    pytest.param([10, 12, 11, 9, 10], [20, 22, 21, 19, 20], "heavier", id="half-the-pairs"),
+    pytest.param([20, 22, 21, 19, 20], [10, 12, 11, 9, 10], "lighter", id="twice-the-pairs"),
+    pytest.param([100, 101, 99, 100, 100, 101], [100, 100, 100, 101, 99, 100], "equivalent", id="within-margin"),
+    pytest.param([10, 30, 12, 28], [20, 15, 25, 14], "undecided", id="too-noisy"),
+])
+def test_paired_decision_reads_the_log_ratios_of_paired_draws(real, base, decision):
+    r = embeddings.paired_decision(real, base, rate=1e-3)
+    assert r["decision"] == decision and r["draws"] == len(real)
+    g = np.log(real) - np.log(base)
+    assert r["mean_log_ratio"] == pytest.approx(g.mean())
+    assert r["t"] == pytest.approx(g.mean() / (g.std(ddof=1) / np.sqrt(len(g))))
+
+
+@pytest.mark.parametrize("args, kw, match", [
+    pytest.param(([1, 2], [1, 2, 3]), {"rate": 1e-3}, "n_real and n_base must be paired", id="unpaired"),
+    pytest.param(([1], [1]), {"rate": 1e-3}, "at least 2", id="one-draw"),
+    pytest.param(([1, 2], [1, 2]), {"rate": 1.5}, "rate must lie in", id="rate-above-one"),
+    pytest.param(([1, 2], [1, 2]), {"rate": 0.0}, "rate", id="rate-zero"),
+    pytest.param(([1, 2], [1, 2]), {"rate": 1e-3, "margin": -1.0}, "margin", id="negative-margin"),
+])
+def test_paired_decision_names_bad_input(args, kw, match):
+    with pytest.raises(ValueError, match=match):
+        embeddings.paired_decision(*args, **kw)
+
+
 def test_capacity_comparison_matches_critical_pairs_on_the_same_pools():
     X = embeddings.load_sample().matrix[:600]
     success = lambda V, U: bool(linmem.all_retrieved(linmem.cmm(V, U), V, U))  # noqa: E731
     out = embeddings.capacity_comparison(success, X, (8, 12), pool_ratio=1.0, draws=3, streams=_streams(1),
-                                         tag="cmm")
+                                         tag="cmm", rate=1e-3)
     pool = embeddings.comparison_pool_size(12, 1.0, rows=len(X))
     gpool = embeddings.comparison_pool_size(12, 1.0)
     n_star = {c: [embeddings.critical_pairs(success, *embeddings.comparison_pools(
@@ -385,19 +356,21 @@ def test_capacity_comparison_matches_critical_pairs_on_the_same_pools():
     top = {r["condition"]: r for r in out["rows"] if r["d"] == 12}
     assert len(out["rows"]) == 2 * len(embeddings.COMPARED_CONDITIONS) and out["d"] == 12
     for c, ns in n_star.items():
-        assert top[c]["n_star"] == float(np.median(ns)) and top[c]["pool"] == (pool if c in embeddings.CONDITIONS
-                                                                             else gpool)
-    for c in embeddings.CONDITIONS:  # without build: mean ln n* against the baseline's
-        want = np.mean(np.log(n_star[c])) - np.mean(np.log(n_star[embeddings.BASELINES[c]]))
-        assert out["figures"][c] == pytest.approx(want, abs=1e-12)
-        assert top[c]["baseline"] == embeddings.BASELINES[c] and top[c]["fraction_at_n"] is None
-    built = embeddings.capacity_comparison(success, X, (12,), pool_ratio=1.0, draws=3, streams=_streams(1), tag="cmm",
-                                           build=linmem.cmm)
-    rows = {r["condition"]: r for r in built["rows"]}
-    assert all(0 <= r["fraction_at_n"] <= 1 for r in rows.values()) and built["diagnosis"]
-    with pytest.raises(TypeError, match="success and build must be callable"):
+        assert top[c]["n_star_draws"] == ns and top[c]["n_star"] == float(np.median(ns))
+        assert top[c]["pool"] == (pool if c in embeddings.REAL_CONDITIONS else gpool)
+    for c in embeddings.REAL_CONDITIONS:
+        want = embeddings.paired_decision(n_star[c], n_star[embeddings.BASELINES[c]], rate=1e-3)
+        assert out["decisions"][12][c] == want["decision"] == top[c]["decision"]
+        assert out["figures"][c] == pytest.approx(want["mean_log_ratio"], abs=1e-12)
+        assert top[c]["baseline"] == embeddings.BASELINES[c]
+    only = embeddings.capacity_comparison(success, X, (12,), pool_ratio=1.0, draws=3, streams=_streams(1),
+                                          tag="cmm", rate=1e-3, conditions=("centered",))
+    assert {r["condition"] for r in only["rows"]} == {"centered", "gaussian-unit"}
+    with pytest.raises(TypeError, match="success must be callable"):
+        embeddings.capacity_comparison(5, X, (12,), pool_ratio=1.0, draws=3, streams=_streams(), tag="x", rate=1e-3)
+    with pytest.raises(ValueError, match="conditions must be a non-empty tuple"):
         embeddings.capacity_comparison(success, X, (12,), pool_ratio=1.0, draws=3, streams=_streams(), tag="x",
-                                       build=5)
+                                       rate=1e-3, conditions=("whitened",))
 
 
 def test_geometry_figures_read_the_record_and_refuse_another():
@@ -434,5 +407,18 @@ def test_learned_store_gaps_summarise_the_model_gap_of_each_draw():
         gaps.append(linmem.assess(linmem.cross_entropy_memory(V, U, ridge=1e-3).W, V, U).model_gap())
     assert s[12]["gap_mean"] == pytest.approx(np.mean([g["gap"] for g in gaps]), abs=1e-12)
     assert s[12]["draws"] == 2 and s[4]["mean_model"] == pytest.approx(0.0, abs=1e-9)  # n < d: h_j = 1
+    assert s[12]["gaps"] == pytest.approx([g["gap"] for g in gaps], abs=1e-12)
     with pytest.raises(TypeError, match="learn and assess must be callable"):
         embeddings.learned_store_gaps(X, d=8, ns=(4,), draws=1, ridge=1e-3, streams=_streams(), learn=5)
+
+
+def test_pools_from_the_rows_statistics_equal_pools_conditioned_whole():
+    X = embeddings.load_sample().matrix[:500]
+    st = embeddings.pool_statistics(X)
+    for d in (16, 384):
+        whole = embeddings.comparison_pools(X, d, 30, streams=_streams(4), draw=2, tag="s")
+        fast = embeddings.comparison_pools(X, d, 30, streams=_streams(4), draw=2, tag="s", statistics=st)
+        assert list(fast) == list(whole)
+        for c in whole:
+            for a, b in zip(fast[c], whole[c]):
+                np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-11)

@@ -5,7 +5,7 @@ figure whose sign or side of a threshold is the answer. Its verdict must not
 depend on the run seed, so it is read only where the profile resolves the
 figure *by design*: the claim states, per profile level, the figure's
 typical value and its standard deviation across run seeds (measured once
-and kept as data, e.g. :data:`linmem.embeddings.COMPARISON_DESIGN`), and the
+and kept as data), and the
 check decides from that table alone, before any draw, whether the figure is
 resolved (:func:`design_resolution`). The evidence is then ANSWERED when
 every figure of the question is resolved and INCONCLUSIVE (by design, with

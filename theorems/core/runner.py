@@ -352,23 +352,36 @@ def _run_checks(claim: Claim, impl: Impl, profile: Profile, seed: int,
                       cache=cache, executor=executor, hypothesis=hypothesis) for c in claim.checks]
 
 
+def _answers(evidence: list[Evidence]) -> dict:
+    """A question's answers: each check's ``data["answers"]`` where it has one."""
+    return {e.check: e.data["answers"] for e in evidence if isinstance(getattr(e, "data", None), dict)
+            and "answers" in e.data}
+
+
 def run_negative_control(claim: Claim, *, profile: Profile, seed: int = DEFAULT_SEED,
-                         executor: Any = None, hypothesis: Any = None) -> dict:
+                         evidence: list[Evidence] | None = None, executor: Any = None,
+                         hypothesis: Any = None) -> dict:
     """Run the claim's checks on its wrong variant. ``caught`` is True when
-    the claim then comes out FAILED (or NOT SUPPORTED for a sweep)."""
+    the claim then comes out FAILED (or NOT SUPPORTED for a sweep), or, for a
+    question, when its answers differ from those of the right variant (its
+    ``evidence`` at the same profile and seed, run here when not given):
+    a question's control must move the answer."""
     nc = claim.negative_control
     if nc is None:
         return {"description": None, "caught": None, "status": None, "checks": {}}
     impl = Impl.default().with_overrides(nc.overrides)
-    evidence = _run_checks(claim, impl, profile, seed, executor=executor,  # no cache under a wrong variant
-                           hypothesis=hypothesis)
-    status, _ = derive_status(claim, evidence, {})
-    return {
-        "description": nc.description,
-        "status": status.value,
-        "caught": status in (Status.FAILED, Status.NOT_SUPPORTED),
-        "checks": {e.check: e.status.value for e in evidence},
-    }
+    # no cache under a wrong variant (its context's cache is None)
+    wrong_evidence = _run_checks(claim, impl, profile, seed, executor=executor, hypothesis=hypothesis)
+    status, _ = derive_status(claim, wrong_evidence, {})
+    caught = status in (Status.FAILED, Status.NOT_SUPPORTED)
+    out = {"description": nc.description, "status": status.value, "caught": caught,
+           "checks": {e.check: e.status.value for e in wrong_evidence}}
+    if claim.kind is ClaimKind.QUESTION:
+        right = _answers(evidence if evidence is not None else _run_checks(
+            claim, Impl.default(), profile, seed, cache=resolve_run_cache(), executor=executor, hypothesis=hypothesis))
+        moved = bool(right) and _answers(wrong_evidence) != right
+        out.update(caught=caught or moved, answer_moved=moved)
+    return out
 
 
 def run_claim(claim: Claim, *, profile: Profile, seed: int = DEFAULT_SEED, impl: Impl | None = None,
@@ -381,7 +394,8 @@ def run_claim(claim: Claim, *, profile: Profile, seed: int = DEFAULT_SEED, impl:
     evidence = _run_checks(claim, impl or Impl.default(), profile, seed, claims_modules,
                            resolve_run_cache(cache), executor)
     status, _ = derive_status(claim, evidence, {})
-    nc = run_negative_control(claim, profile=profile, seed=seed, executor=executor) if controls else None
+    nc = (run_negative_control(claim, profile=profile, seed=seed, evidence=evidence, executor=executor)
+          if controls else None)
     return ClaimResult(claim, status, evidence, time.perf_counter() - start, [], nc)
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from theorems.core.model import Status
+from theorems.reporting.answers import answers_markdown
 from theorems.reporting.figures import closeness
 from theorems.reporting.domains import _fmt, domain_text, wider_than_searched
 from theorems.core.runner import RunResult
@@ -451,8 +452,10 @@ def render_markdown(report: dict, *, max_chars: int = MAX_MARKDOWN_CHARS) -> str
     ]
     environment = [x for x in environment if x != ""] + [""]
 
+    answers = answers_markdown(report)
+
     def assemble(cex_chars: int, with_table: bool, shown: int) -> str:
-        body = list(header)
+        body = list(header) + answers
         if problems:
             body += [f"## Needs a look: {len(problems)} claim(s)", ""]
             for c in problems[:shown]:
