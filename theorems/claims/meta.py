@@ -235,7 +235,7 @@ def _dyadic(seed, d, p, n, i, j):
     return recipe, K, U, 2.0**i, 2.0**j, Pm, R, Q
 
 
-DYADIC_LADDER = [(f"dyadic seed {s}, 2^{i}, 2^{j}", _dyadic(s, 3, 3, 5, i, j))
+DYADIC_LADDER = [(f"dyadic seed {s}, 2^{i}, 2^{j}", _dyadic(s, 3, 3, 3, i, j))
                  for s, i, j in ((1, -120, 120), (2, 5, -7), (3, 120, 0))]
 
 
@@ -315,7 +315,7 @@ CLAIMS = [
         checks={"exact dyadic": (EvidenceKind.SYMBOLIC, _exact_check(_top1_exact_residual, _dyadic_cases()),
                                  "integer pairs, factors 2^k, signed permutations: float64 exact, residual == 0"),
                 "ladder dyadic": (EvidenceKind.PRECISE, _ladder_check(_top1_exact_residual),
-                                  "three fixed dyadic cases (2^+-120), residual 0 at every rung"),
+                                  "three fixed dyadic cases (d = p = n = 3, separable, 2^+-120), residual 0 at every rung"),
                 "float equivariance": (EvidenceKind.PROPERTY, _top1_run,
                                        "float64: Gaussian keys/targets, factors 1e-150..1e150, rotations, permutations")},
         control=wrong("margin against the next pair only (order-dependent)", margins=_margin_next_competitor),
@@ -332,7 +332,7 @@ CLAIMS = [
                                  _exact_check(_lp_exact_residual, _dyadic_cases(max_d=3, max_n=4)),
                                  "integer pairs, factors 2^k: the normalised LP is the same, t* exactly a b t*"),
                 "ladder dyadic": (EvidenceKind.PRECISE, _ladder_check(_lp_exact_residual),
-                                  "three fixed dyadic cases (2^+-120), residual 0 at every rung"),
+                                  "three fixed dyadic cases (d = p = n = 3, separable, 2^+-120), residual 0 at every rung"),
                 "float scaling": (EvidenceKind.PROPERTY, _lp_run,
                                   "float64, dense LP, d <= 3, n <= 5, factors 1e-150..1e150, permutations")},
         control=wrong("margin of the normalised instance, not multiplied back", max_margin_memory=_margin_not_rescaled),
