@@ -15,8 +15,10 @@ the relation's figures are representable) in float64.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
+import mpmath
 import numpy as np
 from hypothesis import strategies as st
 
@@ -24,7 +26,11 @@ import linmem
 from linmem import ensembles
 from theorems.authoring import kit
 from theorems.authoring.strategies import Case, Inputs, keys, keys_and_values
-from theorems.authoring.templates import identity, wrong
+from theorems.authoring.templates import claim, identity, wrong
+from theorems.core.model import ClaimKind, EvidenceKind
+from theorems.core.tolerance import THRESHOLD, scaled_residual
+from theorems.evidence import precise, symbolic
+from theorems.evidence import property as prop
 
 __all__ = ["CLAIMS"]
 
@@ -160,7 +166,177 @@ def _k_scale(K, *rest):
     return kit.scale(K)
 
 
+#: Key and target factors of the float-only relations (retrieval and the LP):
+#: 10^a keys times 10^b targets, the product within 1e-300..1e300.
+FLOAT_ONLY_EXPONENTS = (-150, -9, 0, 9, 150)
+
+
+@st.composite
+def _retrieval_cases(draw, max_d: int = 6, max_n: int = 8):
+    """(recipe, K, U, a, b, Pi, R, Q): Gaussian keys (d x n) and targets
+    (p x n), factors a = 10^i, b = 10^j, a permutation, Haar-orthogonal R
+    (keys) and Q (targets)."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    d, p, n = draw(st.integers(2, max_d)), draw(st.integers(2, max_d)), draw(st.integers(2, max_n))
+    i, j = draw(st.sampled_from(FLOAT_ONLY_EXPONENTS)), draw(st.sampled_from(FLOAT_ONLY_EXPONENTS))
+    rng = np.random.default_rng(seed)
+    K, U = rng.standard_normal((d, n)), rng.standard_normal((p, n))
+    _, Pm, R = _float_transform(n, d, seed, 0)
+    Q = _float_transform(n, p, seed + 1, 0)[2]
+    recipe = {"seed": seed, "d": d, "p": p, "n": n, "keys factor": f"1e{i}", "targets factor": f"1e{j}"}
+    return recipe, K, U, 10.0**i, 10.0**j, Pm, R, Q
+
+
+def _top1_run(ctx):
+    impl = ctx.impl
+
+    def measure(case):
+        _, K, U, a, b, Pm, R, Q = case
+        K2, U2 = a * (R @ K) @ Pm, b * (Q @ U) @ Pm
+        W = impl.cmm(K, U)
+        W2 = impl.cmm(K2, U2)
+        size = float(np.max(np.abs(W))) * float(np.max(np.abs(K))) * float(np.max(np.abs(U))) * K.shape[0] ** 2
+        m = impl.margins(W, K, U)
+        Wt = W2 / (a * b)  # the memory of the scaled pairs, brought back to unit size: Q W R^T
+        m2 = impl.margins(Wt, K2, U2) / (a * b)
+        worst = max(float(np.max(np.abs(Wt - Q @ W @ R.T))) / (float(np.max(np.abs(W))) * K.shape[1]),
+                    float(np.max(np.abs(m2 - Pm.T @ m))) / size)
+        # the decision, where no margin is within rounding of 0
+        clear = np.abs(Pm.T @ m) > 1e-8 * size
+        hits = impl.top1_correct(Wt, K2, U2)
+        if np.any(hits[clear] != (Pm.T @ impl.top1_correct(W, K, U))[clear]):
+            return math.inf
+        return scaled_residual(worst, scale=1.0)
+
+    return prop.check(ctx, _retrieval_cases(), measure, describe=lambda c: c[0])
+
+
+#: Exact cases of the float-only relations: small integer keys and targets,
+#: factors 2^k and signed permutations for the bases, so that every float64
+#: operation of the relation is exact and its residual exactly 0.
+DYADIC_POWERS = (-120, -7, 0, 5, 120)
+
+
+@st.composite
+def _dyadic_cases(draw, max_d: int = 4, max_n: int = 6):
+    seed = draw(st.integers(0, 2**32 - 1))
+    d, p, n = draw(st.integers(2, max_d)), draw(st.integers(2, max_d)), draw(st.integers(2, max_n))
+    i, j = draw(st.sampled_from(DYADIC_POWERS)), draw(st.sampled_from(DYADIC_POWERS))
+    return _dyadic(seed, d, p, n, i, j)
+
+
+def _dyadic(seed, d, p, n, i, j):
+    rng = np.random.default_rng(seed)
+    K, U = rng.integers(-3, 4, (d, n)).astype(float), rng.integers(-3, 4, (p, n)).astype(float)
+    Pm = np.eye(n)[:, rng.permutation(n)]
+    R = np.eye(d)[:, rng.permutation(d)] * rng.choice([-1.0, 1.0], d)
+    Q = np.eye(p)[:, rng.permutation(p)] * rng.choice([-1.0, 1.0], p)
+    recipe = {"seed": seed, "d": d, "p": p, "n": n, "keys factor": f"2^{i}", "targets factor": f"2^{j}"}
+    return recipe, K, U, 2.0**i, 2.0**j, Pm, R, Q
+
+
+DYADIC_LADDER = [(f"dyadic seed {s}, 2^{i}, 2^{j}", _dyadic(s, 3, 3, 3, i, j))
+                 for s, i, j in ((1, -120, 120), (2, 5, -7), (3, 120, 0))]
+
+
+def _top1_exact_residual(impl, case, *, permute=True):
+    _, K, U, a, b, Pm, R, Q = case
+    K2, U2 = a * (R @ K) @ Pm, b * (Q @ U) @ Pm
+    W = impl.cmm(K, U)
+    Wt = impl.cmm(K2, U2) / (a * b)
+    m, m2 = impl.margins(W, K, U), impl.margins(Wt, K2, U2) / (a * b)
+    hits, hits2 = impl.top1_correct(W, K, U), impl.top1_correct(Wt, K2, U2)
+    return (sum(abs(Fraction(float(x))) for x in (Wt - Q @ W @ R.T).ravel())
+            + sum(abs(Fraction(float(x))) for x in (m2 - Pm.T @ m))
+            + int(np.sum(hits2 != Pm.T @ hits)))
+
+
+def _lp_exact_residual(impl, case):
+    # no permutation here: HiGHS may pivot differently on reordered rows; the
+    # powers of two alone leave the normalised LP bit for bit the same
+    _, K, U, a, b, _, _, _ = case
+    t, t2 = impl.max_margin_memory(K, U, method="dense").margin, impl.max_margin_memory(a * K, b * U, method="dense").margin
+    return abs(Fraction(t2) - Fraction(a) * Fraction(b) * Fraction(t))
+
+
+def _exact_check(residual, strategy):
+    return lambda ctx: symbolic.check_exact(ctx, strategy, lambda c: residual(ctx.impl, c), describe=lambda c: c[0])
+
+
+def _ladder_check(residual):
+    def run(ctx):
+        return precise.check(ctx, DYADIC_LADDER, lambda c: (mpmath.mpf(float(residual(ctx.impl, c))), 1), falls=False)
+    return run
+
+
+def _margin_next_competitor(W, keys, targets, **options):
+    """Wrong variant: the margin against the next pair (i + 1 mod n) only,
+    not the strongest competitor (order-dependent)."""
+    S = np.asarray(keys, float).T @ np.asarray(W, float).T @ np.asarray(targets, float)
+    n = S.shape[0]
+    return np.diagonal(S) - S[np.arange(n), (np.arange(n) + 1) % n]
+
+
+def _lp_run(ctx):
+    impl = ctx.impl
+
+    def measure(case):
+        _, K, U, a, b, Pm, _, _ = case
+        res = impl.max_margin_memory(K, U, method="dense")
+        res2 = impl.max_margin_memory(a * K @ Pm, b * U @ Pm, method="dense")
+        if (res.margin > 0) != (res2.margin > 0) and max(res.margin, res2.margin / (a * b)) > \
+                impl.max_margin_allowance(K, U):
+            return math.inf
+        return THRESHOLD * abs(res2.margin / (a * b) - res.margin) / impl.max_margin_allowance(K, U)
+
+    return prop.check(ctx, _retrieval_cases(max_d=3, max_n=5), measure, describe=lambda c: c[0])
+
+
+def _margin_not_rescaled(keys, targets, *, method="auto"):
+    """Wrong variant: the LP's margin on the normalised instance, not
+    multiplied back by the powers of two (scale-invariant, not a b t*)."""
+    from linmem import learn as _learn
+
+    V, U = _learn._pairs(keys, targets)
+    Vn, Un, _ = _learn._normalised(V, U)
+    return _learn._max_margin(Vn, Un, _learn._check_method(method))[0]
+
+
 CLAIMS = [
+    claim(
+        "meta.top1-equivariant", kind=ClaimKind.IDENTITY,
+        title="Top-1 margins scale with keys and targets and follow their bases and the order of the pairs",
+        statement=r"W_{CMM}(aRK\Pi, bQU\Pi) = ab\,Q W_{CMM}(K,U) R^{\top},\quad "
+                  r"m(QWR^{\top}, aRK\Pi, bQU\Pi) = ab\,\Pi^{\top} m(W, K, U),\ \text{same top-1 set}",
+        source="ours (issue 24: scale, basis and order of the pairs)",
+        assumptions=("a, b in 1e-150..1e150 (float64 only: linmem.retrieval has no exact path)",
+                     "R, Q Haar-orthogonal", "Pi a permutation",
+                     "the top-1 decision compared where |m| > 1e-8 x its scale"),
+        checks={"exact dyadic": (EvidenceKind.SYMBOLIC, _exact_check(_top1_exact_residual, _dyadic_cases()),
+                                 "integer pairs, factors 2^k, signed permutations: float64 exact, residual == 0"),
+                "ladder dyadic": (EvidenceKind.PRECISE, _ladder_check(_top1_exact_residual),
+                                  "three fixed dyadic cases (d = p = n = 3, separable, 2^+-120), residual 0 at every rung"),
+                "float equivariance": (EvidenceKind.PROPERTY, _top1_run,
+                                       "float64: Gaussian keys/targets, factors 1e-150..1e150, rotations, permutations")},
+        control=wrong("margin against the next pair only (order-dependent)", margins=_margin_next_competitor),
+    ),
+    claim(
+        "meta.max-margin-scaling", kind=ClaimKind.IDENTITY,
+        title="The max-margin LP's margin scales as a b t* and its decision is unchanged by scaling and order",
+        statement=r"t^*(aK\Pi, bU\Pi) = ab\,t^*(K, U),\quad t^* > 0 \text{ decided the same}",
+        source="ours (issue 24; the scaling law of linmem.max_margin_memory's docstring)",
+        assumptions=("a, b in 1e-150..1e150 (float64 only: HiGHS)", "Pi a permutation",
+                     "the box |W_ab| <= 1 is not rotation-invariant: no basis relation",
+                     "margins compared to max_margin_allowance(K, U)"),
+        checks={"exact dyadic": (EvidenceKind.SYMBOLIC,
+                                 _exact_check(_lp_exact_residual, _dyadic_cases(max_d=3, max_n=4)),
+                                 "integer pairs, factors 2^k: the normalised LP is the same, t* exactly a b t*"),
+                "ladder dyadic": (EvidenceKind.PRECISE, _ladder_check(_lp_exact_residual),
+                                  "three fixed dyadic cases (d = p = n = 3, separable, 2^+-120), residual 0 at every rung"),
+                "float scaling": (EvidenceKind.PROPERTY, _lp_run,
+                                  "float64, dense LP, d <= 3, n <= 5, factors 1e-150..1e150, permutations")},
+        control=wrong("margin of the normalised instance, not multiplied back", max_margin_memory=_margin_not_rescaled),
+    ),
     identity(
         "meta.stores-equivariant",
         title="The stores follow a scaling, a rotation of the keys and a permutation of the pairs",
