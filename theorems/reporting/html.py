@@ -578,7 +578,7 @@ details.source summary{color:var(--muted);font-size:12px;cursor:pointer}
 .problem{border-left:4px solid #cf222e;background:#fff8f7;padding:6px 12px;margin:8px 0}
 code.replay{background:var(--soft);padding:2px 6px;border-radius:4px;overflow-wrap:anywhere}
 .plots{display:flex;flex-wrap:wrap;gap:12px;margin:8px 0}
-.answer-table{border-collapse:collapse;margin:6px 0}.answer-table td,.answer-table th{border:1px solid var(--line);padding:2px 6px;text-align:left}
+.answer{max-width:100%;overflow-x:auto}.answer-table{border-collapse:collapse;margin:6px 0}.answer-table td,.answer-table th{border:1px solid var(--line);padding:2px 6px;text-align:left}
 figure.plot-figure{margin:0;border:1px solid var(--line);border-radius:6px;padding:4px;background:#fff;flex:0 1 540px}
 figure.plot-figure[data-plot=montecarlo]{flex-basis:860px}
 figure.plot-figure svg.plot{display:block;width:100%;height:auto}
