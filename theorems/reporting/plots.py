@@ -612,6 +612,10 @@ def spec_plot(spec: dict, *, salt: str, default_title: str = "plot") -> Plot:
                 raise ValueError(f"{name} must be linear, log or symlog, got {scale!r}")
         ax.set_xscale(xscale)
         ax.set_yscale(yscale)
+        xs = {v for s in series for v in _floats(s.get("x") or []) if math.isfinite(v)}
+        if len(xs) == 1:  # one abscissa: matplotlib would put its only tick on the frame's edge, half cut off
+            (x0,) = xs
+            ax.set_xlim(x0 * 0.8, x0 * 1.25) if x0 > 0 else ax.set_xlim(x0 - 1, x0 + 1)
         for s in series:
             x = np.array(_floats(s["x"]))
             y = np.array(_floats(s["y"]))
