@@ -247,17 +247,18 @@ def check_in_closed_interval(x: Any, name: str, lo: float, hi: float) -> Any:
     return x
 
 
-def check_positive_real(x: Any, name: str) -> float:
-    """A finite real number > 0 (not a bool) as a float; an integer beyond
-    float range is refused as not finite, never an OverflowError."""
+def check_positive_real(x: Any, name: str, *, above: float = 0.0) -> float:
+    """A finite real number > ``above`` (0 by default; not a bool) as a
+    float; an integer beyond float range is refused as not finite, never an
+    OverflowError."""
     if isinstance(x, bool) or not isinstance(x, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(x).__name__} {x!r}")
     try:
         x = float(x)
     except OverflowError:  # an integer beyond float range
         x = math.inf
-    if not (math.isfinite(x) and x > 0):
-        raise ValueError(f"{name} must be a finite number > 0, got {x}")
+    if not (math.isfinite(x) and x > above):
+        raise ValueError(f"{name} must be a finite number > {above:g}, got {x}")
     return x
 
 

@@ -36,7 +36,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import erfcx, ndtr, ndtri
 
-from linmem._validation import as_matrix, check_memory, check_positive_int, check_probability
+from linmem._validation import as_matrix, check_memory, check_positive_int, check_positive_real, check_probability
 from linmem.tolerances import SMOOTHING_ROOT_STEPS_PER_BIT, working_eps
 
 __all__ = [
@@ -109,18 +109,6 @@ def _probabilities(r: Any, name: str = "r") -> tuple[np.ndarray, bool]:
             f"{name} must lie strictly between 0 and 1, got {arr[bad].ravel()[0]}"
         )
     return arr, ndim == 0
-
-
-def _positive_real(x: Any, name: str, *, above: float = 0.0) -> float:
-    if isinstance(x, bool) or not isinstance(x, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {type(x).__name__} {x!r}")
-    try:
-        x = float(x)
-    except OverflowError:  # an integer beyond float range
-        x = math.inf
-    if not (math.isfinite(x) and x > above):
-        raise ValueError(f"{name} must be a finite number > {above:g}, got {x}")
-    return x
 
 
 def _dps(dps: Any) -> int:
@@ -265,8 +253,8 @@ def load_ratio(d: float, n: float) -> float:
     >>> round(load_ratio(100, 1000), 4)
     1.4476
     """
-    d = _positive_real(d, "d")
-    n = _positive_real(n, "n", above=1.0)
+    d = check_positive_real(d, "d")
+    n = check_positive_real(n, "n", above=1.0)
     return d * d / (n * math.log(n))
 
 
@@ -278,8 +266,8 @@ def critical_d(n: float, constant: float) -> float:
     >>> round(critical_d(1000, OPTIMAL_TOP1_CONSTANT), 3)
     117.539
     """
-    n = _positive_real(n, "n", above=1.0)
-    c = _positive_real(constant, "constant")
+    n = check_positive_real(n, "n", above=1.0)
+    c = check_positive_real(constant, "constant")
     return math.sqrt(c * n * math.log(n))
 
 
@@ -295,8 +283,8 @@ def critical_n(d: float, constant: float) -> float:
     >>> round(critical_n(critical_d(1000, 2), 2), 6)
     1000.0
     """
-    d = _positive_real(d, "d")
-    c = _positive_real(constant, "constant")
+    d = check_positive_real(d, "d")
+    c = check_positive_real(constant, "constant")
     y = d * d / c
     if not math.isfinite(y):
         raise ValueError(
@@ -671,6 +659,6 @@ def second_order_term(d: float, n: float) -> float:
     >>> round(second_order_term(d, n) / math.log(math.log(n)), 9)
     -3.0
     """
-    d = _positive_real(d, "d")
-    n = _positive_real(n, "n", above=1.0)
+    d = check_positive_real(d, "d")
+    n = check_positive_real(n, "n", above=1.0)
     return d * d / n - 2 * math.log(n)

@@ -746,10 +746,9 @@ def critical_size_draws(
 # --------------------------------------------------------------------------
 # real rows against Gaussian ones: the comparison's measurement procedures
 # --------------------------------------------------------------------------
-# (appended below the earlier sections: tools/equivalent_mutants.txt names lines above)
 
-from linmem._validation import check_nonnegative_scalar  # noqa: E402
-from linmem.capacity import _positive_real, critical_n, load_ratio  # noqa: E402
+from linmem._validation import check_nonnegative_scalar, check_positive_real  # noqa: E402
+from linmem.capacity import critical_n, load_ratio  # noqa: E402
 
 __all__ += [
     "BASELINES",
@@ -825,7 +824,7 @@ def comparison_pool_size(d: int, pool_ratio: float, *, rows: int | None = None) 
     (91, 60)
     """
     d = check_positive_int(d, "d")
-    n = math.ceil(critical_n(d, _positive_real(pool_ratio, "pool_ratio")))
+    n = math.ceil(critical_n(d, check_positive_real(pool_ratio, "pool_ratio")))
     return int(n if rows is None else min(check_positive_int(rows, "rows", minimum=2) // 2, n))
 
 
@@ -1002,13 +1001,13 @@ def paired_decision(n_real: Any, n_base: Any, *, rate: float, margin: float = EQ
     """
     from scipy.stats import t as student_t
 
-    floor = _positive_real(floor, "floor")
+    floor = check_positive_real(floor, "floor")
     real, base = (np.maximum(as_vector(v, name).astype(float), floor) for v, name in ((n_real, "n_real"),
                                                                                       (n_base, "n_base")))
     if real.shape != base.shape or real.size < 2:
         raise ValueError(f"n_real and n_base must be paired (the same number of draws, at least 2), got "
                          f"{real.size} and {base.size}")
-    rate = _positive_real(rate, "rate")
+    rate = check_positive_real(rate, "rate")
     if not rate < 1:
         raise ValueError(f"rate must lie in (0, 1), got {rate!r}")
     margin = check_nonnegative_scalar(margin, "margin")
