@@ -131,23 +131,7 @@ DOCUMENTED_STATE = {"theorems/core/runner.py:_WORKER_CLAIMS", "theorems/stabilit
 
 
 def test_no_module_state_in_theorems_but_the_documented_hand_offs():
-    changing = {"append", "extend", "insert", "update", "setdefault", "pop", "popitem", "clear", "add", "remove",
-                "discard"}
-    found = set()
-    for path in PACKAGE.rglob("*.py"):
-        tree = ast.parse(path.read_text())
-        rel = str(path.relative_to(ROOT))
-        held = {t.id for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
-                and isinstance(node.value, (ast.List, ast.Dict, ast.Set, ast.Call))
-                for t in (node.targets if isinstance(node, ast.Assign) else [node.target]) if isinstance(t, ast.Name)}
-        for node in ast.walk(tree):
-            if (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store)
-                    and isinstance(node.value, ast.Name) and node.value.id in held):
-                found.add(f"{rel}:{node.value.id}")
-            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                  and isinstance(node.func.value, ast.Name) and node.func.value.id in held
-                  and node.func.attr in changing and node.func.value.id != "__all__"):
-                found.add(f"{rel}:{node.func.value.id}")
-            elif isinstance(node, ast.Global):
-                found |= {f"{rel}:{n}" for n in node.names}
+    from module_state import changed_module_state
+
+    found = {f"{path.relative_to(ROOT)}:{name}" for path in PACKAGE.rglob("*.py") for name in changed_module_state(path)}
     assert found == DOCUMENTED_STATE

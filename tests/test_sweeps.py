@@ -447,31 +447,15 @@ def test_an_executor_is_an_argument_and_linmem_keeps_no_module_state():
         sweeps.measure_grid(_norm_measure, 3, [4], seeds=[0], base_seed=0, name="g", executor=4)
     for gone in ("use_executor", "set_default_cache", "_EXECUTOR", "_DEFAULT_CACHE"):
         assert not hasattr(sweeps, gone), gone
-    # no module state anywhere in linmem: no module-level list, dict or set that the module changes (its
-    # tables of constants are only read)
-    import ast
+    # no module state anywhere in linmem: no module-level container that the module changes (its tables of
+    # constants are only read), no global
     import pathlib
 
     import linmem
+    from module_state import changed_module_state
 
-    changing = {"append", "extend", "insert", "update", "setdefault", "pop", "popitem", "clear", "add", "remove",
-                "discard"}
-    mutable = []
-    for path in pathlib.Path(linmem.__file__).parent.glob("*.py"):
-        tree = ast.parse(path.read_text())
-        held = {t.id for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
-                and isinstance(node.value, (ast.List, ast.Dict, ast.Set))
-                for t in (node.targets if isinstance(node, ast.Assign) else [node.target]) if isinstance(t, ast.Name)}
-        for node in ast.walk(tree):
-            if (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store)
-                    and isinstance(node.value, ast.Name) and node.value.id in held):
-                mutable.append(f"{path.name}:{node.value.id}[...] =")
-            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                  and isinstance(node.func.value, ast.Name) and node.func.value.id in held
-                  and node.func.attr in changing and node.func.value.id != "__all__"):
-                mutable.append(f"{path.name}:{node.func.value.id}.{node.func.attr}()")
-            elif isinstance(node, ast.Global):
-                mutable.append(f"{path.name}:global {', '.join(node.names)}")
+    mutable = {f"{path.name}:{name}" for path in pathlib.Path(linmem.__file__).parent.glob("*.py")
+               for name in changed_module_state(path)}
     assert not mutable, mutable
 
 
