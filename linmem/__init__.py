@@ -72,6 +72,7 @@ from linmem.estimates import (
 )
 from linmem.learn import (
     cross_entropy_memory,
+    fit_gradient_allowance,
     gordan_certificate,
     max_margin_memory,
     sparse_repair_memory,
@@ -178,6 +179,7 @@ __all__ = [
     "exact_array",
     "expected_error",
     "expected_gaussian_maximum",
+    "fit_gradient_allowance",
     "fixed_store_noise_error",
     "gaussian_pairs",
     "gaussian_vectors",

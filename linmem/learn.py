@@ -75,6 +75,7 @@ __all__ = [
     "comparison_matrices",
     "cross_entropy_memory",
     "default_small_block_width",
+    "fit_gradient_allowance",
     "gordan_certificate",
     "max_margin_memory",
     "sparse_repair_memory",
@@ -969,7 +970,8 @@ def tam_feasible(keys: Any, targets: Any, *, k: int) -> TamFeasibility:
             W = factor * res.x[: U.shape[0] * V.shape[0]].reshape(U.shape[0], V.shape[0])
             # the scores of (2**-e W, V0, U0) are those of (W, V, U), exactly in binary
             m = float(np.min(tam_margins(W, V, U, k=k)))
-            return TamFeasibility(True, _tam_memory(W, e), m, int(res.status), str(res.message), reposed)
+            W = _memory_back(W, e, "TAM memory with margins >= 1")
+            return TamFeasibility(True, W, m, int(res.status), str(res.message), reposed)
         failures.append(f"status {res.status}: {res.message}")
     raise LinearProgramError(
         "the TAM feasibility LP returned neither an optimum nor infeasibility on the "
@@ -977,14 +979,14 @@ def tam_feasible(keys: Any, targets: Any, *, k: int) -> TamFeasibility:
     )
 
 
-def _tam_memory(W: np.ndarray, e: int) -> np.ndarray:
+def _memory_back(W: np.ndarray, e: int, what: str) -> np.ndarray:
     """``2**-e W``, the memory of the normalised instance mapped back to the
     original; ValueError when its entries leave float64's range."""
     with np.errstate(over="ignore", under="ignore"):
         out = np.ldexp(W, -e)
     if not np.all(np.isfinite(out)) or (np.any(W != 0) and not np.any(out != 0)):
         raise ValueError(
-            f"keys and targets: the TAM memory with margins >= 1 has entries {np.abs(W).max():.3g} x 2**{-e}, "
+            f"keys and targets: the {what} has entries {np.abs(W).max():.3g} x 2**{-e}, "
             "outside float64's range (about 4.9e-324 to 1.8e308); scale keys or targets so that "
             "max|keys| x max|targets| is nearer 1")
     return out
@@ -1072,6 +1074,65 @@ def _fit(fun_grad, W0: np.ndarray, maxiter: int) -> tuple[np.ndarray, Any]:
     return res.x.reshape(shape), res
 
 
+def fit_gradient_allowance(keys: Any, targets: Any) -> float:
+    """The largest gradient entry a converged fit may leave, at the scale of ``keys`` and ``targets``.
+
+    :func:`cross_entropy_memory` and :func:`tam_erm` stop when every entry
+    of the gradient is at most :data:`FIT_GRADIENT_TOL` on the instance
+    divided by powers of two to max-abs entries in ``(1/2, 1]``; a gradient
+    in ``W`` scales as keys times targets, so on the instance as given that
+    is ``FIT_GRADIENT_TOL * 2**(e_keys + e_targets)`` (between 1 and 4 times
+    ``FIT_GRADIENT_TOL max|keys| max|targets|``).
+
+    >>> import numpy as np
+    >>> fit_gradient_allowance(np.ones((2, 3)), 3 * np.ones((2, 3))) == 4 * FIT_GRADIENT_TOL
+    True
+    """
+    V, U = _pairs(keys, targets)
+    return math.ldexp(FIT_GRADIENT_TOL, _normalised(V, U)[2])
+
+
+def _fit_normalised(loss_grad, V: np.ndarray, U: np.ndarray, ridge: float, init: Any,
+                    maxiter: int) -> ConvexFitResult:
+    """Fit ``loss_grad(W, V, U, ridge)`` on the instance divided by powers of
+    two (:func:`_normalised`) and map the memory back.
+
+    The scores of ``(W, V, U)`` equal those of ``(2**e W, V', U')``, so the
+    normalised problem has ridge ``2**-2e ridge``, start ``2**e init`` and the
+    same objective values: the fit, its stopping rule and its loss are the
+    same at every scale of keys and targets (exactly, for powers of two).
+    ValueError when the rescaled ridge, start or memory leaves float64's range.
+    """
+    Vn, Un, e = _normalised(V, U)
+    W0 = _initial(init, (U.shape[0], V.shape[0]))
+    try:
+        ridge_n = math.ldexp(ridge, -2 * e)
+    except OverflowError:
+        ridge_n = math.inf
+    with np.errstate(over="ignore"):
+        W0n = np.ldexp(W0, e)
+    if ridge and not (np.finfo(float).tiny <= ridge_n < math.inf):
+        raise ValueError(
+            f"ridge: {ridge!r} for keys and targets of scale 2**{e} is a ridge of {ridge!r} x 2**{-2 * e} "
+            "on unit-scale data, outside float64's normal range; scale the ridge with max|keys| x max|targets| squared")
+    if not np.all(np.isfinite(W0n)):
+        raise ValueError(f"init: {np.abs(W0).max():.3g} x 2**{e} on unit-scale data is beyond float64's range")
+    W, res = _fit(lambda W: loss_grad(W, Vn, Un, ridge_n), W0n, maxiter)
+    loss, data, _ = loss_grad(W, Vn, Un, ridge_n)
+    norm = _rescaled_norm(float(np.linalg.norm(W)), -e)
+    return ConvexFitResult(_memory_back(W, e, "fitted memory"), loss, data, norm, int(res.nit),
+                           bool(res.success), str(res.message))
+
+
+def _rescaled_norm(x: float, e: int) -> float:
+    """``x * 2**e`` for a norm; ValueError beyond float64's range."""
+    try:
+        return math.ldexp(x, e)
+    except OverflowError:
+        raise ValueError(f"keys and targets: the fitted memory's norm {x:.3g} x 2**{e} is beyond float64's "
+                         "range; scale keys or targets so that max|keys| x max|targets| is nearer 1") from None
+
+
 def tam_erm(
     keys: Any,
     targets: Any,
@@ -1095,7 +1156,11 @@ def tam_erm(
     + 2 ridge W``, ``p_ij = sigmoid(beta (S_ij - t_i*)) / k``. With
     ``ridge = 0`` in the separable phase the loss has no minimiser and the
     fit stops at ``maxiter`` or the gradient tolerance. ``init`` (default
-    zero) is the starting memory.
+    zero) is the starting memory. The fit runs on keys and targets divided
+    by powers of two to max-abs entries in ``(1/2, 1]`` (the ridge and start
+    rescaled to match), so scaling keys by ``a`` and targets by ``b``, with
+    the same ``beta`` and ``ridge (a b)^2``, gives the memory ``W / (a b)``
+    (the same scores) and the same loss (bit for bit when ``a`` and ``b`` are powers of two).
 
     Source: 004 (TAM learning: logistic loss, ridge, exponentially smoothed TAM).
 
@@ -1113,11 +1178,8 @@ def tam_erm(
     ridge = _float_scalar(ridge, "ridge")
     maxiter = check_positive_int(maxiter, "maxiter")
     check_memory(n * n, 8, f"the {n} x {n} score matrix of the ERM (n = columns of keys)")
-    W0 = _initial(init, (U.shape[0], V.shape[0]))
-    W, res = _fit(lambda W: _tam_loss_grad(W, V, U, k, beta, ridge), W0, maxiter)
-    loss, data, _ = _tam_loss_grad(W, V, U, k, beta, ridge)
-    return ConvexFitResult(W, loss, data, float(np.linalg.norm(W)), int(res.nit),
-                           bool(res.success), str(res.message))
+    return _fit_normalised(lambda W, V, U, ridge: _tam_loss_grad(W, V, U, k, beta, ridge),
+                           V, U, ridge, init, maxiter)
 
 
 def _ce_loss_grad(
@@ -1145,7 +1207,10 @@ def cross_entropy_memory(
     Minimises ``(1/n) sum_i [logsumexp_j S_ij - S_ii] + ridge ||W||_F^2``
     with gradient ``(1/n) sum_ij (softmax(S_i)_j - delta_ij) u_j v_i^T
     + 2 ridge W``. Returns the memory, the loss and ``||W||_F`` (whose peak
-    over the load tracks the finite-size top-1 threshold).
+    over the load tracks the finite-size top-1 threshold). As for
+    :func:`tam_erm`, the fit runs on the instance normalised by powers of two:
+    keys times ``a`` and targets times ``b`` with ``ridge (a b)^2`` give
+    ``W / (a b)`` and the same loss at every scale.
 
     Source: 004 (finite-size cross-entropy proxy).
 
@@ -1161,11 +1226,7 @@ def cross_entropy_memory(
     ridge = _float_scalar(ridge, "ridge")
     maxiter = check_positive_int(maxiter, "maxiter")
     check_memory(n * n, 8, f"the {n} x {n} score matrix of the cross-entropy (n = columns of keys)")
-    W0 = _initial(init, (U.shape[0], V.shape[0]))
-    W, res = _fit(lambda W: _ce_loss_grad(W, V, U, ridge), W0, maxiter)
-    loss, data, _ = _ce_loss_grad(W, V, U, ridge)
-    return ConvexFitResult(W, loss, data, float(np.linalg.norm(W)), int(res.nit),
-                           bool(res.success), str(res.message))
+    return _fit_normalised(_ce_loss_grad, V, U, ridge, init, maxiter)
 
 
 # --------------------------------------------------------------------------
@@ -1248,6 +1309,11 @@ def sparse_repair_memory(
     average in every regime tested (d^2 / (n ln n) from 3 to 8, n = 300 and
     1000), and nearly all of them from ratio 4 up.
 
+    Keys times ``a`` and targets times ``b`` with ``gamma (a b)^2`` give the
+    memory ``a b W``, the same deficient set and weights and the margins
+    ``(a b)^2 m`` (built on the instance normalised by powers of two, so at
+    every scale where those are representable).
+
     Source: 004 (top-1 achievability via CMM plus sparse repair).
 
     >>> import numpy as np
@@ -1284,7 +1350,14 @@ def sparse_repair_memory(
         rng = check_generator(rng, "rng")
         small = np.sort(rng.choice(d, size=s, replace=False))
     large = np.setdiff1d(np.arange(d), small)
-
+    # built on the instance divided by powers of two (every score 2**-2e of
+    # its value, W 2**-e of it, the weights c_i unchanged), so that no
+    # product of four entries under- or overflows where the answer is held
+    V, U, e = _normalised(V, U)
+    try:
+        gamma = math.ldexp(gamma, -2 * e)
+    except OverflowError:
+        gamma = math.inf
     if layout == "split":
         W = np.zeros((d, d))
         W[np.ix_(large, large)] = (d / large.size) ** 2 * (U[large] @ V[large].T)
@@ -1299,4 +1372,6 @@ def sparse_repair_memory(
     ok = energy > 0
     weights[ok] = (gamma - m[deficient[ok]]) / energy[ok]
     W[np.ix_(small, small)] += (us * weights) @ vs.T
-    return SparseRepairResult(W, large, small, deficient, weights, m)
+    with np.errstate(over="ignore", under="ignore"):
+        m = np.ldexp(m, 2 * e)
+    return SparseRepairResult(_memory_back(W, -e, "repaired memory"), large, small, deficient, weights, m)

@@ -128,5 +128,7 @@ MARGIN_ROUNDING_ULPS = 32
 
 #: Gradient tolerance of the L-BFGS-B fits (scipy's ``gtol``; its
 #: relative-reduction rule is switched off): a fit reports ``converged`` only
-#: when every entry of the gradient is at most this in absolute value.
+#: when every entry of the gradient is at most this in absolute value, on the
+#: instance normalised by powers of two to max-abs entries in (1/2, 1] (on the
+#: instance as given: ``linmem.learn.fit_gradient_allowance``).
 FIT_GRADIENT_TOL = 1e-5

@@ -120,3 +120,62 @@ def test_power_of_two_scalings_give_the_same_lp_bit_for_bit(separable):
     tam, tam_scaled = learn.tam_feasible(V, U, k=2), learn.tam_feasible(V * 2.0**-700, U * 2.0**300, k=2)
     np.testing.assert_array_equal(tam_scaled.W, np.ldexp(tam.W, 400))
     assert tam_scaled.min_margin == tam.min_margin
+
+
+# -- the learners: fitted on the power-of-two normalised instance ------------
+
+#: Factor pairs (keys, targets) of the learner relations: the ridge scales as
+#: (a b)^2 and the sparse repair's gamma as (a b)^2, so a b stays within 1e+-120.
+LEARNER_FACTORS = ((1e-60, 1.0), (1.0, 1e60), (1e-9, 1e-9), (1e9, 1e-40), (1e-150, 1e150), (1e40, 1e20))
+#: Agreement of two fits of the same strictly convex problem at different
+#: scales: ||W - W*||_F <= ||grad||_F / (2 ridge), the fits stopping at a
+#: projected gradient of FIT_GRADIENT_TOL on the normalised instance.
+FIT_REL = 1e-3
+
+
+def _learners(V, U, a, b):
+    ab = a * b
+    return {
+        "cross_entropy_memory": (linmem.cross_entropy_memory(a * V, b * U, ridge=1e-2 * ab * ab).W * ab,
+                                 linmem.cross_entropy_memory(V, U, ridge=1e-2).W),
+        "tam_erm": (linmem.tam_erm(a * V, b * U, k=2, beta=5.0, ridge=1e-2 * ab * ab).W * ab,
+                    linmem.tam_erm(V, U, k=2, beta=5.0, ridge=1e-2).W),
+        "sparse_repair_memory": (linmem.sparse_repair_memory(a * V, b * U, gamma=0.1 * ab * ab,
+                                                             small_block_width=2).W / ab,
+                                 linmem.sparse_repair_memory(V, U, gamma=0.1, small_block_width=2).W),
+    }
+
+
+@pytest.fixture(scope="module")
+def learner_pairs():
+    return gaussian_pairs(5, 12, rng=np.random.default_rng(7))
+
+
+@pytest.mark.parametrize(("a", "b"), LEARNER_FACTORS)
+def test_learned_memories_scale_as_one_over_the_factors(learner_pairs, a, b):
+    for name, (got, want) in _learners(*learner_pairs, a, b).items():
+        tol = 1e-12 if name == "sparse_repair_memory" else FIT_REL
+        assert np.linalg.norm(got - want) <= tol * np.linalg.norm(want), (name, a, b)
+
+
+def test_learners_at_power_of_two_scales_are_bit_for_bit(learner_pairs):
+    V, U = learner_pairs
+    a, b = 2.0**-300, 2.0**100
+    for name, (got, want) in _learners(V, U, a, b).items():
+        np.testing.assert_array_equal(got, want, err_msg=name)
+    fit, base = linmem.cross_entropy_memory(a * V, b * U, ridge=1e-2 * (a * b) ** 2), linmem.cross_entropy_memory(V, U, ridge=1e-2)
+    assert (fit.loss, fit.data_loss, fit.n_iter) == (base.loss, base.data_loss, base.n_iter)
+    rep = linmem.sparse_repair_memory(a * V, b * U, gamma=0.1 * (a * b) ** 2, small_block_width=2)
+    ref = linmem.sparse_repair_memory(V, U, gamma=0.1, small_block_width=2)
+    np.testing.assert_array_equal(rep.deficient, ref.deficient)
+    np.testing.assert_array_equal(rep.weights, ref.weights)
+    np.testing.assert_array_equal(rep.cmm_margins, ref.cmm_margins * (a * b) ** 2)
+
+
+def test_a_ridge_beyond_float_range_at_the_inputs_scale_is_a_value_error(learner_pairs):
+    V, U = learner_pairs
+    # keys x 1e-200: unit-scale data would need a ridge of 1e-2 x 1e400
+    with pytest.raises(ValueError, match="ridge.*range"):
+        linmem.cross_entropy_memory(V * 1e-200, U, ridge=1e-2)
+    with pytest.raises(ValueError, match="ridge.*range"):
+        linmem.tam_erm(V * 1e200, U, k=2, beta=1.0, ridge=1e-300)

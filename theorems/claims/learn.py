@@ -162,7 +162,8 @@ def _dense_dropping_a_row(keys, targets, *, method="auto"):
 
 
 def _stationary_score(ctx, fit, objective, case) -> float:
-    """The larger of THRESHOLD x max |gradient| / FIT_GRADIENT_TOL and the scaled gap
+    """The larger of THRESHOLD x max |gradient| / its allowance (FIT_GRADIENT_TOL at the
+    inputs' scale, linmem.fit_gradient_allowance) and the scaled gap
     between the reported loss and the objective (both at PROPERTY_DPS digits)."""
     info, V, U = case
     res = fit(ctx.impl, V, U, info)
@@ -171,12 +172,12 @@ def _stationary_score(ctx, fit, objective, case) -> float:
         g = float(max(abs(x) for x in grad.ravel()))
         loss_err = scaled_residual(abs(val - mpmath.mpf(float(res.loss))),
                                    scale=V.shape[1] * (1 + abs(val)) * res.W.size)
-    return max(THRESHOLD * g / _learn.FIT_GRADIENT_TOL, loss_err)
+    return max(THRESHOLD * g / linmem.fit_gradient_allowance(V, U), loss_err)
 
 
 def _stationary_precise(ctx, which, fit, objective):
     """Newton on the gradient from the fitted W at each rung: the error is the gradient at the root;
-    a fit farther from it than sqrt(D) FIT_GRADIENT_TOL / (2 ridge) (strong convexity) scores inf."""
+    a fit farther from it than sqrt(D) x the gradient allowance / (2 ridge) (strong convexity) scores inf."""
     rng, info = ctx.rng(f"learn-{which}-precise"), {"ridge": FIT_RIDGES[-1], "k": 1, "beta": 4.0}
     pairs = [_dyadic(rng, d, n) for d, n in ((1, 3), (2, 3), (2, 4))]
     cases = [(f"d={V.shape[0]}, n={V.shape[1]}, ridge={info['ridge']}",
@@ -186,7 +187,7 @@ def _stationary_precise(ctx, which, fit, objective):
         V, U, W0 = case
         grad = lambda W: objective(ctx.impl, W, V, U, info)[1]  # noqa: E731
         root, dist = ctx.impl.stationary_point_mp(grad, W0)
-        if dist > math.sqrt(W0.size) * _learn.FIT_GRADIENT_TOL / (2 * info["ridge"]):
+        if dist > math.sqrt(W0.size) * linmem.fit_gradient_allowance(V, U) / (2 * info["ridge"]):
             return mpmath.inf, 1
         return mpmath.norm(mpmath.matrix(list(grad(root).ravel()))), V.shape[1] * W0.size
 
