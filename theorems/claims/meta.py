@@ -23,7 +23,8 @@ import numpy as np
 from hypothesis import strategies as st
 
 import linmem
-from linmem import ensembles
+from linmem import ensembles, optimality
+from linmem import learn as _learn
 from theorems.authoring import kit
 from theorems.authoring.strategies import Case, Inputs, keys, keys_and_values
 from theorems.authoring.templates import claim, identity, wrong
@@ -263,9 +264,9 @@ def _exact_check(residual, strategy):
     return lambda ctx: symbolic.check_exact(ctx, strategy, lambda c: residual(ctx.impl, c), describe=lambda c: c[0])
 
 
-def _ladder_check(residual):
+def _ladder_check(residual, cases=None):
     def run(ctx):
-        return precise.check(ctx, DYADIC_LADDER, lambda c: (mpmath.mpf(float(residual(ctx.impl, c))), 1), falls=False)
+        return precise.check(ctx, cases or DYADIC_LADDER, lambda c: (mpmath.mpf(float(residual(ctx.impl, c))), 1), falls=False)
     return run
 
 
@@ -295,12 +296,218 @@ def _lp_run(ctx):
 def _margin_not_rescaled(keys, targets, *, method="auto"):
     """Wrong variant: the LP's margin on the normalised instance, not
     multiplied back by the powers of two (scale-invariant, not a b t*)."""
-    from linmem import learn as _learn
-
     V, U = _learn._pairs(keys, targets)
     Vn, Un, _ = _learn._normalised(V, U)
     return _learn._max_margin(Vn, Un, _learn._check_method(method))[0]
 
+
+
+# --- meta.gordan-invariant and meta.tam-feasible-invariant ---------------------
+
+
+@st.composite
+def _certificate_cases(draw, max_d: int = 3, max_n: int = 5):
+    """``_retrieval_cases`` with both sides of the alternative: in half the
+    draws the last key repeats the first (its target differs), so no memory
+    retrieves both, and a TAM order ``k`` in ``1..n-1``."""
+    recipe, K, U, a, b, Pm, R, Q = draw(_retrieval_cases(max_d=max_d, max_n=max_n))
+    if draw(st.booleans()):
+        K = K.copy()
+        K[:, -1] = K[:, 0]
+        recipe = {**recipe, "repeated key": "last = first"}
+    k = draw(st.integers(1, K.shape[1] - 1))
+    return {**recipe, "k": k}, K, U, a, b, Pm, R, Q
+
+
+def _transformed_pairs(case, *, rotate=True):
+    _, K, U, a, b, Pm, R, Q = case
+    if not rotate:
+        return a * K @ Pm, b * U @ Pm
+    return a * (R @ K) @ Pm, b * (Q @ U) @ Pm
+
+
+def _gordan_run(ctx):
+    impl = ctx.impl
+
+    def measure(case):
+        _, K, U = case[:3]
+        cert, cert2 = impl.gordan_certificate(K, U), impl.gordan_certificate(*_transformed_pairs(case))
+        if cert.separable != cert2.separable or not cert2.verify():
+            return math.inf
+        return THRESHOLD * max(cert.scaled_ratio(), cert2.scaled_ratio())
+
+    return prop.check(ctx, _certificate_cases(), measure, describe=lambda c: c[0])
+
+
+def _exact_sum(X) -> Fraction:
+    return sum((abs(Fraction(float(x))) for x in np.ravel(X)), Fraction(0))
+
+
+def _gordan_exact_residual(impl, case):
+    # factors 2^k only: the normalised LP is bit for bit the instance at scale 1
+    _, K, U, a, b = case[:5]
+    cert, cert2 = impl.gordan_certificate(K, U, method="dense"), impl.gordan_certificate(a * K, b * U, method="dense")
+    if cert.separable != cert2.separable:
+        return Fraction(1)
+    return _exact_sum(cert2.W - cert.W) if cert.separable else _exact_sum(cert2.lam - cert.lam)
+
+
+def _gordan_absolute(keys, targets, *, method="auto"):
+    """Wrong variant: separable only when the max-margin LP on the instance
+    as given has a margin above an absolute 1e-9 (the margin scales as a b)."""
+    cert = linmem.gordan_certificate(keys, targets, method=method)
+    if cert.separable and linmem.max_margin_memory(keys, targets, method=method).margin <= 1e-9:
+        n = cert.keys.shape[1]
+        lam = (1 - np.eye(n)) / (n * (n - 1))
+        return _learn.GordanCertificate(W=None, lam=lam, keys=cert.keys, targets=cert.targets)
+    return cert
+
+
+def _tam_run(ctx):
+    impl = ctx.impl
+
+    def measure(case):
+        info, K, U = case[:3]
+        K2, U2 = _transformed_pairs(case)
+        res, res2 = impl.tam_feasible(K, U, k=info["k"]), impl.tam_feasible(K2, U2, k=info["k"])
+        if res.feasible != res2.feasible:
+            return math.inf
+        # a feasible answer's memory must give every query a positive TAM margin on its own instance
+        if res2.feasible and not np.min(impl.tam_margins(res2.W, K2, U2, k=info["k"])) > 0:
+            return math.inf
+        return 0.0
+
+    return prop.check(ctx, _certificate_cases(), measure, describe=lambda c: c[0])
+
+
+def _tam_exact_residual(impl, case):
+    _, K, U, a, b = case[:5]
+    k = max(1, K.shape[1] // 2)
+    res, res2 = impl.tam_feasible(K, U, k=k), impl.tam_feasible(a * K, b * U, k=k)
+    if res.feasible != res2.feasible:
+        return Fraction(1)
+    if not res.feasible:
+        return Fraction(0)
+    # W / (a b) exactly, and the same smallest margin
+    return (_exact_sum(res2.W * (a * b) - res.W)
+            + abs(Fraction(res2.min_margin) - Fraction(res.min_margin)))
+
+
+def _tam_unnormalised(keys, targets, *, k):
+    """Wrong variant: the TAM LP posed on the instance as given (HiGHS's
+    absolute tolerances then mean different things at different scales)."""
+    V, U = _learn._pairs(keys, targets)
+    res = _learn._tam_lp(V, U, k)
+    if res.status != 0:
+        return _learn.TamFeasibility(False, None, math.nan, int(res.status), str(res.message))
+    W = res.x[: U.shape[0] * V.shape[0]].reshape(U.shape[0], V.shape[0])
+    return _learn.TamFeasibility(True, W, float(np.min(linmem.tam_margins(W, V, U, k=k))), 0, str(res.message))
+
+
+# --- meta.learners-equivariant -------------------------------------------------
+
+#: The learners' ridge at scale 1 (strongly convex, so each fit has one
+#: minimiser), their TAM order and smoothing, and the repair's gamma.
+LEARNER_RIDGE, LEARNER_K, LEARNER_BETA, REPAIR_GAMMA = 1e-2, 1, 4.0, 0.1
+#: Key and target factors 10^e: the ridge scales as (a b)^2, so a b stays
+#: within 1e-120..1e120 and the ridge within float64's normal range.
+LEARNER_EXPONENTS = (-60, -9, 0, 9, 60)
+#: mpmath digits of the independent objective gradients.
+LEARNER_DPS = 20
+
+
+@st.composite
+def _learner_cases(draw, max_d: int = 3, max_n: int = 5):
+    """(recipe, K, U, a, b, Pi, R, Q): keys and targets of one dimension d
+    (the repair splits coordinates), columns ~ N(0, I / d), n in 3..max_n."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    d, n = draw(st.integers(2, max_d)), draw(st.integers(3, max_n))
+    i, j = draw(st.sampled_from(LEARNER_EXPONENTS)), draw(st.sampled_from(LEARNER_EXPONENTS))
+    rng = np.random.default_rng(seed)
+    K, U = rng.standard_normal((2, d, n)) / math.sqrt(d)
+    _, Pm, R = _float_transform(n, d, seed, 0)
+    Q = _float_transform(n, d, seed + 1, 0)[2]
+    return ({"seed": seed, "d": d, "n": n, "keys factor": f"1e{i}", "targets factor": f"1e{j}"},
+            K, U, 10.0**i, 10.0**j, Pm, R, Q)
+
+
+def _fits(impl, K, U, ridge):
+    return {"cross-entropy": (impl.cross_entropy_memory(K, U, ridge=ridge),
+                              lambda W: optimality.cross_entropy_objective_mp(W, K, U, ridge=LEARNER_RIDGE)[1]),
+            "TAM ERM": (impl.tam_erm(K, U, k=LEARNER_K, beta=LEARNER_BETA, ridge=ridge),
+                        lambda W: optimality.tam_objective_mp(W, K, U, k=LEARNER_K, beta=LEARNER_BETA,
+                                                              ridge=LEARNER_RIDGE)[1])}
+
+
+def _learners_run(ctx):
+    impl = ctx.impl
+
+    def measure(case):
+        _, K, U, a, b, Pm, R, Q = case
+        K2, U2 = _transformed_pairs(case)
+        ab = a * b
+        base, moved = _fits(impl, K, U, LEARNER_RIDGE), _fits(impl, K2, U2, LEARNER_RIDGE * ab * ab)
+        # a fit stops at FIT_GRADIENT_TOL on its own normalised instance: the mapped fit's gradient on the
+        # scale-1 objective may be sqrt(d^2) x fit_gradient_allowance(K2, U2) / (a b) (a rotation moves max-abs
+        # by at most the Frobenius factor); both fits minimise one 2-ridge-strongly-convex objective, so
+        # ||W - W'||_F <= (||g||_F + ||g'||_F) / (2 ridge)
+        allowance = K.shape[0] * max(linmem.fit_gradient_allowance(K, U), linmem.fit_gradient_allowance(K2, U2) / ab)
+        worst = 0.0
+        with mpmath.workdps(LEARNER_DPS):
+            for name, (fit, gradient) in base.items():
+                mapped = ab * (Q.T @ moved[name][0].W @ R)
+                g, g2 = gradient(fit.W), gradient(mapped)
+                gmax = max(float(max(abs(x) for x in G.ravel())) for G in (g, g2))
+                bound = float(mpmath.norm(mpmath.matrix(list(g.ravel()))) + mpmath.norm(mpmath.matrix(list(g2.ravel()))))
+                bound = bound / (2 * LEARNER_RIDGE) + 16 * K.shape[0] * _learn._EPS * float(np.linalg.norm(fit.W))
+                worst = max(worst, gmax / allowance, float(np.linalg.norm(mapped - fit.W)) / bound)
+        rep = impl.sparse_repair_memory(K, U, gamma=REPAIR_GAMMA, small_block_width=1)
+        rep2 = impl.sparse_repair_memory(a * K @ Pm, b * U @ Pm, gamma=REPAIR_GAMMA * ab * ab, small_block_width=1)
+        # pair j of the permuted instance is pair perm[j]: its indicator is Pi^T times the original's
+        if not np.array_equal(np.flatnonzero(Pm.T @ np.isin(np.arange(K.shape[1]), rep.deficient)), rep2.deficient):
+            return math.inf
+        size = (np.abs(U) @ np.abs(K).T).max() * (1 + float(np.max(np.abs(rep.weights), initial=0))) * K.shape[1]
+        repair = scaled_residual(float(np.max(np.abs(rep2.W / ab - rep.W))), scale=size)
+        return max(THRESHOLD * worst, repair)
+
+    return prop.check(ctx, _learner_cases(), measure, describe=lambda c: c[0])
+
+
+def _learners_exact_residual(impl, case):
+    # factors 2^k: every fit and the repair run on the instance at scale 1, bit for bit
+    _, K, U, a, b = case[:5]
+    ab = a * b
+    base, moved = _fits(impl, K, U, LEARNER_RIDGE), _fits(impl, a * K, b * U, LEARNER_RIDGE * ab * ab)
+    out = sum((_exact_sum(moved[n][0].W * ab - base[n][0].W) + abs(Fraction(moved[n][0].loss) - Fraction(base[n][0].loss))
+               for n in base), Fraction(0))
+    rep = impl.sparse_repair_memory(K, U, gamma=REPAIR_GAMMA, small_block_width=1)
+    rep2 = impl.sparse_repair_memory(a * K, b * U, gamma=REPAIR_GAMMA * ab * ab, small_block_width=1)
+    return out + _exact_sum(rep2.W / ab - rep.W) + int(not np.array_equal(rep.deficient, rep2.deficient))
+
+
+@st.composite
+def _dyadic_square_cases(draw, max_d: int = 3, max_n: int = 5):
+    """Dyadic cases with d = p (the repair) and n >= 3 (the TAM objective),
+    factors 2^k within +-60 (the ridge scales as (a b)^2)."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    d, n = draw(st.integers(2, max_d)), draw(st.integers(3, max_n))
+    i, j = draw(st.sampled_from((-60, -7, 0, 5, 60))), draw(st.sampled_from((-60, -7, 0, 5, 60)))
+    return _dyadic(seed, d, d, n, i, j)
+
+
+LEARNER_LADDER = [(f"dyadic seed {s}, 2^{i}, 2^{j}", _dyadic(s, 3, 3, 4, i, j))
+                  for s, i, j in ((4, -60, 60), (5, 5, -7), (6, 60, 0))]
+
+
+def _ce_unnormalised(keys, targets, *, ridge=_learn.DEFAULT_RIDGE, maxiter=_learn.DEFAULT_MAXITER, init=None):
+    """Wrong variant: the cross-entropy fit on the instance as given (its
+    gradient tolerance then absolute: at keys x 1e-9 the fit stops at W = 0)."""
+    V, U = _learn._pairs(keys, targets)
+    W, res = _learn._fit(lambda W: _learn._ce_loss_grad(W, V, U, ridge),
+                         _learn._initial(init, (U.shape[0], V.shape[0])), maxiter)
+    loss, data, _ = _learn._ce_loss_grad(W, V, U, ridge)
+    return _learn.ConvexFitResult(W, loss, data, float(np.linalg.norm(W)), int(res.nit), bool(res.success),
+                                  str(res.message))
 
 CLAIMS = [
     claim(
@@ -336,6 +543,59 @@ CLAIMS = [
                 "float scaling": (EvidenceKind.PROPERTY, _lp_run,
                                   "float64, dense LP, d <= 3, n <= 5, factors 1e-150..1e150, permutations")},
         control=wrong("margin of the normalised instance, not multiplied back", max_margin_memory=_margin_not_rescaled),
+    ),
+    claim(
+        "meta.gordan-invariant", kind=ClaimKind.IDENTITY,
+        title="Gordan's alternative is decided the same at every scale, basis and order of the pairs",
+        statement=r"\exists W\ \forall i \ne j:\ \langle W, A_{ij}(aRK\Pi, bQU\Pi)\rangle > 0 \iff "
+                  r"\exists W\ \forall i \ne j:\ \langle W, A_{ij}(K, U)\rangle > 0",
+        source="ours (issue 24; both sides of the alternative are invariant under positive scalings)",
+        assumptions=("a, b in 1e-150..1e150 (float64 only: HiGHS)", "R, Q Haar-orthogonal", "Pi a permutation",
+                     "half the instances repeat a key with another target (no memory separates them)"),
+        checks={"exact dyadic": (EvidenceKind.SYMBOLIC,
+                                 _exact_check(_gordan_exact_residual, _dyadic_cases(max_d=3, max_n=4)),
+                                 "integer pairs, factors 2^k: the same W or lambda, exactly"),
+                "ladder dyadic": (EvidenceKind.PRECISE, _ladder_check(_gordan_exact_residual),
+                                  "three fixed dyadic cases (d = p = n = 3, 2^+-120), residual 0 at every rung"),
+                "float invariance": (EvidenceKind.PROPERTY, _gordan_run,
+                                     "float64, d, p <= 3, n <= 5: the same side, and the moved certificate verifies")},
+        control=wrong("separable only above an absolute LP margin of 1e-9", gordan_certificate=_gordan_absolute),
+    ),
+    claim(
+        "meta.tam-feasible-invariant", kind=ClaimKind.IDENTITY,
+        title="TAM feasibility is decided the same at every scale, basis and order; its memory scales as 1 / (a b)",
+        statement=r"\mathrm{feasible}_k(aRK\Pi, bQU\Pi) = \mathrm{feasible}_k(K, U),\quad "
+                  r"W(aK, bU) = W(K, U) / (ab)\ \text{(powers of two)}",
+        source="ours (issue 24; TAM margins are positively homogeneous in the scores)",
+        assumptions=("a, b in 1e-150..1e150 (float64 only: HiGHS)", "R, Q Haar-orthogonal", "Pi a permutation",
+                     "k in 1..n-1", "half the instances repeat a key with another target"),
+        checks={"exact dyadic": (EvidenceKind.SYMBOLIC,
+                                 _exact_check(_tam_exact_residual, _dyadic_cases(max_d=3, max_n=4)),
+                                 "integer pairs, factors 2^k, k = n // 2: the same decision, W / (ab) and margin exactly"),
+                "ladder dyadic": (EvidenceKind.PRECISE, _ladder_check(_tam_exact_residual),
+                                  "three fixed dyadic cases (d = p = n = 3, 2^+-120), residual 0 at every rung"),
+                "float invariance": (EvidenceKind.PROPERTY, _tam_run,
+                                     "float64, d, p <= 3, n <= 5: the same decision, positive margins of the moved memory")},
+        control=wrong("the TAM LP posed on the instance as given", tam_feasible=_tam_unnormalised),
+    ),
+    claim(
+        "meta.learners-equivariant", kind=ClaimKind.IDENTITY,
+        title="The learned memories follow a scaling, a rotation and a permutation of the pairs",
+        statement=r"W_{CE,\lambda(ab)^2}(aRK\Pi, bQU\Pi) = Q\,W_{CE,\lambda}(K,U)R^{\top}/(ab),\ "
+                  r"\text{the same for TAM ERM};\quad W_{rep,\gamma(ab)^2}(aK\Pi, bU\Pi) = ab\,W_{rep,\gamma}(K,U)",
+        source="ours (issue 24: the learners' objectives are functions of the scores)",
+        assumptions=("a, b in 1e-60..1e60 (the ridge scales as (ab)^2)", "R, Q Haar-orthogonal (not for the repair, "
+                     "whose blocks are coordinates)", "Pi a permutation", "ridge 1e-2 (one minimiser)",
+                     "TAM k = 1, beta = 4; repair gamma = 0.1, small block of width 1"),
+        checks={"exact dyadic": (EvidenceKind.SYMBOLIC, _exact_check(_learners_exact_residual, _dyadic_square_cases()),
+                                 "integer pairs, factors 2^k: the same fits and repair, bit for bit"),
+                "ladder dyadic": (EvidenceKind.PRECISE, _ladder_check(_learners_exact_residual, LEARNER_LADDER),
+                                  "three fixed dyadic cases (d = 3, n = 4, 2^+-60), residual 0 at every rung"),
+                "float equivariance": (EvidenceKind.PROPERTY, _learners_run,
+                                       "float64, d <= 3, n <= 5: both fits converged by an independent mpmath "
+                                       "gradient and within the strong-convexity bound; the repair to rounding")},
+        control=wrong("the cross-entropy fit on the instance as given (absolute gradient tolerance)",
+                      cross_entropy_memory=_ce_unnormalised),
     ),
     identity(
         "meta.stores-equivariant",
