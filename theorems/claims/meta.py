@@ -112,7 +112,10 @@ def _projectors(impl, K, c, Pm, R):
     K2 = c * (R @ K) @ Pm
     P, Q = impl.projectors(K)
     P2, Q2 = impl.projectors(K2)
-    return [(P2, Pm.T @ P @ Pm), (Q2, R @ Q @ R.T), (impl.leverage_scores(K2), Pm.T @ impl.leverage_scores(K)),
+    h, h2 = impl.leverage_scores(K), impl.leverage_scores(K2)
+    # the per-key expected error 1 - h_j (and SNR h / (1 - h), a function of it) follow the leverage
+    return [(P2, Pm.T @ P @ Pm), (Q2, R @ Q @ R.T), (h2, Pm.T @ h),
+            (impl.expected_error(h2), Pm.T @ impl.expected_error(h)),
             (impl.mean_expected_error(K2), impl.mean_expected_error(K))]
 
 
@@ -613,7 +616,7 @@ CLAIMS = [
         "meta.projectors-invariant",
         title="Projectors, leverage and the mean expected error are scale-free and follow the basis and order",
         statement=r"P(cRK\Pi) = \Pi^{\top}P(K)\Pi,\quad Q(cRK\Pi) = RQ(K)R^{\top},\quad h(cRK\Pi) = \Pi^{\top}h(K),"
-                  r"\quad 1 - r/M\ \text{unchanged}",
+                  r"\quad 1 - h(cRK\Pi) = \Pi^{\top}(1 - h(K)),\quad 1 - r/M\ \text{unchanged}",
         source="ours (issue 24: scale, basis and order of the pairs)",
         assumptions=("c > 0 rational (exact) or 1e-300..1e300 (float)", "R orthogonal", "Pi a permutation"),
         inputs=transformed(keys(unit_ladder=False), WIDE_FLOAT_EXPONENTS), terms=_projectors, scale=_k_scale,
