@@ -163,7 +163,8 @@ def test_learners_at_power_of_two_scales_are_bit_for_bit(learner_pairs):
     a, b = 2.0**-300, 2.0**100
     for name, (got, want) in _learners(V, U, a, b).items():
         np.testing.assert_array_equal(got, want, err_msg=name)
-    fit, base = linmem.cross_entropy_memory(a * V, b * U, ridge=1e-2 * (a * b) ** 2), linmem.cross_entropy_memory(V, U, ridge=1e-2)
+    fit = linmem.cross_entropy_memory(a * V, b * U, ridge=1e-2 * (a * b) ** 2)
+    base = linmem.cross_entropy_memory(V, U, ridge=1e-2)
     assert (fit.loss, fit.data_loss, fit.n_iter) == (base.loss, base.data_loss, base.n_iter)
     rep = linmem.sparse_repair_memory(a * V, b * U, gamma=0.1 * (a * b) ** 2, small_block_width=2)
     ref = linmem.sparse_repair_memory(V, U, gamma=0.1, small_block_width=2)

@@ -269,7 +269,8 @@ def _exact_check(residual, strategy):
 
 def _ladder_check(residual, cases=None):
     def run(ctx):
-        return precise.check(ctx, cases or DYADIC_LADDER, lambda c: (mpmath.mpf(float(residual(ctx.impl, c))), 1), falls=False)
+        return precise.check(ctx, cases or DYADIC_LADDER, lambda c: (mpmath.mpf(float(residual(ctx.impl, c))), 1),
+                             falls=False)
     return run
 
 
@@ -461,7 +462,7 @@ def _learners_run(ctx):
                 mapped = ab * (Q.T @ moved[name][0].W @ R)
                 g, g2 = gradient(fit.W), gradient(mapped)
                 gmax = max(float(max(abs(x) for x in G.ravel())) for G in (g, g2))
-                bound = float(mpmath.norm(mpmath.matrix(list(g.ravel()))) + mpmath.norm(mpmath.matrix(list(g2.ravel()))))
+                bound = float(sum(mpmath.norm(mpmath.matrix(list(G.ravel()))) for G in (g, g2)))
                 bound = bound / (2 * LEARNER_RIDGE) + 16 * K.shape[0] * _learn._EPS * float(np.linalg.norm(fit.W))
                 worst = max(worst, gmax / allowance, float(np.linalg.norm(mapped - fit.W)) / bound)
         rep = impl.sparse_repair_memory(K, U, gamma=REPAIR_GAMMA, small_block_width=1)
@@ -481,8 +482,8 @@ def _learners_exact_residual(impl, case):
     _, K, U, a, b = case[:5]
     ab = a * b
     base, moved = _fits(impl, K, U, LEARNER_RIDGE), _fits(impl, a * K, b * U, LEARNER_RIDGE * ab * ab)
-    out = sum((_exact_sum(moved[n][0].W * ab - base[n][0].W) + abs(Fraction(moved[n][0].loss) - Fraction(base[n][0].loss))
-               for n in base), Fraction(0))
+    out = sum((_exact_sum(moved[n][0].W * ab - base[n][0].W)
+               + abs(Fraction(moved[n][0].loss) - Fraction(base[n][0].loss)) for n in base), Fraction(0))
     rep = impl.sparse_repair_memory(K, U, gamma=REPAIR_GAMMA, small_block_width=1)
     rep2 = impl.sparse_repair_memory(a * K, b * U, gamma=REPAIR_GAMMA * ab * ab, small_block_width=1)
     return out + _exact_sum(rep2.W / ab - rep.W) + int(not np.array_equal(rep.deficient, rep2.deficient))
@@ -574,11 +575,13 @@ CLAIMS = [
                      "k in 1..n-1", "half the instances repeat a key with another target"),
         checks={"exact dyadic": (EvidenceKind.SYMBOLIC,
                                  _exact_check(_tam_exact_residual, _dyadic_cases(max_d=3, max_n=4)),
-                                 "integer pairs, factors 2^k, k = n // 2: the same decision, W / (ab) and margin exactly"),
+                                 "integer pairs, factors 2^k, k = n // 2: the same decision, W / (ab) and margin "
+                                 "exactly"),
                 "ladder dyadic": (EvidenceKind.PRECISE, _ladder_check(_tam_exact_residual),
                                   "three fixed dyadic cases (d = p = n = 3, 2^+-120), residual 0 at every rung"),
                 "float invariance": (EvidenceKind.PROPERTY, _tam_run,
-                                     "float64, d, p <= 3, n <= 5: the same decision, positive margins of the moved memory")},
+                                     "float64, d, p <= 3, n <= 5: the same decision, positive margins of the moved "
+                                     "memory")},
         control=wrong("the TAM LP posed on the instance as given", tam_feasible=_tam_unnormalised),
     ),
     claim(

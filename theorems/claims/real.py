@@ -421,8 +421,8 @@ def _capacity_claim(cid: str, memory: str, title: str, control) -> Claim:
         assumptions=("keys and targets: distinct token rows paired at random, the same row indices in every "
                      "condition of a draw; conditions raw, centred + unit norm, project-then-whiten (whitened "
                      "with the projected rows' covariance) and whiten-then-project (whitened at full width with "
-                     "all rows' covariance, then projected), + unit norm; baselines N(0, I/d) (for raw) and "
-                     "unit-norm Gaussian at the same d",
+                     "all rows' covariance, then projected; the two coincide at d = the rows' full width, "
+                     "384 for MiniLM), + unit norm; baselines N(0, I/d) (for raw) and unit-norm Gaussian at the same d",
                      "lower d by Haar-random subspace projection; n* by galloping search and bisection on nested "
                      "pools (a transition point for CMM and LS, which are not monotone along a pool)",
                      DECISION_RULE),
