@@ -543,6 +543,22 @@ def _set_guessed_basis(h: Any, guess: np.ndarray, k: int) -> None:
     h.setBasis(basis)
 
 
+def _silent_highs() -> Any:
+    """A HiGHS instance that prints nothing.
+
+    highspy 1.16's ``Highs()`` prints its banner while enabling callbacks in
+    its constructor, before ``output_flag`` can be set (it interrupted
+    ``theorems verify``'s progress lines); the core class it extends has every
+    method used here and no callbacks to enable.
+    """
+    import highspy
+
+    core = getattr(getattr(highspy, "_core", None), "_Highs", None)
+    h = core() if core is not None else highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    return h
+
+
 def _cutting_plane_max_margin(
     V: np.ndarray, U: np.ndarray, stop_after: int | None = None, start: str = "auto"
 ) -> tuple[MaxMarginResult, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -572,8 +588,7 @@ def _cutting_plane_max_margin(
     if images:
         check_memory(n * d_u * (d_v + 2), 8,
                      f"the {n * d_u} image rows q_i = W v_i of the cutting-plane LP for the {n} keys and targets")
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = _silent_highs()
     for name, value in _HIGHS_OPTIONS.items():
         h.setOptionValue(name, value)
     # each re-solve starts from the last optimal basis (dual simplex on the
