@@ -9,12 +9,15 @@ set by construction, so that every test runs in well under a second.
 - ``fake.array-cex``: FAILED with a counterexample holding numpy arrays;
 - ``fake.sleep``: sleeps (for the Ctrl-C tests; never selected otherwise);
 - ``fake.weak-control``: VERIFIED at every seed, but its negative control is
-  caught (FAILED) only at even run seeds (for ``stability --controls``).
+  caught (FAILED) only at even run seeds (for ``stability --controls``);
+- ``fake.turncoat``: a question ANSWERED at every seed, "heavier" at odd run
+  seeds and "lighter" at even ones (for ``stability``'s answer comparison).
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -68,8 +71,15 @@ def _weak_control(ctx):
     return _evidence(ctx, EvidenceStatus.PASSED, 0.0, 1.0, "figure 0 <= 1")
 
 
-def _claim(cid: str, run, title: str, control: NegativeControl | None = None) -> Claim:
-    return Claim(id=cid, title=title, statement=r"x = x", kind=ClaimKind.APPROXIMATION, source="test fixture",
+def _turncoat(ctx):
+    answer = "heavier" if ctx.run_seed % 2 else "lighter"
+    ev = _evidence(ctx, EvidenceStatus.ANSWERED, 1.0, 1.0, f"answer: {answer}")
+    return replace(ev, data={"answers": {"raw": answer}})
+
+
+def _claim(cid: str, run, title: str, control: NegativeControl | None = None,
+           kind: ClaimKind = ClaimKind.APPROXIMATION) -> Claim:
+    return Claim(id=cid, title=title, statement=r"x = x", kind=kind, source="test fixture",
                  checks=(Check("sim", EvidenceKind.SIMULATION, run, "a check with a verdict set by construction"),),
                  negative_control=control or NegativeControl("none needed here", {}))
 
@@ -82,4 +92,6 @@ CLAIMS = [
     _claim("fake.sleep", _sleep, "sleeps"),
     _claim("fake.weak-control", _weak_control, "its control is caught at even seeds only",
            NegativeControl("the identity for the projectors", {"projectors": lambda K: (K, K)})),
+    _claim("fake.turncoat", _turncoat, "a question answered differently at odd and even seeds",
+           kind=ClaimKind.QUESTION),
 ]

@@ -94,3 +94,24 @@ def test_the_stability_helpers_refuse_bad_input():
     with pytest.raises(ValueError, match="jobs must be an integer >= 1"):
         run_stability(_claims("fake.stable"), profile=get_profile("quick"), seeds=[1], jobs=0)
     assert spread([None, float("nan")]) is None and spread([2.0, float("inf"), 1.0]) == (1.0, 1.5, 2.0)
+
+
+def test_a_question_whose_answer_turns_with_the_seed_is_unstable(tmp_path, capsys):
+    code = main(["stability", "--profile", "quick", "--claims", str(FAKE), "--only", "fake.turncoat",
+                 "--seeds", "3", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "fake.turncoat  ANSWERED 3; 2 different answers   UNSTABLE" in out
+    assert "  answer at seeds 1, 3: raw: heavier" in out and "  answer at seeds 2: raw: lighter" in out
+    assert "1 of 1 questions gave different answers across seeds: fake.turncoat" in out
+    table = json.loads((tmp_path / "stability.json").read_text())
+    entry = table["claims"][0]
+    assert entry["answers_changed"] is True and entry["answers"]["2"] == {"sim": {"raw": "lighter"}}
+    assert table["unstable"] == ["fake.turncoat"]
+
+
+def test_a_question_with_one_answer_at_every_seed_is_stable():
+    res = run_stability(_claims("fake.turncoat"), profile=get_profile("quick"), seeds=[1, 3, 5])
+    assert res.ok and res.claims[0].answer_groups == [({"sim": {"raw": "heavier"}}, [1, 3, 5])]
+    table = render_table(res)
+    assert "  answer at every seed: raw: heavier" in table and "every question gave one answer at every seed" in table

@@ -13,7 +13,9 @@ Per claim it reports the distribution of its status over the seeds, and per
 check the spread (minimum, median, maximum) of its figure against its
 threshold, with the seeds at which the check did not pass. A claim is
 *stable* when it has one status at every seed (INCONCLUSIVE counts as one
-status like any other).
+status like any other) and, for a question, one answer: the answers its
+checks record (``data["answers"]``, e.g. a decision per condition) are the
+same at every seed where it has them.
 
 >>> spread([3.0, None, 1.0, 2.0])
 (1.0, 2.0, 3.0)
@@ -21,6 +23,7 @@ status like any other).
 
 from __future__ import annotations
 
+import json
 import math
 import statistics
 import time
@@ -111,6 +114,8 @@ class ClaimStability:
     checks: list[CheckSpread] = field(default_factory=list)
     #: per seed, whether the negative control was caught (with --controls; None: no control)
     controls: dict[int, bool | None] = field(default_factory=dict)
+    #: per seed, a question's answers ({check: data["answers"]}); empty for other claims
+    answers: dict[int, dict] = field(default_factory=dict)
 
     @property
     def controls_missed(self) -> list[int]:
@@ -124,9 +129,21 @@ class ClaimStability:
         return {s: n for s, n in counts.items() if n}
 
     @property
+    def answer_groups(self) -> list[tuple[dict, list[int]]]:
+        """The distinct answers, each with the seeds that gave it (most seeds first)."""
+        groups: dict[str, tuple[dict, list[int]]] = {}
+        for seed, ans in sorted(self.answers.items()):
+            groups.setdefault(json.dumps(ans, sort_keys=True, default=str), (ans, []))[1].append(seed)
+        return sorted(groups.values(), key=lambda g: (-len(g[1]), g[1]))
+
+    @property
+    def answers_changed(self) -> bool:
+        return len(self.answer_groups) > 1
+
+    @property
     def stable(self) -> bool:
-        """One status at every seed, and (when controls ran) a control caught at every seed."""
-        return len(set(self.statuses.values())) <= 1 and not self.controls_missed
+        """One status at every seed, one answer (a question), and (when controls ran) a control caught at every seed."""
+        return len(set(self.statuses.values())) <= 1 and not self.controls_missed and not self.answers_changed
 
     def to_json(self) -> dict:
         return {
@@ -138,6 +155,8 @@ class ClaimStability:
             "checks": [c.to_json() for c in self.checks],
             **({"controls_caught": {str(s): c for s, c in sorted(self.controls.items())},
                 "controls_missed": self.controls_missed} if self.controls else {}),
+            **({"answers": {str(s): a for s, a in sorted(self.answers.items())},
+                "answers_changed": self.answers_changed} if self.answers else {}),
         }
 
 
@@ -188,10 +207,13 @@ def _figure(x) -> float | None:
 
 def _summarise(result) -> dict:
     """What one seed's run says, small enough to pass between processes."""
+    from theorems.core.runner import _answers
+
     return {
         r.claim.id: {
             "status": r.status.value,
             "control": None if r.negative_control is None else r.negative_control.get("caught"),
+            "answers": _answers(r.evidence),
             "checks": [(e.check, e.status.value, _figure(e.figure), _figure(e.threshold), e.comparison,
                         "" if e.status.value in _PASSING else " ".join(str(e.detail).split())[:_DETAIL_CHARS])
                        for e in r.evidence],
@@ -278,6 +300,8 @@ def run_stability(
             cs.statuses[seed] = entry["status"]
             if controls:
                 cs.controls[seed] = entry["control"]
+            if entry.get("answers"):
+                cs.answers[seed] = entry["answers"]
             for name, status, figure, threshold, comparison, detail in entry["checks"]:
                 sp = checks.setdefault(name, CheckSpread(name, comparison))
                 sp.statuses[seed] = status
@@ -316,6 +340,8 @@ def render_table(res: StabilityResult) -> str:
         text = ", ".join(parts)
         if c.controls_missed:
             text += f"; negative control not caught at seeds {_seed_list(c.controls_missed)}"
+        if c.answers_changed:
+            text += f"; {len(c.answer_groups)} different answers"
         if not c.stable:
             text += "   UNSTABLE"
         lines.append(f"{c.id:<{id_w}}  {text}")
@@ -328,7 +354,13 @@ def render_table(res: StabilityResult) -> str:
             bad = ch.not_passing
             where = "" if not bad else f"   {_seed_list(bad)} ({', '.join(sorted({ch.statuses[s] for s in bad}))})"
             lines.append(f"{'  [' + ch.check + ']':<{id_w}}  {figure:<30}  {threshold:<10}{where}".rstrip())
+        for ans, seeds in c.answer_groups:
+            where = "every seed" if len(c.answer_groups) == 1 else f"seeds {_seed_list(seeds)}"
+            text = "; ".join(f"{k}: {v}" for check in ans.values() for k, v in
+                             (check.items() if isinstance(check, dict) else [("answer", check)]))
+            lines.append(f"  answer at {where}: {text}")
     changed = [c for c in res.claims if len(set(c.statuses.values())) > 1]
+    turned = [c for c in res.claims if c.answers_changed]
     missed = [c for c in res.claims if c.controls_missed]
     lines.append("")
     if changed:
@@ -336,6 +368,11 @@ def render_table(res: StabilityResult) -> str:
                      f"{_seed_list(res.seeds)}: {', '.join(c.id for c in changed)}")
     else:
         lines.append(f"every one of the {len(res.claims)} claims kept one status across seeds {_seed_list(res.seeds)}")
+    if turned:
+        lines.append(f"{len(turned)} of {len(res.claims)} questions gave different answers across seeds: "
+                     f"{', '.join(c.id for c in turned)}")
+    elif any(c.answers for c in res.claims):
+        lines.append("every question gave one answer at every seed")
     if missed:
         lines.append(f"{len(missed)} of {len(res.claims)} claims had a negative control not caught at some seed: "
                      f"{', '.join(c.id for c in missed)}")
