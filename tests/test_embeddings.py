@@ -373,6 +373,28 @@ def test_capacity_comparison_matches_critical_pairs_on_the_same_pools():
                                        rate=1e-3, conditions=("whitened",))
 
 
+def test_capacity_comparison_extends_a_condition_near_the_margin_and_keeps_its_first_draws():
+    X = np.random.default_rng(3).standard_normal((400, 8))
+    # n* is 4 or 5 at random, for real and Gaussian pools alike: log ratios 0 or -+ln 1.25, an interval
+    # straddling the margin at 3 draws
+    success = lambda V, U: V.shape[1] <= 4 + int(abs(V[0, 0]) * 1e6) % 2  # noqa: E731
+    kw = dict(pool_ratio=1.0, draws=3, streams=_streams(2), tag="seq", rate=1e-3, conditions=("raw", "centered"))
+    plain = embeddings.capacity_comparison(success, X, (4,), **kw)
+    seq = embeddings.capacity_comparison(success, X, (4,), max_draws=12, **kw)
+    rows = {r["condition"]: r for r in seq["rows"]}
+    first = {r["condition"]: r for r in plain["rows"]}
+    for c in ("raw", "centered"):
+        assert embeddings._straddles(first[c])  # the case this test is about
+        assert rows[c]["draws"] == 12 and rows[c]["looks"] == 3  # 3 -> 6 -> 12
+        assert rows[c]["n_star_draws"][:3] == first[c]["n_star_draws"]  # the same streams as a first pass
+        want = embeddings.paired_decision(rows[c]["n_star_draws"],
+                                          rows[embeddings.BASELINES[c]]["n_star_draws"][:12], rate=1e-3)
+        assert rows[c]["decision"] == want["decision"]
+    assert "looks" not in first["raw"] and plain["decisions"] != {} and seq["draws"] == 3
+    with pytest.raises(ValueError, match="max_draws must be at least draws"):
+        embeddings.capacity_comparison(success, X, (4,), max_draws=2, **kw)
+
+
 def test_geometry_figures_read_the_record_and_refuse_another():
     g = embeddings.embedding_geometry(np.random.default_rng(2).standard_normal((50, 6)))
     f = embeddings.geometry_figures(g)

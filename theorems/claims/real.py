@@ -44,8 +44,10 @@ DECISION_RULE = (
     "per condition at the design's largest d: g_k = ln n*_real,k - ln n*_baseline,k over paired draws k (the "
     f"same row indices in every real condition), at wrong-verdict rate {RATE:g}: equivalent when the interval "
     f"mean +- c se (c the Student t_{{K-1}} critical value) lies within +-ln {np.exp(EQUIVALENCE_LOG_RATIO):.2f}; "
-    "otherwise a paired t test: heavier when t <= -c, lighter when t >= c, else undecided; ANSWERED when every "
-    "condition of the profile's design is decided, INCONCLUSIVE otherwise"
+    "otherwise a paired t test: heavier when t <= -c, lighter when t >= c, else undecided; where the design "
+    "sets max_draws, a condition whose interval straddles +-ln 1.25 has its draws doubled (up to max_draws) and "
+    "is decided again, each look at that rate; ANSWERED when every condition of the profile's design is decided, "
+    "INCONCLUSIVE otherwise"
 )
 
 #: The declared sizes of every profile (linmem.embeddings.COMPARISON_DESIGN).
@@ -121,6 +123,7 @@ def _measure(ctx, memory: str) -> dict:
     return embeddings.capacity_comparison(
         _success(ctx.impl, memory), _trained(), design["dims"], pool_ratio=POOL_RATIO[memory],
         draws=design["draws"], streams=ctx.rng, tag=memory, rate=RATE, conditions=design["conditions"],
+        max_draws=design.get("max_draws"),
         condition=ctx.impl.condition_embeddings)
 
 
@@ -136,6 +139,12 @@ def answer_table(memory: str, rows: list[dict]) -> list[dict]:
              "critical_ratio": r["ratio"], "ratio": r["ratio_over_baseline"], "t": r["t"],
              "critical": r["critical"], "draws": r["draws"], "decision": r["decision"]}
             for r in rows if "baseline" in r]
+
+
+def _extended(rows: list[dict], d: int) -> str:
+    """Which conditions the sequential design extended at ``d``, with their draws and looks."""
+    ext = [f"{r['condition']} {r['draws']} in {r['looks']} looks" for r in rows if r["d"] == d and "looks" in r]
+    return f" (extended near the equivalence margin: {', '.join(ext)})" if ext else ""
 
 
 def _capacity_question(memory: str):
@@ -156,8 +165,9 @@ def _capacity_question(memory: str):
                 "plot": _n_star_plot(memory, rows)}
         return question_evidence(
             ctx, len(decided) == len(answers), data, figure=float(len(decided)), threshold=float(len(answers)),
-            cases=len(rows) * measured["draws"],
-            detail=f"{MEMORY_NAMES[memory]}, d = {d_top}, {measured['draws']} paired draws, rows from {source}: "
+            cases=sum(r["draws"] for r in rows),
+            detail=f"{MEMORY_NAMES[memory]}, d = {d_top}, {measured['draws']} paired draws{_extended(rows, d_top)}, "
+                   f"rows from {source}: "
                    + "; ".join(parts))
 
     return run
