@@ -577,6 +577,7 @@ CASES = [
     ]],
     # -- learn ----------------------------------------------------------------
     *bad_pairs(learn.comparison_matrices),
+    *bad_pairs(learn.fit_gradient_allowance),
     (learn.comparison_matrices, (_big(1, TALL), _big(1, TALL)), {}, ValueError, "comparison matrices A_ij of the 100000 keys and targets would need 74.5 GiB"),
     *bad_pairs(linmem.max_margin_memory),
     (linmem.max_margin_memory, (_big(1, TALL), _big(1, TALL)), {"method": "dense"}, ValueError, "comparison matrices A_ij of the 100000 keys and targets would need 223.5 GiB"),

@@ -590,7 +590,7 @@ CLAIMS = [
         statement=r"W_{CE,\lambda(ab)^2}(aRK\Pi, bQU\Pi) = Q\,W_{CE,\lambda}(K,U)R^{\top}/(ab),\ "
                   r"\text{the same for TAM ERM};\quad W_{rep,\gamma(ab)^2}(aK\Pi, bU\Pi) = ab\,W_{rep,\gamma}(K,U)",
         source="ours (issue 24: the learners' objectives are functions of the scores)",
-        assumptions=("a, b in 1e-60..1e60 (the ridge scales as (ab)^2)", "R, Q Haar-orthogonal (not for the repair, "
+        assumptions=("a, b in 1e-60..1e60 (the ridge scales as a^2 b^2)", "R, Q Haar-orthogonal (not for the repair, "
                      "whose blocks are coordinates)", "Pi a permutation", "ridge 1e-2 (one minimiser)",
                      "TAM k = 1, beta = 4; repair gamma = 0.1, small block of width 1"),
         checks={"exact dyadic": (EvidenceKind.SYMBOLIC, _exact_check(_learners_exact_residual, _dyadic_square_cases()),
