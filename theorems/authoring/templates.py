@@ -52,6 +52,7 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis import reject, target
 
+from theorems import numbers
 from theorems.authoring import kit
 from theorems.evidence import expectation as expect
 from theorems.evidence import montecarlo, precise, simulation, symbolic
@@ -137,12 +138,21 @@ def _evaluate(terms: Terms, impl, args, screen: TermsScreen):
         return _Unformable(exc)
 
 
+def _in_system(terms: Terms, impl, args, screen: TermsScreen, system: str):
+    """The terms evaluated on ``args`` in ``system`` (:mod:`theorems.numbers`):
+    the arguments and the formulas' outputs are the system's arrays, the
+    terms' floats its decimals."""
+    items = _evaluate(terms, numbers.system_impl(impl, system), numbers.enter(args, system), screen)
+    return items if isinstance(items, _Unformable) else numbers.settle(items, system)
+
+
 def _exact(inputs: Inputs, terms: Terms) -> Callable[[Context], Any]:
     def run(ctx):
         screen = TermsScreen(ctx, number_system="exact rational")
+        numbers.refuse_foreign(terms, numbers.EXACT)
 
         def value(args):
-            items = _evaluate(terms, ctx.impl, args, screen)
+            items = _in_system(terms, ctx.impl, args, screen, numbers.EXACT)
             if isinstance(items, _Unformable):
                 return items.why
             if screen.mismatch(items):
@@ -158,10 +168,11 @@ def _ladder(inputs: Inputs, terms: Terms, scale, boundary, falls: bool) -> Calla
     def run(ctx):
         cases = _one_case(ctx, list(boundary) + list(inputs.precise(ctx)))
         screen = TermsScreen(ctx, number_system="mpmath")
+        numbers.refuse_foreign(terms, numbers.MPMATH)
 
         def measure(args):
-            args = kit.to_mp(args)
-            items = _evaluate(terms, ctx.impl, args, screen)
+            args = numbers.enter(kit.to_mp(args), numbers.MPMATH)
+            items = _in_system(terms, ctx.impl, args, screen, numbers.MPMATH)
             if isinstance(items, _Unformable):
                 return math.inf, 1
             if screen.mismatch(items):
@@ -170,12 +181,29 @@ def _ladder(inputs: Inputs, terms: Terms, scale, boundary, falls: bool) -> Calla
                 return residual(items), max((max(a, b) for _, a, b in term_sizes(items)), default=0)
             return residual(items), scale(*args)
 
-        return screen.settle(lambda: _case_replay(
+        ev = screen.settle(lambda: _case_replay(
             ctx, precise.check(ctx, cases, measure, falls=falls, relative=scale is None)))
+        return _with_enclosure(ev, ctx, terms, cases)
 
     run.case_kind = "ladder"
     run.case_labels = lambda ctx: [label for label, _ in list(boundary) + list(inputs.precise(ctx))]
     return run
+
+
+def _with_enclosure(ev, ctx: Context, terms: Terms, cases: list):
+    """A failed ladder check's counterexample with ``enclosure``: the terms
+    in ball arithmetic at the failing case's exact input
+    (:func:`theorems.numbers.interval.enclose`), a residual ball that
+    excludes zero making the counterexample a proof; or why none was formed."""
+    cex = ev.counterexample
+    if ev.status is not EvidenceStatus.FAILED or ctx.control or not isinstance(cex, dict):
+        return ev
+    args = next((case for label, case in cases if label == cex.get("case")), None)
+    if args is not None:
+        from theorems.numbers.interval import enclose
+
+        cex["enclosure"] = enclose(terms, ctx.impl, args)
+    return ev
 
 
 def _one_case(ctx: Context, cases: list) -> list:
@@ -380,13 +408,15 @@ def _measured_ratio(terms: Terms, ctx: Context, args, items):
     ``FLOAT_REFERENCE_DIGITS`` on the same float inputs are the reference,
     and each term's float residual is judged against the float64 error of
     its two sides, so conditioning comes from the computation itself.
-    Returns the worst ratio, or ``BEYOND_FLOAT64`` when no violation is
-    resolvable and some term keeps no significant digit in float64."""
+    Returns the worst ratio, ``BEYOND_FLOAT64`` when no violation is
+    resolvable and some term keeps no significant digit in float64, or
+    ``UNMEASURED`` when the reference cannot be formed (the case failed the
+    cheap test and nothing measured it: the check cannot pass on it)."""
     with mpmath.workdps(FLOAT_REFERENCE_DIGITS):
-        # a reference that cannot be formed proves nothing here (the ladder judges the terms in mpmath)
-        reference = _evaluate(terms, ctx.impl, kit.to_mp(args), TermsScreen(ctx, number_system="float64"))
+        reference = _in_system(terms, ctx.impl, kit.to_mp(args), TermsScreen(ctx, number_system="float64"),
+                               numbers.MPMATH)
         if isinstance(reference, _Unformable) or len(reference) != len(items):
-            return prop.BEYOND_FLOAT64
+            return prop.UNMEASURED
         errors = []
         for t, ref in zip(items, reference):
             (lhs, rhs), (lhs_r, rhs_r) = [(x.lhs, x.rhs) if isinstance(x, AtMost) else x for x in (t, ref)]

@@ -55,7 +55,9 @@ def exact_search(
     """Run ``residual`` (input -> exact number, zero when the claim holds) on
     Hypothesis-generated exact inputs; any nonzero residual fails, and the
     shrunk minimal input is recorded."""
-    box: dict[str, Any] = {"n": 0, "failing": None, "value": 0}
+    from theorems.numbers import NotExact
+
+    box: dict[str, Any] = {"n": 0, "failing": None, "value": 0, "not_exact": 0, "functions": []}
     domain = SearchedDomain()
 
     @hypothesis_settings(examples or ctx.profile.exact_cases, shrink=not ctx.control,
@@ -67,6 +69,11 @@ def exact_search(
         domain.see(example)
         try:
             value = refuse_nan(residual(example), ctx, "the exact residual")
+        except NotExact as exc:  # an irrational term: this case is the ladder's and float64's to judge
+            box["not_exact"] += 1
+            if exc.function not in box["functions"]:
+                box["functions"].append(exc.function)
+            return
         except IMPLEMENTATION_ERRORS as exc:
             value = formula_failure(exc, ctx)  # re-raises a crash of the check itself
         if value != 0:
@@ -79,6 +86,15 @@ def exact_search(
             ok = True
         except _Nonzero:
             ok = False
+    data: dict[str, Any] = {"domain": domain.to_json()}
+    if box["not_exact"]:
+        data["not_exact"] = {"functions": box["functions"], "cases": box["not_exact"], "of": box["n"]}
+        what = ", ".join(box["functions"])
+        detail = (f"not exact: {what} (irrational on {box['not_exact']} of {box['n']} cases; the exact check did "
+                  f"not apply to them, the ladder and float64 decide); " + detail
+                  if box["not_exact"] < box["n"] or not ok else
+                  f"not exact: {what}: the terms are irrational on every generated case, so the exact check did "
+                  f"not apply; the ladder and float64 decide")
     return make(
         ctx,
         kind,
@@ -86,10 +102,10 @@ def exact_search(
         seconds=t["seconds"],
         figure=_figure(box["value"]) if not ok else 0.0,
         threshold=0.0,
-        cases=box["n"],
+        cases=box["n"] - box["not_exact"],
         counterexample=None if ok else {"input": describe(box["failing"]), "residual": str(box["value"])},
         detail=detail,
-        data={"domain": domain.to_json()},
+        data=data,
     )
 
 
