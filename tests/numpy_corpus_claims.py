@@ -100,6 +100,7 @@ TRUE = [
     _true("square-root", "sqrt(sum K_ij^2) = ||K||_F", lambda impl, K: [(np.sqrt(np.sum(K * K)), np.linalg.norm(K))]),
     _true("cholesky", "L L^T = A for L = chol(A)",
           lambda impl, K: [(np.linalg.cholesky(_A(K)) @ np.linalg.cholesky(_A(K)).T, _A(K))]),
+    _true("qr", "Q R = K for (Q, R) = qr(K)", lambda impl, K: [(np.linalg.qr(K)[0] @ np.linalg.qr(K)[1], K)]),
     _true("svd", "U diag(s) V^T = K", lambda impl, K: [(np.linalg.svd(K, full_matrices=False)[0]
                                                          * np.linalg.svd(K, full_matrices=False)[1]
                                                          @ np.linalg.svd(K, full_matrices=False)[2], K)]),

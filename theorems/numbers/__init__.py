@@ -32,7 +32,7 @@ from theorems.numbers._base import (EXACT, MPMATH, ExactArray, ExactScalar, MpAr
 
 __all__ = ["EXACT", "FLOAT64", "MPMATH", "TABLE", "ExactArray", "ExactScalar", "MpArray", "MpScalar", "NotExact",
            "Unsupported", "decimal_value", "enter", "expm", "logm", "plain", "refuse_foreign", "settle", "sqrtm",
-           "system_impl", "table_rows"]
+           "system_impl", "table_markdown", "table_rows"]
 
 FLOAT64 = "float64"
 
@@ -216,19 +216,26 @@ def refuse_foreign(terms: Callable, system: str) -> None:
             pass
     for code in _codes(terms):
         names = code.co_names
-        for i, name in enumerate(names):
-            obj = scope.get(name)
-            candidates = [obj]
-            if isinstance(obj, types.ModuleType):
-                candidates = [getattr(obj, attr, None) for attr in names[i + 1:]]
-            for cand in candidates:
-                if callable(cand) and (getattr(cand, "__module__", "") or "").split(".")[0] == "scipy":
-                    public = _public_name(cand)
-                    public = next((k for k in ALTERNATIVES if k.endswith("." + cand.__name__)
-                                   and k.split(".")[0] == "scipy"), public)
-                    instead = ALTERNATIVES.get(public, "a function of the table in docs/writing-claims.md")
-                    raise Unsupported(f"{public} computes in float64 on any input, so it has no exact or mpmath "
-                                      f"version: use {instead}")
+        found = [scope.get(name) for name in names + code.co_freevars]
+        modules = [m for m in found if isinstance(m, types.ModuleType) and m.__name__.split(".")[0] == "scipy"]
+        candidates = [f for f in found if not isinstance(f, types.ModuleType)]
+        while modules:  # scipy.linalg.expm: the attributes the code names, module by module
+            module = modules.pop()
+            for attr in names:
+                value = getattr(module, attr, None) if not attr.startswith("_") else None
+                if isinstance(value, types.ModuleType):
+                    if value is not module and value.__name__.startswith(module.__name__ + "."):
+                        modules.append(value)
+                elif value is not None:
+                    candidates.append(value)
+        for cand in candidates:
+            if callable(cand) and (getattr(cand, "__module__", "") or "").split(".")[0] == "scipy":
+                public = _public_name(cand)
+                public = next((k for k in ALTERNATIVES if k.endswith("." + cand.__name__)
+                               and k.split(".")[0] == "scipy"), public)
+                instead = ALTERNATIVES.get(public, "a function of the table in docs/writing-claims.md")
+                raise Unsupported(f"{public} computes in float64 on any input, so it has no exact or mpmath "
+                                  f"version: use {instead}")
 
 
 # --- the table of supported functions ----------------------------------------------------------
@@ -258,25 +265,53 @@ GENERIC = ("abs", "absolute", "sign", "maximum", "minimum", "sum", "prod", "max"
            "eye", "zeros", "ones", "full", "identity")
 
 
-def table_rows() -> list[tuple[str, str, str, str]]:
-    """``(function, exact, mpmath, float64)`` for every supported function:
-    how it runs in each number system (:data:`TABLE`)."""
+_MP_HOW = {"inv": "mpmath.inverse", "det": "mpmath.det", "slogdet": "mpmath.det, log", "solve": "mpmath.lu_solve",
+           "pinv": "mpmath.svd_r, cut at sqrt(eps) s_max", "matrix_rank": "mpmath.svd_r, cut at sqrt(eps) s_max",
+           "lstsq": "pinv times b", "eigvalsh": "mpmath.eigsy", "eigh": "mpmath.eigsy", "svd": "mpmath.svd_r",
+           "svdvals": "mpmath.svd_r", "cholesky": "mpmath.cholesky", "qr": "mpmath.qr", "eig": "mpmath.eig",
+           "eigvals": "mpmath.eig", "norm": "mpmath (2, -2, 'nuc': mpmath.svd_r)", "cond": "mpmath.svd_r or norms",
+           "vector_norm": "as norm", "matrix_norm": "as norm", "matrix_power": "repeated products",
+           "multi_dot": "products"}
+
+
+def table_rows() -> list[tuple[str, str, str, str, str]]:
+    """``(function, exact, mpmath, float64, ball enclosure)`` for every
+    supported function: how it runs in each number system and whether a
+    failed check's enclosure (:mod:`theorems.numbers.interval`) covers it
+    (:data:`TABLE`)."""
+    from theorems.numbers.interval import ArbArray
+
+    def ball(fn=None, ufunc=None):
+        if fn is not None:
+            impl = ArbArray.functions.get(fn)
+            return "yes" if impl is not None and getattr(impl, "__name__", "") != "fn" else "no"
+        return "yes" if ufunc in ArbArray.ufuncs else "no"
+
     rows = []
     for fn in sorted(_exact.FUNCTIONS, key=lambda f: f.__name__):
         name = fn.__name__
         exact_how = ("not exact" if name in _NOT_EXACT else _WHERE_RATIONAL.get(name, "exact (FLINT fmpq_mat)"
                      if name in ("inv", "det", "solve", "matrix_rank", "pinv") else "exact"))
-        rows.append((f"np.linalg.{name}", exact_how, "mpmath" if fn in _mp.FUNCTIONS else "-", "numpy"))
+        rows.append((f"np.linalg.{name}", exact_how, _MP_HOW[name] if fn in _mp.FUNCTIONS else "-", "numpy",
+                     ball(fn=fn)))
     for name in sorted(_exact.UFUNCS):
-        rows.append((f"np.{name}", _ELEMENTWISE_EXACT[name], "mpmath" if name in _mp.UFUNCS else "-", "numpy"))
+        rows.append((f"np.{name}", _ELEMENTWISE_EXACT[name], f"mpmath.{name}" if name in _mp.UFUNCS else "-",
+                     "numpy", ball(ufunc=name)))
     for name in GENERIC:
-        how = ("float64 operand, read as decimals" if name in ("eye", "zeros", "ones", "full", "identity")
-               else "exact (numpy on Fractions)")
-        rows.append((f"np.{name}", how, how.replace("exact (numpy on Fractions)", "mpmath (numpy on mpf)")
-                     .replace("decimals", "decimals at the rung"), "numpy"))
+        literal = name in ("eye", "zeros", "ones", "full", "identity")
+        rows.append((f"np.{name}", "float64 operand, read as decimals" if literal else "exact (numpy on Fractions)",
+                     "float64 operand, decimals at the rung" if literal else "numpy on mpf", "numpy",
+                     "yes" if literal or name not in ("sign", "where", "cumsum") else "no"))
     for name in ("expm", "sqrtm", "logm"):
-        rows.append((f"kit.{name}", "not exact", f"mpmath.{name}", f"scipy.linalg.{name}"))
+        rows.append((f"kit.{name}", "not exact", f"mpmath.{name}", f"scipy.linalg.{name}", "no"))
     return rows
 
 
 TABLE = table_rows()
+
+
+def table_markdown() -> str:
+    """:data:`TABLE` as the markdown table docs/writing-claims.md prints (kept equal by a test)."""
+    lines = ["| function | exact rationals | mpmath (the ladder) | float64 | ball enclosure |", "|---|---|---|---|---|"]
+    lines += [f"| `{row[0]}` | " + " | ".join(row[1:]) + " |" for row in TABLE]
+    return "\n".join(lines)

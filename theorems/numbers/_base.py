@@ -268,8 +268,10 @@ class SystemArray(np.ndarray):
     def __array_function__(self, func, types, args, kwargs):
         cls = type(self)
         impl = cls.functions.get(func)
-        if impl is not None:
-            return self._result(impl(*_deep(self._inputs, args), **kwargs))
+        if impl is not None:  # float64 array operands enter the system; scalars (an ord, an rcond) stay
+            arrays = lambda xs: [cls.from_floats(x).view(np.ndarray) if isinstance(x, np.ndarray) and x.dtype.kind == "f"
+                                 else plain(x) for x in xs]
+            return self._result(impl(*_deep(arrays, args), **kwargs))
         out = func._implementation(*_deep(lambda xs: [cls.enter(x) if isinstance(x, np.ndarray) and x.dtype.kind == "f"
                                                        else x for x in xs], args), **kwargs)
         if isinstance(out, np.ndarray) and out.dtype.kind in "fc" and _holds_objects(args):
