@@ -63,3 +63,11 @@ def test_every_false_statement_fails_on_a_proof(corpus_run):
         enclosure = ladder["counterexample"]["enclosure"]
         assert enclosure["proved"] or enclosure["why"], claim["id"]
         assert enclosure["proved"], (claim["id"], enclosure)
+
+
+def test_the_reports_show_the_proof_and_why_the_exact_check_did_not_apply(corpus_run, tmp_path):
+    corpus_run.write(tmp_path)
+    markdown = (tmp_path / "report.md").read_text()
+    html = corpus_run.html()
+    assert "proved by ball arithmetic" in markdown and "proved by ball arithmetic" in html
+    assert "not exact: eigvalsh" in markdown and "not exact: eigvalsh" in html

@@ -57,7 +57,7 @@ from theorems.authoring import kit
 from theorems.evidence import expectation as expect
 from theorems.evidence import montecarlo, precise, simulation, symbolic
 from theorems.evidence import property as prop
-from theorems.evidence._common import IMPLEMENTATION_ERRORS, TermsScreen
+from theorems.evidence._common import IMPLEMENTATION_ERRORS, TermsError, TermsScreen
 from theorems.core.impl import raised_by_formula
 from theorems.core.model import Check, Claim, ClaimKind, Context, EvidenceKind, EvidenceStatus, NegativeControl
 from theorems.core.residuals import AtMost, at_most, diff_norm, exact_residual, exact_sq, residual, term_sizes
@@ -128,21 +128,45 @@ class _Unformable:
         self.why = f"the terms could not be formed from the formulas' outputs: {exc!r}"
 
 
-def _evaluate(terms: Terms, impl, args, screen: TermsScreen):
+def _evaluate(terms: Terms, impl, args, screen: TermsScreen, *, reference: bool = False):
+    """The claim's terms on ``args``, materialised once as a list. An
+    exception of the terms' own code (not of a formula under test) is an
+    ERROR naming it in the main run; under a negative control it is the wrong
+    variant's failing case, and for the float check's mpmath ``reference`` a
+    case it could not measure (:class:`_Unformable`)."""
     try:
-        return terms(impl, *args)
+        items = terms(impl, *args)
     except IMPLEMENTATION_ERRORS as exc:
         if raised_by_formula(exc) is not None:
             raise  # raised inside a formula: the checker records the failing case
         screen.unformable(exc)  # the user's bug on exact or mpmath input: ERROR
+        if not (reference or screen.ctx.control):
+            raise TermsError(f"the terms raised {type(exc).__name__}: {exc} (on {screen.number_system} input; "
+                             "an exception of the terms is a defect of the claim, not a counterexample)") from exc
         return _Unformable(exc)
+    return _materialised(items)
 
 
-def _in_system(terms: Terms, impl, args, screen: TermsScreen, system: str):
+def _materialised(items) -> list:
+    """The terms as one list, read once: a bound alone becomes a list of one,
+    a generator is consumed into a list; no terms at all is an ERROR."""
+    if isinstance(items, AtMost):
+        return [items]
+    if isinstance(items, (str, bytes, dict, np.ndarray)) or not hasattr(items, "__iter__"):
+        raise TermsError(f"the terms must be a list of (lhs, rhs) pairs or at_most(lhs, rhs) bounds, "
+                         f"got {type(items).__name__}")
+    items = list(items)
+    if not items:
+        raise TermsError("the terms are empty: nothing to compare")
+    return items
+
+
+def _in_system(terms: Terms, impl, args, screen: TermsScreen, system: str, *, reference: bool = False):
     """The terms evaluated on ``args`` in ``system`` (:mod:`theorems.numbers`):
     the arguments and the formulas' outputs are the system's arrays, the
     terms' floats its decimals."""
-    items = _evaluate(terms, numbers.system_impl(impl, system), numbers.enter(args, system), screen)
+    items = _evaluate(terms, numbers.system_impl(impl, system), numbers.enter(args, system), screen,
+                      reference=reference)
     return items if isinstance(items, _Unformable) else numbers.settle(items, system)
 
 
@@ -414,7 +438,7 @@ def _measured_ratio(terms: Terms, ctx: Context, args, items):
     cheap test and nothing measured it: the check cannot pass on it)."""
     with mpmath.workdps(FLOAT_REFERENCE_DIGITS):
         reference = _in_system(terms, ctx.impl, kit.to_mp(args), TermsScreen(ctx, number_system="float64"),
-                               numbers.MPMATH)
+                               numbers.MPMATH, reference=True)
         if isinstance(reference, _Unformable) or len(reference) != len(items):
             return prop.UNMEASURED
         errors = []

@@ -69,6 +69,7 @@ def exact_search(
         domain.see(example)
         try:
             value = refuse_nan(residual(example), ctx, "the exact residual")
+            zero = _is_zero(value)
         except NotExact as exc:  # an irrational term: this case is the ladder's and float64's to judge
             box["not_exact"] += 1
             if exc.function not in box["functions"]:
@@ -76,7 +77,8 @@ def exact_search(
             return
         except IMPLEMENTATION_ERRORS as exc:
             value = formula_failure(exc, ctx)  # re-raises a crash of the check itself
-        if value != 0:
+            zero = False
+        if not zero:
             box["failing"], box["value"] = example, value
             raise _Nonzero(str(value))
 
@@ -107,6 +109,29 @@ def exact_search(
         detail=detail,
         data=data,
     )
+
+
+def _is_zero(value) -> bool:
+    """Whether an exact residual is zero, decided exactly: a rational by
+    comparison; a sympy number (a nested radical from an irrational norm)
+    by its minimal polynomial, which is ``x`` exactly for zero; a sympy
+    number whose minimal polynomial cannot be formed by ``equals(0)``, and
+    :class:`~theorems.numbers.NotExact` when even that cannot decide (never a
+    counterexample that is not proved)."""
+    if not isinstance(value, sympy.Basic):
+        return value == 0
+    if value.is_zero is not None:
+        return bool(value.is_zero)
+    x = sympy.Symbol("x")
+    try:
+        return sympy.minimal_polynomial(value, x) == x
+    except (NotImplementedError, sympy.polys.polyerrors.PolynomialError, ValueError):
+        decided = value.equals(0)
+    if decided is None:
+        from theorems.numbers import NotExact
+
+        raise NotExact("an exact residual sympy cannot decide", str(value)[:80])
+    return bool(decided)
 
 
 def check_exact(ctx: Context, strategy: st.SearchStrategy, residual: Callable[[Any], Any], **kw) -> Evidence:
