@@ -37,6 +37,7 @@ __all__ = ["EXACT", "FLOAT64", "MPMATH", "TABLE", "ExactArray", "ExactScalar", "
 FLOAT64 = "float64"
 
 ExactArray.functions, ExactArray.ufuncs = _exact.FUNCTIONS, _exact.UFUNCS
+ExactArray.power = classmethod(lambda cls, a, b: _exact.rational_power(a, b))
 MpArray.functions, MpArray.ufuncs = _mp.FUNCTIONS, _mp.UFUNCS
 
 _CLASSES = {EXACT: ExactArray, MPMATH: MpArray}

@@ -334,11 +334,6 @@ class ExactArray(SystemArray):
             return ExactScalar(x)
         return x
 
-    @classmethod
-    def power(cls, a, b):
-        from theorems.numbers.exact import rational_power
-
-        return rational_power(a, b)
 
 
 class MpArray(SystemArray):

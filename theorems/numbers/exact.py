@@ -294,13 +294,13 @@ UFUNCS = {
 }
 
 la = np.linalg
+_norm = _norms.make_norm(exact_root, None)
 FUNCTIONS = {
+    la.vector_norm: _norms.make_vector_norm(_norm), la.matrix_norm: _norms.make_matrix_norm(_norm),
     la.inv: inv, la.det: det, la.slogdet: slogdet, la.solve: solve, la.pinv: pinv, la.lstsq: lstsq,
     la.matrix_rank: matrix_rank, la.matrix_power: matrix_power, la.multi_dot: multi_dot,
-    la.norm: _norms.make_norm(exact_root, None), la.cond: _norms.make_cond(exact_root, None, inv),
+    la.norm: _norm, la.cond: _norms.make_cond(exact_root, None, inv),
     la.eigvalsh: _not_exact("eigvalsh"), la.eigh: _not_exact("eigh"), la.eigvals: _not_exact("eigvals"),
     la.eig: _not_exact("eig"), la.svd: _not_exact("svd"), la.svdvals: _not_exact("svdvals"),
     la.cholesky: _not_exact("cholesky"), la.qr: _not_exact("qr"),
 }
-FUNCTIONS[la.vector_norm] = _norms.make_vector_norm(FUNCTIONS[la.norm])
-FUNCTIONS[la.matrix_norm] = _norms.make_matrix_norm(FUNCTIONS[la.norm])

@@ -146,13 +146,12 @@ class ArbArray(SystemArray):
 
 la = np.linalg
 ArbArray.functions = {
+    **{fn: _none(fn.__name__) for fn in (la.eigh, la.eig, la.eigvals, la.svd, la.cholesky, la.qr, la.pinv, la.lstsq,
+                                         la.matrix_rank, la.slogdet, la.cond)},
     la.inv: inv, la.det: det, la.solve: solve, la.matrix_power: matrix_power, la.eigvalsh: eigvalsh,
     la.svdvals: svdvals, la.norm: _norms.make_norm(_root, svdvals),
     la.multi_dot: lambda arrays, *, out=None: _multi(arrays),
 }
-for _fn in (la.eigh, la.eig, la.eigvals, la.svd, la.cholesky, la.qr, la.pinv, la.lstsq, la.matrix_rank, la.slogdet,
-            la.cond):
-    ArbArray.functions[_fn] = _none(_fn.__name__)
 ArbArray.ufuncs = {
     "sqrt": _elementwise(lambda x: x.sqrt()), "exp": _elementwise(lambda x: x.exp()),
     "log": _elementwise(lambda x: x.log()), "absolute": _elementwise(abs),

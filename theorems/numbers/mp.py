@@ -268,13 +268,13 @@ UFUNCS = {name: _elementwise(fn) for name, fn in {
 }.items()}
 
 la = np.linalg
+_norm = _norms.make_norm(lambda q, k, what: mpmath.root(q, k), svdvals)
 FUNCTIONS = {
+    la.vector_norm: _norms.make_vector_norm(_norm), la.matrix_norm: _norms.make_matrix_norm(_norm),
     la.inv: inv, la.det: det, la.slogdet: slogdet, la.solve: solve, la.pinv: pinv, la.lstsq: lstsq,
     la.matrix_rank: matrix_rank, la.matrix_power: matrix_power, la.multi_dot: multi_dot,
-    la.norm: _norms.make_norm(lambda q, k, what: mpmath.root(q, k), svdvals),
+    la.norm: _norm,
     la.cond: _norms.make_cond(lambda q, k, what: mpmath.root(q, k), svdvals, inv),
     la.eigvalsh: eigvalsh, la.eigh: eigh, la.eigvals: eigvals, la.eig: eig, la.svd: svd, la.svdvals: svdvals,
     la.cholesky: cholesky, la.qr: qr,
 }
-FUNCTIONS[la.vector_norm] = _norms.make_vector_norm(FUNCTIONS[la.norm])
-FUNCTIONS[la.matrix_norm] = _norms.make_matrix_norm(FUNCTIONS[la.norm])

@@ -493,7 +493,7 @@ def _counterexample_html(cex: Any) -> str:
         parts.append(f'<p>Fails at ladder case <code>{escape(str(cex["case"]))}</code>, {escape(str(cex["digits"]))} '
                      f'digits: {escape(str(cex.get("why", "")))}</p>')
     if isinstance(cex, dict) and isinstance(cex.get("enclosure"), dict):
-        from theorems.reporting.report import enclosure_sentence
+        from theorems.numbers.words import enclosure_sentence
 
         parts.append(f"<p>{escape(enclosure_sentence(cex['enclosure']))}</p>")
     apart = ("arrays", "rebuild", "replay_case") + (("case",) if isinstance(cex, dict) and "arrays" in cex else ())

@@ -367,15 +367,6 @@ MD_SNIPPET_CHARS = 8000
 _SHOWN_APART = ("arrays", "rebuild", "replay_case")
 
 
-def enclosure_sentence(enclosure: dict) -> str:
-    """A failed ladder check's ball enclosure in words (theorems.numbers.interval)."""
-    if enclosure.get("proved"):
-        return (f"proved by ball arithmetic ({enclosure.get('bits')} bits) at the case's exact input: term "
-                f"{enclosure.get('term')}, entry {enclosure.get('entry')}, {enclosure.get('what')}: "
-                f"{enclosure.get('difference')}")
-    return f"no proof by ball arithmetic: {enclosure.get('why', '')}"
-
-
 def _counterexample_lines(cex: Any, cex_chars: int) -> list[str]:
     """A check's minimal counterexample in the Markdown summary: its JSON
     (the arrays aside), shortened to ``cex_chars``; a ladder failure's case
@@ -385,6 +376,8 @@ def _counterexample_lines(cex: Any, cex_chars: int) -> list[str]:
     if isinstance(cex, dict) and "digits" in cex and "case" in cex:
         lines.append(f"  - fails at ladder case {_code(cex['case'])}, {cex['digits']} digits: {_cell(cex.get('why', ''))}")
     if isinstance(cex, dict) and isinstance(cex.get("enclosure"), dict):
+        from theorems.numbers.words import enclosure_sentence
+
         lines.append(f"  - {_cell(enclosure_sentence(cex['enclosure']))}")
     apart = _SHOWN_APART + (("case",) if isinstance(cex, dict) and "arrays" in cex else ())  # a float recipe's JSON
     shown = {k: v for k, v in cex.items() if k not in apart} if isinstance(cex, dict) else cex
