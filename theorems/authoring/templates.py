@@ -52,11 +52,12 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis import reject, target
 
+from theorems import numbers
 from theorems.authoring import kit
 from theorems.evidence import expectation as expect
 from theorems.evidence import montecarlo, precise, simulation, symbolic
 from theorems.evidence import property as prop
-from theorems.evidence._common import IMPLEMENTATION_ERRORS, TermsScreen
+from theorems.evidence._common import IMPLEMENTATION_ERRORS, TermsError, TermsScreen
 from theorems.core.impl import raised_by_formula
 from theorems.core.model import Check, Claim, ClaimKind, Context, EvidenceKind, EvidenceStatus, NegativeControl
 from theorems.core.residuals import AtMost, at_most, diff_norm, exact_residual, exact_sq, residual, term_sizes
@@ -127,22 +128,55 @@ class _Unformable:
         self.why = f"the terms could not be formed from the formulas' outputs: {exc!r}"
 
 
-def _evaluate(terms: Terms, impl, args, screen: TermsScreen):
+def _evaluate(terms: Terms, impl, args, screen: TermsScreen, *, reference: bool = False):
+    """The claim's terms on ``args``, materialised once as a list. An
+    exception of the terms' own code (not of a formula under test) is an
+    ERROR naming it in the main run; under a negative control it is the wrong
+    variant's failing case, and for the float check's mpmath ``reference`` a
+    case it could not measure (:class:`_Unformable`)."""
     try:
-        return terms(impl, *args)
+        items = terms(impl, *args)
     except IMPLEMENTATION_ERRORS as exc:
         if raised_by_formula(exc) is not None:
             raise  # raised inside a formula: the checker records the failing case
         screen.unformable(exc)  # the user's bug on exact or mpmath input: ERROR
+        if not (reference or screen.ctx.control):
+            raise TermsError(f"the terms raised {type(exc).__name__}: {exc} (on {screen.number_system} input; "
+                             "an exception of the terms is a defect of the claim, not a counterexample)") from exc
         return _Unformable(exc)
+    return _materialised(items)
+
+
+def _materialised(items) -> list:
+    """The terms as one list, read once: a bound alone becomes a list of one,
+    a generator is consumed into a list; no terms at all is an ERROR."""
+    if isinstance(items, AtMost):
+        return [items]
+    if isinstance(items, (str, bytes, dict, np.ndarray)) or not hasattr(items, "__iter__"):
+        raise TermsError(f"the terms must be a list of (lhs, rhs) pairs or at_most(lhs, rhs) bounds, "
+                         f"got {type(items).__name__}")
+    items = list(items)
+    if not items:
+        raise TermsError("the terms are empty: nothing to compare")
+    return items
+
+
+def _in_system(terms: Terms, impl, args, screen: TermsScreen, system: str, *, reference: bool = False):
+    """The terms evaluated on ``args`` in ``system`` (:mod:`theorems.numbers`):
+    the arguments and the formulas' outputs are the system's arrays, the
+    terms' floats its decimals."""
+    items = _evaluate(terms, numbers.system_impl(impl, system), numbers.enter(args, system), screen,
+                      reference=reference)
+    return items if isinstance(items, _Unformable) else numbers.settle(items, system)
 
 
 def _exact(inputs: Inputs, terms: Terms) -> Callable[[Context], Any]:
     def run(ctx):
         screen = TermsScreen(ctx, number_system="exact rational")
+        numbers.refuse_foreign(terms, numbers.EXACT)
 
         def value(args):
-            items = _evaluate(terms, ctx.impl, args, screen)
+            items = _in_system(terms, ctx.impl, args, screen, numbers.EXACT)
             if isinstance(items, _Unformable):
                 return items.why
             if screen.mismatch(items):
@@ -158,10 +192,11 @@ def _ladder(inputs: Inputs, terms: Terms, scale, boundary, falls: bool) -> Calla
     def run(ctx):
         cases = _one_case(ctx, list(boundary) + list(inputs.precise(ctx)))
         screen = TermsScreen(ctx, number_system="mpmath")
+        numbers.refuse_foreign(terms, numbers.MPMATH)
 
         def measure(args):
-            args = kit.to_mp(args)
-            items = _evaluate(terms, ctx.impl, args, screen)
+            args = numbers.enter(kit.to_mp(args), numbers.MPMATH)
+            items = _in_system(terms, ctx.impl, args, screen, numbers.MPMATH)
             if isinstance(items, _Unformable):
                 return math.inf, 1
             if screen.mismatch(items):
@@ -170,12 +205,29 @@ def _ladder(inputs: Inputs, terms: Terms, scale, boundary, falls: bool) -> Calla
                 return residual(items), max((max(a, b) for _, a, b in term_sizes(items)), default=0)
             return residual(items), scale(*args)
 
-        return screen.settle(lambda: _case_replay(
+        ev = screen.settle(lambda: _case_replay(
             ctx, precise.check(ctx, cases, measure, falls=falls, relative=scale is None)))
+        return _with_enclosure(ev, ctx, terms, cases)
 
     run.case_kind = "ladder"
     run.case_labels = lambda ctx: [label for label, _ in list(boundary) + list(inputs.precise(ctx))]
     return run
+
+
+def _with_enclosure(ev, ctx: Context, terms: Terms, cases: list):
+    """A failed ladder check's counterexample with ``enclosure``: the terms
+    in ball arithmetic at the failing case's exact input
+    (:func:`theorems.numbers.interval.enclose`), a residual ball that
+    excludes zero making the counterexample a proof; or why none was formed."""
+    cex = ev.counterexample
+    if ev.status is not EvidenceStatus.FAILED or ctx.control or not isinstance(cex, dict):
+        return ev
+    args = next((case for label, case in cases if label == cex.get("case")), None)
+    if args is not None:
+        from theorems.numbers.interval import enclose
+
+        cex["enclosure"] = enclose(terms, ctx.impl, args)
+    return ev
 
 
 def _one_case(ctx: Context, cases: list) -> list:
@@ -380,13 +432,15 @@ def _measured_ratio(terms: Terms, ctx: Context, args, items):
     ``FLOAT_REFERENCE_DIGITS`` on the same float inputs are the reference,
     and each term's float residual is judged against the float64 error of
     its two sides, so conditioning comes from the computation itself.
-    Returns the worst ratio, or ``BEYOND_FLOAT64`` when no violation is
-    resolvable and some term keeps no significant digit in float64."""
+    Returns the worst ratio, ``BEYOND_FLOAT64`` when no violation is
+    resolvable and some term keeps no significant digit in float64, or
+    ``UNMEASURED`` when the reference cannot be formed (the case failed the
+    cheap test and nothing measured it: the check cannot pass on it)."""
     with mpmath.workdps(FLOAT_REFERENCE_DIGITS):
-        # a reference that cannot be formed proves nothing here (the ladder judges the terms in mpmath)
-        reference = _evaluate(terms, ctx.impl, kit.to_mp(args), TermsScreen(ctx, number_system="float64"))
+        reference = _in_system(terms, ctx.impl, kit.to_mp(args), TermsScreen(ctx, number_system="float64"),
+                               numbers.MPMATH, reference=True)
         if isinstance(reference, _Unformable) or len(reference) != len(items):
-            return prop.BEYOND_FLOAT64
+            return prop.UNMEASURED
         errors = []
         for t, ref in zip(items, reference):
             (lhs, rhs), (lhs_r, rhs_r) = [(x.lhs, x.rhs) if isinstance(x, AtMost) else x for x in (t, ref)]

@@ -41,7 +41,7 @@ from typing import Any, Callable, Sequence
 import mpmath
 
 from theorems.evidence._common import IMPLEMENTATION_ERRORS, formula_failure, make, refuse_nan, timed
-from theorems.core.model import Context, Evidence, EvidenceKind
+from theorems.core.model import Context, Evidence, EvidenceKind, EvidenceStatus
 from theorems.core.tolerance import LADDER_MIN_KEPT_FRACTION, PRECISION_LADDER, THRESHOLD, ladder_fall, scaled_residual
 
 __all__ = ["check"]
@@ -100,17 +100,18 @@ def check(
                     failing = (label, ladder[-1])
                     why = (f"residual fell at most {achieved:.1f} digits from {ladder[rung]} to {ladder[-1]} "
                            f"digits (need {required:g}): it stalls")
-    ok = failing is None
+    ok = failing is None and bool(cases)  # a check over no case has checked nothing
     return make(
         ctx,
         EvidenceKind.PRECISE,
         ok,
+        failed=EvidenceStatus.FAILED if failing is not None else EvidenceStatus.INCONCLUSIVE,
         seconds=t["seconds"],
         figure=worst,
         threshold=1.0 if relative else THRESHOLD,
         cases=len(cases) * len(ladder),
-        counterexample=None if ok else {"case": failing[0], "digits": failing[1], "why": why},
-        detail=f"mpmath at {list(ladder)} digits; "
+        counterexample=None if failing is None else {"case": failing[0], "digits": failing[1], "why": why},
+        detail=("no ladder case: nothing was checked; " if not cases else "") + f"mpmath at {list(ladder)} digits; "
         + (("digits the residual must fall over digits it fell (worst case); " if falls else
             "top-rung violation relative to the terms, in units of 10^-(kept share x digits); ") if relative
            else "worst scaled ratio; ")

@@ -9,7 +9,10 @@ no significant digit in float64 (the templates' measured tolerance decides
 this): such a case is counted and reported, never a counterexample, and
 the check passes only when at least
 :data:`~theorems.core.tolerance.FLOAT_MIN_RESOLVABLE_SHARE` of its cases were
-resolvable (else it is INCONCLUSIVE).
+resolvable (else it is INCONCLUSIVE). ``measure`` returns :data:`UNMEASURED`
+for a case that failed the cheap test and could not be measured (its
+mpmath reference could not be formed): counted and reported, and a check
+with such a case is INCONCLUSIVE, never passed on its other cases alone.
 """
 
 from __future__ import annotations
@@ -24,10 +27,13 @@ from theorems.evidence._common import IMPLEMENTATION_ERRORS, SearchedDomain, for
 from theorems.core.model import Context, Evidence, EvidenceKind, EvidenceStatus
 from theorems.core.tolerance import FLOAT_MIN_RESOLVABLE_SHARE, THRESHOLD
 
-__all__ = ["BEYOND_FLOAT64", "check"]
+__all__ = ["BEYOND_FLOAT64", "UNMEASURED", "check"]
 
 #: What ``measure`` returns for a case float64 cannot resolve.
 BEYOND_FLOAT64 = type("BeyondFloat64", (), {"__repr__": lambda self: "BEYOND_FLOAT64"})()
+#: What ``measure`` returns for a case that failed the cheap test and whose reference could not be formed:
+#: neither a pass nor a counterexample, and a check whose only doubtful cases are these does not pass.
+UNMEASURED = type("Unmeasured", (), {"__repr__": lambda self: "UNMEASURED"})()
 
 
 class _Violation(AssertionError):
@@ -59,7 +65,7 @@ def check(
     Passes when every ratio is ``<= threshold``. A ``NaN`` ratio is an ERROR
     (:func:`~theorems.evidence._common.refuse_nan`), a failure under a negative control.
     """
-    worst = {"ratio": 0.0, "n": 0, "beyond": 0, "failing": None}
+    worst = {"ratio": 0.0, "n": 0, "beyond": 0, "unmeasured": 0, "failing": None}
     domain = SearchedDomain()
 
     @hypothesis_settings(examples or ctx.profile.examples, shrink=not ctx.control,
@@ -74,6 +80,9 @@ def check(
             ratio = measure(example)
             if ratio is BEYOND_FLOAT64:
                 worst["beyond"] += 1
+                return
+            if ratio is UNMEASURED:
+                worst["unmeasured"] += 1
                 return
             ratio = float(refuse_nan(ratio, ctx, "the scaled ratio"))
         except IMPLEMENTATION_ERRORS as exc:
@@ -98,16 +107,19 @@ def check(
                 # a describe that already gives {"input": recipe, ...} (the templates' arrays) keeps its form
                 cex = ({**cex, "raised": worst["error"]} if isinstance(cex, dict) and "input" in cex
                        else {"input": cex, "raised": worst["error"]})
-    resolvable = worst["n"] - worst["beyond"]
+    resolvable = worst["n"] - worst["beyond"] - worst["unmeasured"]
     enough = resolvable >= max(1, math.ceil(FLOAT_MIN_RESOLVABLE_SHARE * worst["n"]))
     beyond = (f"; {worst['beyond']} of {worst['n']} cases beyond float64 (their terms keep no significant digit), "
               f"{resolvable} resolvable" if worst["beyond"] else "")
     if ok and not enough:
         beyond += f" (need at least {FLOAT_MIN_RESOLVABLE_SHARE:g} of the cases resolvable: float64 cannot judge these inputs)"
+    if worst["unmeasured"]:
+        beyond += (f"; {worst['unmeasured']} of {worst['n']} cases failed the cheap test and their mpmath reference "
+                   "could not be formed: not measured, so the check does not pass on the others alone")
     return make(
         ctx,
         EvidenceKind.PROPERTY,
-        ok and enough,
+        ok and enough and not worst["unmeasured"],
         failed=EvidenceStatus.FAILED if not ok else EvidenceStatus.INCONCLUSIVE,
         seconds=t["seconds"],
         figure=worst["ratio"],
@@ -116,5 +128,6 @@ def check(
         counterexample=cex,
         detail="worst scaled residual ratio over float64 cases"
         + ("" if ok else "; minimal failing input recorded") + beyond,
-        data={"domain": domain.to_json(), "beyond_float64": worst["beyond"], "resolvable": resolvable},
+        data={"domain": domain.to_json(), "beyond_float64": worst["beyond"], "resolvable": resolvable,
+              "unmeasured": worst["unmeasured"]},
     )

@@ -55,7 +55,9 @@ def exact_search(
     """Run ``residual`` (input -> exact number, zero when the claim holds) on
     Hypothesis-generated exact inputs; any nonzero residual fails, and the
     shrunk minimal input is recorded."""
-    box: dict[str, Any] = {"n": 0, "failing": None, "value": 0}
+    from theorems.numbers import NotExact
+
+    box: dict[str, Any] = {"n": 0, "failing": None, "value": 0, "not_exact": 0, "functions": []}
     domain = SearchedDomain()
 
     @hypothesis_settings(examples or ctx.profile.exact_cases, shrink=not ctx.control,
@@ -67,9 +69,16 @@ def exact_search(
         domain.see(example)
         try:
             value = refuse_nan(residual(example), ctx, "the exact residual")
+            zero = _is_zero(value)
+        except NotExact as exc:  # an irrational term: this case is the ladder's and float64's to judge
+            box["not_exact"] += 1
+            if exc.function not in box["functions"]:
+                box["functions"].append(exc.function)
+            return
         except IMPLEMENTATION_ERRORS as exc:
             value = formula_failure(exc, ctx)  # re-raises a crash of the check itself
-        if value != 0:
+            zero = False
+        if not zero:
             box["failing"], box["value"] = example, value
             raise _Nonzero(str(value))
 
@@ -79,6 +88,15 @@ def exact_search(
             ok = True
         except _Nonzero:
             ok = False
+    data: dict[str, Any] = {"domain": domain.to_json()}
+    if box["not_exact"]:
+        data["not_exact"] = {"functions": box["functions"], "cases": box["not_exact"], "of": box["n"]}
+        what = ", ".join(box["functions"])
+        detail = (f"not exact: {what} (irrational on {box['not_exact']} of {box['n']} cases; the exact check did "
+                  f"not apply to them, the ladder and float64 decide); " + detail
+                  if box["not_exact"] < box["n"] or not ok else
+                  f"not exact: {what}: the terms are irrational on every generated case, so the exact check did "
+                  f"not apply; the ladder and float64 decide")
     return make(
         ctx,
         kind,
@@ -86,11 +104,34 @@ def exact_search(
         seconds=t["seconds"],
         figure=_figure(box["value"]) if not ok else 0.0,
         threshold=0.0,
-        cases=box["n"],
+        cases=box["n"] - box["not_exact"],
         counterexample=None if ok else {"input": describe(box["failing"]), "residual": str(box["value"])},
         detail=detail,
-        data={"domain": domain.to_json()},
+        data=data,
     )
+
+
+def _is_zero(value) -> bool:
+    """Whether an exact residual is zero, decided exactly: a rational by
+    comparison; a sympy number (a nested radical from an irrational norm)
+    by its minimal polynomial, which is ``x`` exactly for zero; a sympy
+    number whose minimal polynomial cannot be formed by ``equals(0)``, and
+    :class:`~theorems.numbers.NotExact` when even that cannot decide (never a
+    counterexample that is not proved)."""
+    if not isinstance(value, sympy.Basic):
+        return value == 0
+    if value.is_zero is not None:
+        return bool(value.is_zero)
+    x = sympy.Symbol("x")
+    try:
+        return sympy.minimal_polynomial(value, x) == x
+    except (NotImplementedError, sympy.polys.polyerrors.PolynomialError, ValueError):
+        decided = value.equals(0)
+    if decided is None:
+        from theorems.numbers import NotExact
+
+        raise NotExact("an exact residual sympy cannot decide", str(value)[:80])
+    return bool(decided)
 
 
 def check_exact(ctx: Context, strategy: st.SearchStrategy, residual: Callable[[Any], Any], **kw) -> Evidence:

@@ -492,6 +492,10 @@ def _counterexample_html(cex: Any) -> str:
     if isinstance(cex, dict) and "digits" in cex and "case" in cex:
         parts.append(f'<p>Fails at ladder case <code>{escape(str(cex["case"]))}</code>, {escape(str(cex["digits"]))} '
                      f'digits: {escape(str(cex.get("why", "")))}</p>')
+    if isinstance(cex, dict) and isinstance(cex.get("enclosure"), dict):
+        from theorems.numbers.words import enclosure_sentence
+
+        parts.append(f"<p>{escape(enclosure_sentence(cex['enclosure']))}</p>")
     apart = ("arrays", "rebuild", "replay_case") + (("case",) if isinstance(cex, dict) and "arrays" in cex else ())
     shown = {k: v for k, v in cex.items() if k not in apart} if isinstance(cex, dict) else cex
     parts.append("<p>Minimal counterexample:</p>" + _block(shown))

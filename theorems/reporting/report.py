@@ -375,6 +375,10 @@ def _counterexample_lines(cex: Any, cex_chars: int) -> list[str]:
     lines = []
     if isinstance(cex, dict) and "digits" in cex and "case" in cex:
         lines.append(f"  - fails at ladder case {_code(cex['case'])}, {cex['digits']} digits: {_cell(cex.get('why', ''))}")
+    if isinstance(cex, dict) and isinstance(cex.get("enclosure"), dict):
+        from theorems.numbers.words import enclosure_sentence
+
+        lines.append(f"  - {_cell(enclosure_sentence(cex['enclosure']))}")
     apart = _SHOWN_APART + (("case",) if isinstance(cex, dict) and "arrays" in cex else ())  # a float recipe's JSON
     shown = {k: v for k, v in cex.items() if k not in apart} if isinstance(cex, dict) else cex
     text = json.dumps(shown, separators=(",", ":"))

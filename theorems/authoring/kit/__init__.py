@@ -48,6 +48,7 @@ from theorems.authoring.kit.numbers import (
     to_sympy,
     unit_columns,
 )
+from theorems.numbers import expm, logm, sqrtm
 from theorems.authoring.kit.randomness import (
     generator,
     seed,
@@ -83,6 +84,7 @@ __all__ = [
     "cached",
     "comparisons",
     "exact",
+    "expm",
     "eye",
     "from_sympy",
     "gaussian_moment",
@@ -90,6 +92,7 @@ __all__ = [
     "gordan_residual",
     "integer_array",
     "is_exact",
+    "logm",
     "law",
     "levels",
     "per_profile",
@@ -109,6 +112,7 @@ __all__ = [
     "sphere_tail",
     "spherical_batch",
     "sq",
+    "sqrtm",
     "stereographic",
     "store",
     "sweep_cache",

@@ -209,7 +209,12 @@ def norm(A, kind: str = "fro"):
             return Fraction(int(root.p), int(root.q)) if root.is_Rational else root
         return mpmath.sqrt(total)
     if exact_input:
-        root = to_sympy(M).norm(2)
+        try:
+            root = to_sympy(M).norm(2)
+        except (ValueError, TypeError):  # sympy cannot order roots it writes with I (casus irreducibilis)
+            from theorems.numbers import NotExact
+
+            raise NotExact("kit.norm(A, '2')", "sympy cannot order the singular values") from None
         return Fraction(int(root.p), int(root.q)) if root.is_Rational else root
     return max(mpmath.svd_r(mpmath.matrix(M.tolist()), compute_uv=False), default=mpmath.mpf(0))
 
