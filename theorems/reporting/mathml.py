@@ -14,7 +14,7 @@ import functools
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
-from html import escape
+from html import escape, unescape
 
 __all__ = [
     "INLINE_MATH",
@@ -104,7 +104,8 @@ def _nh3_agrees(markup: str) -> bool:
 
     cleaned = nh3.clean(markup, tags=set(MATHML_ELEMENTS), attributes={"*": set(MATHML_ATTRIBUTES)},
                         url_schemes=set(), strip_comments=True, link_rel=None)
-    return cleaned == markup
+    # compared as characters: nh3 writes U+00A0 as &nbsp;, the XML serializer as the character
+    return unescape(cleaned) == unescape(markup)
 
 #: Top-level spacing in a statement at which it may be broken into lines.
 _BREAK_AT = re.compile(r"\\qquad(?![A-Za-z])|(?<=[,;:])\s*\\quad(?![A-Za-z])")
