@@ -48,7 +48,7 @@ def _claim(**changes):
 @pytest.mark.parametrize(("field", "value", "needs"), [
     ("title", 3, "title must be a string, got int 3"),
     ("title", None, "title must be a string, got NoneType None"),
-    ("title", "   ", "title must be a non-empty string"),
+    ("title", ["A claim"], "title must be a string, got list ['A claim']"),
     ("statement", ["x = x"], "statement must be a string, got list"),
     ("source", b"notes", "source must be a string, got bytes"),
     ("reason", 0, "reason must be a string, got int 0"),

@@ -89,7 +89,7 @@ def claim_fields(claim) -> None:
     if not isinstance(cid, str) or not cid:
         raise TypeError(f"a claim's id must be a non-empty string, got {_got(cid)}")
     for field in ("title", "statement", "source"):
-        text_field(cid, field, getattr(claim, field), empty=False)
+        text_field(cid, field, getattr(claim, field))
     text_field(cid, "reason", claim.reason)
     if not isinstance(claim.kind, ClaimKind):
         kinds = ", ".join(k.value for k in ClaimKind)
@@ -167,6 +167,10 @@ def _sizes(cid: str, value: Any) -> None:
     if not isinstance(value, Mapping):
         raise TypeError(f"{cid}: sizes must be a mapping of profile levels (quick, standard, thorough) "
                         f"to sequences of sizes, got {_got(value)}")
+    missing = sorted({"quick", "standard", "thorough"} - set(value))
+    if missing:
+        raise ValueError(f"{cid}: sizes must give every profile level (quick, standard, thorough), missing "
+                         f"{missing}")
     for level, sizes in value.items():
         if isinstance(sizes, (str, bytes)) or not hasattr(sizes, "__len__") or not hasattr(sizes, "__iter__"):
             raise TypeError(f"{cid}: sizes[{level!r}] must be a list of sizes, got {_got(sizes)}")
