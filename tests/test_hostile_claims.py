@@ -73,7 +73,7 @@ def test_a_malformed_claim_field_is_refused_naming_the_claim_the_field_and_the_v
 
 
 def test_a_claim_id_that_is_not_a_string_is_refused():
-    with pytest.raises(TypeError, match="a claim's id must be a non-empty string, got int 5"):
+    with pytest.raises(TypeError, match="a claim's id must be a string, got int 5"):
         _claim(id=5)
 
 

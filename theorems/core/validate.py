@@ -86,8 +86,8 @@ def claim_fields(claim) -> None:
     from theorems.core.model import Check, ClaimKind, NegativeControl
 
     cid = claim.id
-    if not isinstance(cid, str) or not cid:
-        raise TypeError(f"a claim's id must be a non-empty string, got {_got(cid)}")
+    if not isinstance(cid, str):  # its character set is the registry's to check (CLAIM_ID_PATTERN)
+        raise TypeError(f"a claim's id must be a string, got {_got(cid)}")
     for field in ("title", "statement", "source"):
         text_field(cid, field, getattr(claim, field))
     text_field(cid, "reason", claim.reason)
