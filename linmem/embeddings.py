@@ -127,6 +127,18 @@ COSINE_ROWS = 4000
 _UNUSED = re.compile(r"\[unused\d+\]")
 _SUFFIXES = (".safetensors", ".npz", ".npy")
 
+#: The largest array :func:`read_tensor` reads by default, bytes (as the
+#: file declares it, checked before anything is allocated); a caller, or
+#: ``theorems assess --max-bytes``, may raise it. MiniLM's embedding matrix
+#: is 47 MB.
+MAX_TENSOR_BYTES = 2**30
+
+#: The largest safetensors header read, bytes (the format's own limit).
+MAX_SAFETENSORS_HEADER = 100_000_000
+
+_SAFETENSORS_ITEMSIZE = {"BOOL": 1, "U8": 1, "I8": 1, "F8_E4M3": 1, "F8_E5M2": 1, "U16": 2, "I16": 2, "F16": 2,
+                         "BF16": 2, "U32": 4, "I32": 4, "F32": 4, "U64": 8, "I64": 8, "F64": 8}
+
 
 # --------------------------------------------------------------------------
 # reading tensors
@@ -164,14 +176,106 @@ def _safetensors_from_bytes(data: bytes, where: str) -> dict[str, np.ndarray]:
         raise ValueError(f"{where} is not a readable safetensors file ({exc})") from None
 
 
-def read_tensor(path: Any, tensor: str | None = None) -> np.ndarray:
+def _declared_bytes(shape, itemsize: int) -> int:
+    total = int(itemsize)
+    for n in shape:
+        total *= int(n)
+    return total
+
+
+def _refuse_large(where: str, name: str | None, shape, itemsize: int, max_bytes: int) -> None:
+    size = _declared_bytes(shape, itemsize)
+    if size > max_bytes:
+        what = f"tensor {name!r} of {where}" if name else where
+        raise ValueError(f"{what} declares an array of shape {tuple(int(n) for n in shape)} ({size:,} bytes), "
+                         f"over the limit of {max_bytes:,} bytes; raise the limit (max_bytes=, or "
+                         f"theorems assess --max-bytes) to read it")
+
+
+def _npy_header(fh, where: str):
+    """(shape, itemsize) from an open .npy stream, read from its header only."""
+    from numpy.lib import format as npformat
+
+    try:
+        version = npformat.read_magic(fh)
+        if version == (1, 0):
+            shape, _, dtype = npformat.read_array_header_1_0(fh)
+        else:
+            shape, _, dtype = npformat.read_array_header_2_0(fh)
+    except Exception as exc:  # noqa: BLE001 - any header that numpy cannot parse
+        raise ValueError(f"{where} is not a readable .npy file ({exc})") from None
+    return shape, dtype.itemsize
+
+
+def _check_declared(p: Path, suffix: str, tensor: str | None, where: str, max_bytes: int) -> None:
+    """Refuse a file whose declared array (the one ``tensor`` names, or every
+    one when None) is over ``max_bytes``, from its header alone."""
+    import json
+    import struct
+    import zipfile
+
+    if suffix == ".npy":
+        with open(p, "rb") as fh:
+            shape, itemsize = _npy_header(fh, where)
+        _refuse_large(where, None, shape, itemsize, max_bytes)
+    elif suffix == ".npz":
+        try:
+            archive = zipfile.ZipFile(p)
+        except (zipfile.BadZipFile, OSError) as exc:
+            raise ValueError(f"{where} is not a readable .npz file ({exc})") from None
+        with archive:
+            for info in archive.infolist():
+                name = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+                if tensor is not None and name != tensor:
+                    continue
+                if info.file_size > max_bytes + 1024:
+                    raise ValueError(f"tensor {name!r} of {where} is {info.file_size:,} bytes uncompressed, over "
+                                     f"the limit of {max_bytes:,} bytes; raise the limit (max_bytes=, or "
+                                     "theorems assess --max-bytes) to read it")
+                with archive.open(info) as fh:
+                    shape, itemsize = _npy_header(fh, f"tensor {name!r} of {where}")
+                _refuse_large(where, name, shape, itemsize, max_bytes)
+    elif suffix == ".safetensors":
+        with open(p, "rb") as fh:
+            head = fh.read(8)
+            if len(head) < 8:
+                raise ValueError(f"{where} is not a readable safetensors file (shorter than its 8-byte header length)")
+            (length,) = struct.unpack("<Q", head)
+            if length > min(MAX_SAFETENSORS_HEADER, p.stat().st_size - 8):
+                raise ValueError(f"{where} is not a readable safetensors file (it declares a header of {length:,} "
+                                 "bytes, more than the file or the format allows)")
+            try:
+                header = json.loads(fh.read(length))
+            except (ValueError, RecursionError) as exc:
+                raise ValueError(f"{where} is not a readable safetensors file (its header is not JSON: "
+                                 f"{str(exc)[:80]})") from None
+        if not isinstance(header, dict):
+            raise ValueError(f"{where} is not a readable safetensors file (its header is not a JSON object)")
+        for name, entry in header.items():
+            if name == "__metadata__" or (tensor is not None and name != tensor):
+                continue
+            if not name:
+                raise ValueError(f"{where} holds a tensor with an empty name")
+            try:
+                shape, itemsize = list(entry["shape"]), _SAFETENSORS_ITEMSIZE[entry["dtype"]]
+                if not all(isinstance(n, int) and n >= 0 for n in shape):
+                    raise TypeError
+            except (KeyError, TypeError):
+                raise ValueError(f"{where} is not a readable safetensors file (tensor {name!r} has no valid "
+                                 "dtype and shape)") from None
+            _refuse_large(where, name, shape, itemsize, max_bytes)
+
+
+def read_tensor(path: Any, tensor: str | None = None, *, max_bytes: int = MAX_TENSOR_BYTES) -> np.ndarray:
     """One array from a ``.safetensors``, ``.npz`` or ``.npy`` file.
 
     ``tensor`` names the array in a file that holds several (it may be
     omitted when the file holds one; ignored for ``.npy``). The array is
     returned in its stored dtype. Unreadable files, unknown suffixes and
     missing names raise ``ValueError`` naming the file and what it holds; a
-    missing file ``FileNotFoundError``.
+    missing file ``FileNotFoundError``. An array that the file's header
+    declares larger than ``max_bytes`` (default :data:`MAX_TENSOR_BYTES`) is
+    refused before anything is allocated.
 
     >>> import tempfile, os
     >>> f = os.path.join(tempfile.mkdtemp(), "w.npz")
@@ -181,11 +285,14 @@ def read_tensor(path: Any, tensor: str | None = None) -> np.ndarray:
     """
     if tensor is not None and (not isinstance(tensor, str) or not tensor):
         raise TypeError(f"tensor must be a tensor name (a non-empty str) or None, got {_describe(tensor)}")
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
+        raise ValueError(f"max_bytes must be an int >= 1, got {_describe(max_bytes)}")
     p = _check_path(path)
     suffix = p.suffix.lower()
     where = f"file {str(p)!r}"
     if suffix not in _SUFFIXES:
         raise ValueError(f"{where} must end in one of {', '.join(_SUFFIXES)}, got {p.suffix or 'no suffix'!r}")
+    _check_declared(p, suffix, tensor, where, max_bytes)
     if suffix == ".safetensors":
         from safetensors import safe_open
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -408,3 +409,144 @@ def test_the_graph_is_grouped_shaped_zoomable_and_highlights_what_a_claim_uses(p
     node.click()  # a second click goes to the claim
     assert driver.execute_script("return location.hash") == f"#claim-{target}"
     driver.execute_script("window.depgraph.clear(); window.scrollTo(0, 0)")
+
+
+# ---------------------------------------------------------------------------
+# A report is safe to open whoever wrote the claims (issue 37, item 1): a
+# script and a URL written into a claim's statement and title neither run
+# nor load, in report.html, in a report rendered again from its JSON and in
+# the notebook fragment.
+
+#: What a hostile claim's author writes; {url} is a local server that
+#: records every request.
+HOSTILE_STATEMENT = (r"x = \text{<script>window.__pwned = 'statement'</script>} + "
+                     r"\style{background-image:url({url}/statement-style)}{y} + \href{javascript:window.__pwned='href'}{z}"
+                     r" + \text{<img src='{url}/statement-img' onerror='window.__pwned=1'>}")
+HOSTILE_TITLE = ("A title $\\text{<script>window.__pwned = 'title'</script>}$ with "
+                 "<script>window.__pwned = 'raw title'</script><img src=\"{url}/title-img\"> in it")
+
+
+@pytest.fixture(scope="module")
+def listener():
+    """A local HTTP server and the list of paths it was asked for."""
+    import http.server
+    import threading
+
+    asked: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - the http.server name
+            asked.append(self.path)
+            self.send_response(404)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", asked
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _hostile_report(url: str) -> dict:
+    from fake_claims import CLAIMS
+
+    stable = [c for c in CLAIMS if c.id == "fake.stable"]
+    report = build_report(run(stable, profile=get_profile("quick")))
+    for c in report["claims"]:
+        c["statement"] = HOSTILE_STATEMENT.replace("{url}", url)
+        c["title"] = HOSTILE_TITLE.replace("{url}", url)
+        c["assumptions"] = [HOSTILE_TITLE.replace("{url}", url)]
+    return report
+
+
+def _opened_safely(driver, path: Path, asked: list[str]) -> None:
+    driver.get(path.as_uri())
+    time.sleep(0.5)  # give any load that was started the time to reach the server
+    assert driver.execute_script("return window.__pwned === undefined")
+    assert asked == []
+    assert not driver.execute_script(
+        "return Array.from(document.querySelectorAll('[href^=\"javascript\"], math [style], math [href], "
+        "math script, math img')).length")
+
+
+def test_a_hostile_claim_runs_nothing_and_loads_nothing_in_report_html(browser, listener, tmp_path):
+    _require(True)
+    url, asked = listener
+    report = _hostile_report(url)
+    write_reports(report, tmp_path, names=("report.json", "report.html"))
+    html = (tmp_path / "report.html").read_text()
+    assert "Content-Security-Policy" in html and "default-src 'none'" in html
+    _opened_safely(browser, tmp_path / "report.html", asked)
+    # the page's own script (allowed by its hash) still runs: the filter counted the rows
+    assert browser.find_element("id", "shown").text == "1"
+    # the title and the statement are shown as text, for the reader to see what was written
+    assert "window.__pwned = 'raw title'" in browser.find_element("tag name", "body").text
+
+
+def test_a_report_json_rendered_again_runs_nothing_and_loads_nothing(browser, listener, tmp_path):
+    import json
+
+    _require(True)
+    url, asked = listener
+    src = tmp_path / "sent"
+    src.mkdir()
+    (src / "report.json").write_text(json.dumps(_hostile_report(url)))
+    out = tmp_path / "again"
+    proc = subprocess.run([sys.executable, "-m", "theorems", "report", str(src / "report.json"), "--out", str(out)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    _opened_safely(browser, out / "report.html", asked)
+
+
+def test_the_content_security_policy_stops_what_a_sanitizer_would_miss(browser, listener, tmp_path, monkeypatch):
+    """With the MathML allowlist switched off, the page's policy alone still
+    keeps the script from running and the URL from loading."""
+    from theorems.reporting import mathml
+
+    _require(True)
+    url, asked = listener
+    monkeypatch.setattr(mathml, "_disallowed", lambda tree: None)
+    monkeypatch.setattr(mathml, "_nh3_agrees", lambda markup: True)
+    mathml.latex_to_mathml.cache_clear()
+    try:
+        report = _hostile_report(url)
+        write_reports(report, tmp_path, names=("report.html",))
+        assert "<script>window.__pwned" in (tmp_path / "report.html").read_text()  # the script is in the page
+        browser.get((tmp_path / "report.html").as_uri())
+        time.sleep(0.5)
+        assert browser.execute_script("return window.__pwned === undefined") and asked == []
+    finally:
+        mathml.latex_to_mathml.cache_clear()
+
+
+def test_the_notebook_fragment_runs_nothing_and_loads_nothing(browser, listener, tmp_path):
+    from theorems.api import render_fragment
+
+    _require(True)
+    url, asked = listener
+    fragment = render_fragment(_hostile_report(url))
+    assert "<script" not in fragment.lower()
+    page = tmp_path / "notebook.html"  # a notebook page sets no policy of its own
+    page.write_text(f"<!DOCTYPE html><html><head><meta charset='utf-8'></head><body>{fragment}</body></html>")
+    _opened_safely(browser, page, asked)
+
+
+def test_the_listener_does_see_a_load_that_is_not_stopped(browser, listener, tmp_path):
+    """The control of the tests above: a page without policy or sanitizer
+    that loads the URL and runs the script is seen doing both."""
+    _require(True)
+    url, asked = listener
+    page = tmp_path / "open.html"
+    page.write_text(f"<!DOCTYPE html><html><body><img src='{url}/control'>"
+                    "<script>window.__pwned = 'control'</script></body></html>")
+    browser.get(page.as_uri())
+    time.sleep(0.5)
+    assert browser.execute_script("return window.__pwned") == "control"
+    assert "/control" in asked
+    asked.clear()

@@ -17,6 +17,7 @@ of times on one page. ``run.write("reports")`` writes the same reports as
 from __future__ import annotations
 
 import re
+import threading
 import uuid
 from html import escape
 from pathlib import Path
@@ -25,6 +26,12 @@ from typing import Any, Iterable, Sequence
 from theorems.core.profiles import DEFAULT_SEED, get_profile
 
 __all__ = ["Run", "verify"]
+
+#: One run at a time in a process: mpmath's working precision, Hypothesis's
+#: settings and numpy's error state are process-wide, so two runs in threads
+#: would change each other's figures. A second :func:`verify` waits for the
+#: first and then gives what it gives alone.
+_RUN_LOCK = threading.RLock()
 
 
 def _strings(name: str, value: Any) -> list[str]:
@@ -59,6 +66,10 @@ def verify(
     run seed; ``claims``: claim modules of one's own (import names or paths
     to .py files defining ``CLAIMS``); ``controls``: also run every negative
     control; ``jobs``: processes. Nothing is written until :meth:`Run.write`.
+
+    Safe to call from several threads: runs in one process are serialized
+    (the working precision of mpmath is process-wide), so each gives the
+    verdicts and figures it gives alone.
     """
     from theorems.evidence._common import hypothesis_run
     from theorems.core.registry import load_claims, select
@@ -75,11 +86,12 @@ def verify(
     if not isinstance(controls, bool):
         raise TypeError(f"controls must be True or False, got {controls!r}")
     chosen_profile = get_profile(profile)
-    selected = select(load_claims(modules), only_l, kinds=kind_l)
-    with hypothesis_run():
-        result = run_claims(selected, profile=chosen_profile, seed=seed, controls=controls, jobs=jobs,
-                            claims_modules=modules)
-    report = build_report(result, selection={"only": only_l, "kind": kind_l, "claims_modules": modules})
+    with _RUN_LOCK:  # runs in threads are serialized (see _RUN_LOCK)
+        selected = select(load_claims(modules), only_l, kinds=kind_l)
+        with hypothesis_run():
+            result = run_claims(selected, profile=chosen_profile, seed=seed, controls=controls, jobs=jobs,
+                                claims_modules=modules)
+        report = build_report(result, selection={"only": only_l, "kind": kind_l, "claims_modules": modules})
     return Run(result, report)
 
 

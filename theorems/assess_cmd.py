@@ -48,10 +48,23 @@ def add_parser(sub) -> argparse.ArgumentParser:
     sp.add_argument("--keys-tensor", metavar="NAME", help="tensor of K_FILE to read")
     sp.add_argument("--values", metavar="V_FILE", help="intended values V, p x n")
     sp.add_argument("--values-tensor", metavar="NAME", help="tensor of V_FILE to read")
+    sp.add_argument("--max-bytes", type=_max_bytes, default=None, metavar="N",
+                    help="largest array read, in bytes, as a file's header declares it (default 1 GiB); "
+                         "a larger one is refused before anything is allocated")
     sp.add_argument("--tau", type=_tau, metavar="T", help="query-noise level: measure the noisy-query error")
     sp.add_argument("--out", required=True, metavar="DIR", help="folder for assessment.json and assessment.html")
     sp.set_defaults(func=run)
     return sp
+
+
+def _max_bytes(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number of bytes >= 1, got {text[:40]!r}") from None
+    if not 1 <= value <= 2**62:
+        raise argparse.ArgumentTypeError(f"must be a whole number of bytes in 1 .. 2**62, got {text[:40]}")
+    return value
 
 
 def _tau(text: str) -> float:
@@ -70,8 +83,8 @@ _MAGIC = {".npy": (b"\x93NUMPY", "a .npy file starts with \\x93NUMPY"),
           ".npz": (b"PK\x03\x04", "a .npz file is a zip archive, starting with PK\\x03\\x04")}
 
 
-def _read(path: str, tensor: str | None, what: str) -> np.ndarray:
-    from linmem.embeddings import read_tensor
+def _read(path: str, tensor: str | None, what: str, max_bytes: int | None = None) -> np.ndarray:
+    from linmem.embeddings import MAX_TENSOR_BYTES, read_tensor
 
     suffix = Path(path).suffix.lower()
     if suffix in _MAGIC and Path(path).is_file():
@@ -85,7 +98,9 @@ def _read(path: str, tensor: str | None, what: str) -> np.ndarray:
             raise ValueError(f"{what} file {path!r} is not a valid {suffix} file: {needs}, this one starts with "
                              f"{head!r}" if head else f"{what} file {path!r} is not a valid {suffix} file: it is "
                              "empty")
-    arr = read_tensor(path, tensor)
+    if tensor is not None and not tensor.strip():
+        raise ValueError(f"{what}: the tensor name must not be empty")
+    arr = read_tensor(path, tensor, max_bytes=MAX_TENSOR_BYTES if max_bytes is None else max_bytes)
     if arr.ndim != 2:
         raise ValueError(f"{what} in {path!r} must be a 2-D matrix, got shape {arr.shape}")
     if not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)):
@@ -155,11 +170,12 @@ def run(args) -> int:
     except ReportDirError as exc:
         raise ValueError(f"--out {exc}") from None
     args.kept_reports, args.kept_what = out, "assessment"
-    W = _read(args.W, args.tensor, "W")
+    max_bytes = getattr(args, "max_bytes", None)
+    W = _read(args.W, args.tensor, "W", max_bytes)
     K = V = None
     if args.keys is not None:
-        K = _read(args.keys, args.keys_tensor, "K")
-        V = _read(args.values, args.values_tensor, "V")
+        K = _read(args.keys, args.keys_tensor, "K", max_bytes)
+        V = _read(args.values, args.values_tensor, "V", max_bytes)
         if K.shape[1] != V.shape[1]:
             raise ValueError(f"K ({args.keys}) has {K.shape[1]} columns and V ({args.values}) {V.shape[1]}: "
                              "one column per stored pair in both")

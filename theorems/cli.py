@@ -58,6 +58,7 @@ def _run_context(args, profile, progress, claims):
     if getattr(args, "observe", None):
         from theorems.reporting.observe import Observer
 
+        _check_observe_path(args)
         try:
             observer = stack.enter_context(Observer(args.observe, profile=profile.name, seed=args.seed))
         except BaseException:
@@ -66,6 +67,22 @@ def _run_context(args, profile, progress, claims):
         claims = observer.wrap(claims)
         progress = observer.with_progress(progress)
     return progress, claims, stack
+
+
+def _check_observe_path(args) -> None:
+    """``--observe`` may not name a claims module of the run or a file of
+    its report set (the observations would overwrite it)."""
+    from theorems.reporting.report import REPORT_FILES
+
+    target = Path(args.observe).resolve()
+    for spec in args.claims or ():
+        if Path(spec).is_file() and Path(spec).resolve() == target:
+            raise UsageError(f"--observe {args.observe!r} is the claims module {spec!r}; "
+                             "give the observations a file of their own")
+    out = Path(getattr(args, "out", None) or "reports").resolve()
+    if target.parent == out and target.name in REPORT_FILES:
+        raise UsageError(f"--observe {args.observe!r} is the {target.name} of the report set in {str(out)!r}; "
+                         "give the observations a file of their own")
 
 
 def _version() -> str:
@@ -628,7 +645,7 @@ def _parser() -> argparse.ArgumentParser:
                                     "min / median / max of its figure against its threshold; writes the table "
                                     "to DIR/stability.json. Exits 1 if a claim has more than one status "
                                     "(or, with --controls, a negative control not caught at some seed).")
-    sp.add_argument("--seeds", type=_pos_int, default=5, metavar="N", help="how many seeds (default 5)")
+    sp.add_argument("--seeds", type=_seeds_arg, default=5, metavar="N", help="how many seeds (default 5)")
     sp.add_argument("--controls", action="store_true",
                     help="also run each claim's negative control at every seed; one missed is unstable")
     sp.add_argument("--first-seed", type=_seed_arg, default=1, metavar="S",
@@ -691,6 +708,24 @@ def _pos_int(text: str) -> int:
     value = _nonneg_int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {value}")
+    if value > PROCESS_LIMIT:
+        raise argparse.ArgumentTypeError(f"must be an integer in 1 .. {PROCESS_LIMIT}, got {value}")
+    return value
+
+
+#: The most processes (--jobs, --workers) a run may ask for.
+PROCESS_LIMIT = 1024
+
+#: The most seeds ``theorems stability --seeds`` runs (each is a whole run).
+SEEDS_LIMIT = 10_000
+
+
+def _seeds_arg(text: str) -> int:
+    """How many seeds: an integer in ``1 .. SEEDS_LIMIT``."""
+    value = _nonneg_int(text)
+    if not 1 <= value <= SEEDS_LIMIT:
+        raise argparse.ArgumentTypeError(f"must be an integer in 1 .. {SEEDS_LIMIT:,}, got "
+                                         f"{_shown(str(value), quote=False)}")
     return value
 
 

@@ -60,6 +60,7 @@ from theorems.evidence import property as prop
 from theorems.evidence._common import IMPLEMENTATION_ERRORS, TermsError, TermsScreen
 from theorems.core.impl import raised_by_formula
 from theorems.core.model import Check, Claim, ClaimKind, Context, EvidenceKind, EvidenceStatus, NegativeControl
+from theorems.core.validate import template_arguments
 from theorems.core.residuals import AtMost, at_most, diff_norm, exact_residual, exact_sq, residual, term_sizes
 from theorems.authoring.strategies import Case, Inputs, exact_key_matrices
 from theorems.core.tolerance import FLOAT_REFERENCE_DIGITS, FLOAT_UNRESOLVED_SHARE, THRESHOLD, scaled_residual
@@ -488,6 +489,7 @@ def _three_checks(inputs, terms, scale, boundary, falls, steer, about) -> tuple[
     )
 
 
+@template_arguments
 def identity(
     id: str, *, title: str, statement: str, source: str, inputs: Inputs, terms: Terms,
     control: NegativeControl, scale: Callable[..., Any] | None = None,
@@ -506,6 +508,7 @@ def identity(
                   algebra=algebra, extra_checks=extra_checks, **fields)
 
 
+@template_arguments
 def inequality(
     id: str, *, title: str, statement: str, source: str, inputs: Inputs, terms: Terms,
     control: NegativeControl, scale: Callable[..., Any] | None = None,
@@ -559,6 +562,7 @@ def keys_and_directions(keys: st.SearchStrategy | None = None) -> st.SearchStrat
     return draw_case()
 
 
+@template_arguments
 def expectation(
     id: str, *, title: str, statement: str, source: str, quantity: Callable, claimed: Callable,
     control: NegativeControl, keys: st.SearchStrategy | None = None,
@@ -656,6 +660,7 @@ def _check_levels(sizes: Mapping[str, Any]) -> None:
         raise ValueError(f"sizes must give every profile level, missing {sorted(missing)}")
 
 
+@template_arguments
 def asymptotic(
     id: str, *, title: str, statement: str, source: str, sizes: Mapping[str, Sequence[Any]],
     measure: Callable[[Any, Any, np.random.Generator], float], criterion: Callable, label: str,
@@ -702,6 +707,7 @@ def witness_check(
     return Check(name, EvidenceKind.COUNTEREXAMPLE, run, about)
 
 
+@template_arguments
 def counterexample(
     id: str, *, title: str, statement: str, source: str, control: NegativeControl, about: str, how: str,
     verify: Callable[[Any, Any], tuple], witness: Callable[[Context], Any] | None = None,
@@ -748,6 +754,7 @@ def swapped_stores() -> dict:
     return {"outer_product_store": linmem.least_squares_store, "least_squares_store": linmem.outer_product_store}
 
 
+@template_arguments
 def sweep_check(
     name: str, *, sizes: Mapping[str, Sequence[Any]], measure: Callable[[Any, Any, np.random.Generator], float],
     criterion: Callable, label: str, size_name: str = "size", domain: Mapping[str, Any] | None = None,

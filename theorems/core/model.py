@@ -247,6 +247,11 @@ class Check:
     run: Callable[[Context], Evidence]
     description: str = ""
 
+    def __post_init__(self):
+        from theorems.core.validate import check_fields
+
+        check_fields(self)
+
 
 @dataclass(frozen=True)
 class NegativeControl:
@@ -257,6 +262,9 @@ class NegativeControl:
     overrides: Mapping[str, Callable]
 
     def __post_init__(self):
+        from theorems.core.validate import control_fields
+
+        control_fields(self)
         # refused when the claim is built, not only when --controls runs it (an index
         # stub has no overrides: nothing to check, and linmem stays unimported)
         if not self.overrides:
@@ -296,9 +304,9 @@ class Claim:
     domain: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
     def __post_init__(self):
-        if not isinstance(self.domain, Mapping):
-            raise TypeError(f"claim {self.id}: domain must be a mapping of variable names to ranges, "
-                            f"got {type(self.domain).__name__}")
+        from theorems.core.validate import claim_fields
+
+        claim_fields(self)  # every field's type and range, with the claim, field, value and need named
         if self.kind is ClaimKind.UNDERSPECIFIED:
             if not self.reason:
                 raise ValueError(f"claim {self.id}: an underspecified claim needs a reason")

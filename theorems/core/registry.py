@@ -5,6 +5,7 @@ import name), checked for unique ids, known dependencies and no cycles."""
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import importlib
 import importlib.util
 import os
@@ -152,7 +153,10 @@ def _import(spec: str):
         module = importlib.util.module_from_spec(module_spec)
         sys.modules[name] = module
         try:
-            module_spec.loader.exec_module(module)
+            # the bytes read once: what runs is what the report's hash is of
+            source = path.read_bytes()
+            _IMPORTED_SHA256[spec] = hashlib.sha256(source).hexdigest()
+            exec(compile(source, str(path), "exec", dont_inherit=True), module.__dict__)
         except KeyboardInterrupt:
             sys.modules.pop(name, None)
             raise
@@ -161,7 +165,7 @@ def _import(spec: str):
             raise _failed(spec, exc, path) from exc
         return module
     try:
-        return importlib.import_module(spec)
+        module = importlib.import_module(spec)
     except ModuleNotFoundError as exc:
         if exc.name and (spec == exc.name or spec.startswith(exc.name + ".")):
             raise ClaimsModuleError(f"claims module {spec!r} cannot be found: no module named {exc.name!r}; "
@@ -171,13 +175,22 @@ def _import(spec: str):
         raise
     except BaseException as exc:  # noqa: BLE001 - SystemExit, GeneratorExit, a user's subclass
         raise _failed(spec, exc) from exc
+    origin = getattr(module, "__file__", None)
+    if spec not in _IMPORTED_SHA256 and origin and os.path.isfile(origin):
+        _IMPORTED_SHA256[spec] = hashlib.sha256(Path(origin).read_bytes()).hexdigest()
+    return module
+
+
+#: The SHA-256 of each claims module's source as it was imported, by spec.
+_IMPORTED_SHA256: dict[str, str] = {}
 
 
 def claims_module_hashes(specs: Sequence[str]) -> dict[str, str | None]:
     """The SHA-256 (hex) of each claims module's source file, by the spec
     given (a path, or an import name resolved to its file; None when it has
     no source file), so a report says which version of a user's claims it
-    judged.
+    judged: the hash of the bytes that were imported, taken when they were
+    read (a file edited during the run does not change it).
 
     >>> import tempfile
     >>> with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
@@ -186,10 +199,11 @@ def claims_module_hashes(specs: Sequence[str]) -> dict[str, str | None]:
     '6902f713f02c'
     >>> os.unlink(f.name)
     """
-    import hashlib
-
     out: dict[str, str | None] = {}
     for spec in specs:
+        if spec in _IMPORTED_SHA256:
+            out[spec] = _IMPORTED_SHA256[spec]
+            continue
         path = Path(spec)
         if not path.is_file():
             try:

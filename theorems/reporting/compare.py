@@ -16,6 +16,7 @@ its ``fail_on`` does not give) raises
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,6 +45,31 @@ class ReportError(ValueError):
     the file and the problem."""
 
 
+#: The deepest nesting of arrays and objects a report.json may have (a
+#: report's own is under 12); deeper JSON is refused before it is parsed.
+MAX_JSON_DEPTH = 64
+
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_JSON_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def json_depth(text: str, limit: int = MAX_JSON_DEPTH) -> int:
+    """The nesting depth of JSON ``text`` (brackets outside strings), counted
+    up to ``limit + 1`` at most (so a hostile text costs no more than that).
+
+    >>> json_depth('{"a": [1, {"b": "[[["}]}')
+    3
+    """
+    depth = deepest = 0
+    for m in _JSON_BRACKET.finditer(_JSON_STRING.sub('""', text)):
+        depth += 1 if m.group(0) in "[{" else -1
+        if depth > deepest:
+            deepest = depth
+            if deepest > limit:
+                break
+    return deepest
+
+
 def load_report(path: str | Path) -> dict:
     """Read and validate a JSON report, or raise :class:`ReportError`."""
     from theorems.reporting.report import load_schema
@@ -59,8 +85,12 @@ def load_report(path: str | Path) -> dict:
         raise ReportError(f"{path}: not a text file ({exc.reason} at byte {exc.start})") from None
     except OSError as exc:
         raise ReportError(f"{path}: cannot be read ({exc.strerror})") from None
+    if json_depth(text) > MAX_JSON_DEPTH:
+        raise ReportError(f"{path}: not a theorems report (its JSON nests deeper than {MAX_JSON_DEPTH} levels)")
     try:
         report = json.loads(text)
+    except RecursionError:
+        raise ReportError(f"{path}: not a theorems report (its JSON nests too deeply to read)") from None
     except json.JSONDecodeError as exc:
         raise ReportError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
     if not isinstance(report, dict):

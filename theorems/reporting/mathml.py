@@ -14,7 +14,7 @@ import functools
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
-from html import escape
+from html import escape, unescape
 
 __all__ = [
     "INLINE_MATH",
@@ -53,6 +53,59 @@ FUNCTION_NAMES = frozenset({
 
 _MATHML_NS = "http://www.w3.org/1998/Math/MathML"
 _APPLY = "\u2061"
+
+#: The MathML a report may carry: presentation elements only. Nothing that
+#: links (``href`` on any element, ``maction``), embeds other markup
+#: (``annotation-xml``, ``semantics``) or belongs to another namespace.
+MATHML_ELEMENTS = frozenset({
+    "math", "mrow", "mi", "mo", "mn", "ms", "mtext", "mspace", "mfrac", "msqrt", "mroot", "mstyle", "merror",
+    "mpadded", "mphantom", "msub", "msup", "msubsup", "munder", "mover", "munderover", "mmultiscripts",
+    "mprescripts", "none", "mtable", "mtr", "mtd", "menclose",
+})
+#: Presentational attributes a report's MathML may carry (never ``href``,
+#: ``style``, ``class``, ``id``, ``src``, ``on*`` or a namespaced attribute).
+MATHML_ATTRIBUTES = frozenset({
+    "display", "displaystyle", "scriptlevel", "mathvariant", "mathcolor", "mathbackground", "mathsize",
+    "lspace", "rspace", "stretchy", "symmetric", "maxsize", "minsize", "largeop", "movablelimits", "accent",
+    "accentunder", "fence", "separator", "form", "width", "height", "depth", "voffset", "linethickness",
+    "columnalign", "rowalign", "columnspacing", "rowspacing", "columnlines", "rowlines", "frame",
+    "framespacing", "columnspan", "rowspan", "notation", "dir", "align", "bevelled", "numalign", "denomalign",
+})
+#: An attribute value that could name a resource or run code (``url(``,
+#: ``javascript:``, an expression) is refused even on an allowed attribute.
+_UNSAFE_VALUE = re.compile(r"[()\\<>]|javascript:|data:|&", re.I)
+
+
+def _disallowed(tree) -> str | None:
+    """Why ``tree`` (parsed MathML) may not go into a report, or None: an
+    element or attribute outside :data:`MATHML_ELEMENTS` /
+    :data:`MATHML_ATTRIBUTES`, another namespace, or an attribute value that
+    could load or run something."""
+    for node in tree.iter():
+        if not isinstance(node.tag, str) or not node.tag.startswith("{" + _MATHML_NS + "}"):
+            return f"the converted MathML holds markup outside MathML ({str(node.tag).rsplit('}', 1)[-1]!r})"
+        name = _tag(node)
+        if name not in MATHML_ELEMENTS:
+            return f"the converted MathML holds a <{name}> element, which a report never carries"
+        for attr, value in node.attrib.items():
+            if attr not in MATHML_ATTRIBUTES:
+                return f"the converted MathML holds a {attr.rsplit('}', 1)[-1]!r} attribute, which a report never carries"
+            if _UNSAFE_VALUE.search(value):
+                return f"the converted MathML gives {attr} the value {value!r}, which a report never carries"
+    return None
+
+
+def _nh3_agrees(markup: str) -> bool:
+    """True when nh3 (Ammonia, parsing as an HTML5 browser does) keeps
+    ``markup`` exactly as it is under the same allowlist: a second,
+    independent sanitizer, so that markup an HTML parser would read
+    differently from the XML it was checked as never reaches a report."""
+    import nh3
+
+    cleaned = nh3.clean(markup, tags=set(MATHML_ELEMENTS), attributes={"*": set(MATHML_ATTRIBUTES)},
+                        url_schemes=set(), strip_comments=True, link_rel=None)
+    # compared as characters: nh3 writes U+00A0 as &nbsp;, the XML serializer as the character
+    return unescape(cleaned) == unescape(markup)
 
 #: Top-level spacing in a statement at which it may be broken into lines.
 _BREAK_AT = re.compile(r"\\qquad(?![A-Za-z])|(?<=[,;:])\s*\\quad(?![A-Za-z])")
@@ -137,6 +190,9 @@ def latex_to_mathml(latex: str, *, display: bool = False) -> tuple[str, str | No
         tree = ET.fromstring(markup)
     except ET.ParseError as exc:
         return fallback(f"the converted MathML is not well-formed ({exc})")
+    unsafe = _disallowed(tree)
+    if unsafe:
+        return fallback(unsafe)
     _repair_mathml(tree)
     for node in tree.iter():
         left = _LEFTOVER_COMMAND.search(node.text or "")
@@ -146,6 +202,8 @@ def latex_to_mathml(latex: str, *, display: bool = False) -> tuple[str, str | No
     # The HTML parser puts <math> in the MathML namespace by itself.
     markup = re.sub(r"<(/?)(?:ns0|html):", r"<\1", markup)
     markup = re.sub(r'\s+xmlns(:\w+)?="[^"]*"', "", markup)
+    if not _nh3_agrees(markup):
+        return fallback("the converted MathML does not survive the report's sanitizer (nh3) unchanged")
     return markup, None
 
 

@@ -136,15 +136,25 @@ class Observer:
         self._local = threading.local()
         self._saved_coverage = None
         self.lines = 0
+        #: Why the file stopped being written (an OSError during the run), or
+        #: None. A failed write never reaches the checks or the run: the
+        #: verdicts and the reports are the same with or without --observe.
+        self.failed: str | None = None
 
     # -- writing ----------------------------------------------------------
     def write(self, observation: dict) -> None:
-        line = (json.dumps(observation, allow_nan=False) + "\n").encode()
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        if self.failed is not None:
+            return
         try:
-            os.write(fd, line)
-        finally:
-            os.close(fd)
+            line = (json.dumps(observation, allow_nan=False) + "\n").encode()
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                os.write(fd, line)
+            finally:
+                os.close(fd)
+        except (OSError, ValueError, TypeError) as exc:  # disk full, permission lost, an unencodable value
+            self.failed = f"{type(exc).__name__}: {getattr(exc, 'strerror', None) or exc}"
+            return
         self.lines += 1
 
     def _forward(self, observation, thread_id=None) -> None:
@@ -163,7 +173,10 @@ class Observer:
     def __enter__(self):
         from hypothesis.internal import observability
 
-        self.path.write_bytes(b"")
+        try:
+            self.path.write_bytes(b"")
+        except OSError as exc:
+            raise ValueError(f"--observe: {str(self.path)!r} cannot be written ({exc.strerror})") from None
         self._saved_coverage = observability.OBSERVABILITY_COLLECT_COVERAGE
         observability.OBSERVABILITY_COLLECT_COVERAGE = False
         observability.add_observability_callback(self._forward, all_threads=True)
@@ -174,6 +187,11 @@ class Observer:
 
         observability.remove_observability_callback(self._forward)
         observability.OBSERVABILITY_COLLECT_COVERAGE = self._saved_coverage
+        if self.failed is not None:
+            import sys
+
+            print(f"theorems: warning: --observe {str(self.path)!r} stopped being written after {self.lines} "
+                  f"lines ({self.failed}); the verdicts and the reports are not affected", file=sys.stderr)
         return False
 
     def wrap(self, claims: Iterable[Claim]) -> list[Claim]:
