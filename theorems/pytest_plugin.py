@@ -305,7 +305,7 @@ def run_claim_check(node, claim, check):
                     f"its budget of {profile.check_budget_s:g} s, so the claim's remaining checks were not run",
                     pytrace=False)
 
-    def task():
+    def task(announce):
         stats: list[dict] = []
         with hypothesis_run(**_hypothesis_options(config)) as hypothesis, _statistics(node, stats, show=False):
             ev = run_check(claim, check, impl=Impl.default(), profile=profile, seed=seed, claims_modules=modules,
@@ -346,10 +346,10 @@ def run_negative_control_item(node, claim) -> dict:
     config = node.config
     profile = _profile(config)
 
-    def task():
+    def task(announce):
         with hypothesis_run(**_hypothesis_options(config)) as hypothesis:
             return run_negative_control(claim, profile=profile, seed=config.getoption("--theorems-seed"),
-                                        hypothesis=hypothesis)
+                                        hypothesis=hypothesis, announce=announce)
 
     outcome = _supervised(config, task, profile, None)
     if not isinstance(outcome, dict):
@@ -369,7 +369,7 @@ def _supervised(config, task, profile, step):
     :func:`theorems.core.runner.call_supervised`: its value, or a ``Died``
     record), or here with ``--theorems-in-process``."""
     if config.getoption("--theorems-in-process"):
-        return task()
+        return task(None)
     from theorems.core.runner import call_supervised
 
     return call_supervised(task, profile=profile, step=step)

@@ -361,11 +361,6 @@ def derive_status(claim: Claim, evidence: Sequence[Evidence], dep_status: dict[s
 #: ``data`` key of the evidence of a check that ran past its budget (the budget, seconds).
 OVERRAN = "overran_budget_s"
 
-#: In a supervised worker (:func:`_claim_handler`): ``send`` of the pipe to the parent, which hears from
-#: :func:`_run_checks` which check starts and each evidence as it is settled. None in the parent.
-_ANNOUNCE: Callable[..., None] | None = None
-
-
 def _not_run(claim: Claim, check: Check, overran: Evidence, impl: Impl, profile: Profile, seed: int,
              claims_modules: tuple[str, ...]) -> Evidence:
     """The ERROR record of a check left out because ``overran`` ran past its budget."""
@@ -380,19 +375,21 @@ def _not_run(claim: Claim, check: Check, overran: Evidence, impl: Impl, profile:
 
 def _run_checks(claim: Claim, impl: Impl, profile: Profile, seed: int,
                 claims_modules: tuple[str, ...] = (), cache: Any = None, executor: Any = None,
-                hypothesis: Any = None, *, phase: str = "claim") -> list[Evidence]:
+                hypothesis: Any = None, *, phase: str = "claim",
+                announce: Callable[..., None] | None = None) -> list[Evidence]:
     """Every check of ``claim``, in order; once one ran past its budget the
     rest are not run (each an ERROR record saying so), so that a hanging
-    claim costs one budget, not one per check. ``phase`` (``claim`` or
-    ``control``) is what a supervised worker tells its parent."""
+    claim costs one budget, not one per check. In a supervised worker,
+    ``announce`` (its pipe to the parent) hears ``("check", phase, name)``
+    before each check and, in the ``claim`` phase, ``("evidence", ev)`` after."""
     out: list[Evidence] = []
     overran: Evidence | None = None
     for c in claim.checks:
         if overran is not None:
             ev = _not_run(claim, c, overran, impl, profile, seed, claims_modules)
         else:
-            if _ANNOUNCE is not None:
-                _ANNOUNCE("check", phase, c.name)
+            if announce is not None:
+                announce("check", phase, c.name)
             ev = run_check(claim, c, impl=impl, profile=profile, seed=seed, claims_modules=claims_modules,
                            cache=cache, executor=executor, hypothesis=hypothesis)
             if isinstance(ev.data, dict) and OVERRAN in ev.data:
@@ -401,8 +398,8 @@ def _run_checks(claim: Claim, impl: Impl, profile: Profile, seed: int,
                 if left:
                     ev.detail += f"; the claim's remaining checks were not run ({', '.join(left)})"
         out.append(ev)
-        if _ANNOUNCE is not None and phase == "claim":
-            _ANNOUNCE("evidence", _sendable(ev))
+        if announce is not None and phase == "claim":
+            announce("evidence", _sendable(ev))
     return out
 
 
@@ -414,7 +411,7 @@ def _answers(evidence: list[Evidence]) -> dict:
 
 def run_negative_control(claim: Claim, *, profile: Profile, seed: int = DEFAULT_SEED,
                          evidence: list[Evidence] | None = None, executor: Any = None,
-                         hypothesis: Any = None) -> dict:
+                         hypothesis: Any = None, announce: Callable[..., None] | None = None) -> dict:
     """Run the claim's checks on its wrong variant. ``caught`` is True when
     the claim then comes out FAILED (or NOT SUPPORTED for a sweep), or, for a
     question, when its answers differ from those of the right variant (its
@@ -426,7 +423,7 @@ def run_negative_control(claim: Claim, *, profile: Profile, seed: int = DEFAULT_
     impl = Impl.default().with_overrides(nc.overrides)
     # no cache under a wrong variant (its context's cache is None)
     wrong_evidence = _run_checks(claim, impl, profile, seed, executor=executor, hypothesis=hypothesis,
-                                 phase="control")
+                                 phase="control", announce=announce)
     status, _ = derive_status(claim, wrong_evidence, {})
     caught = status in (Status.FAILED, Status.NOT_SUPPORTED)
     out = {"description": nc.description, "status": status.value, "caught": caught,
@@ -434,7 +431,7 @@ def run_negative_control(claim: Claim, *, profile: Profile, seed: int = DEFAULT_
     if claim.kind is ClaimKind.QUESTION:
         right = _answers(evidence if evidence is not None else _run_checks(
             claim, Impl.default(), profile, seed, cache=resolve_run_cache(), executor=executor, hypothesis=hypothesis,
-            phase="control"))
+            phase="control", announce=announce))
         moved = bool(right) and _answers(wrong_evidence) != right
         out.update(caught=caught or moved, answer_moved=moved)
     return out
@@ -442,16 +439,17 @@ def run_negative_control(claim: Claim, *, profile: Profile, seed: int = DEFAULT_
 
 def run_claim(claim: Claim, *, profile: Profile, seed: int = DEFAULT_SEED, impl: Impl | None = None,
               controls: bool = False, claims_modules: tuple[str, ...] = (), cache: Any = FROM_ENVIRONMENT,
-              executor: Any = None) -> ClaimResult:
+              executor: Any = None, announce: Callable[..., None] | None = None) -> ClaimResult:
     """Run a claim's checks (status derived without dependencies); ``cache``
     (:func:`resolve_run_cache`) and ``executor`` reach the checks in their
-    context."""
+    context; ``announce``: a supervised worker's pipe to its parent (see
+    :func:`_run_checks`)."""
     start = time.perf_counter()
     evidence = _run_checks(claim, impl or Impl.default(), profile, seed, claims_modules,
-                           resolve_run_cache(cache), executor)
+                           resolve_run_cache(cache), executor, announce=announce)
     status, _ = derive_status(claim, evidence, {})
-    nc = (run_negative_control(claim, profile=profile, seed=seed, evidence=evidence, executor=executor)
-          if controls else None)
+    nc = (run_negative_control(claim, profile=profile, seed=seed, evidence=evidence, executor=executor,
+                               announce=announce) if controls else None)
     return ClaimResult(claim, status, evidence, time.perf_counter() - start, [], nc)
 
 
@@ -514,16 +512,14 @@ def _restore_global_state(state: tuple) -> None:
 def _claim_handler(claims: list[Claim], *, profile: Profile, seed: int, impl: Impl | None, controls: bool,
                    claims_modules: tuple[str, ...], cache: Any) -> Callable[[int, Callable[..., None]], ClaimResult]:
     """What a supervised worker runs for the claim at an index of ``claims``:
-    its checks (announcing each to the parent, see :data:`_ANNOUNCE`) and its
-    control, from the global state the worker started with."""
+    its checks and its control, each check announced to the parent (``send``,
+    see :func:`_run_checks`), from the global state the worker started with."""
     start_state = _global_state()
 
     def handle(i: int, send: Callable[..., None]) -> ClaimResult:
-        global _ANNOUNCE
-        _ANNOUNCE = send
         _restore_global_state(start_state)
         result = run_claim(claims[i], profile=profile, seed=seed, impl=impl, controls=controls,
-                           claims_modules=claims_modules, cache=cache)
+                           claims_modules=claims_modules, cache=cache, announce=send)
         result.claim = None  # claims hold functions; the parent re-attaches its own
         for ev in result.evidence:
             _sendable(ev)
@@ -599,21 +595,21 @@ def _worker_died(claim: Claim, died, received: list[Evidence], *, profile: Profi
     return result
 
 
-def call_supervised(task: Callable[[], Any], *, profile: Profile, step: tuple[str, str] | None = None) -> Any:
-    """``task()`` in a supervised worker forked from this process for it: its
-    return value (it must pickle), or the :class:`theorems.scale.supervise.Died`
-    record of a worker that ended before it answered or that stayed in a
-    check :data:`BUDGET_GRACE_S` past the profile's budget (``step``: the
-    ``(phase, check name)`` the task starts in; checks run through
-    :func:`_run_checks` announce themselves). The pytest plugin runs each item so."""
+def call_supervised(task: Callable[[Callable[..., None]], Any], *, profile: Profile,
+                    step: tuple[str, str] | None = None) -> Any:
+    """``task(announce)`` in a supervised worker forked from this process for
+    it: its return value (it must pickle), or the
+    :class:`theorems.scale.supervise.Died` record of a worker that ended
+    before it answered or that stayed in a check :data:`BUDGET_GRACE_S` past
+    the profile's budget (``step``: the ``(phase, check name)`` the task
+    starts in; ``announce`` passed to :func:`run_negative_control` names each
+    check as it starts). The pytest plugin runs each item so."""
     from theorems.scale.supervise import Answer, Died, Worker, wait_any
 
     allowance = profile.check_budget_s + BUDGET_GRACE_S if profile.check_budget_s > 0 else None
 
     def handle(_task, send):
-        global _ANNOUNCE
-        _ANNOUNCE = send
-        return task()
+        return task(send)
 
     def on_message(worker, message):
         if message[0] == "check":

@@ -144,6 +144,17 @@ def _become_worker(parent: int, from_main_thread: bool) -> None:
     watch_parent_from_child(parent, forked_from_main_thread=from_main_thread)
 
 
+def _flush() -> None:
+    """Write out what the task printed (the worker ends with ``os._exit``, which does not)."""
+    import sys
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+
+
 def _child_main(handler: Callable, conn, parent: int, from_main_thread: bool) -> None:
     _become_worker(parent, from_main_thread)
 
@@ -166,8 +177,10 @@ def _child_main(handler: Callable, conn, parent: int, from_main_thread: bool) ->
                     conn.send(("raised", traceback.format_exc(limit=8)[-4000:]))
             except BaseException:  # noqa: BLE001 - the handler's own crash, reported, not printed
                 conn.send(("raised", traceback.format_exc(limit=8)[-4000:]))
+            _flush()
     finally:
         try:
+            _flush()
             conn.close()
         finally:
             # no atexit handlers or finalisers of state the parent owns (its temporary folders)
