@@ -438,9 +438,9 @@ def _where(args, claims) -> str:
 
 def _cut_short(result) -> bool:
     """Whether a claim's time was cut by a check's budget or its worker's end."""
-    from theorems.core.runner import OVERRAN
+    from theorems.core.runner import OVERRAN, WORKER_ENDED
 
-    return any(isinstance(e.data, dict) and (OVERRAN in e.data or "worker" in e.data) for e in result.evidence)
+    return any(isinstance(e.data, dict) and (OVERRAN in e.data or WORKER_ENDED in e.data) for e in result.evidence)
 
 
 def _cmd_verify(args) -> int:

@@ -35,6 +35,7 @@ __all__ = [
     "ClaimResult",
     "OVERRAN",
     "RunResult",
+    "WORKER_ENDED",
     "call_supervised",
     "death_cause",
     "death_evidence",
@@ -360,6 +361,8 @@ def derive_status(claim: Claim, evidence: Sequence[Evidence], dep_status: dict[s
 
 #: ``data`` key of the evidence of a check that ran past its budget (the budget, seconds).
 OVERRAN = "overran_budget_s"
+#: ``data`` key of the evidence of a check whose worker process ended while it ran (exit code, signal, ...).
+WORKER_ENDED = "worker_ended"
 
 def _not_run(claim: Claim, check: Check, overran: Evidence, impl: Impl, profile: Profile, seed: int,
              claims_modules: tuple[str, ...]) -> Evidence:
@@ -544,7 +547,7 @@ def death_evidence(claim: Claim, check: Check, died, *, impl: Impl, profile: Pro
     from theorems.evidence._common import replay_command
 
     ctx = _context(claim, check, impl, profile, seed, claims_modules)
-    data = {"worker": died.to_json()}
+    data = {WORKER_ENDED: died.to_json()}
     if died.killed:
         data[OVERRAN] = profile.check_budget_s
     return Evidence(check=check.name, kind=check.kind, status=EvidenceStatus.ERROR, seconds=died.step_seconds,
