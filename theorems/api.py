@@ -56,7 +56,8 @@ def verify(
     claims: str | Sequence[str] | None = None,
     *,
     controls: bool = False,
-    jobs: int = 1,
+    jobs: int | None = None,
+    in_process: bool = False,
 ) -> "Run":
     """Run the checks of the selected claims, as ``theorems verify`` does.
 
@@ -65,7 +66,10 @@ def verify(
     (default, or ``$THEOREMS_PROFILE``), standard or thorough; ``seed``: the
     run seed; ``claims``: claim modules of one's own (import names or paths
     to .py files defining ``CLAIMS``); ``controls``: also run every negative
-    control; ``jobs``: processes. Nothing is written until :meth:`Run.write`.
+    control; ``jobs``: worker processes, each claim in a fresh supervised one
+    (default: one per core; a check that crashes its process is that claim's
+    ERROR); ``in_process``: run the claims in this process instead (for a
+    debugger). Nothing is written until :meth:`Run.write`.
 
     Safe to call from several threads: runs in one process are serialized
     (the working precision of mpmath is process-wide), so each gives the
@@ -81,8 +85,10 @@ def verify(
         raise TypeError(f"seed must be an int, got {type(seed).__name__}")
     if seed < 0:
         raise ValueError(f"seed must be >= 0, got {seed}")
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"jobs must be an int >= 1, got {jobs!r}")
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise ValueError(f"jobs must be an int >= 1 or None (one per core), got {jobs!r}")
+    if not isinstance(in_process, bool):
+        raise TypeError(f"in_process must be True or False, got {in_process!r}")
     if not isinstance(controls, bool):
         raise TypeError(f"controls must be True or False, got {controls!r}")
     chosen_profile = get_profile(profile)
@@ -90,7 +96,7 @@ def verify(
         selected = select(load_claims(modules), only_l, kinds=kind_l)
         with hypothesis_run():
             result = run_claims(selected, profile=chosen_profile, seed=seed, controls=controls, jobs=jobs,
-                                claims_modules=modules)
+                                claims_modules=modules, in_process=in_process)
         report = build_report(result, selection={"only": only_l, "kind": kind_l, "claims_modules": modules})
     return Run(result, report)
 

@@ -8,9 +8,11 @@ claim comes out with more than one status across the seeds. Every command
 exits 2 for a usage error, with one line naming the option, the value and
 what is needed (never a traceback), 3 when its results could not be written
 (an ``OSError`` such as a full disk; one line, the previous reports kept),
-130 on Ctrl-C and 143 on SIGTERM (the workers of ``--jobs`` stopped; they also
+130 on Ctrl-C and 143 on SIGTERM (the workers stopped; they also
 end within a second when this process is killed outright), with one line saying
-the previous reports were kept. ``--out`` and the sweep cache
+the previous reports were kept. A claim whose check ends its worker process
+(a segfault, an abort, ``os._exit``, the OOM killer) or outlives its budget is
+ERROR (exit 1), the other claims run on and the reports are written. ``--out`` and the sweep cache
 (``$THEOREMS_CACHE``) are checked before any claim runs.
 """
 
@@ -107,12 +109,15 @@ kinds (--kind):
 exit status:
   0  no claim has a status in --fail-on (default FAILED, ERROR, BLOCKED,
      NOT SUPPORTED) and every negative control run (--controls) was caught
-  1  otherwise
+  1  otherwise; a claim whose check crashes its worker process (a
+     segfault, an abort, os._exit with any code, the OOM killer) or runs
+     past its budget (--check-budget) is ERROR naming the cause and the
+     check, and the other claims run on
   2  usage error (one line naming the option and the value)
   3  the reports could not be written (disk full, no permission); one line
      saying where and why; the previous reports are kept
   130  interrupted (Ctrl-C); the previous reports are kept
-  143  terminated (SIGTERM); the previous reports are kept. The --jobs
+  143  terminated (SIGTERM); the previous reports are kept. The
        workers end with this process, even when it is killed (SIGKILL)
 """
 
@@ -369,9 +374,12 @@ def _sweep_executor(args):
     --scheduler and --workers (a usage error when they do not fit together)."""
     from theorems.scale.executors import open_executor
 
-    if args.executor == "dask" and args.jobs > 1:
+    if args.executor == "dask" and args.jobs is not None and args.jobs > 1:
         raise UsageError(f"--jobs {args.jobs}: --executor dask runs the claims in this process and their "
                          "sweeps on the cluster; drop --jobs")
+    if args.in_process and args.jobs is not None:
+        raise UsageError(f"--jobs {args.jobs}: --in-process runs every claim in this process, one after the "
+                         "other; give one or the other")
     context = open_executor(args.executor, scheduler=args.scheduler, workers=args.workers)
     try:
         executor = context.__enter__()
@@ -435,13 +443,30 @@ def _case_selection(args, claims: list, profile) -> list:
     return [one]
 
 
+def _where(args, claims) -> str:
+    """Where the claims of a verify run run, for its first line."""
+    if args.in_process or args.executor != "local":
+        return "in this process"
+    from theorems.scale.supervise import default_jobs
+
+    n = min(args.jobs or default_jobs(), len(claims))
+    return f"{n} worker{'s' if n > 1 else ''}"
+
+
+def _cut_short(result) -> bool:
+    """Whether a claim's time was cut by a check's budget or its worker's end."""
+    from theorems.core.runner import OVERRAN, WORKER_ENDED
+
+    return any(isinstance(e.data, dict) and (OVERRAN in e.data or WORKER_ENDED in e.data) for e in result.evidence)
+
+
 def _cmd_verify(args) -> int:
     from theorems.reporting.progress import Progress, estimate_line, record_durations, recorded_durations
     from theorems.core.registry import claims_module_hashes
     from theorems.reporting.report import build_report, write_reports
     from theorems.core.runner import run
 
-    profile = get_profile(args.profile)
+    profile = get_profile(args.profile, check_budget=args.check_budget)
     registry = _registry(args)
     claims = _case_selection(args, _select(args, registry), profile)
     out = _out_dir(args.out)
@@ -449,7 +474,8 @@ def _cmd_verify(args) -> int:
     _check_cache()
     _partial_notice(args, claims, registry, out)
     sweep_executor, executor = _sweep_executor(args)
-    print(f"theorems verify: {len(claims)} claims, profile {profile.name}, seed {args.seed}", flush=True)
+    print(f"theorems verify: {len(claims)} claims, profile {profile.name}, seed {args.seed}, {_where(args, claims)}",
+          flush=True)
     _check_durations("verify")
     estimates = recorded_durations(profile.name, controls=args.controls)
     ids = [c.id for c in claims]
@@ -459,14 +485,16 @@ def _cmd_verify(args) -> int:
     try:
         result = run(claims, profile=profile, seed=args.seed, controls=args.controls,
                      jobs=args.jobs, progress=progress, claims_modules=args.claims or (), fail_on=args.fail_on,
-                     executor=executor)
+                     executor=executor, in_process=args.in_process, estimates=estimates)
     finally:
         progress.close()
         run_context.close()
         sweep_executor.__exit__(None, None, None)
     if args.executor == "local" and args.case is None:  # on dask a claim's seconds are the cluster's wall
         # time, not CPU time; a --case rerun times one check or case, not the claim
-        record_durations(profile.name, {r.claim.id: r.seconds for r in result.results}, controls=args.controls)
+        # a claim cut short by a budget or a dead worker took no time that a later run can expect
+        record_durations(profile.name, {r.claim.id: r.seconds for r in result.results if not _cut_short(r)},
+                         controls=args.controls)
     report = build_report(result, selection={"only": args.only or [], "kind": args.kind or [],
                                              **({"case": args.case} if args.case is not None else {}),
                                              "claims_modules": args.claims or [],
@@ -616,7 +644,17 @@ def _parser() -> argparse.ArgumentParser:
                          "observability format (property = <claim>::<check>)")
     sp.add_argument("--seed", type=_seed_arg, default=DEFAULT_SEED,
                     help=f"run seed, 0 .. 2**128 - 1 (default {DEFAULT_SEED})")
-    sp.add_argument("--jobs", type=_pos_int, default=1, help="processes to run claims in (default 1)")
+    sp.add_argument("--jobs", type=_pos_int, default=None, metavar="N",
+                    help="worker processes, each claim in a fresh one forked from this process, supervised: "
+                         "a claim whose check crashes or hangs its process is ERROR and the run goes on "
+                         "(default: one per core)")
+    sp.add_argument("--in-process", action="store_true",
+                    help="run the claims in this process, one after the other, for a debugger (pdb, "
+                         "breakpoints); a check that crashes or hangs its process then ends the run")
+    sp.add_argument("--check-budget", type=_budget_arg, default=None, metavar="SECONDS",
+                    help="wall-clock budget of one check, overriding the profile's (quick 180, standard "
+                         "900, thorough 3600) and $THEOREMS_CHECK_BUDGET; once a check of a claim overran "
+                         "it, the claim's remaining checks do not run")
     sp.add_argument("--executor", choices=("local", "dask"), default="local",
                     help="where the finite-size sweeps run: local (default, in this process) or dask "
                          "(dask.distributed; the cache stays here, results as a local run)")
@@ -704,6 +742,16 @@ def _seed_arg(text: str) -> int:
     return _nonneg_int(text, below=SEED_LIMIT)
 
 
+def _budget_arg(text: str) -> float:
+    """``--check-budget``: seconds, a finite number > 0."""
+    from theorems.core.profiles import parse_check_budget
+
+    try:
+        return parse_check_budget(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _pos_int(text: str) -> int:
     value = _nonneg_int(text)
     if value < 1:
@@ -752,8 +800,8 @@ def _workers_die_with_us(args):
         return
     from theorems.scale.executors import die_with_parent
 
-    if getattr(args, "jobs", 1) > 1:
-        die_with_parent()
+    if (getattr(args, "jobs", 1) or 1) > 1 and args.command == "stability":
+        die_with_parent()  # verify's supervised workers see to it themselves
     previous = signal.signal(signal.SIGTERM, _raise_terminated)
     try:
         yield

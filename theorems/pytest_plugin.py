@@ -24,7 +24,16 @@ parametrized copies are deselected, so nothing runs twice).
 
 Options: ``--theorems-profile`` (default: ``$THEOREMS_PROFILE`` or quick),
 ``--theorems-seed``, ``--theorems-claims MODULE`` (repeatable),
-``--theorems-catalogue``.
+``--theorems-catalogue``, ``--theorems-check-budget SECONDS`` (or
+``$THEOREMS_CHECK_BUDGET``).
+Each item runs in a worker process forked for it (as ``theorems verify``
+runs each claim): a check that crashes its process (a segfault, an abort,
+``os._exit``, the OOM killer) or spins past its budget where the alarm cannot
+reach it fails its item with the cause and the check, and the session goes
+on; once a check of a claim ran past its budget, the claim's later check
+items fail as not run. ``--theorems-in-process`` runs the items in the pytest
+process instead (for ``--pdb`` and breakpoints; a crashing check then ends
+the session).
 Hypothesis's own options act on the checks: ``--hypothesis-seed`` is mixed
 into every check's seed (other cases, same claim); ``--hypothesis-profile``
 (or ``$HYPOTHESIS_PROFILE``) sets the number of Hypothesis examples, the
@@ -96,6 +105,12 @@ def _seed_option(text: str) -> int:
     return _nonneg_int(text)
 
 
+def _budget_option(text: str) -> float:
+    from theorems.cli import _budget_arg
+
+    return _budget_arg(text)
+
+
 def _fail_on_option(text: str):
     from theorems.cli import _fail_on_arg
 
@@ -121,6 +136,13 @@ def pytest_addoption(parser):
     group.addoption("--theorems-catalogue", action="store_true", default=False,
                     help="with --theorems-claims, collect the built-in catalogue (and the theorems.claims "
                          "entry points) too")
+    group.addoption("--theorems-in-process", action="store_true", default=False,
+                    help="run each claim item in the pytest process (for a debugger); by default each runs "
+                         "in a worker process forked for it, so that a check that crashes or hangs its "
+                         "process fails its item alone")
+    group.addoption("--theorems-check-budget", type=_budget_option, default=None, metavar="SECONDS",
+                    help="wall-clock budget of one check, overriding the profile's and "
+                         "$THEOREMS_CHECK_BUDGET")
     group.addoption("--theorems-fail-on", default=None, metavar="STATUS,...", type=_fail_on_option,
                     help="statuses whose checks fail their item, as theorems verify --fail-on (default "
                          "FAILED,ERROR,BLOCKED,NOT_SUPPORTED); a check that does not pass and is not in "
@@ -209,6 +231,12 @@ def _profile(config):
             profile = dataclasses.replace(
                 profile, examples=int(examples), exact_cases=max(1, round(profile.exact_cases * ratio))
             )
+    from theorems.core.profiles import with_check_budget
+
+    try:
+        profile = with_check_budget(profile, config.getoption("--theorems-check-budget"))
+    except ValueError as exc:  # $THEOREMS_CHECK_BUDGET
+        raise pytest.UsageError(str(exc)) from None
     state["profile"] = profile
     return profile
 
@@ -265,12 +293,34 @@ def run_claim_check(node, claim, check):
     from theorems.core.impl import Impl
     from theorems.core.runner import run_check
 
+    from theorems.core.runner import OVERRAN, _sendable, death_evidence
+
     config = node.config
-    stats: list[dict] = []
-    with hypothesis_run(**_hypothesis_options(config)) as hypothesis, _statistics(node, stats):
-        ev = run_check(claim, check, impl=Impl.default(), profile=_profile(config),
-                       seed=config.getoption("--theorems-seed"),
-                       claims_modules=tuple(config.getoption("--theorems-claims")), hypothesis=hypothesis)
+    profile = _profile(config)
+    seed = config.getoption("--theorems-seed")
+    modules = tuple(config.getoption("--theorems-claims"))
+    overran = _state(config).setdefault("overran", {})
+    if claim.id in overran:  # as theorems verify: a claim that overran a budget costs one budget, not one per check
+        pytest.fail(f"{claim.id} [{check.name}] not run: check {overran[claim.id]!r} of this claim ran past "
+                    f"its budget of {profile.check_budget_s:g} s, so the claim's remaining checks were not run",
+                    pytrace=False)
+
+    def task(announce):
+        stats: list[dict] = []
+        with hypothesis_run(**_hypothesis_options(config)) as hypothesis, _statistics(node, stats, show=False):
+            ev = run_check(claim, check, impl=Impl.default(), profile=profile, seed=seed, claims_modules=modules,
+                           hypothesis=hypothesis)
+        return _sendable(ev), json.loads(json.dumps(stats, default=str)) if stats else stats
+
+    answer = _supervised(config, task, profile, ("claim", check.name))
+    if isinstance(answer, tuple):
+        ev, stats = answer
+        _show_statistics(node, stats)
+    else:
+        ev = death_evidence(claim, check, answer, impl=Impl.default(), profile=profile, seed=seed,
+                            claims_modules=modules)
+    if isinstance(ev.data, dict) and OVERRAN in ev.data:
+        overran[claim.id] = check.name
     node.user_properties.append(("theorems_evidence", ev.to_json()))
     if ev.status in (EvidenceStatus.PASSED, EvidenceStatus.SUPPORTED, EvidenceStatus.ANSWERED):
         return ev
@@ -291,10 +341,20 @@ def run_negative_control_item(node, claim) -> dict:
     from theorems.evidence._common import hypothesis_run
     from theorems.core.runner import run_negative_control
 
+    from theorems.core.runner import death_cause
+
     config = node.config
-    with hypothesis_run(**_hypothesis_options(config)) as hypothesis:
-        outcome = run_negative_control(claim, profile=_profile(config), seed=config.getoption("--theorems-seed"),
-                                       hypothesis=hypothesis)
+    profile = _profile(config)
+
+    def task(announce):
+        with hypothesis_run(**_hypothesis_options(config)) as hypothesis:
+            return run_negative_control(claim, profile=profile, seed=config.getoption("--theorems-seed"),
+                                        hypothesis=hypothesis, announce=announce)
+
+    outcome = _supervised(config, task, profile, None)
+    if not isinstance(outcome, dict):
+        running = outcome.step[1] if outcome.step else "?"
+        pytest.fail(f"{claim.id}: the negative control's {death_cause(running, outcome, profile)}", pytrace=False)
     if not outcome["caught"]:
         pytest.fail(
             f"{claim.id}: the wrong variant ({outcome['description']}) was not caught; "
@@ -304,12 +364,37 @@ def run_negative_control_item(node, claim) -> dict:
     return outcome
 
 
+def _supervised(config, task, profile, step):
+    """``task()`` in a worker process forked for it (see
+    :func:`theorems.core.runner.call_supervised`: its value, or a ``Died``
+    record), or here with ``--theorems-in-process``."""
+    if config.getoption("--theorems-in-process"):
+        return task(None)
+    from theorems.core.runner import call_supervised
+
+    return call_supervised(task, profile=profile, step=step)
+
+
+def _show_statistics(node, sink: list) -> None:
+    """Put the statistics ``sink`` collected where Hypothesis's pytest plugin shows them."""
+    if not sink:
+        return
+    from hypothesis.statistics import describe_statistics
+
+    parts = []
+    for i, stats in enumerate(sink, 1):
+        stats["nodeid"] = node.nodeid + (f" (search {i})" if len(sink) > 1 else "")
+        parts.append(describe_statistics(stats))
+    node.hypothesis_statistics = "\n".join(parts)
+
+
 class _statistics:
     """Hypothesis's statistics of the ``@given`` runs inside one check, put
-    where Hypothesis's pytest plugin shows them (``--hypothesis-show-statistics``)."""
+    where Hypothesis's pytest plugin shows them (``--hypothesis-show-statistics``),
+    or with ``show=False`` only collected in ``sink``."""
 
-    def __init__(self, node, sink: list):
-        self.node, self.sink, self.cm = node, sink, None
+    def __init__(self, node, sink: list, show: bool = True):
+        self.node, self.sink, self.cm, self.show = node, sink, None, show
 
     def __enter__(self):
         if not self.node.config.getoption("--hypothesis-show-statistics", False):
@@ -327,14 +412,8 @@ class _statistics:
         if self.cm is None:
             return False
         self.cm.__exit__(*exc)
-        if self.sink:
-            from hypothesis.statistics import describe_statistics
-
-            parts = []
-            for i, stats in enumerate(self.sink, 1):
-                stats["nodeid"] = self.node.nodeid + (f" (search {i})" if len(self.sink) > 1 else "")
-                parts.append(describe_statistics(stats))
-            self.node.hypothesis_statistics = "\n".join(parts)
+        if self.show:
+            _show_statistics(self.node, self.sink)
         return False
 
 

@@ -10,7 +10,11 @@ from __future__ import annotations
 import os
 from dataclasses import asdict, dataclass
 
-__all__ = ["DEFAULT_PROFILE", "DEFAULT_SEED", "LEVELS", "PROFILES", "Profile", "get_profile"]
+__all__ = ["BUDGET_ENV", "DEFAULT_PROFILE", "DEFAULT_SEED", "LEVELS", "PROFILES", "Profile", "get_profile",
+           "parse_check_budget", "with_check_budget"]
+
+#: Environment variable overriding every profile's ``check_budget_s`` (seconds), as ``--check-budget`` does.
+BUDGET_ENV = "THEOREMS_CHECK_BUDGET"
 
 #: The profile levels, cheapest first; :meth:`Profile.pick` chooses among them.
 LEVELS = ("quick", "standard", "thorough")
@@ -70,9 +74,43 @@ PROFILES: dict[str, Profile] = {
 }
 
 
-def get_profile(name: str | None = None) -> Profile:
-    """The named profile, else ``$THEOREMS_PROFILE``, else ``quick``."""
+def get_profile(name: str | None = None, *, check_budget: float | None = None) -> Profile:
+    """The named profile, else ``$THEOREMS_PROFILE``, else ``quick``, with
+    the budget of one check from ``check_budget`` (seconds), else
+    ``$THEOREMS_CHECK_BUDGET`` (see :func:`with_check_budget`)."""
     name = name or os.environ.get("THEOREMS_PROFILE") or DEFAULT_PROFILE
     if name not in PROFILES:
         raise ValueError(f"profile must be one of {sorted(PROFILES)}, got {name!r}")
-    return PROFILES[name]
+    return with_check_budget(PROFILES[name], check_budget)
+
+
+def parse_check_budget(text: str, name: str = "--check-budget") -> float:
+    """A check budget in seconds from ``text``: a finite number > 0.
+
+    >>> parse_check_budget("2.5")
+    2.5
+    """
+    import math
+
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        shown = text if len(str(text)) <= 40 else f"{str(text)[:40]}..."
+        raise ValueError(f"{name} must be a number of seconds > 0, got {shown!r}")
+    return value
+
+
+def with_check_budget(profile: Profile, seconds: float | None = None) -> Profile:
+    """``profile`` with ``check_budget_s`` set to ``seconds``, else to
+    ``$THEOREMS_CHECK_BUDGET`` when set (a ValueError naming it when it is not
+    a number of seconds > 0), else unchanged."""
+    from dataclasses import replace
+
+    if seconds is None:
+        raw = os.environ.get(BUDGET_ENV)
+        if raw is None or raw == "":
+            return profile
+        seconds = parse_check_budget(raw, BUDGET_ENV)
+    return replace(profile, check_budget_s=float(seconds))

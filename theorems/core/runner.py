@@ -30,9 +30,15 @@ from theorems.core.model import (
 from theorems.core.profiles import DEFAULT_SEED, Profile
 
 __all__ = [
+    "BUDGET_GRACE_S",
     "CheckTimeout",
     "ClaimResult",
+    "OVERRAN",
     "RunResult",
+    "WORKER_ENDED",
+    "call_supervised",
+    "death_cause",
+    "death_evidence",
     "derive_status",
     "run",
     "run_check",
@@ -53,6 +59,11 @@ class CheckTimeout(BaseException):
 #: raised while Python runs a weakref callback or a finaliser (garbage collection can start anywhere) is
 #: swallowed as "unraisable", so one alarm alone could be lost and the check run on unbounded.
 BUDGET_ALARM_REPEAT_S = 0.1
+
+#: How long past its budget a check in a supervised worker may take to stop before the parent kills the
+#: worker (seconds): the alarm cannot interrupt C code that never returns to Python bytecode, nor a check
+#: that blocked SIGALRM.
+BUDGET_GRACE_S = 5.0
 
 
 @contextmanager
@@ -308,6 +319,9 @@ def run_check(claim: Claim, check: Check, *, impl: Impl, profile: Profile, seed:
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # noqa: BLE001 - isolation is the point: SystemExit, GeneratorExit too
+        data = {"raised_at": _raised_where(exc), "traceback": traceback.format_exc(limit=8)[-4000:]}
+        if isinstance(exc, CheckTimeout):
+            data[OVERRAN] = profile.check_budget_s
         return Evidence(
             check=check.name,
             kind=check.kind,
@@ -315,7 +329,7 @@ def run_check(claim: Claim, check: Check, *, impl: Impl, profile: Profile, seed:
             seconds=time.perf_counter() - start,
             seeds=[ctx.seed],
             detail=_describe_exception(exc),
-            data={"raised_at": _raised_where(exc), "traceback": traceback.format_exc(limit=8)[-4000:]},
+            data=data,
             replay=replay_command(ctx),
         )
 
@@ -345,11 +359,51 @@ def derive_status(claim: Claim, evidence: Sequence[Evidence], dep_status: dict[s
     return Status.VERIFIED, []
 
 
+#: ``data`` key of the evidence of a check that ran past its budget (the budget, seconds).
+OVERRAN = "overran_budget_s"
+#: ``data`` key of the evidence of a check whose worker process ended while it ran (exit code, signal, ...).
+WORKER_ENDED = "worker_ended"
+
+def _not_run(claim: Claim, check: Check, overran: Evidence, impl: Impl, profile: Profile, seed: int,
+             claims_modules: tuple[str, ...]) -> Evidence:
+    """The ERROR record of a check left out because ``overran`` ran past its budget."""
+    from theorems.evidence._common import replay_command
+
+    ctx = _context(claim, check, impl, profile, seed, claims_modules)
+    return Evidence(check=check.name, kind=check.kind, status=EvidenceStatus.ERROR, seeds=[ctx.seed],
+                    detail=f"not run: check {overran.check!r} of this claim ran past its budget of "
+                           f"{overran.data[OVERRAN]:g} s, so the claim's remaining checks were not run",
+                    data={"not_run": True, "overran": overran.check}, replay=replay_command(ctx))
+
+
 def _run_checks(claim: Claim, impl: Impl, profile: Profile, seed: int,
                 claims_modules: tuple[str, ...] = (), cache: Any = None, executor: Any = None,
-                hypothesis: Any = None) -> list[Evidence]:
-    return [run_check(claim, c, impl=impl, profile=profile, seed=seed, claims_modules=claims_modules,
-                      cache=cache, executor=executor, hypothesis=hypothesis) for c in claim.checks]
+                hypothesis: Any = None, *, phase: str = "claim",
+                announce: Callable[..., None] | None = None) -> list[Evidence]:
+    """Every check of ``claim``, in order; once one ran past its budget the
+    rest are not run (each an ERROR record saying so), so that a hanging
+    claim costs one budget, not one per check. In a supervised worker,
+    ``announce`` (its pipe to the parent) hears ``("check", phase, name)``
+    before each check and, in the ``claim`` phase, ``("evidence", ev)`` after."""
+    out: list[Evidence] = []
+    overran: Evidence | None = None
+    for c in claim.checks:
+        if overran is not None:
+            ev = _not_run(claim, c, overran, impl, profile, seed, claims_modules)
+        else:
+            if announce is not None:
+                announce("check", phase, c.name)
+            ev = run_check(claim, c, impl=impl, profile=profile, seed=seed, claims_modules=claims_modules,
+                           cache=cache, executor=executor, hypothesis=hypothesis)
+            if isinstance(ev.data, dict) and OVERRAN in ev.data:
+                overran = ev
+                left = [x.name for x in claim.checks[len(out) + 1:]]
+                if left:
+                    ev.detail += f"; the claim's remaining checks were not run ({', '.join(left)})"
+        out.append(ev)
+        if announce is not None and phase == "claim":
+            announce("evidence", _sendable(ev))
+    return out
 
 
 def _answers(evidence: list[Evidence]) -> dict:
@@ -360,7 +414,7 @@ def _answers(evidence: list[Evidence]) -> dict:
 
 def run_negative_control(claim: Claim, *, profile: Profile, seed: int = DEFAULT_SEED,
                          evidence: list[Evidence] | None = None, executor: Any = None,
-                         hypothesis: Any = None) -> dict:
+                         hypothesis: Any = None, announce: Callable[..., None] | None = None) -> dict:
     """Run the claim's checks on its wrong variant. ``caught`` is True when
     the claim then comes out FAILED (or NOT SUPPORTED for a sweep), or, for a
     question, when its answers differ from those of the right variant (its
@@ -371,14 +425,16 @@ def run_negative_control(claim: Claim, *, profile: Profile, seed: int = DEFAULT_
         return {"description": None, "caught": None, "status": None, "checks": {}}
     impl = Impl.default().with_overrides(nc.overrides)
     # no cache under a wrong variant (its context's cache is None)
-    wrong_evidence = _run_checks(claim, impl, profile, seed, executor=executor, hypothesis=hypothesis)
+    wrong_evidence = _run_checks(claim, impl, profile, seed, executor=executor, hypothesis=hypothesis,
+                                 phase="control", announce=announce)
     status, _ = derive_status(claim, wrong_evidence, {})
     caught = status in (Status.FAILED, Status.NOT_SUPPORTED)
     out = {"description": nc.description, "status": status.value, "caught": caught,
            "checks": {e.check: e.status.value for e in wrong_evidence}}
     if claim.kind is ClaimKind.QUESTION:
         right = _answers(evidence if evidence is not None else _run_checks(
-            claim, Impl.default(), profile, seed, cache=resolve_run_cache(), executor=executor, hypothesis=hypothesis))
+            claim, Impl.default(), profile, seed, cache=resolve_run_cache(), executor=executor, hypothesis=hypothesis,
+            phase="control", announce=announce))
         moved = bool(right) and _answers(wrong_evidence) != right
         out.update(caught=caught or moved, answer_moved=moved)
     return out
@@ -386,20 +442,18 @@ def run_negative_control(claim: Claim, *, profile: Profile, seed: int = DEFAULT_
 
 def run_claim(claim: Claim, *, profile: Profile, seed: int = DEFAULT_SEED, impl: Impl | None = None,
               controls: bool = False, claims_modules: tuple[str, ...] = (), cache: Any = FROM_ENVIRONMENT,
-              executor: Any = None) -> ClaimResult:
+              executor: Any = None, announce: Callable[..., None] | None = None) -> ClaimResult:
     """Run a claim's checks (status derived without dependencies); ``cache``
     (:func:`resolve_run_cache`) and ``executor`` reach the checks in their
-    context."""
+    context; ``announce``: a supervised worker's pipe to its parent (see
+    :func:`_run_checks`)."""
     start = time.perf_counter()
     evidence = _run_checks(claim, impl or Impl.default(), profile, seed, claims_modules,
-                           resolve_run_cache(cache), executor)
+                           resolve_run_cache(cache), executor, announce=announce)
     status, _ = derive_status(claim, evidence, {})
-    nc = (run_negative_control(claim, profile=profile, seed=seed, evidence=evidence, executor=executor)
-          if controls else None)
+    nc = (run_negative_control(claim, profile=profile, seed=seed, evidence=evidence, executor=executor,
+                               announce=announce) if controls else None)
     return ClaimResult(claim, status, evidence, time.perf_counter() - start, [], nc)
-
-
-_WORKER_CLAIMS: dict[str, Claim] = {}
 
 
 def _ignore_sigint() -> None:
@@ -420,22 +474,248 @@ def _stop(pool: ProcessPoolExecutor) -> None:
         proc.join(timeout=5)
 
 
-def _worker(args) -> ClaimResult:
-    cid, profile, seed, controls, modules, cache = args
-    result = run_claim(_WORKER_CLAIMS[cid], profile=profile, seed=seed, controls=controls,
-                       claims_modules=modules, cache=cache)
-    result.claim = None  # claims hold functions; the parent re-attaches its own
+def _sendable(ev: Evidence) -> Evidence:
+    """``ev`` as it can cross to the parent: data or a counterexample that
+    cannot be pickled (a lambda, a generator, an open file) become what the
+    report would write of them anyway, so a worker gives the serial run's report."""
     import pickle
 
     from theorems.core.model import jsonable
 
-    for ev in result.evidence:
-        try:
-            pickle.dumps(ev)
-        except Exception:  # noqa: BLE001 - a lambda, a generator, an open file in the data
-            # what the report would write of it anyway, so --jobs N gives the serial run's report
-            ev.data, ev.counterexample = jsonable(ev.data), jsonable(ev.counterexample)
+    try:
+        pickle.dumps(ev)
+    except Exception:  # noqa: BLE001 - whatever a check put there
+        ev.data, ev.counterexample = jsonable(ev.data), jsonable(ev.counterexample)
+    return ev
+
+
+def _global_state() -> tuple:
+    """The global state a claim could change and leave behind: mpmath's
+    working precision, the ``random`` module's and NumPy's global generators."""
+    import random
+
+    import mpmath
+    import numpy as np
+
+    return mpmath.mp.prec, random.getstate(), np.random.get_state()
+
+
+def _restore_global_state(state: tuple) -> None:
+    import random
+
+    import mpmath
+    import numpy as np
+
+    prec, python_random, numpy_random = state
+    mpmath.mp.prec = prec
+    random.setstate(python_random)
+    np.random.set_state(numpy_random)
+
+
+def _claim_handler(claims: list[Claim], *, profile: Profile, seed: int, impl: Impl | None, controls: bool,
+                   claims_modules: tuple[str, ...], cache: Any) -> Callable[[int, Callable[..., None]], ClaimResult]:
+    """What a supervised worker runs for the claim at an index of ``claims``:
+    its checks and its control, each check announced to the parent (``send``,
+    see :func:`_run_checks`), from the global state the worker started with."""
+    start_state = _global_state()
+
+    def handle(i: int, send: Callable[..., None]) -> ClaimResult:
+        _restore_global_state(start_state)
+        result = run_claim(claims[i], profile=profile, seed=seed, impl=impl, controls=controls,
+                           claims_modules=claims_modules, cache=cache, announce=send)
+        result.claim = None  # claims hold functions; the parent re-attaches its own
+        for ev in result.evidence:
+            _sendable(ev)
+        return result
+
+    return handle
+
+
+def death_cause(check_name: str, died, profile: Profile) -> str:
+    """What ended the worker running ``check_name``
+    (:class:`theorems.scale.supervise.Died`), in words."""
+    if died.killed:
+        return (f"check {check_name!r} ran past its budget of {profile.check_budget_s:g} s and did not stop "
+                f"{BUDGET_GRACE_S:g} s later (the budget's alarm cannot end code that never returns to Python, "
+                "such as a loop in C, or a check that blocked the alarm); its worker process was killed")
+    return f"check {check_name!r}: {died.describe()}"
+
+
+def death_evidence(claim: Claim, check: Check, died, *, impl: Impl, profile: Profile, seed: int,
+                   claims_modules: tuple[str, ...] = ()) -> Evidence:
+    """The ERROR record of ``check`` whose worker ended while it ran (``died``)."""
+    from theorems.evidence._common import replay_command
+
+    ctx = _context(claim, check, impl, profile, seed, claims_modules)
+    data = {WORKER_ENDED: died.to_json()}
+    if died.killed:
+        data[OVERRAN] = profile.check_budget_s
+    return Evidence(check=check.name, kind=check.kind, status=EvidenceStatus.ERROR, seconds=died.step_seconds,
+                    seeds=[ctx.seed], detail=death_cause(check.name, died, profile) + "; the run went on in a "
+                    "fresh worker", data=data, replay=replay_command(ctx))
+
+
+def _worker_died(claim: Claim, died, received: list[Evidence], *, profile: Profile, seed: int, impl: Impl | None,
+                 controls: bool, claims_modules: tuple[str, ...], seconds: float) -> ClaimResult:
+    """The result of ``claim`` whose worker ended before it answered
+    (:class:`theorems.scale.supervise.Died`): the evidence it had sent, an ERROR
+    for the check that was running naming the cause, and an ERROR for each
+    check that did not run; a death in the negative control leaves the
+    claim's own evidence and makes the control ERROR (not caught)."""
+    from theorems.evidence._common import replay_command
+
+    impl = impl or Impl.default()
+    phase, running = died.step if died.step is not None else ("claim", None)
+    evidence = list(received)
+    negative_control = None
+    if phase == "claim":
+        done = {e.check for e in evidence}
+        stopped: str | None = None
+        for check in claim.checks:
+            if check.name in done:
+                continue
+            ctx = _context(claim, check, impl, profile, seed, claims_modules)
+            if stopped is None and (running is None or running == check.name):
+                stopped = check.name
+                evidence.append(death_evidence(claim, check, died, impl=impl, profile=profile, seed=seed,
+                                               claims_modules=claims_modules))
+            else:
+                evidence.append(Evidence(check=check.name, kind=check.kind, status=EvidenceStatus.ERROR,
+                                         seeds=[ctx.seed], data={"not_run": True},
+                                         detail=f"not run: the worker process running check {stopped!r} of "
+                                                "this claim ended (see that check)",
+                                         replay=replay_command(ctx)))
+        if stopped is None and evidence:  # every check had answered: it died in the runner's own code after them
+            last = evidence[-1]
+            last.status = EvidenceStatus.ERROR
+            last.detail = f"after this check the claim's worker: {died.describe()}; " + last.detail
+    elif claim.negative_control is not None:
+        negative_control = {"description": claim.negative_control.description, "status": Status.ERROR.value,
+                            "caught": False, "checks": {running: EvidenceStatus.ERROR.value},
+                            "detail": "the negative control's " + death_cause(running, died, profile)}
+    result = ClaimResult(claim, Status.ERROR, evidence, seconds, [], negative_control)
+    result.status, _ = derive_status(claim, evidence, {})
     return result
+
+
+def call_supervised(task: Callable[[Callable[..., None]], Any], *, profile: Profile,
+                    step: tuple[str, str] | None = None) -> Any:
+    """``task(announce)`` in a supervised worker forked from this process for
+    it: its return value (it must pickle), or the
+    :class:`theorems.scale.supervise.Died` record of a worker that ended
+    before it answered or that stayed in a check :data:`BUDGET_GRACE_S` past
+    the profile's budget (``step``: the ``(phase, check name)`` the task
+    starts in; ``announce`` passed to :func:`run_negative_control` names each
+    check as it starts). The pytest plugin runs each item so."""
+    from theorems.scale.supervise import Answer, Died, Worker, wait_any
+
+    allowance = profile.check_budget_s + BUDGET_GRACE_S if profile.check_budget_s > 0 else None
+
+    def handle(_task, send):
+        return task(send)
+
+    def on_message(worker, message):
+        if message[0] == "check":
+            worker.set_step((message[1], message[2]), allowance)
+        elif message[0] == "evidence":
+            worker.set_step(None, None)
+
+    worker = Worker(handle)
+    try:
+        worker.submit(0, 0)
+        if step is not None:
+            worker.set_step(step, allowance)
+        while not (worker.collect(on_message) or worker.kill_if_overdue(time.monotonic())):
+            wait = None if worker.deadline is None else max(0.0, worker.deadline - time.monotonic()) + 0.01
+            wait_any([worker], wait)
+    except BaseException:
+        worker.stop()
+        raise
+    step_now, since = worker.step, worker.step_started
+    answer = worker.take()
+    if isinstance(answer, Answer):
+        worker.close()
+        if answer.kind == "raised":
+            return Died(None, step_now, time.monotonic() - since, raised=answer.value)
+        return answer.value
+    return answer
+
+
+def _settle_supervised(claims: list[Claim], *, jobs: int, profile: Profile, seed: int, impl: Impl | None,
+                       controls: bool, claims_modules: tuple[str, ...], cache: Any,
+                       estimates: dict[str, float], settle: Callable[[int, Claim, ClaimResult], None]) -> None:
+    """Run the claims in ``jobs`` warm supervised workers, longest first by
+    ``estimates`` (claims without one first: they may be long), and
+    ``settle`` the results in the order of ``claims`` (dependencies come
+    first) as they become available. A worker that dies or overruns a
+    check's budget by :data:`BUDGET_GRACE_S` costs its claim alone
+    (:func:`_worker_died`) and is replaced by a fresh one. Any exception here
+    (Ctrl-C, SIGTERM) ends every worker and propagates."""
+    from theorems.scale.supervise import Answer, Died, Worker, wait_any
+
+    order = sorted(range(len(claims)), key=lambda i: (claims[i].id in estimates,
+                                                      -estimates.get(claims[i].id, 0.0), i))
+    pending = list(reversed(order))  # pop() takes the next to start
+    handler = _claim_handler(claims, profile=profile, seed=seed, impl=impl, controls=controls,
+                             claims_modules=claims_modules, cache=cache)
+    received: dict[int, list[Evidence]] = {}
+    done: dict[int, ClaimResult] = {}
+    allowance = profile.check_budget_s + BUDGET_GRACE_S if profile.check_budget_s > 0 else None
+    next_settle = 0
+
+    def on_message(worker: Worker, message: tuple) -> None:
+        if message[0] == "check":
+            worker.set_step((message[1], message[2]), allowance)
+        elif message[0] == "evidence":
+            received[worker.tag].append(message[1])
+            worker.set_step(None, None)
+
+    workers: list[Worker] = []
+    try:
+        workers.extend(Worker(handler) for _ in range(jobs))
+        while next_settle < len(claims):
+            for k, worker in enumerate(workers):
+                if worker.busy or not pending:
+                    continue
+                if worker.dead:  # ended while idle (killed from outside)
+                    worker.stop()
+                    workers[k] = worker = Worker(handler)
+                i = pending.pop()
+                received[i] = []
+                worker.submit(i, i)
+            now = time.monotonic()
+            deadlines = [w.deadline for w in workers if w.busy and w.deadline is not None]
+            wait_any(workers, max(0.0, min(deadlines) - now) + 0.01 if deadlines else None)
+            now = time.monotonic()
+            for k, worker in enumerate(workers):
+                if not worker.busy or not (worker.collect(on_message) or worker.kill_if_overdue(now)):
+                    continue
+                i, claim = worker.tag, claims[worker.tag]
+                seconds = now - worker.started
+                step, since = worker.step, worker.step_started
+                answer = worker.take()
+                if isinstance(answer, Answer) and answer.kind == "raised":  # the runner's own code failed there
+                    answer = Died(None, step, now - since, raised=answer.value)
+                if isinstance(answer, Died):
+                    done[i] = _worker_died(claim, answer, received.pop(i), profile=profile, seed=seed, impl=impl,
+                                           controls=controls, claims_modules=claims_modules, seconds=seconds)
+                    if answer.raised is None:  # a fresh worker in its place
+                        worker.stop()
+                        workers[k] = Worker(handler)
+                else:
+                    received.pop(i)
+                    result = answer.value
+                    result.claim = claim
+                    done[i] = result
+            while next_settle in done:
+                settle(next_settle + 1, claims[next_settle], done.pop(next_settle))
+                next_settle += 1
+    except BaseException:
+        for worker in workers:
+            worker.stop()
+        raise
+    for worker in workers:
+        worker.close()
 
 
 def run(
@@ -445,32 +725,46 @@ def run(
     seed: int = DEFAULT_SEED,
     impl: Impl | None = None,
     controls: bool = False,
-    jobs: int = 1,
+    jobs: int | None = None,
     progress: Callable[[int, int, ClaimResult], None] | None = None,
     claims_modules: Sequence[str] = (),
     fail_on: Iterable[Status] = DEFAULT_FAIL_ON,
     cache: Any = FROM_ENVIRONMENT,
     executor: Any = None,
+    in_process: bool = False,
+    estimates: dict[str, float] | None = None,
 ) -> RunResult:
     """Run ``claims`` (in dependency order) and derive every status.
 
-    ``jobs > 1`` runs claims in that many processes; results are settled in
-    dependency order either way. ``claims_modules`` names the user claim
-    modules loaded, so that replay commands load them too. ``fail_on``: the
-    statuses that make :attr:`RunResult.ok` false. A KeyboardInterrupt stops
-    the worker processes at once and propagates. ``cache``
-    (:func:`resolve_run_cache`, resolved once for the run) and ``executor``
-    (where the sweeps run; not with ``jobs > 1``) reach every check in its
+    By default every claim runs in its own supervised worker process, forked
+    from this one, ``jobs`` at a time (default: the cores this process may
+    use, :func:`theorems.scale.supervise.default_jobs`): a check that ends its
+    process (a segfault, an abort, ``os._exit``, the OOM killer) or spins past
+    its budget where the alarm cannot reach it makes that claim ERROR, naming
+    the cause and the check, and the run goes on. ``estimates`` (claim id ->
+    seconds, e.g. the last run's) start the longest claims first.
+    ``in_process=True`` runs the claims here, one after the other (for a
+    debugger; a crashing check then ends the run); so does a run given an
+    ``executor`` (where the sweeps run, e.g. dask; ``jobs`` must then be
+    None or 1). Results are settled in dependency order either way (a
+    dependency only decides BLOCKED, never whether a claim runs).
+    ``claims_modules`` names the user claim modules loaded, so that replay
+    commands load them too. ``fail_on``: the statuses that make
+    :attr:`RunResult.ok` false. A KeyboardInterrupt stops the worker
+    processes at once and propagates. ``cache`` (:func:`resolve_run_cache`,
+    resolved once for the run) and ``executor`` reach every check in its
     context: the run keeps no module state.
     """
     fail_on = frozenset(fail_on)
     bad = [s for s in fail_on if not isinstance(s, Status)]
     if bad:
         raise TypeError(f"fail_on must hold Status members, got {bad!r}")
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise ValueError(f"jobs must be an int >= 1 or None (one per core), got {jobs!r}")
     claims = list(claims)
     modules = tuple(claims_modules)
     cache = resolve_run_cache(cache)
-    if executor is not None and jobs > 1:
+    if executor is not None and jobs is not None and jobs > 1:
         raise ValueError(f"jobs={jobs} with an executor: the claims run here and their sweeps on the executor; "
                          "give one or the other")
     started = time.time()
@@ -486,26 +780,18 @@ def run(
         if progress:
             progress(i, len(claims), res)
 
-    if jobs > 1 and len(claims) > 1 and impl is None:
-        import multiprocessing
-
-        _WORKER_CLAIMS.clear()
-        _WORKER_CLAIMS.update({c.id: c for c in claims})
-        ctx = multiprocessing.get_context("fork")
-        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_ignore_sigint)
-        try:
-            futures = [(c, pool.submit(_worker, (c.id, profile, seed, controls, modules, cache))) for c in claims]
-            for i, (claim, fut) in enumerate(futures, 1):
-                res = fut.result()
-                res.claim = claim
-                settle(i, claim, res)
-        except BaseException:
-            _stop(pool)
-            raise
-        pool.shutdown()
-    else:
+    if in_process or executor is not None:
+        start_state = _global_state()
         for i, claim in enumerate(claims, 1):
+            _restore_global_state(start_state)  # each claim from the same state, as in a worker
             settle(i, claim, run_claim(claim, profile=profile, seed=seed, impl=impl, controls=controls,
                                        claims_modules=modules, cache=cache, executor=executor))
+        _restore_global_state(start_state)
+    elif claims:
+        from theorems.scale.supervise import default_jobs
+
+        _settle_supervised(claims, jobs=min(jobs or default_jobs(), len(claims)), profile=profile, seed=seed,
+                           impl=impl, controls=controls, claims_modules=modules, cache=cache,
+                           estimates=dict(estimates or {}), settle=settle)
     return RunResult([raw[c.id] for c in claims], profile, seed, time.perf_counter() - t0, started,
                      fail_on=fail_on)

@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from typing import Any
 
 
-__all__ = ["EXECUTORS", "ORPHAN_POLL_S", "die_with_parent", "open_executor"]
+__all__ = ["EXECUTORS", "ORPHAN_POLL_S", "die_with_parent", "open_executor", "watch_parent_from_child"]
 
 #: How often a forked worker checks that its parent is still alive, seconds
 #: (the fallback where the kernel cannot signal it: not Linux, or forked
@@ -83,6 +83,25 @@ def _after_fork_in_child() -> None:
     prctl = _FORK["prctl"]
     if prctl is not None and _FORK["main_thread"]:
         prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent,), name="theorems-orphan-watchdog", daemon=True).start()
+
+
+def watch_parent_from_child(parent: int, *, forked_from_main_thread: bool) -> None:
+    """In a process just forked from ``parent`` (a supervised worker,
+    :mod:`theorems.scale.supervise`): end with the parent however it ends, as
+    :func:`die_with_parent` arranges for every fork, but for this child alone
+    (nothing is registered in the parent). The kernel's parent-death signal
+    only where the fork came from the parent's main thread (it fires when the
+    forking *thread* ends), the polling thread everywhere."""
+    if sys.platform.startswith("linux") and forked_from_main_thread:
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
     if os.getppid() != parent:  # the parent died before the request took effect
         os._exit(1)
     threading.Thread(target=_watch_parent, args=(parent,), name="theorems-orphan-watchdog", daemon=True).start()
