@@ -52,6 +52,9 @@ from linmem.capacity import (
     kappa,
     kappa_mp,
     load_ratio,
+    max_stability,
+    max_stability_mp,
+    percentile_edge,
 )
 from linmem.ensembles import (
     consistent_values,
@@ -198,6 +201,8 @@ __all__ = [
     "max_margin_kkt_defect",
     "max_margin_memory",
     "max_margin_support_defect",
+    "max_stability",
+    "max_stability_mp",
     "mean_expected_error",
     "mp_array",
     "numerical_rank",
@@ -207,6 +212,7 @@ __all__ = [
     "op_spherical_snr",
     "optimality",
     "outer_product_store",
+    "percentile_edge",
     "percentile_rank",
     "pinv",
     "pinv_energy",

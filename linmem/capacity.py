@@ -59,8 +59,11 @@ __all__ = [
     "kappa_mp",
     "load_ratio",
     "lp_separable",
+    "max_stability",
+    "max_stability_mp",
     "normal_partial_moment_mp",
     "normal_upper_quantile_mp",
+    "percentile_edge",
     "separable_fraction",
     "smoothed_topk_average_mp",
     "tied_smoothing_gap",
@@ -235,6 +238,151 @@ def alpha_c_mp(r: Any, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
         value = 1 / ((1 + k * k) * mpmath.ncdf(k) + k * mpmath.npdf(k))
     with mpmath.workdps(dps):
         return +value
+
+
+# --------------------------------------------------------------------------
+# the SAT-phase percentile edge: the inverse of the capacity function
+# --------------------------------------------------------------------------
+
+#: Below this load the maximal stability is ``sqrt((1 - alpha) / alpha)`` to
+#: float64 rounding: there ``kappa* > 31``, and ``E[(kappa + Z)_+^2]`` differs
+#: from ``1 + kappa^2`` by less than ``phi(kappa) < 1e-200``.
+_LARGE_STABILITY_LOAD = 1e-3
+
+
+def _loads(alpha: Any) -> tuple[np.ndarray, bool]:
+    """``alpha`` as a float64 array in (0, 2]; True when it was a scalar."""
+    if isinstance(alpha, bool) or (np.ndim(alpha) == 0 and not isinstance(alpha, (numbers.Real, mpmath.mpf, np.ndarray))):
+        raise TypeError(f"alpha must be a real number or an array of them, got {type(alpha).__name__} {alpha!r}")
+    if np.ndim(alpha) == 0 and not isinstance(alpha, np.ndarray):
+        arr, scalar = np.asarray(float(alpha)), True
+    else:
+        arr, scalar = as_matrix(alpha, "alpha", ndim=np.ndim(alpha)), False
+        if arr.dtype == object:
+            arr = np.array([float(x) for x in arr.ravel()]).reshape(arr.shape)
+    bad = ~((arr > 0) & (arr <= 2))
+    if np.any(bad):
+        raise ValueError(f"alpha must lie in (0, 2] (the load n / d^2 of a maximal stability >= 0), got "
+                         f"{arr[bad].ravel()[0]}")
+    return arr, scalar
+
+
+def _second_moment(k: float) -> float:
+    """``D(kappa) = E[(kappa + Z)_+^2] = (1 + kappa^2) Phi(kappa) + kappa phi(kappa)``."""
+    return (1.0 + k * k) * float(ndtr(k)) + k * math.exp(-0.5 * k * k) / _SQRT_2PI
+
+
+def _max_stability(a: float) -> float:
+    if a < _LARGE_STABILITY_LOAD:
+        return math.sqrt(1.0 - a) / math.sqrt(a)
+    if a == 2.0:
+        return 0.0
+    # D(kappa) <= 1 + kappa^2 and D(kappa) >= (1 + kappa^2)/2 (kappa >= 0) bracket the root
+    lo, hi = math.sqrt(max(0.0, 1.0 / a - 1.0)), math.sqrt(2.0 / a - 1.0)
+    f = lambda k: a * _second_moment(k) - 1.0  # noqa: E731
+    if hi <= lo or f(lo) >= 0:  # D(lo) = 1 + lo^2 to rounding when lo is large
+        return lo
+    return brentq(f, lo, hi, xtol=1e-300,
+                  rtol=ROOT_RTOL_ULPS * np.finfo(float).eps)
+
+
+def max_stability(alpha: Any) -> float | np.ndarray:
+    """Gardner's maximal stability ``kappa*(alpha)``: the root of ``alpha = 1 / [(1 + k^2) Phi(k) + k phi(k)]``.
+
+    The inverse of the capacity function ``alpha(kappa) = 1 / E[(kappa +
+    Z)_+^2]``, whose value at ``kappa_r`` is :func:`alpha_c`: so
+    ``max_stability(alpha_c(r)) = kappa(r)``. Defined for loads ``0 < alpha
+    <= 2`` (where ``kappa* >= 0``; beyond 2 the replica-symmetric formula is
+    not the maximal stability); decreasing, ``kappa* sqrt(alpha) -> 1`` as
+    ``alpha -> 0`` and ``kappa* -> 0`` at ``alpha = 2`` (Cover's capacity).
+    ``D(kappa) = E[(kappa + Z)_+^2]`` is convex and increasing, and ``(1 +
+    kappa^2)/2 <= D <= 1 + kappa^2`` brackets the root for brentq (relative
+    tolerance ROOT_RTOL_ULPS ulps); below ``alpha = 1e-3`` the root is
+    ``sqrt((1 - alpha)/alpha)`` to rounding. Near ``alpha = 2`` the root is
+    ill-conditioned (its relative error grows like ``1 / kappa*``).
+    Vectorised over arrays.
+
+    In the ridgeless TAM memory (004) this is the hard lower edge of the
+    normalised signal, ``rho_alpha`` in ``p_alpha = Phi(rho_alpha)``: see
+    :func:`percentile_edge`.
+
+    Source: ours (Gardner 1988's maximal stability, read as 004's rho_alpha).
+
+    >>> abs(max_stability(alpha_c(0.15)) - kappa(0.15)) < 1e-12
+    True
+    >>> round(max_stability(0.2), 4)
+    2.0014
+    """
+    arr, scalar = _loads(alpha)
+    out = np.vectorize(_max_stability, otypes=[float])(arr)
+    return float(out) if scalar else out
+
+
+def percentile_edge(alpha: Any) -> float | np.ndarray:
+    """The SAT-phase signal-percentile edge ``p_alpha = Phi(rho_alpha)``, ``rho_alpha = max_stability(alpha)``.
+
+    Our specification of 004's edge: the ridgeless TAM memory maximises the
+    smallest TAM margin per unit ``||W||_F``; with Gaussian competitors of
+    spread ``sigma = ||W||_F / d`` the margin of key ``i`` is ``sigma (s_i -
+    kappa_r)`` (``s_i`` the matched score over ``sigma``), so it maximises
+    the smallest ``s_i``: Gardner's maximal-stability problem in ``d^2``
+    dimensions at load ``alpha``, whose stabilities have the hard lower edge
+    ``kappa*(alpha)``. Vectorised over arrays of ``alpha`` in (0, 2].
+
+    Source: ours (004's p_alpha = Phi(rho_alpha), rho_alpha derived).
+
+    >>> round(percentile_edge(0.2), 4)
+    0.9773
+    """
+    arr, scalar = _loads(alpha)
+    out = ndtr(np.vectorize(_max_stability, otypes=[float])(arr))
+    return float(out) if scalar else out
+
+
+def _mp_load(alpha: Any) -> mpmath.mpf:
+    """An exact mpmath copy of a load in (0, 2] (a Fraction rounded at the current precision)."""
+    if isinstance(alpha, bool) or not isinstance(alpha, (numbers.Real, mpmath.mpf)):
+        raise TypeError(f"alpha must be a real number, got {type(alpha).__name__} {alpha!r}")
+    if not (0 < alpha <= 2):
+        raise ValueError(f"alpha must lie in (0, 2] (the load n / d^2 of a maximal stability >= 0), got {alpha}")
+    if isinstance(alpha, Fraction):
+        return mpmath.mpf(alpha.numerator) / alpha.denominator
+    if isinstance(alpha, (mpmath.mpf, numbers.Integral)):
+        return mpmath.mpf(alpha)
+    return mpmath.mpf(float(alpha))
+
+
+def max_stability_mp(alpha: Any, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
+    """:func:`max_stability` in mpmath at ``dps`` decimal digits (inside ``workdps``).
+
+    Newton's method on ``D(kappa) - 1/alpha`` from the upper bracket
+    ``sqrt(2/alpha - 1)``: ``D`` is convex and increasing, so the iterates
+    fall monotonically to the root; it stops when a step is below the
+    guarded precision. ``alpha`` (float, int, ``Fraction`` or ``mpf``) in
+    (0, 2] is converted exactly.
+
+    Source: ours (Gardner's maximal stability, 004's rho_alpha).
+
+    >>> mpmath.nstr(max_stability_mp(2, dps=30), 5)
+    '0.0'
+    """
+    dps = _dps(dps)
+    _mp_load(alpha)  # validates
+    with mpmath.workdps(dps + _GUARD_DIGITS):
+        a = _mp_load(alpha)
+        target, k = 1 / a, mpmath.sqrt(2 / a - 1)
+        tol = mpmath.ldexp(k + 1, -mpmath.mp.prec + 4)
+        for _ in range(4 * mpmath.mp.prec):
+            cdf, pdf = mpmath.ncdf(k), mpmath.npdf(k)
+            step = ((1 + k * k) * cdf + k * pdf - target) / (2 * (k * cdf + pdf))
+            k -= step
+            if abs(step) <= tol:
+                break
+        else:  # pragma: no cover - Newton on a convex increasing function converges
+            raise ArithmeticError(f"max_stability_mp did not converge at alpha = {alpha}")
+        k = max(k, mpmath.mpf(0))
+    with mpmath.workdps(dps):
+        return +k
 
 
 # --------------------------------------------------------------------------
