@@ -5,7 +5,7 @@ ratio, and whether the two give the same statuses and figures.
 Run from the repository root, with the package installed::
 
     python benchmarks/bench_workers.py                      # --in-process against the default
-    python benchmarks/bench_workers.py --before-source DIR  # DIR's checkout (e.g. main) against the default
+    python benchmarks/bench_workers.py --before-python /work/main/.venv/bin/python  # another install (e.g. main's)
     python benchmarks/bench_workers.py --modes in-process jobs-1 jobs-2 default --only 'op.*'
 
 Every run is cold: a fresh, empty ``THEOREMS_CACHE`` (no sweep cache, no
@@ -40,18 +40,19 @@ MODES = {
     "jobs-1": ["--jobs", "1"],
     "jobs-2": ["--jobs", "2"],
     "default": [],
-    "before": [],  # the --before-source checkout, as it runs by default
+    "before": [],  # the --before-python install, as it runs by default
 }
 
 
 def _run(mode: str, args: argparse.Namespace, cache: Path, out: Path) -> float:
     env = {**os.environ, "THEOREMS_CACHE": str(cache)}
-    if mode == "before":
-        env["PYTHONPATH"] = os.pathsep.join([args.before_source, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    python = args.before_python if mode == "before" else sys.executable
     only = [a for p in args.only for a in ("--only", p)]
-    argv = [sys.executable, "-m", "theorems", "verify", "--out", str(out), *only, *MODES[mode]]
+    argv = [python, "-m", "theorems", "verify", "--out", str(out), *only, *MODES[mode]]
     start = time.perf_counter()
-    done = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # from the cache's folder: the package comes from each Python's install, not from the current folder
+    done = subprocess.run(argv, env=env, cwd=cache.parent, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          text=True)
     took = time.perf_counter() - start
     if done.returncode not in (0, 1):
         raise SystemExit(f"{mode}: exit {done.returncode}: {done.stderr[-2000:]}")
@@ -68,16 +69,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--modes", nargs="+", choices=sorted(MODES), default=None,
                         help="what to time, the first being the reference (default: in-process default, "
-                             "or before default with --before-source)")
-    parser.add_argument("--before-source", metavar="DIR", help="a checkout whose theorems package is 'before'")
+                             "or before default with --before-python)")
+    parser.add_argument("--before-python", metavar="PATH",
+                        help="the Python of another install of the package (e.g. main's virtual environment): 'before'")
     parser.add_argument("--repeats", type=int, default=1, help="interleaved rounds (default 1)")
     parser.add_argument("--only", action="append", default=[], metavar="PATTERN", help="a selection (default: all)")
     parser.add_argument("--warm-estimates", action="store_true",
                         help="give the timed runs the recorded durations of a seeding run (sweep cache emptied)")
     args = parser.parse_args()
-    modes = args.modes or (["before", "default"] if args.before_source else ["in-process", "default"])
-    if "before" in modes and not args.before_source:
-        parser.error("mode 'before' needs --before-source DIR")
+    modes = args.modes or (["before", "default"] if args.before_python else ["in-process", "default"])
+    if "before" in modes and not args.before_python:
+        parser.error("mode 'before' needs --before-python PATH")
     times: dict[str, list[float]] = {m: [] for m in modes}
     figures: dict[str, dict] = {}
     with tempfile.TemporaryDirectory(prefix="bench-workers-") as tmp:
