@@ -645,9 +645,9 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--seed", type=_seed_arg, default=DEFAULT_SEED,
                     help=f"run seed, 0 .. 2**128 - 1 (default {DEFAULT_SEED})")
     sp.add_argument("--jobs", type=_pos_int, default=None, metavar="N",
-                    help="worker processes, each claim in a fresh one forked from this process, supervised: "
-                         "a claim whose check crashes or hangs its process is ERROR and the run goes on "
-                         "(default: one per core)")
+                    help="worker processes to run the claims in, forked from this process and supervised: "
+                         "a claim whose check crashes or hangs its worker is ERROR, a fresh worker takes its "
+                         "place and the run goes on (default: one per core)")
     sp.add_argument("--in-process", action="store_true",
                     help="run the claims in this process, one after the other, for a debugger (pdb, "
                          "breakpoints); a check that crashes or hangs its process then ends the run")

@@ -291,9 +291,7 @@ def run_claim_check(node, claim, check):
     counterexample and the replay command. Returns the evidence."""
     from theorems.evidence._common import hypothesis_run
     from theorems.core.impl import Impl
-    from theorems.core.runner import run_check
-
-    from theorems.core.runner import OVERRAN, _sendable, death_evidence
+    from theorems.core.runner import OVERRAN, _sendable, death_evidence, run_check
 
     config = node.config
     profile = _profile(config)
@@ -339,9 +337,7 @@ def run_negative_control_item(node, claim) -> dict:
     """Run a claim's negative control as the pytest item ``node``: pass when
     the wrong variant makes the claim fail."""
     from theorems.evidence._common import hypothesis_run
-    from theorems.core.runner import run_negative_control
-
-    from theorems.core.runner import death_cause
+    from theorems.core.runner import death_cause, run_negative_control
 
     config = node.config
     profile = _profile(config)
@@ -365,9 +361,9 @@ def run_negative_control_item(node, claim) -> dict:
 
 
 def _supervised(config, task, profile, step):
-    """``task()`` in a worker process forked for it (see
+    """``task(announce)`` in a worker process forked for it (see
     :func:`theorems.core.runner.call_supervised`: its value, or a ``Died``
-    record), or here with ``--theorems-in-process``."""
+    record), or here with ``--theorems-in-process`` (``announce`` None)."""
     if config.getoption("--theorems-in-process"):
         return task(None)
     from theorems.core.runner import call_supervised

@@ -84,8 +84,9 @@ def get_profile(name: str | None = None, *, check_budget: float | None = None) -
     return with_check_budget(PROFILES[name], check_budget)
 
 
-def parse_check_budget(text: str, name: str = "--check-budget") -> float:
-    """A check budget in seconds from ``text``: a finite number > 0.
+def parse_check_budget(text: str, name: str | None = None) -> float:
+    """A check budget in seconds from ``text``: a finite number > 0, else a
+    ValueError (its message starting with ``name`` when given).
 
     >>> parse_check_budget("2.5")
     2.5
@@ -98,7 +99,7 @@ def parse_check_budget(text: str, name: str = "--check-budget") -> float:
         value = math.nan
     if not (math.isfinite(value) and value > 0):
         shown = text if len(str(text)) <= 40 else f"{str(text)[:40]}..."
-        raise ValueError(f"{name} must be a number of seconds > 0, got {shown!r}")
+        raise ValueError(f"{name + ' ' if name else ''}must be a number of seconds > 0, got {shown!r}")
     return value
 
 
