@@ -150,16 +150,15 @@ def _evaluate(terms: Terms, impl, args, screen: TermsScreen, *, reference: bool 
 
 def _materialised(items) -> list:
     """The terms as one list, read once: a bound alone becomes a list of one,
-    a generator is consumed into a list; no terms at all is an ERROR."""
+    a generator is consumed into a list. Empty terms compare nothing on this
+    input (a case where the claim holds trivially); terms empty on every
+    input are an ERROR (:meth:`TermsScreen.settle`)."""
     if isinstance(items, AtMost):
         return [items]
     if isinstance(items, (str, bytes, dict, np.ndarray)) or not hasattr(items, "__iter__"):
         raise TermsError(f"the terms must be a list of (lhs, rhs) pairs or at_most(lhs, rhs) bounds, "
                          f"got {type(items).__name__}")
-    items = list(items)
-    if not items:
-        raise TermsError("the terms are empty: nothing to compare")
-    return items
+    return list(items)
 
 
 def _in_system(terms: Terms, impl, args, screen: TermsScreen, system: str, *, reference: bool = False):

@@ -167,6 +167,7 @@ class TermsScreen:
     * terms that raise a ``TypeError`` on exact or mpmath input (numpy's
       float-only functions on rationals, say) cannot be formed: ERROR;
     * a term holding a NaN: ERROR (:func:`refuse_nan`);
+    * terms empty on every input compare nothing: ERROR;
     * an input whose pair ``(lhs, rhs)`` has two shapes is not a
       counterexample: :meth:`mismatch` sets it aside. A same-shape failing
       input still makes the check FAILED; otherwise :meth:`settle` makes it
@@ -178,6 +179,7 @@ class TermsScreen:
     def __init__(self, ctx: Context, *, number_system: str):
         self.ctx, self.number_system = ctx, number_system
         self.matched = 0
+        self.empty = 0
         self.mismatched: list[tuple[int, tuple, tuple]] = []
 
     def unformable(self, exc: BaseException) -> None:
@@ -192,6 +194,9 @@ class TermsScreen:
         if self.ctx.control:
             return False
         from theorems.core.residuals import AtMost
+
+        if isinstance(items, list) and not items:
+            self.empty += 1
 
         for i, t in enumerate([items] if isinstance(items, AtMost) else items):
             if isinstance(t, AtMost) or (isinstance(t, tuple) and len(t) == 2):
@@ -224,6 +229,8 @@ class TermsScreen:
             raise
         if self.mismatched and ev.status is not EvidenceStatus.FAILED:
             raise self._shapes_error()
+        if self.matched and self.empty == self.matched and ev.status is not EvidenceStatus.FAILED:
+            raise TermsError(f"the terms are empty on every input ({self.number_system}): nothing to compare")
         return ev
 
 
