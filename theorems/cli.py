@@ -723,7 +723,9 @@ SEEDS_LIMIT = 10_000
 def _seeds_arg(text: str) -> int:
     """How many seeds: an integer in ``1 .. SEEDS_LIMIT``."""
     value = _nonneg_int(text)
-    if not 1 <= value <= SEEDS_LIMIT:
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {value}")
+    if value > SEEDS_LIMIT:
         raise argparse.ArgumentTypeError(f"must be an integer in 1 .. {SEEDS_LIMIT:,}, got "
                                          f"{_shown(str(value), quote=False)}")
     return value
