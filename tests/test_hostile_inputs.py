@@ -223,3 +223,15 @@ def test_the_claims_hash_is_of_the_bytes_imported_not_of_the_file_after_the_run(
     _import(str(module))
     module.write_bytes(original + b"\n# edited during the run\n")
     assert claims_module_hashes([str(module)])[str(module)] == hashlib.sha256(original).hexdigest()
+
+
+@pytest.mark.parametrize(("recipe", "need"), [
+    ('{"family": "gaussian", "d": 2, "M": 3, "p": 1, "seed": 1e400, "cond": 1.0, "rank": null, "unit": false}',
+     "OverflowError"),
+    ('{"family": "gaussian", "d": "two", "M": 3, "p": 1, "seed": 1, "cond": 1.0, "rank": null, "unit": false}',
+     "does not build a case"),
+    ("[" * 5000 + "]" * 5000, "--case"),
+])
+def test_a_case_recipe_that_builds_no_case_is_a_usage_error(tmp_path, capsys, recipe, need):
+    _refused(["verify", "--only", "proj.coefficient-projector", "--case", f"float:{recipe}",
+              "--out", tmp_path / "r"], capsys, need)

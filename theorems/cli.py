@@ -430,6 +430,11 @@ def _case_selection(args, claims: list, profile) -> list:
                 rebuild_case(check.run.inputs, case)
             except ValueError as exc:
                 raise UsageError(f"{where}: {exc}") from None
+            except (TypeError, OverflowError) as exc:  # a seed of 1e400: OverflowError
+                raise UsageError(f"{where}: the recipe does not build a case ({type(exc).__name__}: "
+                                 f"{_shown(str(exc), 200, quote=False)})") from None
+            except RecursionError:
+                raise UsageError(f"{where}: the recipe's JSON nests too deeply to be a float case's recipe") from None
     run = check.run
     if colon:
         def run(ctx, _run=check.run, _case=case):
@@ -771,7 +776,9 @@ SEEDS_LIMIT = 10_000
 def _seeds_arg(text: str) -> int:
     """How many seeds: an integer in ``1 .. SEEDS_LIMIT``."""
     value = _nonneg_int(text)
-    if not 1 <= value <= SEEDS_LIMIT:
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {value}")
+    if value > SEEDS_LIMIT:
         raise argparse.ArgumentTypeError(f"must be an integer in 1 .. {SEEDS_LIMIT:,}, got "
                                          f"{_shown(str(value), quote=False)}")
     return value

@@ -60,10 +60,13 @@ from theorems.evidence import property as prop
 from theorems.evidence._common import IMPLEMENTATION_ERRORS, TermsError, TermsScreen
 from theorems.core.impl import raised_by_formula
 from theorems.core.model import Check, Claim, ClaimKind, Context, EvidenceKind, EvidenceStatus, NegativeControl
-from theorems.core.validate import template_arguments
+from theorems.core.validate import template_checker
 from theorems.core.residuals import AtMost, at_most, diff_norm, exact_residual, exact_sq, residual, term_sizes
 from theorems.authoring.strategies import Case, Inputs, exact_key_matrices
 from theorems.core.tolerance import FLOAT_REFERENCE_DIGITS, FLOAT_UNRESOLVED_SHARE, THRESHOLD, scaled_residual
+
+#: Each template's arguments checked before it builds anything (theorems.core.validate).
+template_arguments = template_checker(Claim=Claim, Check=Check, NegativeControl=NegativeControl)
 
 __all__ = [
     "CROSSING_COLUMNS",

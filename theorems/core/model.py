@@ -17,6 +17,8 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from theorems.core.validate import check_fields, claim_fields, control_fields
+
 __all__ = [
     "Check",
     "Claim",
@@ -248,9 +250,7 @@ class Check:
     description: str = ""
 
     def __post_init__(self):
-        from theorems.core.validate import check_fields
-
-        check_fields(self)
+        check_fields(self, EvidenceKind=EvidenceKind)
 
 
 @dataclass(frozen=True)
@@ -262,8 +262,6 @@ class NegativeControl:
     overrides: Mapping[str, Callable]
 
     def __post_init__(self):
-        from theorems.core.validate import control_fields
-
         control_fields(self)
         # refused when the claim is built, not only when --controls runs it (an index
         # stub has no overrides: nothing to check, and linmem stays unimported)
@@ -304,9 +302,7 @@ class Claim:
     domain: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
     def __post_init__(self):
-        from theorems.core.validate import claim_fields
-
-        claim_fields(self)  # every field's type and range, with the claim, field, value and need named
+        claim_fields(self, Check=Check, ClaimKind=ClaimKind, NegativeControl=NegativeControl)  # every field's type and range, with the claim, field, value and need named
         if self.kind is ClaimKind.UNDERSPECIFIED:
             if not self.reason:
                 raise ValueError(f"claim {self.id}: an underspecified claim needs a reason")

@@ -148,14 +148,14 @@ def _import(spec: str):
         if path.suffix != ".py":
             raise ClaimsModuleError(f"claims module {spec!r} is not a .py file; needs a .py file defining CLAIMS")
         path = path.resolve()
-        name = f"theorems_user_{abs(hash(str(path)))}"
+        name = _user_module_name(path)
         module_spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(module_spec)
         sys.modules[name] = module
         try:
             # the bytes read once: what runs is what the report's hash is of
             source = path.read_bytes()
-            _IMPORTED_SHA256[spec] = hashlib.sha256(source).hexdigest()
+            module.__theorems_sha256__ = hashlib.sha256(source).hexdigest()
             exec(compile(source, str(path), "exec", dont_inherit=True), module.__dict__)
         except KeyboardInterrupt:
             sys.modules.pop(name, None)
@@ -176,13 +176,14 @@ def _import(spec: str):
     except BaseException as exc:  # noqa: BLE001 - SystemExit, GeneratorExit, a user's subclass
         raise _failed(spec, exc) from exc
     origin = getattr(module, "__file__", None)
-    if spec not in _IMPORTED_SHA256 and origin and os.path.isfile(origin):
-        _IMPORTED_SHA256[spec] = hashlib.sha256(Path(origin).read_bytes()).hexdigest()
+    if not hasattr(module, "__theorems_sha256__") and origin and os.path.isfile(origin):
+        module.__theorems_sha256__ = hashlib.sha256(Path(origin).read_bytes()).hexdigest()
     return module
 
 
-#: The SHA-256 of each claims module's source as it was imported, by spec.
-_IMPORTED_SHA256: dict[str, str] = {}
+def _user_module_name(path: Path) -> str:
+    """The name a claims module given by path is imported under."""
+    return f"theorems_user_{abs(hash(str(path.resolve())))}"
 
 
 def claims_module_hashes(specs: Sequence[str]) -> dict[str, str | None]:
@@ -201,10 +202,11 @@ def claims_module_hashes(specs: Sequence[str]) -> dict[str, str | None]:
     """
     out: dict[str, str | None] = {}
     for spec in specs:
-        if spec in _IMPORTED_SHA256:
-            out[spec] = _IMPORTED_SHA256[spec]
-            continue
         path = Path(spec)
+        imported = sys.modules.get(_user_module_name(path) if path.is_file() else spec)
+        if getattr(imported, "__theorems_sha256__", None):  # the bytes that were imported
+            out[spec] = imported.__theorems_sha256__
+            continue
         if not path.is_file():
             try:
                 found = importlib.util.find_spec(spec)

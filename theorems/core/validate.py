@@ -32,6 +32,7 @@ __all__ = [
     "control_fields",
     "strings_field",
     "template_arguments",
+    "template_checker",
     "text_field",
 ]
 
@@ -80,11 +81,9 @@ def strings_field(claim: Any, field: str, value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
-def claim_fields(claim) -> None:
-    """Check every field of a Claim (called by ``Claim.__post_init__``);
-    lists given for tuple fields are stored as tuples."""
-    from theorems.core.model import Check, ClaimKind, NegativeControl
-
+def claim_fields(claim, *, Check: type, ClaimKind: type, NegativeControl: type) -> None:  # noqa: N803
+    """Check every field of a Claim (called by ``Claim.__post_init__`` with
+    the model's classes); lists given for tuple fields are stored as tuples."""
     cid = claim.id
     if not isinstance(cid, str):  # its character set is the registry's to check (CLAIM_ID_PATTERN)
         raise TypeError(f"a claim's id must be a string, got {_got(cid)}")
@@ -118,10 +117,8 @@ def claim_fields(claim) -> None:
             raise TypeError(f"{_who(cid)}: domain's variable names must be strings, got {_got(name)}")
 
 
-def check_fields(check) -> None:
+def check_fields(check, *, EvidenceKind: type) -> None:  # noqa: N803
     """Check every field of a Check (called by ``Check.__post_init__``)."""
-    from theorems.core.model import EvidenceKind
-
     name = check.name
     if not isinstance(name, str) or not name.strip():
         raise TypeError(f"a check's name must be a non-empty string, got {_got(name)}")
@@ -197,10 +194,8 @@ def _boundary(cid: str, value: Any) -> None:
                             f"arguments, got {_got(args)}")
 
 
-def _control(cid: str, value: Any) -> None:
-    from theorems.core.model import NegativeControl
-
-    if not isinstance(value, NegativeControl):
+def _control(cid: str, value: Any, types: dict) -> None:
+    if not isinstance(value, types["NegativeControl"]):
         raise TypeError(f"{cid}: control must be wrong('what is wrong', formula=callable), got {_got(value)}")
 
 
@@ -224,9 +219,8 @@ def _strings(name: str):
     return check
 
 
-def _checks(cid: str, value: Any) -> None:
-    from theorems.core.model import Check
-
+def _checks(cid: str, value: Any, types: dict) -> None:
+    Check = types["Check"]  # noqa: N806
     if not isinstance(value, (list, tuple)):
         raise TypeError(f"{cid}: extra_checks must be a sequence of Check objects, got {_got(value)}")
     for i, check in enumerate(value):
@@ -256,15 +250,21 @@ _ARGUMENTS: dict[str, Callable[[str, Any], None]] = {
 }
 
 
-def _claim_field_names() -> set[str]:
+#: The arguments whose check needs the model's classes.
+_TYPED = {"control", "extra_checks"}
+
+
+def template_checker(*, Claim: type, Check: type, NegativeControl: type) -> Callable:  # noqa: N803
+    """The decorator :func:`template_arguments` for the model's classes
+    (given by the caller, so that this module imports nothing of theorems)."""
     import dataclasses
 
-    from theorems.core.model import Claim
+    types = {"Check": Check, "NegativeControl": NegativeControl,
+             "fields": frozenset(f.name for f in dataclasses.fields(Claim))}
+    return functools.partial(template_arguments, types=types)
 
-    return {f.name for f in dataclasses.fields(Claim)}
 
-
-def template_arguments(template: Callable) -> Callable:
+def template_arguments(template: Callable, *, types: dict) -> Callable:
     """Decorate a claim template: its arguments are checked before it builds
     anything (see ``_ARGUMENTS``), and a keyword it does not know (neither
     its own nor a Claim field) is refused with the nearest names
@@ -277,7 +277,7 @@ def template_arguments(template: Callable) -> Callable:
     def build(*args, **kwargs):
         first = args[0] if args else kwargs.get(own[0] if own else "id", "?")
         cid = f"check {first!r}" if own and own[0] == "name" else _who(first)
-        known = set(own) | (_claim_field_names() if takes_fields else set())
+        known = set(own) | (set(types["fields"]) if takes_fields else set())
         for key in kwargs:
             if key not in known:
                 close = difflib.get_close_matches(key, sorted(known), n=3, cutoff=0.6)
@@ -290,7 +290,7 @@ def template_arguments(template: Callable) -> Callable:
         for name, value in bound.arguments.items():
             check = _ARGUMENTS.get(name)
             if check is not None:
-                check(cid, value)
+                check(cid, value, types) if name in _TYPED else check(cid, value)
         return template(*args, **kwargs)
 
     return build

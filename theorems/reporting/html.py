@@ -196,7 +196,7 @@ class _Renderer:
         return f"""
 <section id="summary">
   <h2>Claims</h2>
-  <form class="filters" onsubmit="return false">
+  <form class="filters">
     <label>status <select id="filter-status"><option value="">all</option>{status_opts}</select></label>
     <label>kind <select id="filter-kind"><option value="">all</option>{kind_opts}</select></label>
     <span class="muted">showing <b id="shown">{len(claims)}</b> of {len(claims)}</span>
@@ -630,6 +630,7 @@ _JS = """
     document.getElementById('shown').textContent=n;
   }
   s.addEventListener('change',apply); k.addEventListener('change',apply);
+  s.form.addEventListener('submit',function(ev){ev.preventDefault();});
   document.querySelectorAll('[data-filter-status]').forEach(function(b){
     b.addEventListener('click',function(){s.value=(s.value===b.dataset.filterStatus)?'':b.dataset.filterStatus;apply();});
   });
