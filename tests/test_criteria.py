@@ -286,10 +286,10 @@ def test_every_catalogue_check_returns_the_kind_it_declares(catalogue):
 # --- the finite-size criteria against their controls -----------------------------------
 
 
-def _ce_table(peaks_by_d, prominence=5.0, resolution=0.01):
+def _ce_table(peaks_by_d, prominence=5.0, resolution=0.01, profile="quick"):
     rows = [{"peak": float(np.mean(p)), "seed_peaks": list(p), "prominence": prominence,
              "resolution": resolution} for p in peaks_by_d.values()]
-    return SweepTable(tuple(peaks_by_d), rows, "peak", PROFILES["quick"], "d")
+    return SweepTable(tuple(peaks_by_d), rows, "peak", PROFILES[profile], "d")
 
 
 def test_the_norm_peak_drift_is_inconclusive_where_the_design_cannot_resolve_it():
@@ -305,9 +305,26 @@ def test_the_norm_peak_drift_is_inconclusive_where_the_design_cannot_resolve_it(
     assert finite_size._norm_peak_criterion(_ce_table(rising))[0] is False
 
 
-def test_the_norm_peak_design_says_why_no_shipped_profile_resolves_the_drift():
-    for level, sd in finite_size.DRIFT_SLOPE_SD.items():
-        assert sd is not None and finite_size.DRIFT_EFFECT / sd < required_margin_sd(), level
+def test_the_norm_peak_drift_is_resolved_at_standard_and_thorough_but_not_at_quick():
+    sd = finite_size.DRIFT_SLOPE_SD
+    assert finite_size.DRIFT_EFFECT / sd["quick"] < required_margin_sd()
+    for level in ("standard", "thorough"):
+        assert finite_size.DRIFT_EFFECT / sd[level] >= required_margin_sd(), level
+
+
+def test_the_quick_norm_peak_evidence_names_standard_as_the_profile_that_resolves_it():
+    dims = (6, 8, 10, 12)
+    rng = np.random.default_rng(0)
+    falling = {d: 1.2 - 0.15 * math.log(d / 6) + rng.normal(0, 0.1 / d * 6, 4) for d in dims}
+    assert "run --profile standard" in finite_size._norm_peak_criterion(_ce_table(falling))[3]
+
+
+def test_the_standard_norm_peak_design_decides_a_falling_peak():
+    dims = (6, 8, 12, 16, 24)
+    rng = np.random.default_rng(0)
+    falling = {d: 1.14 - 0.127 * math.log(d / 6) + rng.normal(0, 0.6 / d, 8) for d in dims}
+    verdict, bound, _, why = finite_size._norm_peak_criterion(_ce_table(falling, profile="standard"))
+    assert verdict is True and bound < 0, why
 
 
 def test_the_second_order_criterion_fails_the_cmm_decider_at_every_dimension():

@@ -95,3 +95,9 @@ def test_the_learned_store_question_and_its_control_through_the_runner(real):
 def test_the_quick_ls_answer_does_not_move_with_the_seed(real, seed):
     ev = _answer(real, "real.ls-capacity", seed=seed)
     assert ev.status.value == "answered" and ev.data["answers"] == {"raw": "heavier", "centered": "heavier"}
+
+
+@pytest.mark.parametrize("level", ["quick", "standard"])
+def test_the_lp_question_doubles_its_draws_while_undecided_up_to_eight_times(level):
+    q = embeddings.COMPARISON_DESIGN[level]["lp"]
+    assert q["max_draws"] == 8 * q["draws"]

@@ -812,8 +812,7 @@ def _edge_criterion(table):
     cov = np.linalg.inv(X.T @ (w[:, None] * X))
     g_inf, c = cov @ (X.T @ (w * y))
     se = float(math.sqrt(cov[0, 0]))
-    table.summary.update(g_inf=float(g_inf), g_inf_se=se, drift=float(c),
-                         rho=float(table.profile and rows[-1]["rho"]))
+    table.summary.update(g_inf=float(g_inf), g_inf_se=se, drift=float(c), rho=rows[-1]["rho"])
     behind = table.where(lambda r: not r["edge"] > r["cmm_quantile"])
     resolved = se <= EDGE_BAND / PB_MIN_T
     ok = abs(g_inf) <= EDGE_BAND and not behind
@@ -899,7 +898,7 @@ def _edge_float(ctx):
     return property.check(ctx, _alpha_floats, measure, describe=lambda a: {"alpha": a})
 
 
-def _rho_is_kappa_r(alpha, **_):
+def _rho_is_kappa_r(alpha):
     """Wrong variant: the edge at the TAM threshold's margin kappa_r (r = 0.15), whatever the load."""
     return linmem.kappa(TAM_R) + 0 * np.asarray(alpha, dtype=float) if np.ndim(alpha) else linmem.kappa(TAM_R)
 
