@@ -328,6 +328,15 @@ def _fail_on(report: dict) -> tuple[str, ...]:
     return fail_on(report)
 
 
+def _not_exact_note(c: dict) -> str:
+    """Where an exact check did not apply (irrational terms, theorems.numbers), why: '; exact check: not exact: eigvalsh'."""
+    for e in c.get("evidence", ()):
+        info = (e.get("data") or {}).get("not_exact")
+        if isinstance(info, dict) and info.get("cases") == info.get("of"):
+            return f"; {e['check']} check did not apply: not exact: {', '.join(map(str, info.get('functions', [])))}"
+    return ""
+
+
 def _problem_entry(c: dict, cex_chars: int) -> list[str]:
     from theorems.reporting.junit import result_message
 
@@ -442,7 +451,7 @@ def render_markdown(report: dict, *, max_chars: int = MAX_MARKDOWN_CHARS) -> str
     table = ["| claim | kind | status | key figure | negative control | s |", "|---|---|---|---|---|---|"]
     for c in report["claims"]:
         table.append(f"| {_code(c['id'], in_table=True)} | {_cell(c['kind'])} | {_cell(c['status'])} | "
-                     f"{_cell(_key_figure(c))} | {_control_cell(c)} | {c['seconds']:.2f} |")
+                     f"{_cell(_key_figure(c) + _not_exact_note(c))} | {_control_cell(c)} | {c['seconds']:.2f} |")
     commit = (f"commit `{src['commit']}`{' (tracked files changed)' if src.get('dirty') else ''}"
               if src.get("commit") else f"commit unknown ({src.get('reason', 'not recorded')})")
     environment = [
