@@ -227,3 +227,29 @@ def test_the_budget_alarm_reaches_the_main_thread_while_other_threads_run():
         assert time.perf_counter() - start < 10
     finally:
         stop.set()
+
+
+def _says_passed(figure, comparison):
+    def run_(ctx):
+        return Evidence(check="c", kind=EvidenceKind.SIMULATION, status=EvidenceStatus.PASSED, figure=figure,
+                        threshold=2.0, comparison=comparison, seeds=[ctx.seed])
+    return Check("c", EvidenceKind.SIMULATION, run_)
+
+
+@pytest.mark.parametrize("figure, comparison, ok", [
+    (1.0, "<=", True), (2.0, "<=", True), (1e6, "<=", False), (2.0, "<", False),
+    (3.0, ">=", True), (1.0, ">=", False), (2.0, ">", False), (5.0, ">", True),
+])
+def test_a_check_that_says_passed_with_its_figure_past_its_threshold_is_an_error(figure, comparison, ok):
+    res = run(Registry([_claim("t.self", _says_passed(figure, comparison))]),
+              profile=get_profile("quick"), in_process=True)
+    ev = res.results[0].evidence[0]
+    assert (res.results[0].status is Status.VERIFIED) is ok
+    if not ok:
+        assert ev.status is EvidenceStatus.ERROR and "says passed but its figure" in ev.detail
+
+
+def test_an_unknown_comparison_is_unusable_evidence():
+    res = run(Registry([_claim("t.cmp", _says_passed(1.0, "=<"))]),
+              profile=get_profile("quick"), in_process=True)
+    assert res.results[0].status is Status.ERROR and "comparison must be one of" in res.results[0].evidence[0].detail

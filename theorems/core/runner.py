@@ -241,6 +241,19 @@ def _number(value, name: str) -> float | None:
                          f"{len(str(abs(int(value))))} digits") from None
 
 
+#: How a figure may be compared with its threshold (``Evidence.comparison``).
+_COMPARISONS = ("<=", "<", ">=", ">")
+
+
+def _figure_meets_threshold(ev: Evidence) -> bool:
+    """Does ``ev.figure`` meet ``ev.threshold`` by ``ev.comparison`` (True
+    when either is missing: nothing to cross-check)?"""
+    if ev.figure is None or ev.threshold is None:
+        return True
+    f, t = ev.figure, ev.threshold
+    return {"<=": f <= t, "<": f < t, ">=": f >= t, ">": f > t}[ev.comparison]
+
+
 def _invalid_evidence(ev: Evidence) -> str | None:
     """Why ``ev`` cannot go into a report (a field of the wrong type, a
     number that is no real float, data that is not JSON-able: cyclic, a lone
@@ -262,6 +275,8 @@ def _invalid_evidence(ev: Evidence) -> str | None:
     for name in ("check", "detail", "comparison", "replay"):
         if not isinstance(getattr(ev, name), str):
             return f"{name} must be a str, got {type(getattr(ev, name)).__name__}"
+    if ev.comparison not in _COMPARISONS:
+        return f"comparison must be one of {', '.join(_COMPARISONS)}, got {ev.comparison!r:.80}"
     if not isinstance(ev.data, dict):
         return f"data must be a dict, got {type(ev.data).__name__}"
     try:
@@ -315,6 +330,12 @@ def run_check(claim: Claim, check: Check, *, impl: Impl, profile: Profile, seed:
         if ev.figure is not None and math.isnan(ev.figure):
             ev.status = EvidenceStatus.ERROR
             ev.detail = "the check measured NaN; " + ev.detail
+        elif ev.status is EvidenceStatus.PASSED and not _figure_meets_threshold(ev):
+            # a check's verdict is read from its own figure too: "passed" with the figure past its threshold
+            # is a contradiction in the check (a flipped test, a misreported figure), never a pass
+            ev.status = EvidenceStatus.ERROR
+            ev.detail = (f"the check says passed but its figure {ev.figure:.6g} is not {ev.comparison} its "
+                         f"threshold {ev.threshold:.6g}; " + ev.detail)
         return ev
     except KeyboardInterrupt:
         raise
