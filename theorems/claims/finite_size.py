@@ -65,9 +65,10 @@ DRIFT_EFFECT = 0.1
 #: 12..24, which halves the slope's spread) with 4 pools at d = 24 (64 at
 #: d = 6). A run of that range with 6 pools at d = 24 (seed 20261130, 3 min 49 s
 #: of CPU) gave slope -0.127 +- 0.0116 (per-run standard error); with the
-#: shipped 4 pools, run seeds 1 and 2 gave -0.103 +- 0.016 and -0.106 +- 0.015
-#: (about 150 s of CPU each): declared 0.016 (the effect 0.1 is 6.25 of them,
-#: 6.18 needed). docs/results/fs-ce-norm-peak-standard.md has the seeds run.
+#: shipped 4 pools, run seeds 1-6 (about 150 s of CPU each) gave slopes
+#: -0.088 to -0.136 (spread 0.0166, per-run s.e. 0.0148-0.0172, mean 0.0158):
+#: declared 0.016 (the effect 0.1 is 6.25 of them, 6.18 needed; thin: 5-6
+#: pools at d = 24 would give headroom). docs/results/fs-ce-norm-peak-standard.md has the seeds run.
 #: Thorough (d = 6..48, 3 pools at d = 48) scaled from those runs, not
 #: measured: about 0.006, declared 0.009. simulation.drift states what each
 #: falls short of.
