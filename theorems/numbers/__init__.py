@@ -102,7 +102,7 @@ def _side(x: Any, system: str) -> Any:
             return cls.from_floats(x)
         if x.dtype == object:
             for e in x.ravel():
-                if isinstance(e, (float, np.floating)):
+                if isinstance(e, (float, np.floating)) and np.isfinite(e):  # a NaN is the screen's to refuse
                     if system == EXACT:
                         raise NotExact(f"float64 value {float(e)!r}",
                                        "a rational became a float64 inside the terms (Python arithmetic with a float)")

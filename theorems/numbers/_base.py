@@ -323,6 +323,8 @@ class ExactArray(SystemArray):
 
     @classmethod
     def number(cls, x):
+        if not np.isfinite(x):
+            return float(x)  # a NaN or an infinity stays one: the terms' screen refuses it, never "not exact"
         value = decimal_value(x)
         if value is None:
             raise NotExact(f"float64 value {float(x)!r}", "a number computed in float64, not a decimal literal")
