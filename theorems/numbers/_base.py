@@ -365,3 +365,25 @@ class MpArray(SystemArray):
 
 _scalar_ops(ExactScalar, Fraction, ExactArray)
 _scalar_ops(MpScalar, mpmath.mpf, MpArray)
+
+
+def square_stack(A, name):
+    """``A`` as an object array whose last two dimensions are square, else
+    numpy's own LinAlgError for ``np.linalg.<name>``."""
+    A = np.asarray(A, dtype=object)
+    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
+        raise np.linalg.LinAlgError(f"Last 2 dimensions of the array must be square (np.linalg.{name})")
+    return A
+
+
+def batched(fn):
+    """``fn`` on a 2-D array, applied over the leading dimensions of a stack."""
+    def run(A, *args, **kwargs):
+        A = np.asarray(A, dtype=object)
+        if A.ndim <= 2:
+            return fn(A, *args, **kwargs)
+        outs = [fn(A[idx], *args, **kwargs) for idx in np.ndindex(A.shape[:-2])]
+        return np.array(outs, dtype=object).reshape(A.shape[:-2] + np.shape(outs[0]))
+
+    run.__name__ = fn.__name__
+    return run

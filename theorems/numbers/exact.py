@@ -14,7 +14,7 @@ from functools import reduce
 import numpy as np
 from flint import fmpq, fmpq_mat
 
-from theorems.numbers._base import NotExact
+from theorems.numbers._base import NotExact, batched as _batched, square_stack as _square
 from theorems.numbers import _norms
 
 __all__ = ["FUNCTIONS", "UFUNCS", "exact_root", "rational_power"]
@@ -54,24 +54,6 @@ def _array(M: fmpq_mat) -> np.ndarray:
     return out
 
 
-def _square(A, name):
-    A = np.asarray(A, dtype=object)
-    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
-        raise LinAlgError(f"Last 2 dimensions of the array must be square (np.linalg.{name})")
-    return A
-
-
-def _batched(fn):
-    """``fn`` on a 2-D array, applied over the leading dimensions of a stack."""
-    def run(A, *args, **kwargs):
-        A = np.asarray(A, dtype=object)
-        if A.ndim <= 2:
-            return fn(A, *args, **kwargs)
-        outs = [fn(A[idx], *args, **kwargs) for idx in np.ndindex(A.shape[:-2])]
-        return np.array(outs, dtype=object).reshape(A.shape[:-2] + np.shape(outs[0]))
-
-    run.__name__ = fn.__name__
-    return run
 
 
 @_batched

@@ -11,6 +11,7 @@ import mpmath
 import numpy as np
 
 from theorems.numbers import _norms
+from theorems.numbers._base import batched as _batched, square_stack as _square
 
 __all__ = ["FUNCTIONS", "UFUNCS"]
 
@@ -50,23 +51,6 @@ def _vector(M: mpmath.matrix) -> np.ndarray:
     return np.array([M[i] for i in range(M.rows)], dtype=object) if M.cols == 1 else _array(M).ravel()
 
 
-def _square(A, name):
-    A = np.asarray(A, dtype=object)
-    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
-        raise LinAlgError(f"Last 2 dimensions of the array must be square (np.linalg.{name})")
-    return A
-
-
-def _batched(fn):
-    def run(A, *args, **kwargs):
-        A = np.asarray(A, dtype=object)
-        if A.ndim <= 2:
-            return fn(A, *args, **kwargs)
-        outs = [fn(A[idx], *args, **kwargs) for idx in np.ndindex(A.shape[:-2])]
-        return np.array(outs, dtype=object).reshape(A.shape[:-2] + np.shape(outs[0]))
-
-    run.__name__ = fn.__name__
-    return run
 
 
 @_batched
