@@ -18,20 +18,11 @@ from pathlib import Path
 
 import pytest
 
+from cli_run import run_cli as _run
 from theorems.cli import main
 from theorems.reporting.report import REPORT_FILES, build_report, validate_report
 
 FAKE = Path(__file__).resolve().with_name("fake_claims.py")
-
-
-def _run(argv, capsys) -> tuple[int, str, str]:
-    """main(argv) as the console script runs it: (exit code, stdout, stderr)."""
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as exc:  # argparse
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def _fake_report(**changes) -> dict:

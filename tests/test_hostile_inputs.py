@@ -17,18 +17,9 @@ import numpy as np
 import pytest
 
 from linmem.embeddings import MAX_TENSOR_BYTES, read_tensor
-from theorems.cli import main
+from cli_run import run_cli as _run
 
 FAKE = Path(__file__).resolve().with_name("fake_claims.py")
-
-
-def _run(argv, capsys) -> tuple[int, str, str]:
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as exc:  # argparse
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def _refused(argv, capsys, *needs: str) -> str:
