@@ -394,10 +394,30 @@ def design_figures(ctx, question: str) -> dict[str, float]:
 # --- negative controls (wrong variants) and the declarations ---------------------------------
 
 
+@lru_cache(maxsize=1)
+def _shuffled_trained() -> np.ndarray:
+    Y = embeddings.shuffle_columns(_trained(), rng=np.random.default_rng(SHUFFLE_SEED))
+    Y.flags.writeable = False
+    return Y
+
+
+@lru_cache(maxsize=4)
+def _shuffled_trained_conditioned(condition: str) -> np.ndarray:
+    Y = linmem.condition_embeddings(_shuffled_trained(), condition)
+    Y.flags.writeable = False
+    return Y
+
+
 def _shuffled_conditioning(X, condition):
     """Wrong: the rows' coordinates shuffled independently per column before
     conditioning (each coordinate keeps its marginal; the rows lose their
-    shared structure and become Gaussian-like)."""
+    shared structure and become Gaussian-like). The shuffle has a fixed
+    stream, so all the rows (whiten-then-project conditions them once per
+    draw) are shuffled and conditioned once per process: the same rows as
+    shuffling them anew at every draw, without paying the full matrix's
+    shuffle and covariance at each."""
+    if X is _trained():
+        return _shuffled_trained_conditioned(condition)
     return linmem.condition_embeddings(
         embeddings.shuffle_columns(X, rng=np.random.default_rng(SHUFFLE_SEED)), condition)
 
