@@ -20,7 +20,7 @@ controls is. Checks backing each other up can no longer hide a blind one.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from theorems.core.model import Claim, Evidence, EvidenceStatus, NegativeControl, Status
 
@@ -85,10 +85,13 @@ def judge_check(ev: Evidence, *, right_answers: dict | None = None) -> tuple[str
 
 
 def judge_control(claim: Claim, control: NegativeControl, evidence: Sequence[Evidence], status: Status, *,
-                  right_answers: dict | None = None) -> dict:
+                  right_answers: dict | None = None, reads: Mapping[str, frozenset] | None = None) -> dict:
     """One control's record: each check of ``claim`` caught / missed / not
     applicable (with the reason) / not aimed, from ``evidence`` (the checks
     the control ran, on its wrong variant) and the claim's ``status`` there.
+    ``reads``: the replaced formulas each check looked up
+    (:meth:`theorems.core.impl.Impl.take_reads`); a check that did not catch
+    the control and looked up none cannot see it: not applicable, saying so.
     ``caught``: no applicable check missed and at least one caught."""
     by_name = {e.check: e for e in evidence}
     checks: dict[str, dict[str, Any]] = {}
@@ -102,6 +105,9 @@ def judge_control(claim: Claim, control: NegativeControl, evidence: Sequence[Evi
             checks[name] = {"result": NOT_AIMED, "status": None, "reason": f"this control is aimed at {aimed}"}
         else:
             result, reason = judge_check(ev, right_answers=right_answers)
+            if result == MISSED and reads is not None and name in reads and not reads[name]:
+                result, reason = NOT_APPLICABLE, ("reads none of the formulas this control replaces ("
+                                                  + ", ".join(sorted(control.overrides)) + ")")
             checks[name] = {"result": result, "status": ev.status.value, "reason": reason}
     results = [c["result"] for c in checks.values()]
     out = {"description": control.description, "aimed_at": list(control.aimed_at), "status": status.value,

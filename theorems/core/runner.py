@@ -402,9 +402,10 @@ def _run_checks(claim: Claim, impl: Impl, profile: Profile, seed: int,
                 claims_modules: tuple[str, ...] = (), cache: Any = None, executor: Any = None,
                 hypothesis: Any = None, *, phase: str = "claim",
                 announce: Callable[..., None] | None = None, checks: Sequence[Check] | None = None,
-                control_index: int = 0) -> list[Evidence]:
+                control_index: int = 0, reads: dict | None = None) -> list[Evidence]:
     """Every check of ``claim`` (or those of ``checks``, a control's aim), in
-    order; once one ran past its budget the
+    order (``reads``, when given, gets each check's overridden formulas
+    looked up, :meth:`Impl.take_reads`); once one ran past its budget the
     rest are not run (each an ERROR record saying so), so that a hanging
     claim costs one budget, not one per check. In a supervised worker,
     ``announce`` (its pipe to the parent) hears ``("check", phase, name)``
@@ -418,8 +419,11 @@ def _run_checks(claim: Claim, impl: Impl, profile: Profile, seed: int,
         else:
             if announce is not None:
                 announce("check", phase, c.name)
+            impl.take_reads()
             ev = run_check(claim, c, impl=impl, profile=profile, seed=seed, claims_modules=claims_modules,
                            cache=cache, executor=executor, hypothesis=hypothesis, control_index=control_index)
+            if reads is not None:
+                reads[c.name] = impl.take_reads()
             if isinstance(ev.data, dict) and OVERRAN in ev.data:
                 overran = ev
                 left = [x.name for x in checks[len(out) + 1:]]
@@ -447,7 +451,8 @@ def run_negative_control(claim: Claim, *, profile: Profile, seed: int = DEFAULT_
     variant's, its ``evidence`` at the same profile and seed, run here when
     not given), not applicable with its reason (an exact check on terms
     irrational on every case, a check the control declares it cannot
-    reach), missed otherwise. A control is ``caught`` only when every
+    reach, a check that looked up none of the formulas the control replaces),
+    missed otherwise. A control is ``caught`` only when every
     applicable check it runs catches it; the claim's record is
     :func:`theorems.core.controls.summarise` of them all."""
     from theorems.core.controls import judge_control, summarise
@@ -462,12 +467,15 @@ def run_negative_control(claim: Claim, *, profile: Profile, seed: int = DEFAULT_
     judged = []
     for k, nc in enumerate(claim.controls):
         impl = Impl.default().with_overrides(nc.overrides)
+        # which replaced formulas each check looked up: only seen in this process, so not with an executor
+        reads: dict | None = {} if executor is None else None
         # no cache under a wrong variant (its context's cache is None)
         wrong_evidence = _run_checks(claim, impl, profile, seed, executor=executor, hypothesis=hypothesis,
                                      phase="control", announce=announce,
-                                     checks=[c for c in claim.checks if nc.runs(c.name)], control_index=k)
+                                     checks=[c for c in claim.checks if nc.runs(c.name)], control_index=k,
+                                     reads=reads)
         status, _ = derive_status(claim, wrong_evidence, {})
-        judged.append(judge_control(claim, nc, wrong_evidence, status, right_answers=right))
+        judged.append(judge_control(claim, nc, wrong_evidence, status, right_answers=right, reads=reads))
     return summarise(claim, judged)
 
 
