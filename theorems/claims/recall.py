@@ -426,6 +426,12 @@ CLAIMS = [
         ),
         depends_on=("recall.snr", "recall.crosstalk-power"),
         inputs=RMS_INPUTS, terms=_rms, scale=lambda K, *rest: max(K.shape), algebra=_rms_algebra,
-        control=wrong("amplitude ratio sqrt(h/(1-h)) reported as the power SNR", snr=lambda h: linmem.snr(h) ** 0.5),
+        control=(
+            wrong("amplitude ratio sqrt(h/(1-h)) reported as the power SNR", snr=lambda h: linmem.snr(h) ** 0.5,
+                  not_applicable={"exact": "the exact family's interior keys (duplicated columns) have SNR 1 (h = 1/2), "
+                                           "where the amplitude ratio equals the power SNR, or an SNR whose root is "
+                                           "irrational (not exact: power); control 2 reaches the exact check"}),
+            wrong("SNR = h (signal power over total power, not over the cross-talk)", aimed_at=("exact",),
+                  snr=lambda h: h)),
     ),
 ]
