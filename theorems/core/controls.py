@@ -105,9 +105,12 @@ def judge_control(claim: Claim, control: NegativeControl, evidence: Sequence[Evi
             checks[name] = {"result": NOT_AIMED, "status": None, "reason": f"this control is aimed at {aimed}"}
         else:
             result, reason = judge_check(ev, right_answers=right_answers)
-            if result == MISSED and reads is not None and name in reads and not reads[name]:
-                result, reason = NOT_APPLICABLE, ("reads none of the formulas this control replaces ("
-                                                  + ", ".join(sorted(control.overrides)) + ")")
+            if result == MISSED and reads is not None and name in reads and not set(reads[name]) & set(
+                    control.overrides):
+                read = sorted(reads[name])
+                result, reason = NOT_APPLICABLE, (
+                    "reads none of the formulas this control replaces (" + ", ".join(sorted(control.overrides))
+                    + "; it reads " + (", ".join(read) if read else "no formula of linmem") + ")")
             checks[name] = {"result": result, "status": ev.status.value, "reason": reason}
     results = [c["result"] for c in checks.values()]
     out = {"description": control.description, "aimed_at": list(control.aimed_at), "status": status.value,
