@@ -347,8 +347,9 @@ CLAIMS = [
         quantity=mean_error_twice, claimed=_mean_error_claimed,
         algebra=lambda impl: [("mean of 1 - h_j with sum h_j = r is 1 - r/M",
                                mean_error_algebra(impl, 4, sympy.Symbol("r", positive=True)))],
-        control=wrong("1 - r_K/d in place of 1 - r_K/M", mean_expected_error=lambda K: (
+        control=(wrong("1 - r_K/d in place of 1 - r_K/M", mean_expected_error=lambda K: (
             1 - linmem.numerical_rank(K) / (Fraction(K.shape[0]) if K.dtype == object else K.shape[0]))),
+                 wrong("per-key error 1 - h_j^2", aimed_at=("algebra",), expected_error=lambda h: 1 - h * h)),
     ),
     identity(
         "cex.duplicated-keys",

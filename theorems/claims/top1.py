@@ -697,7 +697,8 @@ CLAIMS = [
                           label="CMM scores, Gaussian N(0, I/d) pairs: " + ", ".join(_STATISTICS) + " per instance",
                           about="Gaussian pairs, n < d, n ~ d and n >> d"),
         ),
-        control=_CMM_TRANSPOSED,
+        control=(_CMM_TRANSPOSED, wrong("competitor variance n/d^2 (the finite-n 2d + 2 dropped)", aimed_at=("algebra",),
+                                         competitor_variance=_variance_without_finite_n)),
     ),
     claim(
         id="t1.extreme-value",
@@ -813,7 +814,8 @@ CLAIMS = [
                        "mpmath: root of 8 ln n = C ln^4 n equals the closed form; signs just above and below"),
             "float": (EvidenceKind.PROPERTY, _loose_property, "float64 through critical_d(n, 8)^2 = 8 n ln n on both sides of the crossover"),
         },
-        control=_LOG_OUTSIDE,
+        control=(_LOG_OUTSIDE, wrong("crossover n* squared (ln n* = 4 C^(-1/3))", aimed_at=("algebra", "ladder"),
+                                      loose_bound_crossover=lambda C: linmem.loose_bound_crossover(C) ** 2)),
     ),
     claim(
         "t1.dual-certificate",
