@@ -91,7 +91,8 @@ def judge_control(claim: Claim, control: NegativeControl, evidence: Sequence[Evi
     the control ran, on its wrong variant) and the claim's ``status`` there.
     ``reads``: the replaced formulas each check looked up
     (:meth:`theorems.core.impl.Impl.take_reads`); a check that did not catch
-    the control and looked up none cannot see it: not applicable, saying so.
+    the control and looked up none cannot see it: not applicable, saying so
+    (unless it crashed: an error is missed).
     ``caught``: no applicable check missed and at least one caught."""
     by_name = {e.check: e for e in evidence}
     checks: dict[str, dict[str, Any]] = {}
@@ -105,8 +106,9 @@ def judge_control(claim: Claim, control: NegativeControl, evidence: Sequence[Evi
             checks[name] = {"result": NOT_AIMED, "status": None, "reason": f"this control is aimed at {aimed}"}
         else:
             result, reason = judge_check(ev, right_answers=right_answers)
-            if result == MISSED and reads is not None and name in reads and not set(reads[name]) & set(
-                    control.overrides):
+            # a crash is never "not applicable": it gave no verdict on the wrong variant
+            if result == MISSED and ev.status is not EvidenceStatus.ERROR and reads is not None and name in reads \
+                    and not set(reads[name]) & set(control.overrides):
                 read = sorted(reads[name])
                 result, reason = NOT_APPLICABLE, (
                     "reads none of the formulas this control replaces (" + ", ".join(sorted(control.overrides))
