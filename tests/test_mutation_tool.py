@@ -118,6 +118,23 @@ def test_patching_swaps_the_function_everywhere_and_restores_it(mutation):
     np.testing.assert_allclose(linmem.recall.crosstalk_power(np.array([0.5])), [0.25])
 
 
+def test_the_verdict_path_gets_mutants_and_a_patch_reaches_every_import_of_the_function(mutation):
+    import theorems.authoring.templates as templates
+    from theorems.core import residuals
+
+    for module in mutation.VERDICT_MODULES:
+        assert mutation.mutants_of(module), module
+        assert mutation._path(module).exists() and mutation._import_name(module).startswith("theorems.")
+    m = next(m for m in mutation.mutants_of("core.residuals")
+             if m.function == "residual" and m.operator == "ReplaceComparisonOperator_Gt_GtE")
+    assert "core/residuals.py" in mutation.show(m.id)
+    before = residuals.residual
+    with mutation._Patched("core.residuals", mutation.mutated_source(m)):
+        assert templates.residual is residuals.residual is not before  # the templates' import by name too
+    assert templates.residual is residuals.residual is before
+    assert residuals.residual([residuals.at_most(2.0, 1.0)]) == 1.0
+
+
 def test_report_counts_scores_per_module_and_lists_survivors(mutation, tmp_path):
     rows = [
         dict(module="recall", id="recall:1:A:0", function="f", description="a -> b", outcome="killed"),

@@ -62,6 +62,12 @@ from theorems.core.runner import run, run_check
 #: A wrong SNR formula (constant 1) for the negative controls.
 CONSTANT_SNR = NegativeControl("SNR = 1 whatever the leverage", {"snr": lambda h: 0 * h + 1})
 
+#: demo.trend's control: only its sweep reads a formula, its other checks measure fixed things.
+TREND_CONTROL = NegativeControl("SNR = 1 whatever the leverage", {"snr": lambda h: 0 * h + 1}, not_applicable={
+    name: f"{what}: no formula under test" for name, what in (
+        ("moments", "second moments of N(0, 1)"), ("ladder", "sin(k pi) at two fractions"),
+        ("zeros", "a ladder of zeros"), ("drawn", "a fixed plot spec"))})
+
 PLOT_SPEC = {
     "title": "margin against load",
     "x_label": "n / d",
@@ -127,7 +133,7 @@ def _demo_claims() -> list[Claim]:
                       Check("zeros", EvidenceKind.PRECISE, _zero_ladder, "a ladder of exact zeros"),
                       Check("drawn", EvidenceKind.SIMULATION, _with_plot, "an explicit plot spec")),
               assumptions=(r"keys with leverage $h_j \le 1$", "plain text with K^+ and v_i"),
-              negative_control=CONSTANT_SNR),
+              negative_control=TREND_CONTROL),
         Claim("demo.wrong", "A false identity", r"\mathrm{SNR}(\tfrac12) = 3", ClaimKind.APPROXIMATION, "demo",
               checks=(sweep, Check("exact", EvidenceKind.SYMBOLIC, _wrong, "evaluate at one half")),
               negative_control=CONSTANT_SNR),
@@ -161,6 +167,14 @@ def test_the_demo_run_holds_every_status_a_report_must_show(demo_report):
     }
     caught = {c["id"]: c["negative_control"]["caught"] for c in demo_report["claims"] if c["negative_control"]}
     assert caught["demo.trend"] is True and caught["demo.crash"] is False
+    trend = {c["id"]: c for c in demo_report["claims"]}["demo.trend"]["negative_control"]
+    assert trend["per_check"]["sweep"] == {"result": "caught", "reason": "not_supported", "controls": [0]}
+    assert trend["per_check"]["zeros"] == {"result": "not applicable", "reason": "a ladder of zeros: no formula "
+                                           "under test", "controls": [0]}
+    assert trend["counts"] == {"caught": 1, "missed": 0, "not applicable": 4}
+    crash = {c["id"]: c for c in demo_report["claims"]}["demo.crash"]["negative_control"]
+    assert crash["per_check"]["crash"]["result"] == "missed"
+    assert crash["per_check"]["crash"]["reason"].startswith("error: RuntimeError: the check itself is broken")
 
 
 # ---------------------------------------------------------------------------
@@ -200,6 +214,11 @@ def test_html_has_a_section_per_claim_with_evidence_failures_and_controls(demo_r
     crash = page.split('id="claim-demo.crash"')[1].split("</section>")[0]
     assert "RuntimeError: the check itself is broken" in crash and "traceback" in crash
     assert "NOT caught" in crash
+    trend = page.split('id="claim-demo.trend"')[1].split("</section>")[0]
+    table = trend.split('<table class="grid controls">')[1].split("</table>")[0]
+    assert '<td><b>sweep</b></td><td><span class="ev ev-passed">caught</span>' in table
+    assert ('<td><b>zeros</b></td><td><span class="ev ev-inconclusive">not applicable</span>'
+            '<div class="muted small">a ladder of zeros: no formula under test</div>') in table
     vague = page.split('id="claim-demo.vague"')[1].split("</section>")[0]
     assert "the seed does not say which norm" in vague and "Negative control" not in vague
     assert "blocked by" in page.split('id="claim-demo.downstream"')[1].split("</section>")[0]
@@ -754,6 +773,7 @@ def test_markdown_says_which_negative_controls_were_caught(failing_report):
                                   "checks": {}}
     md = render_markdown(report)
     assert f"Negative controls: 1 of 2 caught; NOT caught: `{missed['id']}`." in md
+    assert f"- `{missed['id']}`: the claim still comes out VERIFIED on the wrong variant" in md
     table = md.split("<details><summary>All ")[1].split("</details>")[0]
     assert "| negative control |" in table
     row = {r.split(" | ")[0][2:]: r for r in table.splitlines() if r.startswith("| `")}
@@ -762,6 +782,18 @@ def test_markdown_says_which_negative_controls_were_caught(failing_report):
         assert "- negative control caught: a wrong variant (comes out FAILED)" in md
     untouched = render_markdown(failing_report)
     assert "Negative controls:" not in untouched
+
+
+def test_markdown_shows_each_check_on_the_wrong_variant(demo_report):
+    md = render_markdown(demo_report)
+    assert ("Negative controls: 3 of 4 caught (checks on their wrong variants: 4 caught, 1 missed, "
+            "4 not applicable); NOT caught: `demo.crash`.") in md
+    assert "- `demo.crash`: check 'crash' missed it (error: RuntimeError: the check itself is broken" in md
+    table = md.split("<summary>Negative controls, check by check</summary>")[1].split("</details>")[0]
+    assert "| claim | caught by | missed by | not applicable |" in table
+    assert ("| `demo.trend` | sweep |  | moments (second moments of N(0, 1): no formula under test), ladder (sin(k "
+            "pi) at two fractions: no formula under test), zeros (a ladder of zeros: no formula under test), drawn "
+            "(a fixed plot spec: no formula under test) |") in table
 
 
 def test_markdown_of_any_size_fits_a_pull_request_comment(failing_report):

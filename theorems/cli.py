@@ -177,8 +177,11 @@ def _cmd_show(args) -> int:
         print(f"  why not checkable: {c.reason}")
     for ch in c.checks:
         print(f"  check {ch.name} [{ch.kind.value}]: {ch.description}")
-    if c.negative_control:
-        print(f"  negative control: {c.negative_control.description}")
+    for nc in c.controls:
+        aim = f" (aimed at {', '.join(nc.aimed_at)})" if nc.aimed_at else ""
+        print(f"  negative control: {nc.description}{aim}")
+        for name, why in nc.not_applicable.items():
+            print(f"    not applicable to check {name}: {why}")
     return 0
 
 
@@ -318,6 +321,7 @@ def _print_summary(result, report) -> None:
     check that did not pass: its figure against its threshold, the minimal
     counterexample and the replay command; then the verdict."""
     from theorems.evidence._common import jsonable
+    from theorems.core.controls import missed_text
     from theorems.core.model import EvidenceStatus, Status
 
     counts = ", ".join(f"{v} {k}" for k, v in report["counts"].items() if v)
@@ -356,7 +360,7 @@ def _print_summary(result, report) -> None:
         nc = r.negative_control
         if nc and nc.get("caught") is False:
             print(f"  {r.claim.id}: negative control NOT caught ({nc.get('description')}): "
-                  f"the claim still comes out {nc.get('status')} (fails the run)")
+                  f"{missed_text(nc)} (fails the run)")
     fail_on = ", ".join(s.value for s in Status if s in result.fail_on) or "nothing"
     if result.ok:
         print(f"verdict: OK (fails on {fail_on})")

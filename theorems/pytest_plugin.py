@@ -337,6 +337,7 @@ def run_negative_control_item(node, claim) -> dict:
     """Run a claim's negative control as the pytest item ``node``: pass when
     the wrong variant makes the claim fail."""
     from theorems.evidence._common import hypothesis_run
+    from theorems.core.controls import missed_text
     from theorems.core.runner import death_cause, run_negative_control
 
     config = node.config
@@ -353,7 +354,7 @@ def run_negative_control_item(node, claim) -> dict:
         pytest.fail(f"{claim.id}: the negative control's {death_cause(running, outcome, profile)}", pytrace=False)
     if not outcome["caught"]:
         pytest.fail(
-            f"{claim.id}: the wrong variant ({outcome['description']}) was not caught; "
+            f"{claim.id}: the wrong variant ({outcome['description']}) was not caught: {missed_text(outcome)}; "
             f"status {outcome['status']}, checks {outcome['checks']}",
             pytrace=False,
         )

@@ -5,6 +5,20 @@
     python tools/mutation.py --ids survivors.txt   # rerun only these mutants
     python tools/mutation.py --unit-tests-only --ids survivors.txt   # ... against the unit tests alone
     python tools/mutation.py --show recall:270:ReplaceComparisonOperator_NotEq_Eq:2
+    python tools/mutation.py --verdict --sample 20 --claims-from lev.range --claims-from 'recall.*'
+        # the verdict path (theorems/core, theorems/evidence, the templates), sampled
+
+The verdict path (``--verdict``, issue 38): the same mutants in the modules
+that turn measurements into verdicts (:data:`VERDICT_MODULES`: tolerance,
+residuals, per-check controls, status derivation, the evidence checkers,
+the templates). There the test that must fail is the claims run *with their
+per-check negative controls*: a mutant is killed by the claims when a claim
+traced through the mutated function changes status or a control of it is
+no longer caught (every applicable check must catch it), then by the unit
+tests of :data:`VERDICT_UNIT_TESTS`. The claims are the ones ``--claims-from``
+selects (ids or globs; the whole catalogue with controls is about 10 minutes
+of 2 cores per pass, too much per mutant), and ``--sample N`` draws N mutants
+at random (seeded) from those modules.
 
 Each mutant is one small, plausible slip in a linmem module. Two sources:
 
@@ -79,6 +93,14 @@ from theorems.core.runner import run_claim  # noqa: E402
 #: linmem modules mutated (private guards in _validation are covered by the
 #: bad-input tests, not by claims, and are left out).
 MODULES = ("spectral", "recall", "stores", "estimates", "capacity", "retrieval", "learn", "precise")
+
+#: theorems modules on the verdict path (``--verdict``), as dotted names under ``theorems``.
+VERDICT_MODULES = ("core.tolerance", "core.residuals", "core.controls", "core.runner", "evidence.precise",
+                   "evidence.property", "evidence.symbolic", "evidence.montecarlo", "evidence.expectation",
+                   "evidence._common", "authoring.templates")
+
+#: The unit tests run on a verdict-path mutant the claims let through.
+VERDICT_UNIT_TESTS = ("tests/test_control_teeth.py", "tests/test_machinery.py", "tests/test_tolerance_edges.py")
 
 EQUIVALENT_FILE = ROOT / "tools" / "equivalent_mutants.txt"
 
@@ -170,8 +192,19 @@ def _function_lines(tree: ast.AST) -> dict[int, str]:
     return owner
 
 
+def _path(module: str) -> Path:
+    """The file of a linmem module (``recall``) or a verdict-path module (``core.residuals``)."""
+    if module in VERDICT_MODULES:
+        return ROOT / "theorems" / (module.replace(".", "/") + ".py")
+    return ROOT / "linmem" / f"{module}.py"
+
+
+def _import_name(module: str) -> str:
+    return f"theorems.{module}" if module in VERDICT_MODULES else f"linmem.{module}"
+
+
 def _source(module: str) -> str:
-    return (ROOT / "linmem" / f"{module}.py").read_text()
+    return _path(module).read_text()
 
 
 @functools.lru_cache(maxsize=None)
@@ -280,8 +313,9 @@ def _replace(tree, old, new):
 def show(mutant_id: str) -> str:
     """Unified diff of one mutant against the module (``--show``)."""
     module = mutant_id.split(":", 1)[0]
-    if module not in MODULES:
-        raise SystemExit(f"--show: unknown module {module!r} in {mutant_id!r}; modules: {', '.join(MODULES)}")
+    if module not in MODULES + VERDICT_MODULES:
+        raise SystemExit(f"--show: unknown module {module!r} in {mutant_id!r}; modules: "
+                         f"{', '.join(MODULES + VERDICT_MODULES)}")
     found = [m for m in mutants_of(module) if m.id == mutant_id]
     if not found:
         raise SystemExit(f"--show: no mutant {mutant_id!r} (ids are module:line:operator:occurrence)")
@@ -289,8 +323,9 @@ def show(mutant_id: str) -> str:
     original = _source(module)
     if m.operator in MATRIX_OPERATORS:
         original = ast.unparse(ast.parse(original))
+    where = _path(module).relative_to(ROOT)
     diff = difflib.unified_diff(original.splitlines(), mutated_source(m).splitlines(),
-                                f"a/linmem/{module}.py", f"b/linmem/{module}.py", n=2, lineterm="")
+                                f"a/{where}", f"b/{where}", n=2, lineterm="")
     return f"{m.id} in {m.function}()\n" + "\n".join(diff)
 
 
@@ -298,7 +333,9 @@ def show(mutant_id: str) -> str:
 
 
 def _all_linmem_modules():
-    return [m for name, m in sys.modules.items() if name == "linmem" or name.startswith("linmem.")]
+    """linmem's loaded modules and theorems' (a verdict-path function is imported by name elsewhere in theorems)."""
+    return [m for name, m in list(sys.modules.items()) if name in ("linmem", "theorems")
+            or name.startswith(("linmem.", "theorems."))]
 
 
 class _Patched:
@@ -308,7 +345,7 @@ class _Patched:
     constant (a limit, an iteration cap) reaches the mutated code too."""
 
     def __init__(self, module: str, source: str):
-        self.module = importlib.import_module(f"linmem.{module}")
+        self.module = importlib.import_module(_import_name(module))
         self.source = source
         self.snapshot: dict = {}
         self.saved: list[tuple[types.ModuleType, str, object]] = []
@@ -343,25 +380,60 @@ class _Patched:
         return False
 
 
-def trace_claims(claims, profile) -> dict[str, set[str]]:
-    """Which claims execute which linmem function (module:function)."""
+def trace_claims(claims, profile, *, verdict: bool = False) -> dict[str, set[str]]:
+    """Which claims execute which linmem function (module:function); with
+    ``verdict``, which verdict-path function (``core.residuals:residual``),
+    each claim run with its controls."""
     touched: dict[str, set[str]] = {}
     current: list[str] = []
-    linmem_dir = str(ROOT / "linmem")
+    files = ({str(_path(m)): m for m in VERDICT_MODULES} if verdict else
+             {str(_path(m)): m for m in MODULES})
 
     def prof(frame, event, arg):
-        if event == "call" and frame.f_code.co_filename.startswith(linmem_dir):
-            mod = Path(frame.f_code.co_filename).stem
-            touched.setdefault(f"{mod}:{frame.f_code.co_name}", set()).add(current[0])
+        if event == "call":
+            mod = files.get(frame.f_code.co_filename)
+            if mod is not None:
+                touched.setdefault(f"{mod}:{frame.f_code.co_name}", set()).add(current[0])
 
     for claim in claims:
         current[:] = [claim.id]
         sys.setprofile(prof)
         try:
-            run_claim(claim, profile=profile)
+            run_claim(claim, profile=profile, controls=verdict)
         finally:
             sys.setprofile(None)
     return touched
+
+
+def _verdict_of(result) -> tuple:
+    """What a verdict-path mutant must not change: the claim's status and whether its control is caught."""
+    return result.status, (result.negative_control or {}).get("caught")
+
+
+def run_verdict_mutant(m: Mutant, source: str, claims_by_id, touched, profile, baseline) -> tuple[str, list[str], float]:
+    """Like :func:`run_mutant` on the verdict path: each claim traced through
+    the mutated function runs with its per-check controls; killed when its
+    status or its control's verdict differs from the unmutated run's (``baseline``)."""
+    relevant = sorted(touched.get(f"{m.module}:{m.function}", ()))
+    if not relevant:
+        return "no-coverage", [], 0.0
+    start = time.perf_counter()
+    killers = []
+    try:
+        with _Patched(m.module, source):
+            for cid in relevant:
+                try:
+                    runner = sys.modules["theorems.core.runner"]  # the mutant's, when it is the one mutated
+                    res = runner.run_claim(claims_by_id[cid], profile=profile, impl=Impl.default(), controls=True)
+                    moved = _verdict_of(res) != baseline[cid]
+                except Exception as exc:  # noqa: BLE001 - the runner itself broken by the mutant
+                    moved, cid = True, f"{cid} ({type(exc).__name__})"
+                if moved:
+                    killers.append(cid)
+                    break
+    except Exception as exc:  # noqa: BLE001 - a mutant that breaks the import is killed
+        killers.append(f"import:{type(exc).__name__}")
+    return ("killed" if killers else "survived"), killers, time.perf_counter() - start
 
 
 def run_mutant(m: Mutant, source: str, claims_by_id, touched, profile) -> tuple[str, list[str], float]:
@@ -397,16 +469,18 @@ UNIT_TESTS = (
 
 
 def run_unit_tests(m: Mutant, source: str) -> str | None:
-    """The first of linmem's unit tests that fails on the mutant (mutated
-    module source ``source``), or None when they all pass."""
+    """The first of linmem's unit tests (:data:`VERDICT_UNIT_TESTS` for a
+    verdict-path mutant) that fails on the mutant (mutated module source
+    ``source``), or None when they all pass."""
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
         fh.write(source)
         path = fh.name
     env = dict(os.environ, LINMEM_MUTANT_MODULE=m.module, LINMEM_MUTANT_SOURCE=path,
                PYTHONPATH=os.pathsep.join([str(ROOT / "tools"), str(ROOT)]))
-    tests = [t for t in UNIT_TESTS if (ROOT / t).exists()]
+    verdict = m.module in VERDICT_MODULES
+    tests = [t for t in (VERDICT_UNIT_TESTS if verdict else UNIT_TESTS) if (ROOT / t).exists()]
     cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "_mutant_plugin",
-           "--doctest-modules", f"linmem/{m.module}.py", *tests]
+           "--doctest-modules", str(_path(m.module).relative_to(ROOT)), *tests]
     try:
         proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=UNIT_TEST_TIMEOUT_S)
     except subprocess.TimeoutExpired:
@@ -519,7 +593,7 @@ def score_table(results: list[dict]) -> str:
     lines = ["| module | mutants | equivalent | of which output-equivalent | killed by claims "
              "| killed by unit tests only | survived | claims alone | claims + unit tests "
              "| strict (output-equivalent as survivors) |", "|---" * 10 + "|"]
-    modules = [m for m in MODULES if any(r["module"] == m for r in results)]
+    modules = [m for m in MODULES + VERDICT_MODULES if any(r["module"] == m for r in results)]
     for label, rows in [(m, [r for r in results if r["module"] == m]) for m in modules] + [
             ("**all**", results)]:
         c = {k: sum(r["outcome"] == k for r in rows) for k in (*_COUNTED, "equivalent")}
@@ -539,7 +613,9 @@ def score_table(results: list[dict]) -> str:
 def write_report(results: list[dict], path: Path, header: str = "") -> None:
     """Markdown report: the score table, every survivor, every equivalent
     mutant with its reason."""
-    out = ["# Mutation testing of linmem", "", header.strip(), "", score_table(results), ""]
+    verdict = any(r["module"] in VERDICT_MODULES for r in results)
+    out = [f"# Mutation testing of {'the verdict path' if verdict else 'linmem'}", "", header.strip(), "",
+           score_table(results), ""]
     survivors = [r for r in results if r["outcome"] in ("survived", "no-coverage")]
     out += ["## Survivors", ""]
     out += [f"- `{r['id']}` in `{r['function']}`: `{r['description']}`" for r in survivors] or ["None."]
@@ -565,7 +641,14 @@ def _read_ids(spec: str) -> set[str]:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--module", action="append", choices=MODULES, help="only these linmem modules")
+    p.add_argument("--module", action="append", choices=MODULES + VERDICT_MODULES,
+                   help="only these modules (linmem's; with --verdict, the verdict path's)")
+    p.add_argument("--verdict", action="store_true",
+                   help="mutate the verdict path (VERDICT_MODULES) and judge by the claims with per-check controls")
+    p.add_argument("--claims-from", action="append", metavar="GLOB",
+                   help="with --verdict: the claims run (ids or globs; default: every claim, about 10 min a pass)")
+    p.add_argument("--sample", type=int, default=0, help="draw this many mutants at random (seeded; 0: all)")
+    p.add_argument("--sample-seed", type=int, default=38, help="the seed of --sample")
     p.add_argument("--ids", help="only these mutants: a file of ids (e.g. a survivors list) or id,id,...")
     p.add_argument("--limit", type=int, default=0, help="at most this many mutants per module (0: all)")
     p.add_argument("--json", help="write every mutant's outcome to this file")
@@ -596,52 +679,68 @@ def main(argv=None) -> int:
         raise SystemExit(f"tools/equivalent_mutants.txt lists mutants whose line changed: {', '.join(stale)}; "
                          "re-check each by hand (--show) and re-list it (--equivalent-line ID REASON)")
     wanted = _read_ids(args.ids) if args.ids else None
-    modules = args.module or MODULES
+    modules = args.module or (VERDICT_MODULES if args.verdict else MODULES)
     if wanted is not None:
         modules = [m for m in modules if any(i.split(":", 1)[0] == m for i in wanted)]
 
     profile = replace(get_profile("quick"), check_budget_s=MUTANT_CHECK_BUDGET_S)
+    baseline: dict = {}
     if args.unit_tests_only:
         touched, by_id = {}, {}
     else:
         registry = load_claims()
         claims = list(registry)
-        print(f"tracing {len(claims)} claims ...", flush=True)
-        touched = trace_claims(claims, profile)
+        if args.claims_from:
+            from theorems.core.registry import select
+
+            claims = list(select(registry, args.claims_from))
+        print(f"tracing {len(claims)} claims{' with their controls' if args.verdict else ''} ...", flush=True)
+        touched = trace_claims(claims, profile, verdict=args.verdict)
         by_id = {c.id: c for c in claims}
+        if args.verdict:  # the unmutated verdicts, to compare each mutant's with
+            baseline = {c.id: _verdict_of(run_claim(c, profile=profile, controls=True)) for c in claims}
     equivalents = load_equivalents()
     results = []
     start = time.perf_counter()
+    chosen = []
     for module in modules:
         mutants = mutants_of(module)
         if wanted is not None:
             mutants = [m for m in mutants if m.id in wanted]
         if args.limit:
             mutants = mutants[: args.limit]
-        for m in mutants:
-            try:  # made once, used for the description, the claims and the unit tests
-                source = mutated_source(m)
-            except Exception as exc:  # noqa: BLE001 - an operator that produced invalid code
-                results.append({**m.__dict__, "id": m.id, "description": f"({type(exc).__name__})",
-                                "outcome": "invalid", "killed_by": [], "seconds": 0.0})
-                print(f"{'invalid':<20} {m.id:<52} {m.function:<26} {type(exc).__name__}: {exc}", flush=True)
-                continue
-            desc = describe(m, source)
-            row = {**m.__dict__, "id": m.id, "description": desc}
-            if m.id in equivalents:
-                results.append({**row, "outcome": "equivalent", "reason": equivalents[m.id]})
-                continue
-            if args.unit_tests_only:
-                outcome, killers, secs = "survived", [], 0.0
-            else:
-                outcome, killers, secs = run_mutant(m, source, by_id, touched, profile)
-            if outcome in ("survived", "no-coverage") and (args.unit_tests or args.unit_tests_only):
-                killer = run_unit_tests(m, source)
-                if killer:
-                    outcome, killers = "killed-by-unit-tests", [killer]
-            results.append({**row, "outcome": outcome, "killed_by": killers, "seconds": round(secs, 2)})
-            print(f"{outcome:<20} {m.id:<52} {m.function:<26} {desc}"
-                  + (f"  [{killers[0]}]" if killers else ""), flush=True)
+        chosen += mutants
+    if args.sample and args.sample < len(chosen):
+        import random
+
+        print(f"sampling {args.sample} of {len(chosen)} mutants (seed {args.sample_seed})", flush=True)
+        chosen = random.Random(args.sample_seed).sample(chosen, args.sample)
+    for m in chosen:
+        try:  # made once, used for the description, the claims and the unit tests
+            source = mutated_source(m)
+        except Exception as exc:  # noqa: BLE001 - an operator that produced invalid code
+            results.append({**m.__dict__, "id": m.id, "description": f"({type(exc).__name__})",
+                            "outcome": "invalid", "killed_by": [], "seconds": 0.0})
+            print(f"{'invalid':<20} {m.id:<52} {m.function:<26} {type(exc).__name__}: {exc}", flush=True)
+            continue
+        desc = describe(m, source)
+        row = {**m.__dict__, "id": m.id, "description": desc}
+        if m.id in equivalents:
+            results.append({**row, "outcome": "equivalent", "reason": equivalents[m.id]})
+            continue
+        if args.unit_tests_only:
+            outcome, killers, secs = "survived", [], 0.0
+        elif m.module in VERDICT_MODULES:
+            outcome, killers, secs = run_verdict_mutant(m, source, by_id, touched, profile, baseline)
+        else:
+            outcome, killers, secs = run_mutant(m, source, by_id, touched, profile)
+        if outcome in ("survived", "no-coverage") and (args.unit_tests or args.unit_tests_only):
+            killer = run_unit_tests(m, source)
+            if killer:
+                outcome, killers = "killed-by-unit-tests", [killer]
+        results.append({**row, "outcome": outcome, "killed_by": killers, "seconds": round(secs, 2)})
+        print(f"{outcome:<20} {m.id:<52} {m.function:<26} {desc}"
+              + (f"  [{killers[0]}]" if killers else ""), flush=True)
     if wanted is not None:
         missing = wanted - {r["id"] for r in results}
         for mid in sorted(missing):

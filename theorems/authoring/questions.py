@@ -27,6 +27,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from theorems.evidence import simulation
+from theorems.authoring.templates import controls_of
 from theorems.evidence._common import make
 from theorems.core.model import Check, Claim, ClaimKind, Context, EvidenceKind, EvidenceStatus, NegativeControl
 from theorems.core.profiles import LEVELS
@@ -184,7 +185,7 @@ def reference_evidence(ctx: Context, got: Mapping[str, Any], ref: Mapping[str, A
 
 
 def question(id: str, *, title: str, statement: str, source: str, answer: Callable, reference: Callable,
-             control: NegativeControl, about: tuple[str, str], assumptions: Sequence[str] = (),
+             control: NegativeControl | Sequence[NegativeControl], about: tuple[str, str], assumptions: Sequence[str] = (),
              depends_on: Sequence[str] = (), tags: Sequence[str] = (), **fields: Any) -> Claim:
     """A question claim: the ``answer`` check (simulation evidence through
     :func:`question_evidence`, decided by design) and a ``reference`` check
@@ -196,5 +197,5 @@ def question(id: str, *, title: str, statement: str, source: str, answer: Callab
     checks = (Check("answer", EvidenceKind.SIMULATION, _one_blas_thread(answer), about[0]),
               Check("reference", EvidenceKind.PROPERTY, _one_blas_thread(reference), about[1]))
     return Claim(id=id, title=title, statement=statement, kind=ClaimKind.QUESTION, source=source, checks=checks,
-                 assumptions=tuple(assumptions), depends_on=tuple(depends_on), negative_control=control,
+                 assumptions=tuple(assumptions), depends_on=tuple(depends_on), **controls_of(control),
                  tags=tuple(tags), **fields)

@@ -77,6 +77,7 @@ __all__ = [
     "by_figures",
     "claim",
     "claim_terms",
+    "controls_of",
     "counterexample",
     "crossing_check",
     "crossing_plot",
@@ -107,16 +108,31 @@ __all__ = [
 Terms = Callable[..., list]
 
 
-def wrong(description: str, **overrides: Callable) -> NegativeControl:
+def wrong(description: str, *, aimed_at: Sequence[str] = (), not_applicable: Mapping[str, str] | None = None,
+          **overrides: Callable) -> NegativeControl:
     """The negative control: formulas of ``ctx.impl`` replaced by wrong
-    variants, by name, under which the claim must fail.
+    variants, by name, under which every check of the claim must fail
+    (``theorems verify --controls`` records each check's result). A claim
+    may have several (``control=(wrong(...), wrong(..., aimed_at=("float",)))``):
+    ``aimed_at`` names the checks a control runs (default: all);
+    ``not_applicable`` maps a check it cannot reach to the reason.
 
     >>> wrong("snr doubled", snr=lambda h: 2 * h).overrides.keys()
     dict_keys(['snr'])
     """
     if not overrides:
         raise ValueError("wrong needs at least one formula to replace, e.g. wrong('why', snr=bad_snr)")
-    return NegativeControl(description, overrides)  # formula names are checked by NegativeControl
+    # formula names are checked by NegativeControl
+    return NegativeControl(description, overrides, aimed_at=aimed_at, not_applicable=dict(not_applicable or {}))
+
+
+def controls_of(control: NegativeControl | Sequence[NegativeControl] | None) -> dict:
+    """A template's ``control=`` (one control or a sequence, the first the
+    claim's ``negative_control``) as the Claim fields."""
+    if control is None or isinstance(control, NegativeControl):
+        return {"negative_control": control}
+    control = tuple(control)
+    return {"negative_control": control[0] if control else None, "more_controls": control[1:]}
 
 
 def _default_scale(*args):
@@ -390,7 +406,9 @@ def rebuild_snippet(ctx: Context, names: Sequence[str], arrays: Mapping[str, dic
         a = arrays[name]
         lines.append(f"{_identifier(name)} = array({tuple(a['shape'])!r}, {a['hex']!r})")
     lines += ["", f"claim = load_claims({modules!r}).get({ctx.claim_id!r})",
-              "impl = Impl.default()" + (".with_overrides(claim.negative_control.overrides)" if ctx.control else ""),
+              "impl = Impl.default()" + ((".with_overrides(claim.negative_control.overrides)" if not ctx.control_index
+                                          else f".with_overrides(claim.controls[{ctx.control_index}].overrides)")
+                                         if ctx.control else ""),
               f"items = claim_terms(claim)(impl, {', '.join(_identifier(n) for n in names)})",
               f"print(repr(float(residual(items))))  # the check measured {measured!r}"]
     return "\n".join(lines)
@@ -475,7 +493,7 @@ def _claim(id, kind, checks, *, title, statement, source, control, assumptions, 
         checks = (Check("algebra", EvidenceKind.SYMBOLIC, _algebra(algebra), "sympy: the scalar algebra"),) + checks
     return Claim(id=id, title=title, statement=statement, kind=kind, source=source,
                  checks=checks + tuple(extra_checks), assumptions=tuple(assumptions),
-                 depends_on=tuple(depends_on), negative_control=control, tags=tuple(tags), **fields)
+                 depends_on=tuple(depends_on), **controls_of(control), tags=tuple(tags), **fields)
 
 
 def _three_checks(inputs, terms, scale, boundary, falls, steer, about) -> tuple[Check, ...]:
@@ -1093,7 +1111,7 @@ _KIND_HINTS = {**dict.fromkeys(("algebra", "recursion", "exact"), EvidenceKind.S
 
 
 def claim(id: str, *, kind: ClaimKind, checks: Mapping[str, tuple] | Sequence[Check] = (),
-          control: NegativeControl | None = None, **fields: Any) -> Claim:
+          control: NegativeControl | Sequence[NegativeControl] | None = None, **fields: Any) -> Claim:
     """A claim whose checks are written by hand, the one way the catalogue and a user write one.
 
     ``checks`` maps each check's name (its identity in the reports) to
@@ -1101,8 +1119,8 @@ def claim(id: str, *, kind: ClaimKind, checks: Mapping[str, tuple] | Sequence[Ch
     an :class:`~theorems.core.model.Evidence`), or is a sequence of
     :class:`~theorems.core.model.Check` objects (as the check builders of this
     module return: :func:`exact_check`, :func:`sweep_check`,
-    :func:`crossing_check`, ...). ``control`` is the negative control, spelled
-    as in every template; a control naming a formula that ``Impl`` does not
+    :func:`crossing_check`, ...). ``control`` is the negative control (or a
+    sequence of controls, each aimed at checks), spelled as in every template; a control naming a formula that ``Impl`` does not
     have is refused here. The other fields are
     :class:`~theorems.core.model.Claim`'s (``title``, ``statement``,
     ``source``, ``assumptions``, ``depends_on``, ``domain``, ``reason``, ...).
@@ -1127,7 +1145,7 @@ def claim(id: str, *, kind: ClaimKind, checks: Mapping[str, tuple] | Sequence[Ch
         if bad:
             raise TypeError(f"claim {id}: checks must be a mapping name -> (EvidenceKind, run, about) or a sequence "
                             f"of Check objects, got {type(bad[0]).__name__}")
-    return Claim(id=id, kind=kind, checks=built, negative_control=control, **fields)
+    return Claim(id=id, kind=kind, checks=built, **controls_of(control), **fields)
 
 
 # --- finite-size crossings per dimension ----------------------------------------------

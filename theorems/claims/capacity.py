@@ -502,7 +502,9 @@ CLAIMS = [
                           "(fitted exponent within 0.1)"),
         ),
         domain={"d": "d -> infinity", "M/d": [LOAD_RATIO, LOAD_RATIO]},
-        control=wrong("uniform-leverage SNR d/M in place of d/(M-d)", uniform_leverage_snr=lambda d, M: d / M),
+        control=(wrong("uniform-leverage SNR d/M in place of d/(M-d)", uniform_leverage_snr=lambda d, M: d / M),
+                 wrong("leverage as the key's energy ||k_j||^2 (1 for unit keys)", aimed_at=("leverage-spread",),
+                       leverage_scores=lambda K: np.sum(K * K, axis=0))),
     ),
     identity(
         "cap.exact-needs-independence",

@@ -242,6 +242,10 @@ def _dyadic(seed, d, p, n, i, j):
 DYADIC_LADDER = [(f"dyadic seed {s}, 2^{i}, 2^{j}", _dyadic(s, 3, 3, 3, i, j))
                  for s, i, j in ((1, -120, 120), (2, 5, -7), (3, 120, 0))]
 
+#: gordan-invariant's ladder: DYADIC_LADDER and one case scaled far down (a b = 2^-200), where a decision
+#: read from the LP margin against an absolute threshold would change sides.
+GORDAN_LADDER = DYADIC_LADDER + [("dyadic seed 1, 2^-100, 2^-100", _dyadic(1, 3, 3, 3, -100, -100))]
+
 
 def _top1_exact_residual(impl, case, *, permute=True):
     _, K, U, a, b, Pm, R, Q = case
@@ -559,8 +563,9 @@ CLAIMS = [
         checks={"exact dyadic": (EvidenceKind.SYMBOLIC,
                                  _exact_check(_gordan_exact_residual, _dyadic_cases(max_d=3, max_n=4)),
                                  "integer pairs, factors 2^k: the same W or lambda, exactly"),
-                "ladder dyadic": (EvidenceKind.PRECISE, _ladder_check(_gordan_exact_residual),
-                                  "three fixed dyadic cases (d = p = n = 3, 2^+-120), residual 0 at every rung"),
+                "ladder dyadic": (EvidenceKind.PRECISE, _ladder_check(_gordan_exact_residual, GORDAN_LADDER),
+                                  "four fixed dyadic cases (d = p = n = 3, 2^+-120; one at a b = 2^-200, where "
+                                  "the margin is below any absolute threshold), residual 0 at every rung"),
                 "float invariance": (EvidenceKind.PROPERTY, _gordan_run,
                                      "float64, d, p <= 3, n <= 5: the same side, and the moved certificate verifies")},
         control=wrong("separable only above an absolute LP margin of 1e-9", gordan_certificate=_gordan_absolute),

@@ -347,8 +347,9 @@ CLAIMS = [
         quantity=mean_error_twice, claimed=_mean_error_claimed,
         algebra=lambda impl: [("mean of 1 - h_j with sum h_j = r is 1 - r/M",
                                mean_error_algebra(impl, 4, sympy.Symbol("r", positive=True)))],
-        control=wrong("1 - r_K/d in place of 1 - r_K/M", mean_expected_error=lambda K: (
+        control=(wrong("1 - r_K/d in place of 1 - r_K/M", mean_expected_error=lambda K: (
             1 - linmem.numerical_rank(K) / (Fraction(K.shape[0]) if K.dtype == object else K.shape[0]))),
+                 wrong("per-key error 1 - h_j^2", aimed_at=("algebra",), expected_error=lambda h: 1 - h * h)),
     ),
     identity(
         "cex.duplicated-keys",
@@ -426,6 +427,12 @@ CLAIMS = [
         ),
         depends_on=("recall.snr", "recall.crosstalk-power"),
         inputs=RMS_INPUTS, terms=_rms, scale=lambda K, *rest: max(K.shape), algebra=_rms_algebra,
-        control=wrong("amplitude ratio sqrt(h/(1-h)) reported as the power SNR", snr=lambda h: linmem.snr(h) ** 0.5),
+        control=(
+            wrong("amplitude ratio sqrt(h/(1-h)) reported as the power SNR", snr=lambda h: linmem.snr(h) ** 0.5,
+                  not_applicable={"exact": "the exact family's interior keys (duplicated columns) have SNR 1 (h = 1/2), "
+                                           "where the amplitude ratio equals the power SNR, or an SNR whose root is "
+                                           "irrational (not exact: power); control 2 reaches the exact check"}),
+            wrong("SNR = h (signal power over total power, not over the cross-talk)", aimed_at=("exact",),
+                  snr=lambda h: h)),
     ),
 ]

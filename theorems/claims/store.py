@@ -498,7 +498,9 @@ CLAIMS = [
                      "V any real p x M matrix"),
         depends_on=("ls.svd-forms",),
         inputs=FACTORED, terms=_effective, scale=lambda *args: 1,
-        control=wrong("effective values V z_l s_l (the gain not inverted)", effective_pairs=_gain_not_inverted),
+        control=(wrong("effective values V z_l s_l (the gain not inverted)", effective_pairs=_gain_not_inverted),
+                 wrong("least-squares store built as V K^T", aimed_at=("exact",),
+                       least_squares_store=linmem.outer_product_store)),
     ),
     counterexample(
         "ls.effective-not-svd",

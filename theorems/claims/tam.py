@@ -966,8 +966,10 @@ CLAIMS = [
             "rate": (EvidenceKind.PROPERTY, _smoothed_rate, "gap against beta = 1..1e4: exactly (m/k) log 2 / beta when tied (slope -1), "
                      "under the bound"),
         },
-        control=wrong("gap bound log 2 / beta (the m/k factor dropped)",
-                               smoothed_topk_gap_bound=lambda m, k, *, beta: 0.0 if k == m else math.log(2.0) / beta),
+        control=(wrong("gap bound log 2 / beta (the m/k factor dropped)",
+                       smoothed_topk_gap_bound=lambda m, k, *, beta: 0.0 if k == m else math.log(2.0) / beta),
+                 wrong("tied gap doubled", aimed_at=("ladder",),
+                       tied_smoothing_gap=lambda m, k, *, beta: 2 * capacity.tied_smoothing_gap(m, k, beta=beta))),
     ),
     claim(
         "tam.alpha-c-closed-form",

@@ -112,6 +112,10 @@ def _critical_d_log_outside(n, constant):
     return math.sqrt(constant * n) * math.log(n)
 
 
+def _variance_without_finite_n(n, d):
+    return n / d**2
+
+
 #: Wrong variants shared by two claims each (module-level functions: picklable).
 _CMM_TRANSPOSED = wrong("CMM built as sum_l v_l u_l^T (transposed)", cmm=_cmm_transposed)
 _LOG_OUTSIDE = wrong("critical_d = sqrt(c n) ln n (log outside the root)", critical_d=_critical_d_log_outside)
@@ -693,7 +697,8 @@ CLAIMS = [
                           label="CMM scores, Gaussian N(0, I/d) pairs: " + ", ".join(_STATISTICS) + " per instance",
                           about="Gaussian pairs, n < d, n ~ d and n >> d"),
         ),
-        control=_CMM_TRANSPOSED,
+        control=(_CMM_TRANSPOSED, wrong("competitor variance n/d^2 (the finite-n 2d + 2 dropped)", aimed_at=("algebra",),
+                                         competitor_variance=_variance_without_finite_n)),
     ),
     claim(
         id="t1.extreme-value",
@@ -729,7 +734,13 @@ CLAIMS = [
             Check("equating", EvidenceKind.SYMBOLIC, _ev_symbolic,
                   "sympy: sqrt(n)/d sqrt(2 log n) = 1 solves to d^2 = 2 n log n"),
         ),
-        control=_LOG_OUTSIDE,
+        control=(
+            wrong("critical_d = sqrt(c n) ln n (log outside the root)", critical_d=_critical_d_log_outside,
+                  not_applicable={"cmm-competitors": "the extreme-value scale s sqrt(2 ln n) holds at every d with "
+                                                     "the exact s: a wrong critical_d moves d, not the statement "
+                                                     "(control 2 replaces s)"}),
+            wrong("competitor variance n/d^2 (the finite-n 2d + 2 dropped)", aimed_at=("cmm-competitors",),
+                  competitor_variance=_variance_without_finite_n)),
     ),
     claim(
         id="t1.cmm-threshold-8",
@@ -803,7 +814,8 @@ CLAIMS = [
                        "mpmath: root of 8 ln n = C ln^4 n equals the closed form; signs just above and below"),
             "float": (EvidenceKind.PROPERTY, _loose_property, "float64 through critical_d(n, 8)^2 = 8 n ln n on both sides of the crossover"),
         },
-        control=_LOG_OUTSIDE,
+        control=(_LOG_OUTSIDE, wrong("crossover n* squared (ln n* = 4 C^(-1/3))", aimed_at=("algebra", "ladder"),
+                                      loose_bound_crossover=lambda C: linmem.loose_bound_crossover(C) ** 2)),
     ),
     claim(
         "t1.dual-certificate",

@@ -92,6 +92,7 @@ class Impl:
     def __init__(self, functions: Mapping[str, Callable], overridden: tuple[str, ...] = ()):
         self._functions = MappingProxyType({name: _tagged(name, fn) for name, fn in functions.items()})
         self.overridden = overridden
+        self._reads: set[str] = set()  # the formulas looked up since take_reads
 
     @classmethod
     def default(cls) -> "Impl":
@@ -118,9 +119,25 @@ class Impl:
 
     def __getattr__(self, name: str) -> Any:
         try:
-            return self._functions[name]
+            fn = self._functions[name]
         except KeyError:
             raise AttributeError(f"implementation has no formula {name!r}") from None
+        self._reads.add(name)
+        return fn
+
+    def take_reads(self) -> frozenset[str]:
+        """The formulas looked up on this namespace (in this process) since
+        the last call, and start afresh: a check under a negative control
+        that looked up none of the formulas it replaces cannot see the
+        control (theorems.core.controls).
+
+        >>> impl = Impl.default().with_overrides({"snr": lambda h: h})
+        >>> _ = impl.leverage_scores, impl.snr
+        >>> sorted(impl.take_reads()), sorted(impl.take_reads())
+        (['leverage_scores', 'snr'], [])
+        """
+        reads, self._reads = frozenset(self._reads), set()
+        return reads
 
     def names(self) -> list[str]:
         return sorted(self._functions)

@@ -17,7 +17,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from theorems.core.validate import check_fields, claim_fields, control_fields
+from theorems.core.validate import check_fields, claim_fields, control_fields, controls_cover
 
 __all__ = [
     "Check",
@@ -220,6 +220,7 @@ class Context:
     run_seed: int = 0
     claims_modules: tuple[str, ...] = ()
     control: bool = False  # running a negative control: verdict only, no shrinking
+    control_index: int = 0  # which of the claim's controls (Claim.controls) when ``control``
     cache: Any = None
     executor: Any = None
     hypothesis: Any = None  # theorems.evidence._common.HypothesisOptions of the run (None: the defaults)
@@ -256,13 +257,23 @@ class Check:
 @dataclass(frozen=True)
 class NegativeControl:
     """A wrong variant: ``overrides`` replace formulas of the implementation
-    namespace by name; under them the claim must come out FAILED."""
+    namespace by name; under them every check the control is aimed at must
+    fail (``theorems verify --controls`` records each check's result).
+
+    ``aimed_at``: the names of the checks the control runs (empty: every
+    check of the claim); a claim with several controls aims each at the
+    checks it reaches. ``not_applicable``: checks the control cannot reach,
+    each with the reason the report shows (e.g. a check of a table of
+    constants that no formula under test computes); they are not run."""
 
     description: str
     overrides: Mapping[str, Callable]
+    aimed_at: tuple[str, ...] = ()
+    not_applicable: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
 
     def __post_init__(self):
         control_fields(self)
+        object.__setattr__(self, "aimed_at", tuple(self.aimed_at))
         # refused when the claim is built, not only when --controls runs it (an index
         # stub has no overrides: nothing to check, and linmem stays unimported)
         if not self.overrides:
@@ -279,6 +290,10 @@ class NegativeControl:
                               for u in unknown)
             raise ValueError(f"negative control {self.description!r} replaces formulas that linmem does not "
                              f"have: {hints}")
+
+    def runs(self, check: str) -> bool:
+        """Whether this control runs the check named ``check`` (aimed at it, not declared not applicable)."""
+        return (not self.aimed_at or check in self.aimed_at) and check not in self.not_applicable
 
 
 @dataclass(frozen=True)
@@ -300,6 +315,14 @@ class Claim:
     #: in ``Evidence.data["domain"]`` under the same names, so a report can say
     #: when the statement is wider than the search. Empty: not declared.
     domain: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    #: Further negative controls beside ``negative_control``, each aimed at the
+    #: checks it reaches (:class:`NegativeControl`); ``--controls`` runs them all.
+    more_controls: tuple[NegativeControl, ...] = ()
+
+    @property
+    def controls(self) -> tuple[NegativeControl, ...]:
+        """Every negative control of the claim, ``negative_control`` first."""
+        return (() if self.negative_control is None else (self.negative_control,)) + tuple(self.more_controls)
 
     def __post_init__(self):
         claim_fields(self, Check=Check, ClaimKind=ClaimKind, NegativeControl=NegativeControl)  # every field's type and range, with the claim, field, value and need named
@@ -321,6 +344,7 @@ class Claim:
             raise ValueError(f"claim {self.id}: duplicate check names {names}")
         if self.negative_control is None:
             raise ValueError(f"claim {self.id}: every checkable claim needs a negative control")
+        controls_cover(self)
 
     def seed_for(self, run_seed: int, check_name: str) -> int:
         """The check's seed: :func:`derive_seed` of the run seed, the claim id

@@ -171,12 +171,13 @@ def resolve_run_cache(cache: Any = FROM_ENVIRONMENT) -> Any:
 
 def _context(claim: Claim, check: Check, impl: Impl, profile: Profile, seed: int,
              claims_modules: tuple[str, ...] = (), cache: Any = None, executor: Any = None,
-             hypothesis: Any = None) -> Context:
+             hypothesis: Any = None, control_index: int = 0) -> Context:
     return Context(
         cache=None if impl.overridden else cache,
         executor=executor,
         hypothesis=hypothesis,
         control=bool(impl.overridden),
+        control_index=control_index,
         impl=impl,
         profile=profile,
         seed=claim.seed_for(seed, check.name),
@@ -292,7 +293,7 @@ def _invalid_evidence(ev: Evidence) -> str | None:
 
 def run_check(claim: Claim, check: Check, *, impl: Impl, profile: Profile, seed: int,
               claims_modules: tuple[str, ...] = (), cache: Any = FROM_ENVIRONMENT,
-              executor: Any = None, hypothesis: Any = None) -> Evidence:
+              executor: Any = None, hypothesis: Any = None, control_index: int = 0) -> Evidence:
     """Run one check; never raises (a crash becomes an ERROR record), except
     on ``KeyboardInterrupt``: any other exception, ``SystemExit`` (a
     ``sys.exit`` in a check), ``GeneratorExit`` or ``CheckTimeout`` included,
@@ -302,11 +303,11 @@ def run_check(claim: Claim, check: Check, *, impl: Impl, profile: Profile, seed:
     ``claims_modules`` (user claim modules) go into the replay command;
     ``cache``, ``executor`` and ``hypothesis`` (the options
     ``theorems.evidence._common.hypothesis_run`` yields) reach the check in
-    its context."""
+    its context; ``control_index``: which of the claim's controls ``impl`` carries."""
     from theorems.evidence._common import replay_command
 
     ctx = _context(claim, check, impl, profile, seed, claims_modules, resolve_run_cache(cache), executor,
-                   hypothesis)
+                   hypothesis, control_index)
     start = time.perf_counter()
     try:
         with _budget(profile.check_budget_s):
@@ -400,25 +401,32 @@ def _not_run(claim: Claim, check: Check, overran: Evidence, impl: Impl, profile:
 def _run_checks(claim: Claim, impl: Impl, profile: Profile, seed: int,
                 claims_modules: tuple[str, ...] = (), cache: Any = None, executor: Any = None,
                 hypothesis: Any = None, *, phase: str = "claim",
-                announce: Callable[..., None] | None = None) -> list[Evidence]:
-    """Every check of ``claim``, in order; once one ran past its budget the
+                announce: Callable[..., None] | None = None, checks: Sequence[Check] | None = None,
+                control_index: int = 0, reads: dict | None = None) -> list[Evidence]:
+    """Every check of ``claim`` (or those of ``checks``, a control's aim), in
+    order (``reads``, when given, gets each check's overridden formulas
+    looked up, :meth:`Impl.take_reads`); once one ran past its budget the
     rest are not run (each an ERROR record saying so), so that a hanging
     claim costs one budget, not one per check. In a supervised worker,
     ``announce`` (its pipe to the parent) hears ``("check", phase, name)``
     before each check and, in the ``claim`` phase, ``("evidence", ev)`` after."""
     out: list[Evidence] = []
     overran: Evidence | None = None
-    for c in claim.checks:
+    checks = claim.checks if checks is None else tuple(checks)
+    for c in checks:
         if overran is not None:
             ev = _not_run(claim, c, overran, impl, profile, seed, claims_modules)
         else:
             if announce is not None:
                 announce("check", phase, c.name)
+            impl.take_reads()
             ev = run_check(claim, c, impl=impl, profile=profile, seed=seed, claims_modules=claims_modules,
-                           cache=cache, executor=executor, hypothesis=hypothesis)
+                           cache=cache, executor=executor, hypothesis=hypothesis, control_index=control_index)
+            if reads is not None:
+                reads[c.name] = impl.take_reads()
             if isinstance(ev.data, dict) and OVERRAN in ev.data:
                 overran = ev
-                left = [x.name for x in claim.checks[len(out) + 1:]]
+                left = [x.name for x in checks[len(out) + 1:]]
                 if left:
                     ev.detail += f"; the claim's remaining checks were not run ({', '.join(left)})"
         out.append(ev)
@@ -436,29 +444,39 @@ def _answers(evidence: list[Evidence]) -> dict:
 def run_negative_control(claim: Claim, *, profile: Profile, seed: int = DEFAULT_SEED,
                          evidence: list[Evidence] | None = None, executor: Any = None,
                          hypothesis: Any = None, announce: Callable[..., None] | None = None) -> dict:
-    """Run the claim's checks on its wrong variant. ``caught`` is True when
-    the claim then comes out FAILED (or NOT SUPPORTED for a sweep), or, for a
-    question, when its answers differ from those of the right variant (its
-    ``evidence`` at the same profile and seed, run here when not given):
-    a question's control must move the answer."""
-    nc = claim.negative_control
-    if nc is None:
+    """Run each of the claim's controls (:attr:`Claim.controls`): the checks
+    it is aimed at, on its wrong variant. Each check is judged alone
+    (:mod:`theorems.core.controls`): caught when it fails (NOT SUPPORTED for a
+    sweep; for a question, also when its answer moves from the right
+    variant's, its ``evidence`` at the same profile and seed, run here when
+    not given), not applicable with its reason (an exact check on terms
+    irrational on every case, a check the control declares it cannot
+    reach, a check that looked up none of the formulas the control replaces),
+    missed otherwise. A control is ``caught`` only when every
+    applicable check it runs catches it; the claim's record is
+    :func:`theorems.core.controls.summarise` of them all."""
+    from theorems.core.controls import judge_control, summarise
+
+    if not claim.controls:
         return {"description": None, "caught": None, "status": None, "checks": {}}
-    impl = Impl.default().with_overrides(nc.overrides)
-    # no cache under a wrong variant (its context's cache is None)
-    wrong_evidence = _run_checks(claim, impl, profile, seed, executor=executor, hypothesis=hypothesis,
-                                 phase="control", announce=announce)
-    status, _ = derive_status(claim, wrong_evidence, {})
-    caught = status in (Status.FAILED, Status.NOT_SUPPORTED)
-    out = {"description": nc.description, "status": status.value, "caught": caught,
-           "checks": {e.check: e.status.value for e in wrong_evidence}}
+    right = None
     if claim.kind is ClaimKind.QUESTION:
         right = _answers(evidence if evidence is not None else _run_checks(
             claim, Impl.default(), profile, seed, cache=resolve_run_cache(), executor=executor, hypothesis=hypothesis,
             phase="control", announce=announce))
-        moved = bool(right) and _answers(wrong_evidence) != right
-        out.update(caught=caught or moved, answer_moved=moved)
-    return out
+    judged = []
+    for k, nc in enumerate(claim.controls):
+        impl = Impl.default().with_overrides(nc.overrides)
+        # which replaced formulas each check looked up: only seen in this process, so not with an executor
+        reads: dict | None = {} if executor is None else None
+        # no cache under a wrong variant (its context's cache is None)
+        wrong_evidence = _run_checks(claim, impl, profile, seed, executor=executor, hypothesis=hypothesis,
+                                     phase="control", announce=announce,
+                                     checks=[c for c in claim.checks if nc.runs(c.name)], control_index=k,
+                                     reads=reads)
+        status, _ = derive_status(claim, wrong_evidence, {})
+        judged.append(judge_control(claim, nc, wrong_evidence, status, right_answers=right, reads=reads))
+    return summarise(claim, judged)
 
 
 def run_claim(claim: Claim, *, profile: Profile, seed: int = DEFAULT_SEED, impl: Impl | None = None,

@@ -30,6 +30,7 @@ __all__ = [
     "check_fields",
     "claim_fields",
     "control_fields",
+    "controls_cover",
     "strings_field",
     "template_arguments",
     "template_checker",
@@ -109,6 +110,17 @@ def claim_fields(claim, *, Check: type, ClaimKind: type, NegativeControl: type) 
     if control is not None and not isinstance(control, NegativeControl):
         raise TypeError(f"{_who(cid)}: control (negative_control) must be wrong('why', formula=callable), "
                         f"got {_got(control)}")
+    more = claim.more_controls
+    if isinstance(more, NegativeControl) or not isinstance(more, (list, tuple)):
+        raise TypeError(f"{_who(cid)}: more_controls must be a sequence of wrong('why', formula=callable), "
+                        f"got {_got(more)}")
+    for i, extra in enumerate(more):
+        if not isinstance(extra, NegativeControl):
+            raise TypeError(f"{_who(cid)}: more_controls[{i}] must be wrong('why', formula=callable), "
+                            f"got {_got(extra)}")
+    if more and control is None:
+        raise ValueError(f"{_who(cid)}: more_controls without a negative_control (give the first as control)")
+    object.__setattr__(claim, "more_controls", tuple(more))
     if not isinstance(claim.domain, Mapping):
         raise TypeError(f"{_who(cid)}: domain must be a mapping of variable names to ranges, "
                         f"got {_got(claim.domain)}")
@@ -144,6 +156,33 @@ def control_fields(control) -> None:
         if not callable(value):
             raise TypeError(f"negative control {control.description!r}: the replacement for {name!r} must be "
                             f"a callable (a wrong variant of the formula), got {_got(value)}")
+    aimed = control.aimed_at
+    if isinstance(aimed, str) or not isinstance(aimed, (list, tuple)) or not all(
+            isinstance(a, str) and a for a in aimed):
+        raise TypeError(f"negative control {control.description!r}: aimed_at must be a sequence of check names, "
+                        f"got {_got(aimed)}" + (f" (write ({aimed!r},))" if isinstance(aimed, str) else ""))
+    spared = control.not_applicable
+    if not isinstance(spared, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in spared.items()):
+        raise TypeError(f"negative control {control.description!r}: not_applicable must map check names to the "
+                        f"reason the control cannot reach that check (a non-empty string), got {_got(spared)}")
+
+
+def controls_cover(claim) -> None:
+    """Every check name a control aims at or spares is a check of the claim,
+    and every check is run by some control or declared not applicable by one
+    (with its reason): no check is left without a control by accident."""
+    names = [c.name for c in claim.checks]
+    controls = claim.controls
+    for control in controls:
+        for name in (*control.aimed_at, *control.not_applicable):
+            if name not in names:
+                raise ValueError(f"{_who(claim.id)}: negative control {control.description!r} names the check "
+                                 f"{name!r}, which the claim does not have (its checks: {', '.join(names)})")
+    for name in names:
+        if not any(c.runs(name) or name in c.not_applicable for c in controls):
+            raise ValueError(f"{_who(claim.id)}: no negative control runs the check {name!r} (each aims elsewhere); "
+                             f"aim one at it, or say in a control's not_applicable why none can reach it")
 
 
 # ---------------------------------------------------------------------------
@@ -195,8 +234,11 @@ def _boundary(cid: str, value: Any) -> None:
 
 
 def _control(cid: str, value: Any, types: dict) -> None:
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, types["NegativeControl"]) for v in value):
+        return  # several controls, each aimed at checks
     if not isinstance(value, types["NegativeControl"]):
-        raise TypeError(f"{cid}: control must be wrong('what is wrong', formula=callable), got {_got(value)}")
+        raise TypeError(f"{cid}: control must be wrong('what is wrong', formula=callable) (or a sequence of them), "
+                        f"got {_got(value)}")
 
 
 def _callable(name: str, *, optional: bool):

@@ -72,6 +72,18 @@ class SearchedDomain:
         self.n += 1
         if isinstance(example, tuple) and example:
             example = example[0]
+        recipe = getattr(example, "recipe", None)  # a template's float Case: its recipe names the family and sizes
+        if isinstance(recipe, dict) and isinstance(recipe.get("family"), str) and "d" in recipe and "M" in recipe:
+            self.families.add(recipe["family"])
+            self._note("d", recipe["d"])
+            self._note("M", recipe["M"])
+            self._note("rank", recipe.get("rank"))
+            if recipe.get("cond") not in (None, 1.0):
+                self._note("cond", recipe["cond"])
+            return
+        args = getattr(example, "args", None)
+        if isinstance(args, tuple) and args and isinstance(args[0], np.ndarray):
+            example = args[0]  # a Case without a recipe of that form: its first argument's shape
         family = getattr(example, "family", None)
         if isinstance(family, str) and hasattr(example, "d"):
             self.families.add(family)

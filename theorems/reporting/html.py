@@ -22,6 +22,7 @@ from typing import Any
 
 from theorems.reporting.answers import answers_html
 from theorems.reporting.junit import fail_on, result_message
+from theorems.core.controls import missed_text
 from theorems.reporting.plots import (
     KIND_SHAPES,
     STATUS_COLOURS,
@@ -335,10 +336,41 @@ class _Renderer:
             return f'<p class="nc"><b>Negative control</b> (not run; use <code>--controls</code>): {desc}</p>'
         verdict = ('<span class="ev ev-passed">caught</span> the claim comes out '
                    f'{escape(str(nc.get("status")))} on it' if nc["caught"]
-                   else f'<span class="ev ev-failed">NOT caught</span>: the claim still comes out '
-                        f'{escape(str(nc.get("status")))} on the wrong variant')
-        checks = ", ".join(f"{escape(k)}: {escape(v)}" for k, v in (nc.get("checks") or {}).items())
-        return f'<p class="nc"><b>Negative control</b>: {desc}. {verdict} <span class="muted">({checks})</span></p>'
+                   else f'<span class="ev ev-failed">NOT caught</span>: {escape(missed_text(nc))}')
+        if not nc.get("controls"):  # a record of before schema 1.4, or a worker that died in the control
+            checks = ", ".join(f"{escape(k)}: {escape(str(v))}" for k, v in (nc.get("checks") or {}).items())
+            return (f'<p class="nc"><b>Negative control</b>: {desc}. {verdict} '
+                    f'<span class="muted">({checks})</span></p>')
+        return f'<div class="nc"><p><b>Negative control</b>: {desc}. {verdict}</p>{self.control_table(c, nc)}</div>'
+
+    def control_table(self, c: dict, nc: dict) -> str:
+        """Each check of the claim under each control: caught, missed or not
+        applicable, with the check's status on the wrong variant and the reason."""
+        controls = nc["controls"]
+        several = len(controls) > 1
+        head = "".join(f'<th>{"control " + str(k + 1) if several else "on the wrong variant"}</th>'
+                       for k in range(len(controls)))
+        rows = []
+        for name, merged in (nc.get("per_check") or {}).items():
+            cells = []
+            for control in controls:
+                row = (control.get("checks") or {}).get(name) or {}
+                result = str(row.get("result", ""))
+                status = f' <span class="muted">({escape(str(row["status"]))})</span>' if row.get("status") else ""
+                reason = f'<div class="muted small">{escape(str(row.get("reason") or ""))}</div>' \
+                    if result != "caught" and row.get("reason") else ""
+                cells.append(f'<td><span class="ev {_CONTROL_CLASS.get(result, "ev-inconclusive")}">'
+                             f'{escape(result)}</span>{status}{reason}</td>')
+            rows.append(f'<tr class="control-{_CONTROL_CLASS.get(str(merged.get("result")), "other")}">'
+                        f'<td><b>{escape(name)}</b></td>{"".join(cells)}</tr>')
+        legend = ""
+        if several:
+            legend = "<ol class=\"small\">" + "".join(
+                f'<li>{self.rich(str(k.get("description") or ""), claim=c["id"], where="negative control", ascii_math=True)}'
+                f' <span class="muted">({escape(", ".join(k.get("aimed_at") or []) or "every check")})</span></li>'
+                for k in controls) + "</ol>"
+        return (f'<div class="table-scroll"><table class="grid controls"><thead><tr><th>check</th>{head}</tr></thead>'
+                f'<tbody>{"".join(rows)}</tbody></table></div>{legend}')
 
     def claim(self, c: dict) -> str:
         cid = c["id"]
@@ -486,6 +518,11 @@ def _gauge(e: dict) -> str:
 def _badge(status: str, *, small: bool = False) -> str:
     colour = STATUS_COLOURS.get(status, "#6e7781")
     return f'<span class="badge{" small" if small else ""}" style="--c:{colour}">{escape(status)}</span>'
+
+
+#: The badge class of a check's result under a negative control (theorems.core.controls).
+_CONTROL_CLASS = {"caught": "ev-passed", "missed": "ev-failed", "not applicable": "ev-inconclusive",
+                  "not aimed": "ev-inconclusive"}
 
 
 def _ev_badge(status: str) -> str:

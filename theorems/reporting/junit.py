@@ -42,6 +42,8 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from theorems.core.controls import missed_text
+
 __all__ = ["MAX_BODY_CHARS", "MAX_MESSAGE_CHARS", "fail_on", "figure_name", "junit_cases", "render_junit",
            "result_message"]
 
@@ -259,9 +261,8 @@ def junit_cases(report: dict) -> list[dict]:
                 "classname": c["id"], "name": "negative-control", "time": 0.0,
                 "outcome": "passed" if caught else "failure", "status": "caught" if caught else "not-caught",
                 "type": "negative-control-not-caught",
-                "message": f"negative control NOT caught: {nc.get('description')} "
-                           f"(the claim still comes out {nc.get('status')})",
-                "body": json.dumps(nc.get("checks") or {}),
+                "message": f"negative control NOT caught: {nc.get('description')} ({missed_text(nc)})",
+                "body": json.dumps(nc.get("per_check") or nc.get("checks") or {}),
                 "out": f"negative control: {nc.get('description')}\nclaim status under it: {nc.get('status')}",
             })
     return cases

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from theorems.core.model import Status
+from theorems.core.controls import missed_text
 from theorems.reporting.answers import answers_markdown
 from theorems.reporting.figures import closeness
 from theorems.reporting.domains import _fmt, domain_text, wider_than_searched
@@ -52,7 +53,7 @@ __all__ = [
 #: dependency, installed version or null); ``evidence[].data.names`` (Monte
 #: Carlo quantity names); ``fail_on`` (the statuses that fail the run, from
 #: ``verify --fail-on``; ``ok`` is derived from it).
-SCHEMA_VERSION = "1.3"
+SCHEMA_VERSION = "1.4"
 
 #: What :func:`write_reports` writes, in order (the JSON first).
 REPORT_FILES = ("report.json", "report.md", "report.html", "junit.xml")
@@ -328,6 +329,35 @@ def _fail_on(report: dict) -> tuple[str, ...]:
     return fail_on(report)
 
 
+def _control_counts(claims: list[dict]) -> dict[str, int]:
+    """How many checks caught, missed or were not applicable to their claims'
+    controls (schema 1.4's ``counts``); empty for a report without them."""
+    rows = [(c["negative_control"].get("counts") or {}) for c in claims]
+    if not any(rows):
+        return {}
+    return {k: sum(int(r.get(k, 0)) for r in rows) for k in ("caught", "missed", "not applicable")}
+
+
+def _control_table(claims: list[dict]) -> list[str]:
+    """The per-check control table of report.md: for each claim whose
+    controls ran, the checks that caught them, those that missed (with the
+    reason) and those not applicable (with the reason)."""
+    rows = [c for c in claims if c["negative_control"].get("per_check")]
+    if not rows:
+        return []
+    out = ["| claim | caught by | missed by | not applicable |", "|---|---|---|---|"]
+    for c in rows:
+        per = c["negative_control"]["per_check"]
+
+        def cell(result, why):
+            names = [(n, r.get("reason") or "") for n, r in per.items() if r.get("result") == result]
+            return _cell(", ".join(f"{n} ({w})" if why and w else n for n, w in names))
+
+        out.append(f"| {_code(c['id'], in_table=True)} | {cell('caught', False)} | {cell('missed', True)} | "
+                   f"{cell('not applicable', True)} |")
+    return out
+
+
 def _not_exact_note(c: dict) -> str:
     """Where an exact check did not apply (irrational terms, theorems.numbers), why: '; exact check: not exact: eigvalsh'."""
     for e in c.get("evidence", ()):
@@ -348,7 +378,8 @@ def _problem_entry(c: dict, cex_chars: int) -> list[str]:
     nc = c.get("negative_control") or {}
     if nc.get("caught") is not None:
         lines.append(f"- negative control {'caught' if nc['caught'] else 'NOT caught'}: "
-                     f"{_cell(nc.get('description') or '')} (comes out {_cell(nc.get('status'))})")
+                     f"{_cell(nc.get('description') or '')} (comes out {_cell(nc.get('status'))}"
+                     + ("" if nc["caught"] else f"; {_cell(missed_text(nc))}") + ")")
     if wider_than_searched(c):
         lines.append(f"- the statement is wider than what was searched: it covers {domain_text(c['domain'])}")
     replay = ""
@@ -445,9 +476,16 @@ def render_markdown(report: dict, *, max_chars: int = MAX_MARKDOWN_CHARS) -> str
     if controls:
         missed = [c for c in controls if not c["negative_control"]["caught"]]
         line = f"Negative controls: {len(controls) - len(missed)} of {len(controls)} caught"
+        counted = _control_counts(controls)
+        if counted:
+            line += (f" (checks on their wrong variants: {counted['caught']} caught, {counted['missed']} missed, "
+                     f"{counted['not applicable']} not applicable)")
         if missed:
             line += "; NOT caught: " + ", ".join(_code(c["id"]) for c in missed)
         header += [line + ".", ""]
+        header += [f"- {_code(c['id'])}: {_cell(missed_text(c['negative_control']))}" for c in missed]
+        header += [""] if missed else []
+    per_check = _control_table(controls)
     table = ["| claim | kind | status | key figure | negative control | s |", "|---|---|---|---|---|---|"]
     for c in report["claims"]:
         table.append(f"| {_code(c['id'], in_table=True)} | {_cell(c['kind'])} | {_cell(c['status'])} | "
@@ -481,6 +519,9 @@ def render_markdown(report: dict, *, max_chars: int = MAX_MARKDOWN_CHARS) -> str
         if with_table:
             body += [f"<details><summary>All {len(report['claims'])} claims</summary>", "", *table, "",
                      "</details>", ""]
+            if per_check:
+                body += ["<details><summary>Negative controls, check by check</summary>", "", *per_check, "",
+                         "</details>", ""]
         body += environment
         return "\n".join(body)
 
