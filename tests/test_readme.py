@@ -22,7 +22,7 @@ def test_readme_quick_start_is_two_commands_matching_ci():
     commands = re.findall(r"```bash\n(.*?)\n```", quick, flags=re.S)
     assert commands == [
         'python -m pip install -e . && theorems verify',
-        'python -m pip install -e ".[test]" && python -m pytest',
+        'python -m pip install -e ".[test]" && python -m pytest -n auto',
     ]
     ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
     assert commands[1] in ci
