@@ -471,11 +471,12 @@ def _cut_short(result) -> bool:
 def _reuse_store(args):
     """The reuse store of a verify run (theorems.scale.reuse): None with THEOREMS_CACHE=off or --case (a case's
     result is not the claim's); --fresh and --observe (a reused claim has no observations) record without reusing."""
+    from theorems.reporting.report import source_state
     from theorems.scale.reuse import default_store
 
     if args.case is not None:
         return None
-    return default_store(lookup=not (args.fresh or getattr(args, "observe", None)))
+    return default_store(lookup=not (args.fresh or getattr(args, "observe", None)), source=source_state)
 
 
 def _explain_reuse(args, registry, profile) -> int:

@@ -827,7 +827,8 @@ def run(
             keys[claim.id] = run_key(claim.id, profile=profile, seed=seed, controls=controls, claims_modules=modules)
             found = reuse.lookup(claim, keys[claim.id])
             if found is not None:
-                reused[claim.id] = found
+                reused[claim.id] = ClaimResult(claim, found.status, found.evidence, found.seconds, [],
+                                               found.negative_control, reused=found.reused)
     position = {c.id: i for i, c in enumerate(claims, 1)}
     settled = [0]  # claims settled so far, in the order of ``claims``
 

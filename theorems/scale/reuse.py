@@ -37,6 +37,7 @@ Where
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import json
 import os
@@ -47,9 +48,9 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
-__all__ = ["FORMAT", "Recorder", "ReuseStore", "default_store", "fingerprint_function", "versions"]
+__all__ = ["FORMAT", "Recorder", "ReuseStore", "Reused", "Stored", "default_store", "fingerprint_function", "versions"]
 
 #: Version of the record files; a record of another format is ignored.
 FORMAT = 1
@@ -61,34 +62,27 @@ VERSIONED = ("numpy", "scipy", "sympy", "mpmath", "hypothesis", "python-flint", 
 #: Environment variables that change what a claim computes.
 ENVIRONMENT_VARIABLES = ("LINMEM_MINILM",)
 
-_ROOTS: tuple[str, ...] | None = None
-_EXCLUDED: tuple[str, ...] | None = None
-
-
 def _package_dir(name: str) -> str:
     module = __import__(name)
     return os.path.dirname(os.path.abspath(module.__file__)) + os.sep
 
 
+@functools.lru_cache(maxsize=None)
 def _excluded_prefixes() -> tuple[str, ...]:
-    global _EXCLUDED
-    if _EXCLUDED is None:
-        paths = set()
-        for key in ("stdlib", "platstdlib", "purelib", "platlib"):
-            p = sysconfig.get_paths().get(key)
-            if p:
-                paths.add(os.path.abspath(p) + os.sep)
-        for p in (sys.prefix, sys.base_prefix, sys.exec_prefix):
+    """The interpreter's folders: the standard library, site-packages, the prefixes."""
+    paths = set()
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        p = sysconfig.get_paths().get(key)
+        if p:
             paths.add(os.path.abspath(p) + os.sep)
-        _EXCLUDED = tuple(sorted(paths))
-    return _EXCLUDED
+    for p in (sys.prefix, sys.base_prefix, sys.exec_prefix):
+        paths.add(os.path.abspath(p) + os.sep)
+    return tuple(sorted(paths))
 
 
+@functools.lru_cache(maxsize=None)
 def _own_roots() -> tuple[str, ...]:
-    global _ROOTS
-    if _ROOTS is None:
-        _ROOTS = (_package_dir("linmem"), _package_dir("theorems"))
-    return _ROOTS
+    return _package_dir("linmem"), _package_dir("theorems")
 
 
 def tracked(filename: str) -> bool:
@@ -105,6 +99,9 @@ def tracked(filename: str) -> bool:
 # ---------------------------------------------------------------------------
 # recording
 
+#: The one piece of module state: whether this process's audit hook is installed (an audit hook cannot be
+#: removed, so it is installed once and a fork inherits it) and the set the active :class:`Recorder` collects
+#: opened files into (None: no recorder active, the hook returns at once).
 _AUDIT = {"installed": False, "active": None}
 _SKIP_SUFFIXES = (".py", ".pyc", ".pyi", ".pth")
 
@@ -220,21 +217,20 @@ def _embedding_files() -> list[str]:
 # ---------------------------------------------------------------------------
 # fingerprints
 
-_FILES: dict[str, tuple[tuple, str, dict[str, str]]] = {}
-
-
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
-def _index_file(path: str) -> tuple[str, dict[str, str]] | None:
-    """``(skeleton hash, {qualname: function hash})`` of a Python file, None if it cannot be read or parsed."""
+def _index_file(path: str, memo: dict | None = None) -> tuple[str, dict[str, str]] | None:
+    """``(skeleton hash, {qualname: function hash})`` of a Python file, None if
+    it cannot be read or parsed; ``memo`` keeps indexes by file stamp."""
     try:
         st = os.stat(path)
     except OSError:
         return None
     stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
-    hit = _FILES.get(path)
+    memo = {} if memo is None else memo
+    hit = memo.get(path)
     if hit is not None and hit[0] == stamp:
         return hit[1], hit[2]
     try:
@@ -270,7 +266,7 @@ def _index_file(path: str) -> tuple[str, dict[str, str]] | None:
             and isinstance(skeleton_body[0].value.value, str)):
         skeleton_body = skeleton_body[1:]  # the module's docstring
     skeleton = _digest(ast.dump(ast.Module(skeleton_body, [])))
-    _FILES[path] = (stamp, skeleton, functions)
+    memo[path] = (stamp, skeleton, functions)
     return skeleton, functions
 
 
@@ -288,10 +284,10 @@ def _resolve(qualname: str, functions: dict[str, str]) -> str:
     return "<module>"
 
 
-def fingerprint_function(path: str, qualname: str) -> tuple[str, str] | None:
+def fingerprint_function(path: str, qualname: str, memo: dict | None = None) -> tuple[str, str] | None:
     """``(resolved qualname, hash)`` of a function as its file holds it now,
     None when the file is gone or cannot be parsed (then it has changed)."""
-    index = _index_file(path)
+    index = _index_file(path, memo)
     if index is None:
         return None
     skeleton, functions = index
@@ -299,8 +295,9 @@ def fingerprint_function(path: str, qualname: str) -> tuple[str, str] | None:
     return name, (skeleton if name == "<module>" else functions[name])
 
 
-def skeleton(path: str) -> str | None:
-    index = _index_file(path)
+def skeleton(path: str, memo: dict | None = None) -> str | None:
+    """The hash of a file's module-level code without its functions (None: unreadable)."""
+    index = _index_file(path, memo)
     return None if index is None else index[0]
 
 
@@ -366,11 +363,11 @@ def _key_hash(key: dict) -> str:
     return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def _commit() -> dict:
+def _commit(source: Callable[[], dict] | None) -> dict:
+    if source is None:
+        return {"commit": None, "dirty": None}
     try:
-        from theorems.reporting.report import source_state
-
-        state = source_state()
+        state = source()
         return {"commit": state.get("commit"), "dirty": state.get("dirty")}
     except Exception:  # noqa: BLE001 - no git, no commit: the time says which run
         return {"commit": None, "dirty": None}
@@ -410,11 +407,27 @@ def _evidence_from_json(data: dict):
                     data=dict(data["data"]), replay=data["replay"])
 
 
+@dataclass
+class Stored:
+    """A stored result that may be reused: what the runner makes its ClaimResult of."""
+
+    status: Any
+    evidence: list
+    seconds: float
+    negative_control: dict | None
+    reused: Reused
+    claim: Any = None
+
+
 class ReuseStore:
     """Reuse records under ``directory``. ``lookup=False`` (``--fresh``) runs
-    everything and still records. ``reused`` and ``stored`` count this run's."""
+    everything and still records. ``reused`` and ``stored`` count this run's.
+    ``source``: a function giving ``{"commit", "dirty"}`` of the code checked
+    (:func:`theorems.reporting.report.source_state`), asked once per run that
+    stores, so that a reused result names its run's commit."""
 
-    def __init__(self, directory: str | os.PathLike, *, lookup: bool = True):
+    def __init__(self, directory: str | os.PathLike, *, lookup: bool = True,
+                 source: Callable[[], dict] | None = None):
         if not isinstance(directory, (str, os.PathLike)):
             raise TypeError(f"directory must be a path, got {type(directory).__name__} {directory!r}")
         self.directory = Path(directory).expanduser()
@@ -423,6 +436,8 @@ class ReuseStore:
         self.stored = 0
         self._versions: dict | None = None
         self._run: dict | None = None
+        self._source = source
+        self._files: dict = {}  # parsed files by stamp, for this store's lifetime
 
     def __repr__(self) -> str:
         return f"ReuseStore({str(self.directory)!r}, lookup={self.lookup_enabled})"
@@ -464,13 +479,13 @@ class ReuseStore:
                 if full():
                     return out
         for path, was in sorted(record["modules"].items()):
-            if skeleton(path) != was:
+            if skeleton(path, self._files) != was:
                 out.append(f"module-level code of {path} changed (constants, imports or declarations)")
                 if full():
                     return out
         for path, functions in sorted(record["functions"].items()):
             for qualname, was in sorted(functions.items()):
-                now_fp = fingerprint_function(path, qualname)
+                now_fp = fingerprint_function(path, qualname, self._files)
                 if now_fp is None:
                     out.append(f"{path} can no longer be read or parsed")
                     break
@@ -487,9 +502,9 @@ class ReuseStore:
                     return out
         return out
 
-    def lookup(self, claim, key: dict):
-        """A :class:`~theorems.core.runner.ClaimResult` of ``claim`` rebuilt from
-        its record when nothing it executed has changed, else None."""
+    def lookup(self, claim, key: dict) -> Stored | None:
+        """The stored result of ``claim`` (:class:`Stored`) when nothing it
+        executed has changed, else None."""
         if not self.lookup_enabled:
             return None
         record = self.read(key)
@@ -502,19 +517,19 @@ class ReuseStore:
         except (KeyError, ValueError, TypeError, AttributeError):
             return None
 
-    def _result(self, claim, record: dict):
+    def _result(self, claim, record: dict) -> Stored | None:
         from theorems.core.model import Status
-        from theorems.core.runner import ClaimResult
 
         res = record["result"]
         evidence = [_evidence_from_json(e) for e in res["evidence"]]
         if [e.check for e in evidence] != [c.name for c in claim.checks]:
             return None
-        out = ClaimResult(claim, Status(res["status"]), evidence, float(res["seconds"]), [],
-                          res["negative_control"])
+        nc = res["negative_control"]
+        if nc is not None and not isinstance(nc, dict):
+            return None
+        out = Stored(Status(res["status"]), evidence, float(res["seconds"]), nc, Reused(**record["run"]), claim)
         if not reusable(out):
             return None
-        out.reused = Reused(**record["run"])
         return out
 
     def explain(self, claim, key: dict) -> list[str]:
@@ -541,19 +556,19 @@ class ReuseStore:
             return False
         functions: dict[str, dict[str, str]] = {}
         for path, qualname in executed["functions"]:
-            fp = fingerprint_function(path, qualname)
+            fp = fingerprint_function(path, qualname, self._files)
             if fp is None:
                 return False
             functions.setdefault(path, {})[fp[0]] = fp[1]
         modules = {}
         for path in set(loaded_modules()) | set(functions):
-            sk = skeleton(path)
+            sk = skeleton(path, self._files)
             if sk is None:
                 return False
             modules[path] = sk
         files = {p: _file_stamp(p) for p in executed["files"]}
         if self._run is None:
-            self._run = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **_commit()}
+            self._run = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **_commit(self._source)}
         record = {
             "format": FORMAT,
             "key": key,
@@ -586,10 +601,11 @@ class ReuseStore:
         return True
 
 
-def default_store(*, lookup: bool = True) -> ReuseStore | None:
+def default_store(*, lookup: bool = True, source: Callable[[], dict] | None = None) -> ReuseStore | None:
     """The store beside the sweep cache (``<cache>/reuse/v<FORMAT>``), None when
-    ``THEOREMS_CACHE`` turns the cache off."""
+    ``THEOREMS_CACHE`` turns the cache off (``lookup``, ``source``: see :class:`ReuseStore`)."""
     from theorems.scale.sweepcache import default_cache_dir
 
     directory = default_cache_dir()
-    return None if directory is None else ReuseStore(directory / "reuse" / f"v{FORMAT}", lookup=lookup)
+    return (None if directory is None
+            else ReuseStore(directory / "reuse" / f"v{FORMAT}", lookup=lookup, source=source))
