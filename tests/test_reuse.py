@@ -15,9 +15,17 @@ from theorems.core.model import Status
 from theorems.core.profiles import get_profile
 from theorems.core.registry import load_claims
 from theorems.core.runner import run
-from theorems.scale.reuse import ReuseStore, default_store, run_key
+from theorems.scale.reuse import FORMAT, ReuseStore, default_store, run_key
 
 HELPERS = '''
+import functools
+
+
+@functools.lru_cache(maxsize=None)
+def table(n):
+    return float(n) * 3.0
+
+
 def scale(x):
     return 2.0 * x
 
@@ -58,6 +66,10 @@ def uses_none(ctx):
     return _ev(ctx, 0.5)
 
 
+def uses_table(ctx):
+    return _ev(ctx, h.table(2))
+
+
 def fails(ctx):
     return _ev(ctx, 20.0, EvidenceStatus.FAILED)
 
@@ -73,10 +85,12 @@ def _claim(cid, fn):
 
 
 CLAIMS = [_claim("user.scale", uses_scale), _claim("user.offset", uses_offset), _claim("user.both", uses_both),
-          _claim("user.none", uses_none), _claim("user.fails", fails), _claim("user.errs", errs)]
+          _claim("user.none", uses_none), _claim("user.fails", fails), _claim("user.errs", errs),
+          _claim("user.table", uses_table), _claim("user.table-again", uses_table)]
 '''
 
 QUICK = get_profile("quick")
+PASSING = {"user.scale", "user.offset", "user.both", "user.none", "user.table", "user.table-again"}
 
 
 @pytest.fixture
@@ -127,7 +141,7 @@ def test_a_rerun_with_nothing_changed_reuses_every_passing_claim_with_the_same_s
     first = _run(load(), module, store)
     second = _run(load(), module, ReuseStore(tmp / "records"))
     assert _summary(second) == _summary(first)
-    assert _reused(second) == {"user.scale", "user.offset", "user.both", "user.none"}
+    assert _reused(second) == PASSING
     reused = next(r for r in second.results if r.claim.id == "user.scale").reused
     assert reused.at and reused.at.endswith("Z")
 
@@ -152,9 +166,20 @@ def test_an_edit_to_one_helper_reruns_exactly_the_claims_that_executed_it(user):
     assert not _reused(fresh)
     ran_scale = _executed(fresh_store, load(), module, "scale")
     assert ran_scale == {"user.scale", "user.both"}
-    passing = {"user.scale", "user.offset", "user.both", "user.none"}
-    assert passing - _reused(edited) == ran_scale
+    # user.table-again read a memo user.table filled (in the same worker): any edit to a loaded file reruns it
+    assert PASSING - _reused(edited) == ran_scale
     assert _summary(edited) == _summary(fresh)
+
+
+def test_a_claim_that_read_a_memo_another_claim_filled_depends_on_what_filled_it(user):
+    tmp, module, load = user
+    store = ReuseStore(tmp / "records")
+    _run(load(), module, store)
+    record = store.read(run_key("user.table-again", profile=QUICK, seed=20261130, controls=False,
+                                claims_modules=[str(module)]))
+    assert any(name.endswith(".table") for name in record["memo_hits"])
+    assert "table" in record["functions"][str(tmp / "reuse_helpers.py")]  # what filled it, in user.table's run
+    assert "scale" not in record["functions"][str(tmp / "reuse_helpers.py")]  # not what ran before it
 
 
 def test_a_comment_or_a_reformatting_reruns_nothing(user):
@@ -162,7 +187,7 @@ def test_a_comment_or_a_reformatting_reruns_nothing(user):
     _run(load(), module, ReuseStore(tmp / "records"))
     (tmp / "reuse_helpers.py").write_text("# helpers\n" + HELPERS.replace("2.0 * x", "2.0*x  # doubled"))
     again = _run(load(), module, ReuseStore(tmp / "records"))
-    assert _reused(again) == {"user.scale", "user.offset", "user.both", "user.none"}
+    assert _reused(again) == PASSING
 
 
 def test_an_edit_to_a_check_in_the_claims_module_reruns_its_claims_alone(user):
@@ -170,14 +195,14 @@ def test_an_edit_to_a_check_in_the_claims_module_reruns_its_claims_alone(user):
     _run(load(), module, ReuseStore(tmp / "records"))
     module.write_text(CLAIMS.replace("return _ev(ctx, h.offset(1.0))", "return _ev(ctx, h.offset(1.0) + 0.0)"))
     again = _run(load(), module, ReuseStore(tmp / "records"))
-    assert _reused(again) == {"user.scale", "user.both", "user.none"}
+    assert _reused(again) == PASSING - {"user.offset"}
 
 
 def test_a_corrupt_truncated_or_foreign_record_is_ignored_and_the_claim_reruns(user):
     tmp, module, load = user
     first = _run(load(), module, ReuseStore(tmp / "records"))
     files = sorted((tmp / "records").glob("*.json"))
-    assert len(files) == 4
+    assert len(files) == len(PASSING)
     files[0].write_text(files[0].read_text()[:100])
     files[1].write_bytes(b"\x00\xff not json")
     record = json.loads(files[2].read_text())
@@ -185,6 +210,9 @@ def test_a_corrupt_truncated_or_foreign_record_is_ignored_and_the_claim_reruns(u
     record = json.loads(files[3].read_text())
     record["result"]["evidence"] = "not a list"
     files[3].write_text(json.dumps(record))
+    record = json.loads(files[4].read_text())
+    files[4].write_text(json.dumps({**record, "key": {**record["key"], "seed": 1}}))  # another run's
+    files[5].write_text("")
     again = _run(load(), module, ReuseStore(tmp / "records"))
     assert not _reused(again)
     assert _summary(again) == _summary(first)
@@ -205,21 +233,21 @@ def test_fresh_runs_everything_and_still_records(user):
     store = ReuseStore(tmp / "records", lookup=False)
     _run(load(), module, store)
     again = _run(load(), module, ReuseStore(tmp / "records", lookup=False))
-    assert not _reused(again) and store.stored == 4
+    assert not _reused(again) and store.stored == len(PASSING)
 
 
 def test_a_claim_run_in_this_process_is_recorded_and_reused_as_one_in_a_worker(user):
     tmp, module, load = user
     first = _run(load(), module, ReuseStore(tmp / "records"), in_process=True, jobs=None)
     again = _run(load(), module, ReuseStore(tmp / "records"), jobs=1)
-    assert len(_reused(again)) == 4 and _summary(again) == _summary(first)
+    assert _reused(again) == PASSING and _summary(again) == _summary(first)
 
 
 def test_the_store_is_off_when_the_cache_is_off(monkeypatch, tmp_path):
     monkeypatch.setenv("THEOREMS_CACHE", "off")
     assert default_store() is None
     monkeypatch.setenv("THEOREMS_CACHE", str(tmp_path))
-    assert default_store().directory == tmp_path / "reuse" / "v1"
+    assert default_store().directory == tmp_path / "reuse" / f"v{FORMAT}"
 
 
 def test_explain_reuse_names_the_changed_function_and_verify_marks_reused_claims(user, capsys):

@@ -537,13 +537,16 @@ def _restore_global_state(state: tuple) -> None:
     np.random.set_state(numpy_random)
 
 
-def _run_claim_recorded(claim: Claim, record: bool, **kw) -> ClaimResult:
-    """:func:`run_claim`, recording what it executed (``result.executed``) when ``record``."""
+def _run_claim_recorded(claim: Claim, record: bool, fills: dict | None = None, **kw) -> ClaimResult:
+    """:func:`run_claim`, recording what it executed (``result.executed``) when
+    ``record``; ``fills``: what filled each memo in this process, kept across
+    its claims (:class:`theorems.scale.reuse.Recorder`), None when the
+    process's memos were not emptied first."""
     if not record:
         return run_claim(claim, **kw)
     from theorems.scale.reuse import Recorder
 
-    with Recorder() as recorder:
+    with Recorder(kw.get("cache"), fills) as recorder:
         result = run_claim(claim, **kw)
     result.executed = recorder.record()
     return result
@@ -557,11 +560,18 @@ def _claim_handler(claims: list[Claim], *, profile: Profile, seed: int, impl: Im
     see :func:`_run_checks`), from the global state the worker started with;
     with ``record``, what it executed travels back in ``result.executed``."""
     start_state = _global_state()
+    fills: dict | None = None  # per worker (forked with the closure): what filled each memo
 
     def handle(i: int, send: Callable[..., None]) -> ClaimResult:
+        nonlocal fills
+        if record and fills is None:
+            from theorems.scale.reuse import clear_memos
+
+            clear_memos()  # every memo this worker reads is then filled by one of its recorded claims
+            fills = {}
         _restore_global_state(start_state)
-        result = _run_claim_recorded(claims[i], record, profile=profile, seed=seed, impl=impl, controls=controls,
-                                     claims_modules=claims_modules, cache=cache, announce=send)
+        result = _run_claim_recorded(claims[i], record, fills, profile=profile, seed=seed, impl=impl,
+                                     controls=controls, claims_modules=claims_modules, cache=cache, announce=send)
         result.claim = None  # claims hold functions; the parent re-attaches its own
         for ev in result.evidence:
             _sendable(ev)
@@ -855,9 +865,15 @@ def run(
     record = reuse is not None
     if in_process or executor is not None:
         start_state = _global_state()
+        fills: dict | None = None
+        if record:
+            from theorems.scale.reuse import clear_memos
+
+            clear_memos()
+            fills = {}
         for i, claim in enumerate(to_run, 1):
             _restore_global_state(start_state)  # each claim from the same state, as in a worker
-            settle(i, claim, _run_claim_recorded(claim, record, profile=profile, seed=seed, impl=impl,
+            settle(i, claim, _run_claim_recorded(claim, record, fills, profile=profile, seed=seed, impl=impl,
                                                  controls=controls, claims_modules=modules, cache=cache,
                                                  executor=executor))
         _restore_global_state(start_state)

@@ -320,8 +320,10 @@ def verdict_line(report: dict) -> str:
     src = (report.get("environment") or {}).get("source") or {}
     commit = src.get("commit")
     at = f"; commit `{commit[:12]}`{' (dirty)' if src.get('dirty') else ''}" if commit else ""
+    n_reused = sum(1 for c in report["claims"] if c.get("reused"))
+    reused = f"; {n_reused} reused from earlier runs (nothing they executed changed)" if n_reused else ""
     return (f"{head}: {len(report['claims'])} claims ({counted}); profile {report['profile']['name']}, "
-            f"seed {report['seed']}, {report['duration_s']:.1f} s{at}")
+            f"seed {report['seed']}, {report['duration_s']:.1f} s{at}{reused}")
 
 
 def _fail_on(report: dict) -> tuple[str, ...]:

@@ -53,7 +53,7 @@ from typing import Any, Callable, Iterable
 __all__ = ["FORMAT", "Recorder", "ReuseStore", "Reused", "Stored", "default_store", "fingerprint_function", "versions"]
 
 #: Version of the record files; a record of another format is ignored.
-FORMAT = 1
+FORMAT = 2
 
 #: Distributions whose version is part of every record.
 VERSIONED = ("numpy", "scipy", "sympy", "mpmath", "hypothesis", "python-flint", "highspy", "safetensors",
@@ -130,10 +130,22 @@ class Recorder:
     """A context manager recording what runs inside it: ``functions`` (a set
     of ``(file, qualname)`` in tracked files) and ``files`` (data files opened
     for reading) once it has exited. ``active`` is False when another profiler
-    was already installed (then nothing is recorded and the result is not
-    stored)."""
+    was already installed, or a memo was read whose filling nothing recorded
+    (then the result is not stored).
 
-    def __init__(self):
+    Memos: a claim that reads an ``lru_cache`` entry another claim filled did
+    not execute what filled it. ``fills`` (per process, kept by the caller
+    across claims, None: memos not followed) maps each memoised function's
+    code to what ran inside it while it filled an entry (the profiler follows
+    the wrapped function's frame from its ``call`` to its ``return``); a claim
+    that hits the memo adds those functions. ``cache``: the sweep cache, whose
+    hits :meth:`record` reports (``sweep_cache_hits``)."""
+
+    def __init__(self, cache: Any = None, fills: dict | None = None):
+        self.cache = cache
+        self.fills = fills
+        self.sweep_cache_hits = False
+        self.memo_hits: list[str] = []
         self.codes: set = set()
         self.opened: set = set()
         self.functions: set[tuple[str, str]] = set()
@@ -145,12 +157,27 @@ class Recorder:
             return self
         codes = self.codes
         add = codes.add
+        self._memos = _memo_hits()
+        memo_codes = frozenset(code for _, code in self._memos.values())
+        fills = self.fills if self.fills is not None else {}
+        filling: list = []  # (frame, codes) of the memoised functions running now, innermost last
 
-        def profile(frame, event, arg, add=add):
+        def profile(frame, event, arg):
             if event == "call":
-                add(frame.f_code)
+                code = frame.f_code
+                add(code)
+                if filling:
+                    filling[-1][1].add(code)
+                if code in memo_codes:
+                    filling.append((frame, {code}))
+            elif event == "return" and filling and frame is filling[-1][0]:
+                done = filling.pop()
+                fills.setdefault(done[0].f_code, set()).update(done[1])
+                if filling:
+                    filling[-1][1].update(done[1])
 
         self._profile = profile
+        self._cache_hits = getattr(self.cache, "hits", 0)
         _install_audit_hook()
         _AUDIT["active"] = self.opened
         self.active = True
@@ -164,6 +191,16 @@ class Recorder:
         sys.setprofile(None)
         threading.setprofile(None)
         _AUDIT["active"] = None
+        after = _memo_hits()
+        hit = [(name, code) for name, (hits, code) in after.items() if hits > self._memos.get(name, (0, None))[0]]
+        self.memo_hits = sorted(name for name, _ in hit)
+        self.sweep_cache_hits = isinstance(getattr(self.cache, "hits", None), int) and self.cache.hits > self._cache_hits
+        for name, code in hit:
+            filled = None if self.fills is None else self.fills.get(code)
+            if filled is None:  # filled where nothing recorded it (before this process's memos were emptied)
+                self.active = False
+                return
+            self.codes |= filled
         seen: dict[str, bool] = {}
         for code in self.codes:
             name = code.co_filename
@@ -181,7 +218,45 @@ class Recorder:
         """What travels back with the result (JSON-able), or None when not recorded."""
         if not self.active:
             return None
-        return {"functions": sorted(self.functions), "files": sorted(self.files)}
+        return {"functions": sorted(self.functions), "files": sorted(self.files), "memo_hits": self.memo_hits,
+                "sweep_cache_hits": self.sweep_cache_hits}
+
+
+#: Modules whose lru_caches are no claim's memo: the sweep cache's fingerprints and this module's own folders.
+_NOT_MEMOS = frozenset({"theorems.scale.sweepcache", "theorems.scale.reuse"})
+
+
+def clear_memos() -> None:
+    """Empty every memo :func:`_memo_hits` watches, so that in a process whose
+    claims are recorded each memo is filled by a recorded claim (a worker
+    calls it before its first claim: it inherits its parent's memos)."""
+    for name, module in list(sys.modules.items()):
+        f = getattr(module, "__file__", None)
+        if not (isinstance(f, str) and f.endswith(".py") and tracked(f)) or name in _NOT_MEMOS:
+            continue
+        for value in list(vars(module).values()):
+            clear = getattr(value, "cache_clear", None)
+            if callable(clear) and hasattr(value, "__wrapped__") and getattr(value, "__module__", None) == name:
+                clear()
+
+
+def _memo_hits() -> dict[str, tuple[int, Any]]:
+    """Hits of every ``functools.lru_cache`` at module level in the tracked
+    modules loaded (the sweep cache's own fingerprints aside): a claim that
+    hits a memo another claim filled did not execute what filled it."""
+    out = {}
+    for name, module in list(sys.modules.items()):
+        f = getattr(module, "__file__", None)
+        if not (isinstance(f, str) and f.endswith(".py") and tracked(f)) or name in _NOT_MEMOS:
+            continue
+        for attr, value in list(vars(module).items()):
+            info = getattr(value, "cache_info", None)
+            if callable(info) and hasattr(value, "__wrapped__") and getattr(value, "__module__", None) == name:
+                try:
+                    out[f"{name}.{attr}"] = (info().hits, getattr(value.__wrapped__, "__code__", None))
+                except Exception:  # noqa: BLE001 - not functools' cache_info after all
+                    pass
+    return out
 
 
 def _data_file(path: str) -> bool:
@@ -299,6 +374,13 @@ def skeleton(path: str, memo: dict | None = None) -> str | None:
     """The hash of a file's module-level code without its functions (None: unreadable)."""
     index = _index_file(path, memo)
     return None if index is None else index[0]
+
+
+def _sweep_fingerprints() -> dict:
+    """What the sweep cache's keys hold of the code now (read afresh, not the per-process memo)."""
+    from theorems.scale.sweepcache import linmem_fingerprint, machinery_fingerprint
+
+    return {"linmem": linmem_fingerprint.__wrapped__(), "machinery": machinery_fingerprint.__wrapped__()}
 
 
 def _file_stamp(path: str) -> list | None:
@@ -458,7 +540,7 @@ class ReuseStore:
             if not (isinstance(record, dict) and record.get("format") == FORMAT
                     and record.get("key") == json.loads(json.dumps(key, default=str))):
                 return None
-            for field in ("functions", "modules", "files", "versions", "result", "run"):
+            for field in ("functions", "modules", "files", "versions", "result", "run", "sweep"):
                 if field not in record:
                     return None
             return record
@@ -483,6 +565,14 @@ class ReuseStore:
                 out.append(f"module-level code of {path} changed (constants, imports or declarations)")
                 if full():
                     return out
+        if record["sweep"]:
+            now_sweep = _sweep_fingerprints()
+            for part in ("linmem", "machinery"):
+                if record["sweep"].get(part) != now_sweep[part]:
+                    out.append(f"this claim read sweep-cache instances and the source of {part} changed (the "
+                               "instances depend on all of it)")
+                    if full():
+                        return out
         for path, functions in sorted(record["functions"].items()):
             for qualname, was in sorted(functions.items()):
                 now_fp = fingerprint_function(path, qualname, self._files)
@@ -567,6 +657,11 @@ class ReuseStore:
                 return False
             modules[path] = sk
         files = {p: _file_stamp(p) for p in executed["files"]}
+        # a claim that read the sweep cache did not execute what computed the instances it read: like the
+        # cache's own keys, it then depends on all of linmem and on the verifier's shared machinery
+        sweep = {}
+        if executed.get("sweep_cache_hits"):
+            sweep = _sweep_fingerprints()
         if self._run is None:
             self._run = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **_commit(self._source)}
         record = {
@@ -577,6 +672,8 @@ class ReuseStore:
             "modules": modules,
             "functions": functions,
             "files": files,
+            "memo_hits": list(executed.get("memo_hits") or []),
+            "sweep": sweep,
             "result": {"status": result.status.value, "seconds": result.seconds,
                        "evidence": [e.to_json() for e in result.evidence],
                        "negative_control": result.negative_control},
