@@ -5,7 +5,7 @@ What a run records, per claim (:class:`Recorder`, inside the worker that runs
 it, or in this process)
     * every Python function it called in linmem, theorems and the user's own
       code (any file outside the standard library and site-packages), as
-      ``(file, qualname)``, by ``sys.setprofile``/``threading.setprofile``
+      ``(file, qualname)``, by ``sys.settrace``/``threading.settrace`` (a global trace function that returns None: one call per Python call, none per C call; sys.setprofile, which also fires on every C call, cost 4.9x the CPU of the svd/proj/lev claims)
       noting the code object of each ``call`` event (a set insertion; see
       benchmarks/bench_reuse.py for the overhead);
     * the data files it read: those opened from Python (the ``open`` audit
@@ -153,7 +153,7 @@ class Recorder:
         self.active = False
 
     def __enter__(self) -> "Recorder":
-        if sys.getprofile() is not None:
+        if sys.gettrace() is not None:  # a debugger or coverage.py is tracing
             return self
         codes = self.codes
         add = codes.add
@@ -162,34 +162,40 @@ class Recorder:
         fills = self.fills if self.fills is not None else {}
         filling: list = []  # (frame, codes) of the memoised functions running now, innermost last
 
-        def profile(frame, event, arg):
-            if event == "call":
-                code = frame.f_code
-                add(code)
-                if filling:
-                    filling[-1][1].add(code)
-                if code in memo_codes:
-                    filling.append((frame, {code}))
-            elif event == "return" and filling and frame is filling[-1][0]:
+        def on_return(frame, event, arg):
+            if event == "return" and filling and frame is filling[-1][0]:
                 done = filling.pop()
                 fills.setdefault(done[0].f_code, set()).update(done[1])
                 if filling:
                     filling[-1][1].update(done[1])
+            return on_return
+
+        def profile(frame, event, arg):
+            # a global trace function: called on each Python call only (no C calls, no lines, since it
+            # returns None), except in a memoised function's frame, followed to its return
+            code = frame.f_code
+            add(code)
+            if filling:
+                filling[-1][1].add(code)
+            if code in memo_codes:
+                filling.append((frame, {code}))
+                return on_return
+            return None
 
         self._profile = profile
         self._cache_hits = getattr(self.cache, "hits", 0)
         _install_audit_hook()
         _AUDIT["active"] = self.opened
         self.active = True
-        threading.setprofile(profile)
-        sys.setprofile(profile)
+        threading.settrace(profile)
+        sys.settrace(profile)
         return self
 
     def __exit__(self, *exc) -> None:
         if not self.active:
             return
-        sys.setprofile(None)
-        threading.setprofile(None)
+        sys.settrace(None)
+        threading.settrace(None)
         _AUDIT["active"] = None
         after = _memo_hits()
         hit = [(name, code) for name, (hits, code) in after.items() if hits > self._memos.get(name, (0, None))[0]]
