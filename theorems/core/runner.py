@@ -537,16 +537,15 @@ def _restore_global_state(state: tuple) -> None:
     np.random.set_state(numpy_random)
 
 
-def _run_claim_recorded(claim: Claim, record: bool, fills: dict | None = None, **kw) -> ClaimResult:
+def _run_claim_recorded(claim: Claim, record: bool, memos_emptied: bool = False, **kw) -> ClaimResult:
     """:func:`run_claim`, recording what it executed (``result.executed``) when
-    ``record``; ``fills``: what filled each memo in this process, kept across
-    its claims (:class:`theorems.scale.reuse.Recorder`), None when the
-    process's memos were not emptied first."""
+    ``record``; ``memos_emptied``: this process's memos were emptied before
+    its first recorded claim (:class:`theorems.scale.reuse.Recorder`)."""
     if not record:
         return run_claim(claim, **kw)
     from theorems.scale.reuse import Recorder
 
-    with Recorder(kw.get("cache"), fills) as recorder:
+    with Recorder(kw.get("cache"), memos_emptied) as recorder:
         result = run_claim(claim, **kw)
     result.executed = recorder.record()
     return result
@@ -560,17 +559,21 @@ def _claim_handler(claims: list[Claim], *, profile: Profile, seed: int, impl: Im
     see :func:`_run_checks`), from the global state the worker started with;
     with ``record``, what it executed travels back in ``result.executed``."""
     start_state = _global_state()
-    fills: dict | None = None  # per worker (forked with the closure): what filled each memo
+    emptied = False  # per worker (forked with the closure): its memos were emptied
+    if record:
+        from theorems.scale.reuse import install_probes
+
+        install_probes()  # here, before the workers fork: each inherits the probed functions
 
     def handle(i: int, send: Callable[..., None]) -> ClaimResult:
-        nonlocal fills
-        if record and fills is None:
+        nonlocal emptied
+        if record and not emptied:
             from theorems.scale.reuse import clear_memos
 
             clear_memos()  # every memo this worker reads is then filled by one of its recorded claims
-            fills = {}
+            emptied = True
         _restore_global_state(start_state)
-        result = _run_claim_recorded(claims[i], record, fills, profile=profile, seed=seed, impl=impl,
+        result = _run_claim_recorded(claims[i], record, emptied, profile=profile, seed=seed, impl=impl,
                                      controls=controls, claims_modules=claims_modules, cache=cache, announce=send)
         result.claim = None  # claims hold functions; the parent re-attaches its own
         for ev in result.evidence:
@@ -865,15 +868,13 @@ def run(
     record = reuse is not None
     if in_process or executor is not None:
         start_state = _global_state()
-        fills: dict | None = None
         if record:
             from theorems.scale.reuse import clear_memos
 
             clear_memos()
-            fills = {}
         for i, claim in enumerate(to_run, 1):
             _restore_global_state(start_state)  # each claim from the same state, as in a worker
-            settle(i, claim, _run_claim_recorded(claim, record, fills, profile=profile, seed=seed, impl=impl,
+            settle(i, claim, _run_claim_recorded(claim, record, record, profile=profile, seed=seed, impl=impl,
                                                  controls=controls, claims_modules=modules, cache=cache,
                                                  executor=executor))
         _restore_global_state(start_state)

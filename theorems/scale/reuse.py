@@ -5,8 +5,11 @@ What a run records, per claim (:class:`Recorder`, inside the worker that runs
 it, or in this process)
     * every Python function it called in linmem, theorems and the user's own
       code (any file outside the standard library and site-packages), as
-      ``(file, qualname)``, by ``sys.settrace``/``threading.settrace`` (a global trace function that returns None: one call per Python call, none per C call; sys.setprofile, which also fires on every C call, cost 4.9x the CPU of the svd/proj/lev claims)
-      noting the code object of each ``call`` event (a set insertion; see
+      ``(file, qualname)``, by a probe at the top of each of those functions
+      (:func:`install_probes`: the function's code recompiled from its file
+      with a C call noting its index first; a lambda notes on each call),
+      so that numpy, sympy, mpmath and the standard library run untouched
+      (a tracer makes every Python call pay; see :class:`Recorder` and
       benchmarks/bench_reuse.py for the overhead);
     * the data files it read: those opened from Python (the ``open`` audit
       event) and, when it ran :mod:`linmem.embeddings`, the shipped MiniLM
@@ -38,6 +41,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import gc
 import hashlib
 import json
 import os
@@ -46,14 +50,16 @@ import sysconfig
 import tempfile
 import threading
 import time
+import types
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-__all__ = ["FORMAT", "Recorder", "ReuseStore", "Reused", "Stored", "default_store", "fingerprint_function", "versions"]
+__all__ = ["FORMAT", "WHOLE_FILE", "Recorder", "ReuseStore", "Reused", "Stored", "default_store", "fingerprint_function", "versions"]
 
 #: Version of the record files; a record of another format is ignored.
-FORMAT = 2
+FORMAT = 3
 
 #: Distributions whose version is part of every record.
 VERSIONED = ("numpy", "scipy", "sympy", "mpmath", "hypothesis", "python-flint", "highspy", "safetensors",
@@ -126,96 +132,250 @@ def _install_audit_hook() -> None:
         _AUDIT["installed"] = True
 
 
+class _Probe(ast.NodeTransformer):
+    """Puts a probe at the top of every function and lambda of a module's tree:
+    ``__theorems_reuse_note__(i)`` (the C ``add`` of the process's set of
+    notes, :data:`_PROBES`), ``i`` indexing ``table``, which receives
+    ``(path, qualname)``; a function whose qualname is in ``memos`` (a
+    module-level ``lru_cache``'s) also has its body in ``try``/``finally``
+    between :func:`_memo_enter` and :func:`_memo_exit`, which keep what it ran
+    while it filled an entry."""
+
+    def __init__(self, path: str, table: list, memos: frozenset):
+        self.path, self.table, self.memos = path, table, memos
+        self.prefix = ""
+
+    def _note(self, qualname: str, node: ast.AST) -> ast.Call:
+        self.table.append((self.path, qualname))
+        call = ast.Call(ast.Name(_NOTE, ast.Load()), [ast.Constant(len(self.table) - 1)], [])
+        return ast.copy_location(call, node)
+
+    def _function(self, node):
+        qualname = self.prefix + node.name
+        outer, self.prefix = self.prefix, qualname + ".<locals>."
+        self.generic_visit(node)
+        self.prefix = outer
+        body = node.body
+        doc = body[:1] if (isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                           and isinstance(body[0].value.value, str)) else []
+        rest = body[len(doc):] or [ast.copy_location(ast.Pass(), body[0])]
+        first = rest[0]
+        probe = ast.copy_location(ast.Expr(self._note(qualname, first)), first)
+        if qualname in self.memos:
+            index = len(self.table) - 1
+            enter = ast.Assign([ast.Name(_SAVED, ast.Store())], ast.Call(ast.Name(_ENTER, ast.Load()), [], []))
+            leave = ast.Expr(ast.Call(ast.Name(_EXIT, ast.Load()), [ast.Constant(index), ast.Name(_SAVED, ast.Load())],
+                                      []))
+            rest = [ast.copy_location(enter, first),
+                    ast.copy_location(ast.Try(rest, [], [], [ast.copy_location(leave, first)]), first)]
+        node.body = doc + [probe] + rest
+        return node
+
+    visit_FunctionDef = visit_AsyncFunctionDef = _function
+
+    def visit_ClassDef(self, node):
+        outer, self.prefix = self.prefix, self.prefix + node.name + "."
+        self.generic_visit(node)
+        self.prefix = outer
+        return node
+
+    def visit_Lambda(self, node):
+        qualname = self.prefix + "<lambda>"
+        outer, self.prefix = self.prefix, qualname + ".<locals>."
+        self.generic_visit(node)
+        self.prefix = outer
+        # lambda ...: (note(i), body)[1]
+        pair = ast.Tuple([self._note(qualname, node), node.body], ast.Load())
+        node.body = ast.copy_location(ast.Subscript(ast.copy_location(pair, node.body), ast.Constant(1), ast.Load()),
+                                      node.body)
+        return node
+
+
+_NOTE, _ENTER, _EXIT, _SAVED = ("__theorems_reuse_note__", "__theorems_reuse_enter__", "__theorems_reuse_exit__",
+                                "__theorems_reuse_saved__")
+
+#: Module state, process-wide (a forked worker inherits it): the probes put in the functions of the tracked
+#: files (``files``: path -> True when probed, False when a function of the file could not be matched to its
+#: source, so that every recorded claim depends on the whole file), ``table``: probe index -> (path, qualname),
+#: ``notes``: the set the probes add their index to (never replaced: the probes hold its ``add``), ``fills``:
+#: (path, qualname) of a memoised function -> the probe indexes noted while it filled an entry; ``modules``: the
+#: module objects probed (a file loaded again is probed again).
+_PROBES: dict = {"files": {}, "modules": weakref.WeakSet(), "table": [], "notes": set(), "fills": {}}
+
+
+def _memo_enter() -> set:
+    notes = _PROBES["notes"]
+    saved = set(notes)
+    notes.clear()
+    return saved
+
+
+def _memo_exit(index: int, saved: set) -> None:
+    notes = _PROBES["notes"]
+    filled = _PROBES["fills"].setdefault(_PROBES["table"][index], set())
+    filled.update(notes)
+    filled.add(index)  # the memoised function itself (its probe noted before the entry)
+    notes |= saved
+
+
+def _code_objects(code, out: dict) -> None:
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            out.setdefault(const, None)
+            _code_objects(const, out)
+
+
+def install_probes() -> list[str]:
+    """Probe every function of the tracked files loaded in this process that
+    is not probed yet (once per file: later calls cost a scan of the loaded
+    modules); returns the files probed now. A function is given the probed
+    code compiled from its file's source only when its code equals the code
+    the file compiles to now (the file has not changed since it was loaded);
+    otherwise the file is marked unprobed and every recorded claim depends on
+    all of it."""
+    files, done = _PROBES["files"], _PROBES["modules"]
+    modules = [m for m in _tracked_modules() if m not in done]
+    new = sorted({os.path.abspath(m.__file__) for m in modules} - {f for f in files if f.endswith(_SELF)})
+    done.update(modules)  # a module loaded again (a new module object) is probed again
+    if not new:
+        return []
+    # the functions of these module objects (a function of an older load of the same file is another's)
+    namespaces = {id(vars(m)): os.path.abspath(m.__file__) for m in modules}
+    functions: dict[str, list] = {}
+    for obj in gc.get_objects():
+        if type(obj) is types.FunctionType:
+            path = namespaces.get(id(obj.__globals__))
+            if path is not None and obj.__code__.co_filename and os.path.abspath(obj.__code__.co_filename) == path:
+                functions.setdefault(path, []).append(obj)
+    memos = _memo_functions()
+    for path in new:
+        files[path] = _probe_file(path, functions.get(path, []), memos.get(path, frozenset()))
+    return new
+
+
+def _probe_file(path: str, functions: list, memos: frozenset) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            source = fh.read()
+        plain = compile(source, path, "exec", dont_inherit=True)
+        tree = _Probe(path, _PROBES["table"], memos).visit(ast.parse(source, filename=path))
+        probed = compile(ast.fix_missing_locations(tree), path, "exec", dont_inherit=True)
+    except (OSError, SyntaxError, ValueError):
+        return False
+    plain_codes: dict = {}
+    probed_codes: dict = {}
+    _code_objects(plain, plain_codes)
+    _code_objects(probed, probed_codes)
+    if len(plain_codes) != len(probed_codes):
+        return False
+    pairs = dict(zip(plain_codes, probed_codes))
+    if len(pairs) != len(plain_codes):
+        return False
+    swaps = []
+    for fn in functions:
+        code = pairs.get(fn.__code__)
+        if code is None:
+            if fn.__code__ in probed_codes:  # probed already (a function object reached twice)
+                continue
+            return False  # the file changed since it was loaded, or the function was made otherwise
+        swaps.append((fn, code))
+    note = _PROBES["notes"].add
+    for fn, code in swaps:
+        g = fn.__globals__
+        g[_NOTE], g[_ENTER], g[_EXIT] = note, _memo_enter, _memo_exit
+        fn.__code__ = code
+    return True
+
+
+def _memo_functions() -> dict[str, frozenset]:
+    """Qualnames of the module-level ``lru_cache`` functions per file."""
+    out: dict[str, set] = {}
+    for name, module in list(sys.modules.items()):
+        f = getattr(module, "__file__", None)
+        if not (isinstance(f, str) and f.endswith(".py") and tracked(f)) or name in _NOT_MEMOS:
+            continue
+        for value in list(vars(module).values()):
+            code = getattr(getattr(value, "__wrapped__", None), "__code__", None)
+            if callable(getattr(value, "cache_info", None)) and code is not None:
+                out.setdefault(os.path.abspath(code.co_filename), set()).add(code.co_qualname)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+_SELF = os.sep + os.path.join("theorems", "scale", "reuse.py")
+
+
 class Recorder:
     """A context manager recording what runs inside it: ``functions`` (a set
     of ``(file, qualname)`` in tracked files) and ``files`` (data files opened
-    for reading) once it has exited. ``active`` is False when another profiler
-    was already installed, or a memo was read whose filling nothing recorded
-    (then the result is not stored).
+    for reading) once it has exited. ``active`` is False when a memo was read
+    whose filling nothing recorded (then the result is not stored).
+
+    How: a probe at the top of every function of the tracked files
+    (:func:`install_probes`, once per process, before the claim) adds the
+    function's index to a set, by a C call: functions elsewhere (numpy, sympy,
+    mpmath, the standard library) run untouched, so recording costs the
+    tracked calls alone (a tracer, ``sys.settrace``, ``sys.setprofile``,
+    cProfile or coverage.py's, makes every Python call of the process pay:
+    2-4x the CPU of the sympy/mpmath/Fraction-heavy claims, see
+    benchmarks/bench_reuse.py). A module first loaded while the claim ran
+    counts whole: its functions were not probed yet.
 
     Memos: a claim that reads an ``lru_cache`` entry another claim filled did
-    not execute what filled it. ``fills`` (per process, kept by the caller
-    across claims, None: memos not followed) maps each memoised function's
-    code to what ran inside it while it filled an entry (the profiler follows
-    the wrapped function's frame from its ``call`` to its ``return``); a claim
-    that hits the memo adds those functions. ``cache``: the sweep cache, whose
-    hits :meth:`record` reports (``sweep_cache_hits``)."""
+    not execute what filled it. The probe of a module-level memoised function
+    keeps what ran inside it while it filled an entry (per process); a claim
+    that hits the memo adds that. ``memos_emptied``: the process's memos were
+    emptied before its first recorded claim (:func:`clear_memos`), so that
+    every entry was filled under the probes (else a claim that hits one is not
+    recorded). ``cache``: the sweep cache, whose hits :meth:`record` reports
+    (``sweep_cache_hits``)."""
 
-    def __init__(self, cache: Any = None, fills: dict | None = None):
+    def __init__(self, cache: Any = None, memos_emptied: bool = False):
         self.cache = cache
-        self.fills = fills
+        self.memos_emptied = memos_emptied
         self.sweep_cache_hits = False
         self.memo_hits: list[str] = []
-        self.codes: set = set()
         self.opened: set = set()
         self.functions: set[tuple[str, str]] = set()
         self.files: set[str] = set()
         self.active = False
 
     def __enter__(self) -> "Recorder":
-        if sys.gettrace() is not None:  # a debugger or coverage.py is tracing
-            return self
-        codes = self.codes
-        add = codes.add
+        install_probes()
+        self._loaded = set(_tracked_modules())
         self._memos = _memo_hits()
-        memo_codes = frozenset(code for _, code in self._memos.values())
-        fills = self.fills if self.fills is not None else {}
-        filling: list = []  # (frame, codes) of the memoised functions running now, innermost last
-
-        def on_return(frame, event, arg):
-            if event == "return" and filling and frame is filling[-1][0]:
-                done = filling.pop()
-                fills.setdefault(done[0].f_code, set()).update(done[1])
-                if filling:
-                    filling[-1][1].update(done[1])
-            return on_return
-
-        def profile(frame, event, arg):
-            # a global trace function: called on each Python call only (no C calls, no lines, since it
-            # returns None), except in a memoised function's frame, followed to its return
-            code = frame.f_code
-            add(code)
-            if filling:
-                filling[-1][1].add(code)
-            if code in memo_codes:
-                filling.append((frame, {code}))
-                return on_return
-            return None
-
-        self._profile = profile
         self._cache_hits = getattr(self.cache, "hits", 0)
         _install_audit_hook()
         _AUDIT["active"] = self.opened
+        _PROBES["notes"].clear()
         self.active = True
-        threading.settrace(profile)
-        sys.settrace(profile)
         return self
 
     def __exit__(self, *exc) -> None:
         if not self.active:
             return
-        sys.settrace(None)
-        threading.settrace(None)
+        notes = set(_PROBES["notes"])
         _AUDIT["active"] = None
+        table = _PROBES["table"]
         after = _memo_hits()
         hit = [(name, code) for name, (hits, code) in after.items() if hits > self._memos.get(name, (0, None))[0]]
         self.memo_hits = sorted(name for name, _ in hit)
         self.sweep_cache_hits = isinstance(getattr(self.cache, "hits", None), int) and self.cache.hits > self._cache_hits
+        fills = _PROBES["fills"]
         for name, code in hit:
-            filled = None if self.fills is None else self.fills.get(code)
-            if filled is None:  # filled where nothing recorded it (before this process's memos were emptied)
+            filled = fills.get((os.path.abspath(code.co_filename), code.co_qualname)) if code is not None else None
+            if filled is None or not self.memos_emptied:  # filled where no probe saw it
                 self.active = False
                 return
-            self.codes |= filled
-        seen: dict[str, bool] = {}
-        for code in self.codes:
-            name = code.co_filename
-            keep = seen.get(name)
-            if keep is None:
-                keep = seen[name] = tracked(name)
-            if keep:
-                self.functions.add((os.path.abspath(name), getattr(code, "co_qualname", code.co_name)))
-        self.codes = set()
+            notes |= filled
+        self.functions = {table[i] for i in notes}
+        # files loaded during the claim (their functions ran unprobed) and files that could not be probed
+        for module in set(_tracked_modules()) - self._loaded:
+            path = os.path.abspath(module.__file__)
+            if not path.endswith(_SELF):
+                self.functions.add((path, WHOLE_FILE))
+        for path, probed in _PROBES["files"].items():
+            if not probed:
+                self.functions.add((path, WHOLE_FILE))
         self.files = {os.path.abspath(p) for p in self.opened if _data_file(p)}
         if any(f.endswith(os.sep + os.path.join("linmem", "embeddings.py")) for f, _ in self.functions):
             self.files.update(_embedding_files())
@@ -228,6 +388,10 @@ class Recorder:
                 "sweep_cache_hits": self.sweep_cache_hits}
 
 
+#: The qualname a record gives a file whose every function counts (the whole file's source is compared).
+WHOLE_FILE = "<file>"
+
+
 #: Modules whose lru_caches are no claim's memo: the sweep cache's fingerprints and this module's own folders.
 _NOT_MEMOS = frozenset({"theorems.scale.sweepcache", "theorems.scale.reuse"})
 
@@ -235,7 +399,9 @@ _NOT_MEMOS = frozenset({"theorems.scale.sweepcache", "theorems.scale.reuse"})
 def clear_memos() -> None:
     """Empty every memo :func:`_memo_hits` watches, so that in a process whose
     claims are recorded each memo is filled by a recorded claim (a worker
-    calls it before its first claim: it inherits its parent's memos)."""
+    calls it before its first claim: it inherits its parent's memos); probes
+    the tracked files first, so that every later filling is seen."""
+    install_probes()
     for name, module in list(sys.modules.items()):
         f = getattr(module, "__file__", None)
         if not (isinstance(f, str) and f.endswith(".py") and tracked(f)) or name in _NOT_MEMOS:
@@ -244,6 +410,7 @@ def clear_memos() -> None:
             clear = getattr(value, "cache_clear", None)
             if callable(clear) and hasattr(value, "__wrapped__") and getattr(value, "__module__", None) == name:
                 clear()
+    _PROBES["fills"].clear()
 
 
 def _memo_hits() -> dict[str, tuple[int, Any]]:
@@ -347,6 +514,7 @@ def _index_file(path: str, memo: dict | None = None) -> tuple[str, dict[str, str
             and isinstance(skeleton_body[0].value.value, str)):
         skeleton_body = skeleton_body[1:]  # the module's docstring
     skeleton = _digest(ast.dump(ast.Module(skeleton_body, [])))
+    functions[WHOLE_FILE] = _digest(ast.dump(tree))
     memo[path] = (stamp, skeleton, functions)
     return skeleton, functions
 
@@ -372,6 +540,8 @@ def fingerprint_function(path: str, qualname: str, memo: dict | None = None) -> 
     if index is None:
         return None
     skeleton, functions = index
+    if qualname == WHOLE_FILE:
+        return qualname, functions[WHOLE_FILE]
     name = _resolve(qualname, functions)
     return name, (skeleton if name == "<module>" else functions[name])
 
@@ -397,14 +567,19 @@ def _file_stamp(path: str) -> list | None:
     return [st.st_size, st.st_mtime_ns]
 
 
-def loaded_modules() -> list[str]:
-    """Files of the tracked modules loaded in this process."""
-    out = set()
+def _tracked_modules() -> list:
+    """The module objects of the tracked files loaded in this process."""
+    out = []
     for m in list(sys.modules.values()):
         f = getattr(m, "__file__", None)
         if isinstance(f, str) and f.endswith(".py") and tracked(f):
-            out.add(os.path.abspath(f))
-    return sorted(out)
+            out.append(m)
+    return out
+
+
+def loaded_modules() -> list[str]:
+    """Files of the tracked modules loaded in this process."""
+    return sorted({os.path.abspath(m.__file__) for m in _tracked_modules()})
 
 
 def versions() -> dict[str, str | None]:
