@@ -55,6 +55,7 @@ def _run(code: str, argv: list[str], cache: Path) -> tuple[float, float, dict]:
     if proc.returncode not in (0, 1):
         raise SystemExit(f"verify failed ({proc.returncode}): {proc.stderr[-2000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    print(f"  {' '.join(argv)}: wall {wall:.1f} s, CPU {cpu:.1f} s, load after {os.getloadavg()[0]:.1f}", flush=True)
     return wall, cpu, json.loads((out / "report.json").read_text())
 
 

@@ -15,7 +15,7 @@ from theorems.core.model import Status
 from theorems.core.profiles import get_profile
 from theorems.core.registry import load_claims
 from theorems.core.runner import run
-from theorems.scale.reuse import FORMAT, ReuseStore, default_store, run_key
+from theorems.scale.reuse import FORMAT, WHOLE_FILE, Recorder, ReuseStore, default_store, run_key
 
 HELPERS = '''
 import functools
@@ -271,3 +271,31 @@ def test_explain_reuse_names_the_changed_function_and_verify_marks_reused_claims
     assert main(["verify", "--claims", str(module), "--explain-reuse", "user.none"]) == 0
     assert "would be reused" in capsys.readouterr().out
     assert main(["verify", "--claims", str(module), "--explain-reuse", "no.such"]) == 2
+
+
+def test_a_probe_notes_each_function_a_module_loaded_meanwhile_or_changed_since_loading_counts_whole(tmp_path,
+                                                                                                   monkeypatch):
+    (tmp_path / "probed_mod.py").write_text("def f(x):\n    return g(x) + 1\n\n\ndef g(x):\n"
+                                            "    return (lambda y: y * 2)(x)\n\n\ndef unused():\n    return 0\n")
+    (tmp_path / "changed_mod.py").write_text("def f():\n    return 1\n")
+    (tmp_path / "late_mod.py").write_text("def f():\n    return 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        import changed_mod
+        import probed_mod
+
+        (tmp_path / "changed_mod.py").write_text("def f():\n    return 2\n")
+        with Recorder() as rec:
+            assert probed_mod.f(1) == 3
+            import late_mod  # noqa: F401
+        ours = {(Path(p).name, q) for p, q in rec.functions if Path(p).parent == tmp_path}
+        assert ours == {("probed_mod.py", "f"), ("probed_mod.py", "g"), ("probed_mod.py", "g.<locals>.<lambda>"),
+                        ("changed_mod.py", WHOLE_FILE), ("late_mod.py", WHOLE_FILE)}
+        assert changed_mod.f() == 1  # the loaded code runs unchanged
+        with Recorder() as rec:
+            late_mod.f()
+        assert {(Path(p).name, q) for p, q in rec.functions if Path(p).parent == tmp_path} == {
+            ("late_mod.py", "f"), ("changed_mod.py", WHOLE_FILE)}
+    finally:
+        for name in ("probed_mod", "changed_mod", "late_mod"):
+            sys.modules.pop(name, None)

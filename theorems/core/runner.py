@@ -548,6 +548,9 @@ def _run_claim_recorded(claim: Claim, record: bool, memos_emptied: bool = False,
     with Recorder(kw.get("cache"), memos_emptied) as recorder:
         result = run_claim(claim, **kw)
     result.executed = recorder.record()
+    if result.executed is not None and kw.get("executor") is not None:
+        # the sweeps' instances ran on the executor's workers, where nothing is recorded
+        result.executed["remote"] = True
     return result
 
 

@@ -16,6 +16,10 @@ it, or in this process)
       sample and the MiniLM wheel's archive (read by safetensors' native code,
       which no audit event sees), as path, size and modification time.
 
+With ``--executor dask`` the sweeps' instances run on the cluster's workers,
+where nothing is recorded: a claim run so depends on every tracked file
+loaded, whole. Test modules whose asserts pytest rewrote are not tracked.
+
 What is compared (:func:`fingerprint_function`)
     Each recorded function's source as its AST (``ast.dump`` without
     positions: an edit elsewhere in the file, a comment or a reformatting
@@ -56,7 +60,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-__all__ = ["FORMAT", "WHOLE_FILE", "Recorder", "ReuseStore", "Reused", "Stored", "default_store", "fingerprint_function", "versions"]
+__all__ = ["FORMAT", "WHOLE_FILE", "Recorder", "ReuseStore", "Reused", "Stored", "default_store", "evidence_from_json",
+           "fingerprint_function", "install_probes", "item_key", "run_key", "versions"]
 
 #: Version of the record files; a record of another format is ignored.
 FORMAT = 3
@@ -359,7 +364,8 @@ class Recorder:
         after = _memo_hits()
         hit = [(name, code) for name, (hits, code) in after.items() if hits > self._memos.get(name, (0, None))[0]]
         self.memo_hits = sorted(name for name, _ in hit)
-        self.sweep_cache_hits = isinstance(getattr(self.cache, "hits", None), int) and self.cache.hits > self._cache_hits
+        self.sweep_cache_hits = ((isinstance(getattr(self.cache, "hits", None), int) and self.cache.hits > self._cache_hits)
+                                 or _read_sweep_cache(self.opened))
         fills = _PROBES["fills"]
         for name, code in hit:
             filled = fills.get((os.path.abspath(code.co_filename), code.co_qualname)) if code is not None else None
@@ -373,8 +379,9 @@ class Recorder:
             path = os.path.abspath(module.__file__)
             if not path.endswith(_SELF):
                 self.functions.add((path, WHOLE_FILE))
+        loaded = set(loaded_modules())
         for path, probed in _PROBES["files"].items():
-            if not probed:
+            if not probed and path in loaded:
                 self.functions.add((path, WHOLE_FILE))
         self.files = {os.path.abspath(p) for p in self.opened if _data_file(p)}
         if any(f.endswith(os.sep + os.path.join("linmem", "embeddings.py")) for f, _ in self.functions):
@@ -430,6 +437,20 @@ def _memo_hits() -> dict[str, tuple[int, Any]]:
                 except Exception:  # noqa: BLE001 - not functools' cache_info after all
                     pass
     return out
+
+
+def _read_sweep_cache(opened: Iterable[str]) -> bool:
+    """Whether a file of the sweep cache (not of reuse's records) was read: a
+    check whose cache the recorder was not given (the pytest plugin's)."""
+    from theorems.scale.sweepcache import default_cache_dir
+
+    cache = default_cache_dir()
+    if cache is None:
+        return False
+    root = os.path.abspath(cache) + os.sep
+    records = root + "reuse" + os.sep
+    return any(isinstance(p, str) and os.path.abspath(p).startswith(root) and not os.path.abspath(p).startswith(records)
+               for p in opened)
 
 
 def _data_file(path: str) -> bool:
@@ -568,11 +589,14 @@ def _file_stamp(path: str) -> list | None:
 
 
 def _tracked_modules() -> list:
-    """The module objects of the tracked files loaded in this process."""
+    """The module objects of the tracked files loaded in this process; test
+    modules whose asserts pytest rewrote are not (a claim's code belongs in a
+    claims module or a module it imports: see :func:`install_probes`)."""
     out = []
     for m in list(sys.modules.values()):
         f = getattr(m, "__file__", None)
-        if isinstance(f, str) and f.endswith(".py") and tracked(f):
+        if (isinstance(f, str) and f.endswith(".py") and tracked(f)
+                and not type(getattr(m, "__loader__", None)).__module__.startswith("_pytest")):
             out.append(m)
     return out
 
@@ -622,6 +646,15 @@ def run_key(claim_id: str, *, profile: Any, seed: int, controls: bool, claims_mo
             "claims_modules": sorted(str(m) for m in claims_modules)}
 
 
+def item_key(claim_id: str, item: str, *, profile: Any, seed: int, claims_modules: Iterable[str],
+             options: dict | None = None) -> dict:
+    """The key of one pytest item (a claim's check, or its negative control):
+    as :func:`run_key`, with the item's name and the plugin's Hypothesis
+    options (``--hypothesis-seed``, the example database)."""
+    key = run_key(claim_id, profile=profile, seed=seed, controls=False, claims_modules=claims_modules)
+    return {**key, "pytest_item": item, "options": dict(options or {})}
+
+
 def _key_hash(key: dict) -> str:
     return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()
 
@@ -657,7 +690,8 @@ def reusable(result) -> bool:
     return True
 
 
-def _evidence_from_json(data: dict):
+def evidence_from_json(data: dict):
+    """An :class:`~theorems.core.model.Evidence` from its ``to_json()``."""
     from theorems.core.model import Evidence, EvidenceKind, EvidenceStatus
 
     def num(x):
@@ -792,7 +826,7 @@ class ReuseStore:
         from theorems.core.model import Status
 
         res = record["result"]
-        evidence = [_evidence_from_json(e) for e in res["evidence"]]
+        evidence = [evidence_from_json(e) for e in res["evidence"]]
         if [e.check for e in evidence] != [c.name for c in claim.checks]:
             return None
         nc = res["negative_control"]
@@ -825,6 +859,28 @@ class ReuseStore:
         was not recorded or is not reusable, or the folder is not writable."""
         if executed is None or getattr(result, "reused", None) is not None or not reusable(result):
             return False
+        return self._write(key, executed, {"status": result.status.value, "seconds": result.seconds,
+                                           "evidence": [e.to_json() for e in result.evidence],
+                                           "negative_control": result.negative_control})
+
+    def lookup_item(self, key: dict) -> dict | None:
+        """The stored record of one pytest item (:func:`item_key`; its
+        ``result`` is what :meth:`store_item` was given, ``run`` the run's
+        time and commit) when nothing it executed has changed, else None."""
+        if not self.lookup_enabled:
+            return None
+        record = self.read(key)
+        try:
+            return None if record is None or self.changes(record, limit=1) else record
+        except (KeyError, ValueError, TypeError, AttributeError):
+            return None
+
+    def store_item(self, key: dict, result: Any, executed: dict | None) -> bool:
+        """Write the record of one pytest item that passed (``result``: its
+        evidence or control outcome as JSON); False when not recorded."""
+        return executed is not None and self._write(key, executed, result)
+
+    def _write(self, key: dict, executed: dict, result: Any) -> bool:
         functions: dict[str, dict[str, str]] = {}
         for path, qualname in executed["functions"]:
             fp = fingerprint_function(path, qualname, self._files)
@@ -832,11 +888,17 @@ class ReuseStore:
                 return False
             functions.setdefault(path, {})[fp[0]] = fp[1]
         modules = {}
-        for path in set(loaded_modules()) | set(functions):
+        for path in (set(loaded_modules()) | set(functions)) - {p for p in functions if p.endswith(_SELF)}:
             sk = skeleton(path, self._files)
             if sk is None:
                 return False
             modules[path] = sk
+        if executed.get("remote"):  # code ran on an executor's workers, unrecorded: every file loaded here counts
+            for path in (p for p in loaded_modules() if not p.endswith(_SELF)):
+                fp = fingerprint_function(path, WHOLE_FILE, self._files)
+                if fp is None:
+                    return False
+                functions.setdefault(path, {})[WHOLE_FILE] = fp[1]
         files = {p: _file_stamp(p) for p in executed["files"]}
         # a claim that read the sweep cache did not execute what computed the instances it read: like the
         # cache's own keys, it then depends on all of linmem and on the verifier's shared machinery
@@ -855,9 +917,7 @@ class ReuseStore:
             "files": files,
             "memo_hits": list(executed.get("memo_hits") or []),
             "sweep": sweep,
-            "result": {"status": result.status.value, "seconds": result.seconds,
-                       "evidence": [e.to_json() for e in result.evidence],
-                       "negative_control": result.negative_control},
+            "result": result,
         }
         try:
             blob = json.dumps(record, sort_keys=True, allow_nan=False)
