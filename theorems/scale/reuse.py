@@ -735,12 +735,18 @@ class ReuseStore:
         self._run: dict | None = None
         self._source = source
         self._files: dict = {}  # parsed files by stamp, for this store's lifetime
+        self._sweep: dict | None = None  # the sweep cache's fingerprints, read once per store
 
     def __repr__(self) -> str:
         return f"ReuseStore({str(self.directory)!r}, lookup={self.lookup_enabled})"
 
     def _path(self, key: dict) -> Path:
         return self.directory / f"{_key_hash(key)}.json"
+
+    def _sweep_fingerprints(self) -> dict:
+        if self._sweep is None:
+            self._sweep = _sweep_fingerprints()
+        return self._sweep
 
     def versions(self) -> dict:
         if self._versions is None:
@@ -781,7 +787,7 @@ class ReuseStore:
                 if full():
                     return out
         if record["sweep"]:
-            now_sweep = _sweep_fingerprints()
+            now_sweep = self._sweep_fingerprints()
             for part in ("linmem", "machinery"):
                 if record["sweep"].get(part) != now_sweep[part]:
                     out.append(f"this claim read sweep-cache instances and the source of {part} changed (the "
@@ -797,7 +803,9 @@ class ReuseStore:
                 if now_fp[0] != qualname:
                     out.append(f"function {qualname} of {path} is gone")
                 elif now_fp[1] != was:
-                    out.append(f"function {qualname} of {path} changed")
+                    out.append(f"{path} changed (the claim's run counted all of it: loaded during the run, changed "
+                               "since it was loaded, or code run on an executor's workers)" if qualname == WHOLE_FILE
+                               else f"function {qualname} of {path} changed")
                 if full():
                     return out
         for path, was in sorted(record["files"].items()):
@@ -888,7 +896,7 @@ class ReuseStore:
                 return False
             functions.setdefault(path, {})[fp[0]] = fp[1]
         modules = {}
-        for path in (set(loaded_modules()) | set(functions)) - {p for p in functions if p.endswith(_SELF)}:
+        for path in {p for p in set(loaded_modules()) | set(functions) if not p.endswith(_SELF)}:
             sk = skeleton(path, self._files)
             if sk is None:
                 return False
@@ -904,7 +912,7 @@ class ReuseStore:
         # cache's own keys, it then depends on all of linmem and on the verifier's shared machinery
         sweep = {}
         if executed.get("sweep_cache_hits"):
-            sweep = _sweep_fingerprints()
+            sweep = self._sweep_fingerprints()
         if self._run is None:
             self._run = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **_commit(self._source)}
         record = {
