@@ -135,11 +135,13 @@ def _executed(store: ReuseStore, claims, module, function: str) -> set[str]:
     return out
 
 
-def test_a_rerun_with_nothing_changed_reuses_every_passing_claim_with_the_same_statuses_and_figures(user):
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_rerun_with_nothing_changed_reuses_every_passing_claim_with_the_same_statuses_and_figures(user, jobs):
     tmp, module, load = user
     store = ReuseStore(tmp / "records")
-    first = _run(load(), module, store)
-    second = _run(load(), module, ReuseStore(tmp / "records"))
+    first = _run(load(), module, store, jobs=jobs)  # each worker's record travels back with its result
+    assert store.stored == len(PASSING)
+    second = _run(load(), module, ReuseStore(tmp / "records"), jobs=jobs)
     assert _summary(second) == _summary(first)
     assert _reused(second) == PASSING
     reused = next(r for r in second.results if r.claim.id == "user.scale").reused
