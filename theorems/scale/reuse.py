@@ -285,11 +285,15 @@ def _probe_file(path: str, functions: list, memos: frozenset) -> bool:
             return False  # the file changed since it was loaded, or the function was made otherwise
         swaps.append((fn, code))
     note = _PROBES["notes"].add
+    probed_all = True
     for fn, code in swaps:
         g = fn.__globals__
         g[_NOTE], g[_ENTER], g[_EXIT] = note, _memo_enter, _memo_exit
-        fn.__code__ = code
-    return True
+        try:
+            fn.__code__ = code
+        except (ValueError, TypeError):  # cannot happen for equal code; if it does, the file counts whole
+            probed_all = False
+    return probed_all
 
 
 def _memo_functions() -> dict[str, frozenset]:
