@@ -127,7 +127,10 @@ def test_old_names_work_for_users_in_a_fresh_interpreter(monkeypatch):
 #: workers (functions cannot be pickled; a forked child inherits them), the fork hooks' per-process
 #: state, and a one-entry memo of one claim's cross-talk. Nothing else may be changed at module level.
 #: (verify's supervised workers get their claims in the closure they are forked with: no module state.)
-DOCUMENTED_STATE = {"theorems/stability.py:_SEED_CLAIMS",
+#: Reuse: its audit hook (it cannot be removed once installed) and the recorder it feeds; the probes put in the
+#: functions of the tracked files (once per loaded module) and the notes they take (reuse.py:_PROBES, changed through
+#: aliases, which the scan does not see).
+DOCUMENTED_STATE = {"theorems/stability.py:_SEED_CLAIMS", "theorems/scale/reuse.py:_AUDIT",
                     "theorems/scale/executors.py:_FORK", "theorems/claims/recall.py:_LAST_CROSSTALK"}
 
 

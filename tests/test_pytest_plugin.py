@@ -116,12 +116,27 @@ def test_user_claims_modules_fail_with_the_figure_and_lf_reruns_only_the_failure
     assert "1 failed" in again.stdout and "passed" not in again.stdout.splitlines()[-1]
 
 
+def test_an_item_that_passed_and_whose_code_is_unchanged_passes_from_the_reuse_cache(project, tmp_path):
+    (project / "toy_claims.py").write_text(_TOY_CLAIMS)
+    env = {"THEOREMS_CACHE": str(tmp_path / "cache")}
+    args = ("--theorems", "--theorems-claims", "toy_claims.py", "-vv", "-p", "no:cacheprovider")
+    first = _pytest(project, *args, env=env)
+    assert "2 failed, 3 passed" in first.stdout and "reused" not in first.stdout
+    again = _pytest(project, *args, env=env)
+    assert "2 failed, 3 passed" in again.stdout
+    for item in ("toy.good::sweep", "toy.bad::negative-control", "toy.bad::other"):
+        assert f"{item} PASSED (reused)" in again.stdout
+    assert "toy.bad::sweep FAILED" in again.stdout  # a failure always runs again
+    assert "theorems: 3 claim items passed from the reuse cache" in again.stdout
+    assert _evidence(project)["toy.good::sweep"][-1]["figure"] == 0.5  # the stored evidence, reported as run
+
+
 def test_hypothesis_seed_changes_the_cases_and_no_option_replays_them(project):
     figures = {}
     for label, args in (("none", ()), ("none-again", ()), ("1", ("--hypothesis-seed=1",)),
                         ("2", ("--hypothesis-seed=2",))):
         (project / "evidence.jsonl").unlink(missing_ok=True)
-        run = _pytest(project, "--theorems", "-k", PROPERTY_ITEM, "-p", "no:cacheprovider", *args)
+        run = _pytest(project, "--theorems", "-k", PROPERTY_ITEM, "-p", "no:cacheprovider", "--theorems-fresh", *args)
         assert run.returncode == 0, run.stdout + run.stderr
         (ev,) = _evidence(project)[PROPERTY_ITEM]
         figures[label] = ev["figure"]

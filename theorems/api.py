@@ -58,6 +58,7 @@ def verify(
     controls: bool = False,
     jobs: int | None = None,
     in_process: bool = False,
+    fresh: bool = False,
 ) -> "Run":
     """Run the checks of the selected claims, as ``theorems verify`` does.
 
@@ -69,7 +70,11 @@ def verify(
     control; ``jobs``: worker processes, each claim in a fresh supervised one
     (default: one per core; a check that crashes its process is that claim's
     ERROR); ``in_process``: run the claims in this process instead (for a
-    debugger). Nothing is written until :meth:`Run.write`.
+    debugger); ``fresh``: run every claim, reusing no earlier result (by
+    default a claim whose last result at these settings is on record beside
+    the sweep cache is reused when nothing it executed has changed,
+    :mod:`theorems.scale.reuse`; ``THEOREMS_CACHE=off`` turns that off).
+    Nothing is written until :meth:`Run.write`.
 
     Safe to call from several threads: runs in one process are serialized
     (the working precision of mpmath is process-wide), so each gives the
@@ -91,12 +96,18 @@ def verify(
         raise TypeError(f"in_process must be True or False, got {in_process!r}")
     if not isinstance(controls, bool):
         raise TypeError(f"controls must be True or False, got {controls!r}")
+    if not isinstance(fresh, bool):
+        raise TypeError(f"fresh must be True or False, got {fresh!r}")
+    from theorems.reporting.report import source_state
+    from theorems.scale.reuse import default_store
+
     chosen_profile = get_profile(profile)
     with _RUN_LOCK:  # runs in threads are serialized (see _RUN_LOCK)
         selected = select(load_claims(modules), only_l, kinds=kind_l)
         with hypothesis_run():
             result = run_claims(selected, profile=chosen_profile, seed=seed, controls=controls, jobs=jobs,
-                                claims_modules=modules, in_process=in_process)
+                                claims_modules=modules, in_process=in_process,
+                                reuse=default_store(lookup=not fresh, source=source_state))
         report = build_report(result, selection={"only": only_l, "kind": kind_l, "claims_modules": modules})
     return Run(result, report)
 

@@ -325,7 +325,10 @@ def _print_summary(result, report) -> None:
     from theorems.core.model import EvidenceStatus, Status
 
     counts = ", ".join(f"{v} {k}" for k, v in report["counts"].items() if v)
-    print(f"\n{counts} in {result.seconds:.1f} s")
+    reused = sum(1 for r in result.results if getattr(r, "reused", None) is not None)
+    print(f"\n{counts} in {result.seconds:.1f} s"
+          + (f"; {reused} of {len(result.results)} reused from earlier runs (nothing they executed changed; "
+             "--fresh runs all)" if reused else ""))
     quiet = (EvidenceStatus.PASSED, EvidenceStatus.SUPPORTED, EvidenceStatus.ANSWERED)
     underspecified = []
     for r in result.results:
@@ -469,6 +472,47 @@ def _cut_short(result) -> bool:
     return any(isinstance(e.data, dict) and (OVERRAN in e.data or WORKER_ENDED in e.data) for e in result.evidence)
 
 
+def _reuse_store(args):
+    """The reuse store of a verify run (theorems.scale.reuse): None with THEOREMS_CACHE=off or --case (a case's
+    result is not the claim's); --fresh and --observe (a reused claim has no observations) record without reusing."""
+    from theorems.reporting.report import source_state
+    from theorems.scale.reuse import default_store
+
+    if args.case is not None:
+        return None
+    return default_store(lookup=not (args.fresh or getattr(args, "observe", None)), source=source_state)
+
+
+def _explain_reuse(args, registry, profile) -> int:
+    """``verify --explain-reuse ID``: whether the claim would be reused, or why it reruns; runs nothing."""
+    from theorems.scale.reuse import default_store, run_key
+
+    claim = next((c for c in registry if c.id == args.explain_reuse), None)
+    if claim is None:
+        raise UsageError(f"--explain-reuse {_shown(args.explain_reuse)}: no such claim; see `theorems list` for the ids")
+    store = default_store()
+    if store is None:
+        print(f"{claim.id} would rerun: reuse is off (THEOREMS_CACHE=off)")
+        return 0
+    key = run_key(claim.id, profile=profile, seed=args.seed, controls=args.controls, claims_modules=args.claims or ())
+    reasons = store.explain(claim, key)
+    if args.fresh:
+        reasons.insert(0, "--fresh runs every claim")
+    if not reasons:
+        run = store.read(key)["run"]
+        commit = f", commit {run['commit'][:12]}{' (dirty)' if run.get('dirty') else ''}" if run.get("commit") else ""
+        print(f"{claim.id} would be reused from the run of {run['at']}{commit}: no function it executed, data file "
+              "it read or package version has changed since")
+        return 0
+    print(f"{claim.id} would rerun (profile {profile.name}, seed {args.seed}"
+          f"{', with controls' if args.controls else ''}):")
+    for reason in reasons[:40]:
+        print(f"  - {reason}")
+    if len(reasons) > 40:
+        print(f"  ... and {len(reasons) - 40} more")
+    return 0
+
+
 def _cmd_verify(args) -> int:
     from theorems.reporting.progress import Progress, estimate_line, record_durations, recorded_durations
     from theorems.core.registry import claims_module_hashes
@@ -477,6 +521,8 @@ def _cmd_verify(args) -> int:
 
     profile = get_profile(args.profile, check_budget=args.check_budget)
     registry = _registry(args)
+    if args.explain_reuse is not None:
+        return _explain_reuse(args, registry, profile)
     claims = _case_selection(args, _select(args, registry), profile)
     out = _out_dir(args.out)
     args.kept_reports = out
@@ -491,10 +537,11 @@ def _cmd_verify(args) -> int:
     print(f"theorems verify: {estimate_line(ids, estimates, profile.name, controls=args.controls)}", flush=True)
     progress = Progress(sys.stdout, estimates=estimates, ids=ids)
     progress, claims, run_context = _run_context(args, profile, progress, claims)
+    reuse = _reuse_store(args)
     try:
         result = run(claims, profile=profile, seed=args.seed, controls=args.controls,
                      jobs=args.jobs, progress=progress, claims_modules=args.claims or (), fail_on=args.fail_on,
-                     executor=executor, in_process=args.in_process, estimates=estimates)
+                     executor=executor, in_process=args.in_process, estimates=estimates, reuse=reuse)
     finally:
         progress.close()
         run_context.close()
@@ -681,6 +728,14 @@ def _parser() -> argparse.ArgumentParser:
                     help="with --only selecting one claim: run only its check CHECK (exact, ladder, float, ...), "
                          "and with :CASE only that case: a ladder case's label or a float case's recipe (JSON), "
                          "as the replay of a failed case prints it")
+    sp.add_argument("--fresh", action="store_true",
+                    help="run every claim, reusing no earlier result (what each run executes is still recorded); "
+                         "by default a claim whose last result at these settings is on record is reused when no "
+                         "function it executed, no data file it read and no package version has changed since "
+                         "(THEOREMS_CACHE=off turns reuse off)")
+    sp.add_argument("--explain-reuse", metavar="ID", default=None,
+                    help="run nothing: say whether claim ID would be reused at these settings, or why it reruns "
+                         "(which function, data file or version changed)")
     filters(sp)
     common(sp)
     sp.set_defaults(func=_cmd_verify)

@@ -34,6 +34,13 @@ on; once a check of a claim ran past its budget, the claim's later check
 items fail as not run. ``--theorems-in-process`` runs the items in the pytest
 process instead (for ``--pdb`` and breakpoints; a crashing check then ends
 the session).
+An item whose last run at the same settings passed (or, for a control,
+caught its wrong variant) is reported passed from the reuse cache, ``PASSED
+(reused)``, without running, when no function it executed, data file it read
+or package version has changed since (:mod:`theorems.scale.reuse`, as
+``theorems verify`` reuses a claim; the terminal summary counts them):
+``--theorems-fresh`` runs every item (still recording), ``THEOREMS_CACHE=off``
+turns reuse off. Items that failed, errored or were skipped always run.
 Hypothesis's own options act on the checks: ``--hypothesis-seed`` is mixed
 into every check's seed (other cases, same claim); ``--hypothesis-profile``
 (or ``$HYPOTHESIS_PROFILE``) sets the number of Hypothesis examples, the
@@ -140,6 +147,11 @@ def pytest_addoption(parser):
                     help="run each claim item in the pytest process (for a debugger); by default each runs "
                          "in a worker process forked for it, so that a check that crashes or hangs its "
                          "process fails its item alone")
+    group.addoption("--theorems-fresh", action="store_true", default=False,
+                    help="run every claim item, reusing no earlier result (what each runs is still recorded); by "
+                         "default an item whose last run at these settings passed is reported passed from the "
+                         "reuse cache when no function it executed, data file it read or package version has "
+                         "changed since (THEOREMS_CACHE=off turns reuse off)")
     group.addoption("--theorems-check-budget", type=_budget_option, default=None, metavar="SECONDS",
                     help="wall-clock budget of one check, overriding the profile's and "
                          "$THEOREMS_CHECK_BUDGET")
@@ -303,17 +315,30 @@ def run_claim_check(node, claim, check):
                     f"its budget of {profile.check_budget_s:g} s, so the claim's remaining checks were not run",
                     pytrace=False)
 
+    store, key = _reuse(config, claim, check.name)
+    stored = store.lookup_item(key) if store is not None else None
+    if stored is not None:
+        ev = _reused_evidence(stored["result"])
+        if ev is not None and ev.check == check.name and ev.status in _PASSING:
+            node.user_properties.append(("theorems_evidence", ev.to_json()))
+            node.user_properties.append(("theorems_reused", stored["run"]))
+            return ev
+
     def task(announce):
         stats: list[dict] = []
-        with hypothesis_run(**_hypothesis_options(config)) as hypothesis, _statistics(node, stats, show=False):
-            ev = run_check(claim, check, impl=Impl.default(), profile=profile, seed=seed, claims_modules=modules,
-                           hypothesis=hypothesis)
-        return _sendable(ev), json.loads(json.dumps(stats, default=str)) if stats else stats
+        with _recording(config, store) as recorder:
+            with hypothesis_run(**_hypothesis_options(config)) as hypothesis, _statistics(node, stats, show=False):
+                ev = run_check(claim, check, impl=Impl.default(), profile=profile, seed=seed,
+                               claims_modules=modules, hypothesis=hypothesis)
+        return (_sendable(ev), json.loads(json.dumps(stats, default=str)) if stats else stats,
+                recorder.record() if recorder is not None else None)
 
     answer = _supervised(config, task, profile, ("claim", check.name))
     if isinstance(answer, tuple):
-        ev, stats = answer
+        ev, stats, executed = answer
         _show_statistics(node, stats)
+        if store is not None and ev.status in _PASSING and not (isinstance(ev.data, dict) and OVERRAN in ev.data):
+            store.store_item(key, ev.to_json(), executed)
     else:
         ev = death_evidence(claim, check, answer, impl=Impl.default(), profile=profile, seed=seed,
                             claims_modules=modules)
@@ -342,13 +367,24 @@ def run_negative_control_item(node, claim) -> dict:
 
     config = node.config
     profile = _profile(config)
+    store, key = _reuse(config, claim, CONTROL_NAME)
+    stored = store.lookup_item(key) if store is not None else None
+    if stored is not None and isinstance(stored["result"], dict) and stored["result"].get("caught") is True:
+        node.user_properties.append(("theorems_reused", stored["run"]))
+        return stored["result"]
 
     def task(announce):
-        with hypothesis_run(**_hypothesis_options(config)) as hypothesis:
-            return run_negative_control(claim, profile=profile, seed=config.getoption("--theorems-seed"),
-                                        hypothesis=hypothesis, announce=announce)
+        with _recording(config, store) as recorder:
+            with hypothesis_run(**_hypothesis_options(config)) as hypothesis:
+                outcome = run_negative_control(claim, profile=profile, seed=config.getoption("--theorems-seed"),
+                                               hypothesis=hypothesis, announce=announce)
+        return outcome, recorder.record() if recorder is not None else None
 
-    outcome = _supervised(config, task, profile, None)
+    answer = _supervised(config, task, profile, None)
+    outcome = answer[0] if isinstance(answer, tuple) else answer
+    if isinstance(answer, tuple) and store is not None and outcome.get("caught") is True \
+            and outcome.get("status") != "ERROR":
+        store.store_item(key, outcome, answer[1])
     if not isinstance(outcome, dict):
         running = outcome.step[1] if outcome.step else "?"
         pytest.fail(f"{claim.id}: the negative control's {death_cause(running, outcome, profile)}", pytrace=False)
@@ -359,6 +395,83 @@ def run_negative_control_item(node, claim) -> dict:
             pytrace=False,
         )
     return outcome
+
+
+_PASSING = (EvidenceStatus.PASSED, EvidenceStatus.SUPPORTED, EvidenceStatus.ANSWERED)
+
+
+def _reuse(config, claim, item: str):
+    """The session's reuse store (None: THEOREMS_CACHE=off) and the key of
+    one item (:func:`theorems.scale.reuse.item_key`)."""
+    state = _state(config)
+    if "reuse" not in state:
+        from theorems.reporting.report import source_state
+        from theorems.scale.reuse import default_store
+
+        # asking for Hypothesis's statistics asks for the run that makes them
+        lookup = not (config.getoption("--theorems-fresh") or config.getoption("--hypothesis-show-statistics", False))
+        state["reuse"] = default_store(lookup=lookup, source=source_state)
+    store = state["reuse"]
+    if store is None:
+        return None, None
+    from theorems.scale.reuse import clear_memos, install_probes, item_key
+
+    # here, before the item's worker forks: it inherits the probes and this process's record of its memos
+    install_probes()  # the modules loaded since the last item
+    if not state.get("memos_emptied"):
+        clear_memos()  # once: every memo entry is then filled under the probes
+        state["memos_emptied"] = True
+
+    key = item_key(claim.id, item, profile=_profile(config), seed=config.getoption("--theorems-seed"),
+                   claims_modules=config.getoption("--theorems-claims"), options=_hypothesis_options(config))
+    return store, key
+
+
+class _recording:
+    """A :class:`theorems.scale.reuse.Recorder` around one item's run (in its
+    worker or in this process), or nothing when reuse is off."""
+
+    def __init__(self, config, store):
+        self.config, self.store, self.recorder = config, store, None
+
+    def __enter__(self):
+        if self.store is None:
+            return None
+        from theorems.scale.reuse import Recorder
+
+        self.recorder = Recorder(None, bool(_state(self.config).get("memos_emptied")))
+        return self.recorder.__enter__()
+
+    def __exit__(self, *exc):
+        if self.recorder is not None:
+            self.recorder.__exit__(*exc)
+        return False
+
+
+def _reused_evidence(data):
+    from theorems.scale.reuse import evidence_from_json
+
+    try:
+        return evidence_from_json(data)
+    except (KeyError, ValueError, TypeError, AttributeError):
+        return None
+
+
+def pytest_report_teststatus(report, config):
+    """A claim item reused from an earlier run shows as passed from the reuse cache."""
+    if report.when == "call" and report.passed and any(name == "theorems_reused"
+                                                       for name, _ in getattr(report, "user_properties", ())):
+        return "passed", ".", ("PASSED (reused)", {"green": True})
+    return None
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    reused = [r for r in terminalreporter.stats.get("passed", [])
+              if any(name == "theorems_reused" for name, _ in getattr(r, "user_properties", ()))]
+    if reused:
+        terminalreporter.write_line(
+            f"theorems: {len(reused)} claim items passed from the reuse cache (nothing they executed changed "
+            "since they last passed; --theorems-fresh runs them all)")
 
 
 def _supervised(config, task, profile, step):

@@ -126,6 +126,10 @@ class ClaimResult:
     seconds: float
     blocked_by: list[str] = field(default_factory=list)
     negative_control: dict | None = None
+    #: what the run executed (:meth:`theorems.scale.reuse.Recorder.record`), when it was recorded
+    executed: dict | None = None
+    #: where a result reused from an earlier run comes from (:class:`theorems.scale.reuse.Reused`)
+    reused: Any = None
 
 
 @dataclass
@@ -551,17 +555,47 @@ def _restore_global_state(state: tuple) -> None:
     np.random.set_state(numpy_random)
 
 
+def _run_claim_recorded(claim: Claim, record: bool, memos_emptied: bool = False, **kw) -> ClaimResult:
+    """:func:`run_claim`, recording what it executed (``result.executed``) when
+    ``record``; ``memos_emptied``: this process's memos were emptied before
+    its first recorded claim (:class:`theorems.scale.reuse.Recorder`)."""
+    if not record:
+        return run_claim(claim, **kw)
+    from theorems.scale.reuse import Recorder
+
+    with Recorder(kw.get("cache"), memos_emptied) as recorder:
+        result = run_claim(claim, **kw)
+    result.executed = recorder.record()
+    if result.executed is not None and kw.get("executor") is not None:
+        # the sweeps' instances ran on the executor's workers, where nothing is recorded
+        result.executed["remote"] = True
+    return result
+
+
 def _claim_handler(claims: list[Claim], *, profile: Profile, seed: int, impl: Impl | None, controls: bool,
-                   claims_modules: tuple[str, ...], cache: Any) -> Callable[[int, Callable[..., None]], ClaimResult]:
+                   claims_modules: tuple[str, ...], cache: Any,
+                   record: bool = False) -> Callable[[int, Callable[..., None]], ClaimResult]:
     """What a supervised worker runs for the claim at an index of ``claims``:
     its checks and its control, each check announced to the parent (``send``,
-    see :func:`_run_checks`), from the global state the worker started with."""
+    see :func:`_run_checks`), from the global state the worker started with;
+    with ``record``, what it executed travels back in ``result.executed``."""
     start_state = _global_state()
+    emptied = False  # per worker (forked with the closure): its memos were emptied
+    if record:
+        from theorems.scale.reuse import install_probes
+
+        install_probes()  # here, before the workers fork: each inherits the probed functions
 
     def handle(i: int, send: Callable[..., None]) -> ClaimResult:
+        nonlocal emptied
+        if record and not emptied:
+            from theorems.scale.reuse import clear_memos
+
+            clear_memos()  # every memo this worker reads is then filled by one of its recorded claims
+            emptied = True
         _restore_global_state(start_state)
-        result = run_claim(claims[i], profile=profile, seed=seed, impl=impl, controls=controls,
-                           claims_modules=claims_modules, cache=cache, announce=send)
+        result = _run_claim_recorded(claims[i], record, emptied, profile=profile, seed=seed, impl=impl,
+                                     controls=controls, claims_modules=claims_modules, cache=cache, announce=send)
         result.claim = None  # claims hold functions; the parent re-attaches its own
         for ev in result.evidence:
             _sendable(ev)
@@ -682,7 +716,8 @@ def call_supervised(task: Callable[[Callable[..., None]], Any], *, profile: Prof
 
 def _settle_supervised(claims: list[Claim], *, jobs: int, profile: Profile, seed: int, impl: Impl | None,
                        controls: bool, claims_modules: tuple[str, ...], cache: Any,
-                       estimates: dict[str, float], settle: Callable[[int, Claim, ClaimResult], None]) -> None:
+                       estimates: dict[str, float], settle: Callable[[int, Claim, ClaimResult], None],
+                       record: bool = False) -> None:
     """Run the claims in ``jobs`` warm supervised workers, longest first by
     ``estimates`` (claims without one first: they may be long), and
     ``settle`` the results in the order of ``claims`` (dependencies come
@@ -696,7 +731,7 @@ def _settle_supervised(claims: list[Claim], *, jobs: int, profile: Profile, seed
                                                       -estimates.get(claims[i].id, 0.0), i))
     pending = list(reversed(order))  # pop() takes the next to start
     handler = _claim_handler(claims, profile=profile, seed=seed, impl=impl, controls=controls,
-                             claims_modules=claims_modules, cache=cache)
+                             claims_modules=claims_modules, cache=cache, record=record)
     received: dict[int, list[Evidence]] = {}
     done: dict[int, ClaimResult] = {}
     allowance = profile.check_budget_s + BUDGET_GRACE_S if profile.check_budget_s > 0 else None
@@ -772,6 +807,7 @@ def run(
     executor: Any = None,
     in_process: bool = False,
     estimates: dict[str, float] | None = None,
+    reuse: Any = None,
 ) -> RunResult:
     """Run ``claims`` (in dependency order) and derive every status.
 
@@ -792,7 +828,11 @@ def run(
     :attr:`RunResult.ok` false. A KeyboardInterrupt stops the worker
     processes at once and propagates. ``cache`` (:func:`resolve_run_cache`,
     resolved once for the run) and ``executor`` reach every check in its
-    context: the run keeps no module state.
+    context: the run keeps no module state. ``reuse``
+    (:class:`theorems.scale.reuse.ReuseStore`, None: off) settles a claim
+    from its stored result when nothing its last run executed has changed
+    (``result.reused`` says from which run), records what every other claim
+    executes and stores its result (not under ``impl``).
     """
     fail_on = frozenset(fail_on)
     bad = [s for s in fail_on if not isinstance(s, Status)]
@@ -810,27 +850,63 @@ def run(
     t0 = time.perf_counter()
     raw: dict[str, ClaimResult] = {}
     statuses: dict[str, Status] = {}
+    if impl is not None:
+        reuse = None  # a result under other formulas is never stored nor taken
+    keys: dict[str, dict] = {}
+    reused: dict[str, ClaimResult] = {}
+    if reuse is not None:
+        from theorems.scale.reuse import run_key
 
-    def settle(i: int, claim: Claim, res: ClaimResult) -> None:
+        for claim in claims:
+            keys[claim.id] = run_key(claim.id, profile=profile, seed=seed, controls=controls, claims_modules=modules)
+            found = reuse.lookup(claim, keys[claim.id])
+            if found is not None:
+                reused[claim.id] = ClaimResult(claim, found.status, found.evidence, found.seconds, [],
+                                               found.negative_control, reused=found.reused)
+    position = {c.id: i for i, c in enumerate(claims, 1)}
+    settled = [0]  # claims settled so far, in the order of ``claims``
+
+    def settle_one(claim: Claim, res: ClaimResult) -> None:
         # Claims arrive in dependency order, so every dependency is settled.
         res.status, res.blocked_by = derive_status(claim, res.evidence, statuses)
         statuses[claim.id] = res.status
         raw[claim.id] = res
+        settled[0] += 1
         if progress:
-            progress(i, len(claims), res)
+            progress(settled[0], len(claims), res)
 
+    def settle_reused_until(i: int) -> None:
+        while settled[0] < i - 1 and claims[settled[0]].id in reused:
+            settle_one(claims[settled[0]], reused[claims[settled[0]].id])
+
+    def settle(_i: int, claim: Claim, res: ClaimResult) -> None:
+        settle_reused_until(position[claim.id])
+        if reuse is not None:
+            reuse.store(res, keys[claim.id], res.executed)
+        settle_one(claim, res)
+
+    to_run = [c for c in claims if c.id not in reused]
+    record = reuse is not None
     if in_process or executor is not None:
         start_state = _global_state()
-        for i, claim in enumerate(claims, 1):
+        if record:
+            from theorems.scale.reuse import clear_memos
+
+            clear_memos()
+        for i, claim in enumerate(to_run, 1):
             _restore_global_state(start_state)  # each claim from the same state, as in a worker
-            settle(i, claim, run_claim(claim, profile=profile, seed=seed, impl=impl, controls=controls,
-                                       claims_modules=modules, cache=cache, executor=executor))
+            settle(i, claim, _run_claim_recorded(claim, record, record, profile=profile, seed=seed, impl=impl,
+                                                 controls=controls, claims_modules=modules, cache=cache,
+                                                 executor=executor))
         _restore_global_state(start_state)
-    elif claims:
+    elif to_run:
         from theorems.scale.supervise import default_jobs
 
-        _settle_supervised(claims, jobs=min(jobs or default_jobs(), len(claims)), profile=profile, seed=seed,
+        _settle_supervised(to_run, jobs=min(jobs or default_jobs(), len(to_run)), profile=profile, seed=seed,
                            impl=impl, controls=controls, claims_modules=modules, cache=cache,
-                           estimates=dict(estimates or {}), settle=settle)
+                           estimates=dict(estimates or {}), settle=settle, record=record)
+    settle_reused_until(len(claims) + 1)
+    if reuse is not None:
+        reuse.reused = len(reused)
     return RunResult([raw[c.id] for c in claims], profile, seed, time.perf_counter() - t0, started,
                      fail_on=fail_on)

@@ -141,10 +141,12 @@ class _Renderer:
         sel = r.get("selection") or {}
         sel_text = "; ".join(f"{escape(k)}: {escape(', '.join(map(str, v)))}" for k, v in sel.items() if v) or "all claims"
         tool = r.get("tool") or {}
+        n_reused = sum(1 for c in r["claims"] if c.get("reused"))
+        reused = f"; {n_reused} reused from earlier runs (nothing they executed changed)" if n_reused else ""
         return f"""
 <header>
   <h1>Theorem verification report</h1>
-  <p class="lead">{verdict} <span class="muted">{total} claims, {checks} checks, in {r['duration_s']:.1f} s</span></p>
+  <p class="lead">{verdict} <span class="muted">{total} claims, {checks} checks, in {r['duration_s']:.1f} s{reused}</span></p>
   <div class="chips" role="group" aria-label="claims per status">{chips}</div>
   <dl class="facts">
     <dt>profile</dt><dd><b>{escape(prof['name'])}</b> <span class="muted">({profile_bits})</span></dd>
@@ -192,7 +194,9 @@ class _Renderer:
                 f'<td><a href="#claim-{escape(c["id"])}"><code>{escape(c["id"])}</code></a></td>'
                 f'<td>{self.rich(c["title"], claim=c["id"], where="title", ascii_math=True)}</td>'
                 f'<td>{escape(c["kind"])}</td><td>{_badge(c["status"])}</td>'
-                f'<td class="fig">{self.key_figure(c)}</td><td class="num">{c["seconds"]:.2f}</td></tr>'
+                f'<td class="fig">{self.key_figure(c)}</td><td class="num">{c["seconds"]:.2f}'
+                + (f'<br><span class="muted small" title="reused: nothing it executed changed since the run of '
+                   f'{escape(c["reused"]["at"])}">reused</span>' if c.get("reused") else "") + '</td></tr>'
             )
         return f"""
 <section id="summary">

@@ -144,6 +144,8 @@ def plain_line(i: int, n: int, res) -> str:
         line += "  (negative control NOT caught)"
     elif caught:
         line += "  (control caught)"
+    if getattr(res, "reused", None) is not None:
+        line += f"  (reused from {res.reused.at})"
     return line
 
 

@@ -53,7 +53,10 @@ __all__ = [
 #: dependency, installed version or null); ``evidence[].data.names`` (Monte
 #: Carlo quantity names); ``fail_on`` (the statuses that fail the run, from
 #: ``verify --fail-on``; ``ok`` is derived from it).
-SCHEMA_VERSION = "1.4"
+#: 1.4: ``negative_control.per_check``, ``counts`` and ``controls`` (each check judged on each
+#: wrong variant: caught, missed or not applicable with its reason).
+#: 1.5: ``claims[].reused`` (the result was reused from an earlier run: its time and commit).
+SCHEMA_VERSION = "1.5"
 
 #: What :func:`write_reports` writes, in order (the JSON first).
 REPORT_FILES = ("report.json", "report.md", "report.html", "junit.xml")
@@ -195,6 +198,7 @@ def build_report(result: RunResult, *, selection: dict | None = None) -> dict:
                 {"description": c.negative_control.description, "caught": None, "status": None, "checks": {}}
                 if c.negative_control else None
             ),
+            **({"reused": r.reused.to_json()} if getattr(r, "reused", None) is not None else {}),
         })
     return {
         "schema_version": SCHEMA_VERSION,
@@ -319,8 +323,10 @@ def verdict_line(report: dict) -> str:
     src = (report.get("environment") or {}).get("source") or {}
     commit = src.get("commit")
     at = f"; commit `{commit[:12]}`{' (dirty)' if src.get('dirty') else ''}" if commit else ""
+    n_reused = sum(1 for c in report["claims"] if c.get("reused"))
+    reused = f"; {n_reused} reused from earlier runs (nothing they executed changed)" if n_reused else ""
     return (f"{head}: {len(report['claims'])} claims ({counted}); profile {report['profile']['name']}, "
-            f"seed {report['seed']}, {report['duration_s']:.1f} s{at}")
+            f"seed {report['seed']}, {report['duration_s']:.1f} s{at}{reused}")
 
 
 def _fail_on(report: dict) -> tuple[str, ...]:
