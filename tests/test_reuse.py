@@ -301,3 +301,17 @@ def test_a_probe_notes_each_function_a_module_loaded_meanwhile_or_changed_since_
     finally:
         for name in ("probed_mod", "changed_mod", "late_mod"):
             sys.modules.pop(name, None)
+
+
+def test_a_function_patched_in_from_a_test_module_turns_reuse_off_while_it_is_there(monkeypatch):
+    # an in-process patch changes no file: while one is in place nothing is reused or stored
+    import linmem.capacity
+    from theorems.scale.reuse import patched_functions
+
+    assert patched_functions() == []
+
+    def wrong_snr(*args, **kwargs):
+        return 0.0
+
+    monkeypatch.setattr(linmem.capacity, "snr_from_leverage", wrong_snr, raising=False)
+    assert patched_functions() == ["linmem.capacity.snr_from_leverage"]

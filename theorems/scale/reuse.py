@@ -61,7 +61,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 __all__ = ["FORMAT", "WHOLE_FILE", "Recorder", "ReuseStore", "Reused", "Stored", "default_store", "evidence_from_json",
-           "fingerprint_function", "install_probes", "item_key", "run_key", "versions"]
+           "fingerprint_function", "install_probes", "item_key", "patched_functions", "run_key", "versions"]
 
 #: Version of the record files; a record of another format is ignored.
 FORMAT = 3
@@ -594,14 +594,52 @@ def _file_stamp(path: str) -> list | None:
 
 def _tracked_modules() -> list:
     """The module objects of the tracked files loaded in this process; test
-    modules whose asserts pytest rewrote are not (a claim's code belongs in a
+    modules that pytest loaded are not (a claim's code belongs in a
     claims module or a module it imports: see :func:`install_probes`)."""
     out = []
     for m in list(sys.modules.values()):
         f = getattr(m, "__file__", None)
         if (isinstance(f, str) and f.endswith(".py") and tracked(f)
-                and not type(getattr(m, "__loader__", None)).__module__.startswith("_pytest")):
+                and not (type(getattr(m, "__loader__", None)).__module__.startswith("_pytest")
+                         and _test_module(f))):
             out.append(m)
+    return out
+
+
+def _test_module(path: str) -> bool:
+    """A test module or conftest by pytest's default names. pytest rewrites
+    the asserts of those and, when the theorems plugin is installed, of every
+    module of this distribution (linmem and theorems too): those stay tracked,
+    and a file whose loaded code is not what it compiles to plainly counts
+    whole (:func:`install_probes`)."""
+    name = os.path.basename(path)
+    return name == "conftest.py" or (name.startswith("test_") or name.endswith("_test.py"))
+
+
+def patched_functions() -> list[str]:
+    """``module.name`` of each function that a tracked module holds but that
+    was made outside every tracked module and outside the interpreter's
+    libraries: a function patched in from a test module (pytest rewrites
+    those, so they are not tracked) or from ``__main__`` (a function made by
+    ``exec`` in another namespace is not seen: Hypothesis makes its
+    strategies so).
+    While there is one, what a claim executes is not what the files say:
+    nothing is reused and nothing is stored (an in-process monkeypatch
+    changes no file)."""
+    modules = _tracked_modules()
+    namespaces = {id(vars(m)) for m in modules}
+    out = []
+    for m in modules:
+        for name, value in list(vars(m).items()):
+            if (type(value) is not types.FunctionType or id(value.__globals__) in namespaces
+                    or value.__globals__ is globals()):  # the probes' own helpers
+                continue
+            origin = value.__code__.co_filename or "<>"
+            if origin[0] == "<" and value.__globals__.get("__name__") != "__main__":
+                continue  # made by exec in a library's namespace (Hypothesis's strategies are)
+            if origin[0] != "<" and os.path.abspath(origin).startswith(_excluded_prefixes()):
+                continue  # a library's function re-exported
+            out.append(f"{m.__name__}.{name}")
     return out
 
 
@@ -822,7 +860,7 @@ class ReuseStore:
     def lookup(self, claim, key: dict) -> Stored | None:
         """The stored result of ``claim`` (:class:`Stored`) when nothing it
         executed has changed, else None."""
-        if not self.lookup_enabled:
+        if not self.lookup_enabled or patched_functions():
             return None
         record = self.read(key)
         if record is None:
@@ -879,7 +917,7 @@ class ReuseStore:
         """The stored record of one pytest item (:func:`item_key`; its
         ``result`` is what :meth:`store_item` was given, ``run`` the run's
         time and commit) when nothing it executed has changed, else None."""
-        if not self.lookup_enabled:
+        if not self.lookup_enabled or patched_functions():
             return None
         record = self.read(key)
         try:
@@ -893,6 +931,8 @@ class ReuseStore:
         return executed is not None and self._write(key, executed, result)
 
     def _write(self, key: dict, executed: dict, result: Any) -> bool:
+        if patched_functions():
+            return False
         functions: dict[str, dict[str, str]] = {}
         for path, qualname in executed["functions"]:
             fp = fingerprint_function(path, qualname, self._files)
