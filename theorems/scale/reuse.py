@@ -931,6 +931,8 @@ class ReuseStore:
         return executed is not None and self._write(key, executed, result)
 
     def _write(self, key: dict, executed: dict, result: Any) -> bool:
+        from theorems.scale.sweepcache import write_json_atomic
+
         if patched_functions():
             return False
         functions: dict[str, dict[str, str]] = {}
@@ -974,17 +976,7 @@ class ReuseStore:
         try:
             blob = json.dumps(record, sort_keys=True, allow_nan=False)
             self.directory.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".json")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    fh.write(blob)
-                os.replace(tmp, self._path(key))
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            write_json_atomic(self._path(key), blob)
         except (OSError, ValueError, TypeError):
             return False  # an unwritable folder costs the next run time, never a result
         self.stored += 1

@@ -63,6 +63,7 @@ __all__ = [
     "machinery_fingerprint",
     "resolve_cache",
     "source_fingerprint",
+    "write_json_atomic",
 ]
 
 #: Environment variable naming the cache folder.
@@ -230,17 +231,24 @@ class SweepCache:
         record = {"key": key, "value": canonical_json(value, "value")}
         if note:
             record["note"] = canonical_json(note, "note")
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+        write_json_atomic(path, json.dumps(record, sort_keys=True))
+
+
+def write_json_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` (whose folder exists) through a temporary
+    file beside it and a rename, so that a reader sees the old record or the
+    new one, never half (the sweep cache's and reuse's records)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(record, fh, sort_keys=True)
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def default_cache() -> SweepCache | None:
