@@ -4,6 +4,8 @@ the shrunk case by its argument names) on a false one."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from theorems.authoring import kit
 from theorems.core.profiles import PROFILES
 from theorems.core.runner import run_claim
@@ -16,7 +18,8 @@ QUICK = PROFILES["quick"]
 def _claim(extra):
     return identity("t.exact-check", title="P is symmetric", statement="P^T = P", source="test", inputs=keys(),
                     terms=lambda impl, K: [(impl.projectors(K)[0], impl.projectors(K)[0].T)],
-                    extra_checks=(extra,), control=wrong("P replaced by K^T K", projectors=lambda K: (K.T @ K, K)))
+                    extra_checks=(extra,), control=wrong("P replaced by the upper triangle of K^T K",
+                                   projectors=lambda K: (np.triu(K.T @ K), K)))
 
 
 def test_exact_check_passes_on_a_true_identity_and_its_control_is_caught():
