@@ -31,6 +31,7 @@ from linmem import (
 )
 from linmem.assess import Assessment, assess
 from linmem.embeddings import (
+    capacity_comparison,
     condition_embeddings,
     critical_pairs,
     critical_size_draws,
@@ -155,6 +156,7 @@ __all__ = [
     "alpha_c_mp",
     "assess",
     "capacity",
+    "capacity_comparison",
     "cmm",
     "compact_svd",
     "comparison_gaps",

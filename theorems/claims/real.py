@@ -120,7 +120,7 @@ def _success(impl, memory: str):
 
 def _measure(ctx, memory: str) -> dict:
     design = _design(ctx, memory)
-    return embeddings.capacity_comparison(
+    return ctx.impl.capacity_comparison(
         _success(ctx.impl, memory), _trained(), design["dims"], pool_ratio=POOL_RATIO[memory],
         draws=design["draws"], streams=ctx.rng, tag=memory, rate=RATE, conditions=design["conditions"],
         max_draws=design.get("max_draws"),
@@ -401,25 +401,17 @@ def _shuffled_trained() -> np.ndarray:
     return Y
 
 
-@lru_cache(maxsize=4)
-def _shuffled_trained_conditioned(condition: str) -> np.ndarray:
-    Y = linmem.condition_embeddings(_shuffled_trained(), condition)
-    Y.flags.writeable = False
-    return Y
-
-
-def _shuffled_conditioning(X, condition):
-    """Wrong: the rows' coordinates shuffled independently per column before
-    conditioning (each coordinate keeps its marginal; the rows lose their
-    shared structure and become Gaussian-like). The shuffle has a fixed
-    stream, so all the rows (whiten-then-project conditions them once per
-    draw) are shuffled and conditioned once per process: the same rows as
-    shuffling them anew at every draw, without paying the full matrix's
-    shuffle and covariance at each."""
-    if X is _trained():
-        return _shuffled_trained_conditioned(condition)
-    return linmem.condition_embeddings(
-        embeddings.shuffle_columns(X, rng=np.random.default_rng(SHUFFLE_SEED)), condition)
+def _shuffled_comparison(success, X, *args, **kw):
+    """Wrong: the comparison run on the rows with their coordinates shuffled
+    independently per column at full width (each coordinate keeps its
+    marginal; the rows lose their shared structure and become
+    Gaussian-like), then projected and conditioned as the real rows are. The
+    shuffle has a fixed stream, so the token rows are shuffled once per
+    process; the shuffled rows' statistics are computed once per comparison,
+    as the real rows' are."""
+    Y = _shuffled_trained() if X is _trained() else embeddings.shuffle_columns(
+        X, rng=np.random.default_rng(SHUFFLE_SEED))
+    return embeddings.capacity_comparison(success, Y, *args, **kw)
 
 
 def _flattened_conditioning(X, condition):
@@ -470,8 +462,9 @@ def _capacity_claim(cid: str, memory: str, title: str, control) -> Claim:
 
 
 def _shuffled_rows():
-    return wrong("real rows with their coordinates shuffled independently per column (Gaussian-like rows)",
-                 condition_embeddings=_shuffled_conditioning)
+    return wrong("real rows with their coordinates shuffled independently per column at full width "
+                 "(Gaussian-like rows)",
+                 capacity_comparison=_shuffled_comparison)
 
 
 CLAIMS = [
