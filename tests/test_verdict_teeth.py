@@ -1,0 +1,157 @@
+"""The verdict path's own tests (issue 38 item 2): each pins a rule that turns
+measurements into a verdict, a figure or a report field, where a planted
+one-line bug survived the claims (tools/verdict-mutation-report.md lists
+them): the Monte Carlo standard error, the rung a bound declared
+``falls=False`` is judged at, the terms' shape screen, Hypothesis reporting
+one failure, and the sympy check's figure, threshold and counterexample."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+import sympy
+
+from theorems.authoring.strategies import keys
+from theorems.authoring.templates import gram_projectors, identity, wrong
+from theorems.core.model import Context, EvidenceStatus
+from theorems.core.profiles import PROFILES
+from theorems.core.runner import run_claim
+from theorems.core.tolerance import MC_FALSE_FAILURE_RATE, mc_critical_z
+from theorems.evidence import montecarlo, precise, symbolic
+
+QUICK = PROFILES["quick"]
+
+
+def _ctx(check: str = "c") -> Context:
+    return Context(impl=None, profile=QUICK, seed=7, claim_id="t.teeth", check_name=check)
+
+
+# --- Monte Carlo: the standard error and the figure ------------------------------------------------
+
+
+def _alternating(low: float, high: float):
+    """A sample of known moments: low, high, low, high, ... (mean (low + high)
+    / 2, population variance ((high - low) / 2)^2), whatever the stream."""
+    return lambda rng, size: np.where(np.arange(size) % 2 == 0, low, high)
+
+
+N = 1000  # even, and under one chunk
+
+
+def test_the_monte_carlo_standard_error_is_the_sample_standard_deviation_over_root_n():
+    ev = montecarlo.check(_ctx(), _alternating(1.0, 3.0), 2.0, n=N)
+    # population variance 1, unbiased N / (N - 1); the standard error sqrt(var / N)
+    assert ev.data["standard_error"][0] == pytest.approx(math.sqrt(1 / (N - 1)), rel=1e-12)
+    assert ev.data["mean"] == [2.0] and ev.status is EvidenceStatus.PASSED and ev.figure == 0.0
+
+
+@pytest.mark.parametrize("offset_in_se, passes", [(0.5, True), (3.0, True), (10.0, False), (-10.0, False)])
+def test_a_monte_carlo_claim_is_judged_by_its_distance_in_standard_errors(offset_in_se, passes):
+    se = math.sqrt(1 / (N - 1))
+    ev = montecarlo.check(_ctx(), _alternating(1.0, 3.0), 2.0 + offset_in_se * se, n=N)
+    assert ev.status is (EvidenceStatus.PASSED if passes else EvidenceStatus.FAILED)
+    assert ev.figure == pytest.approx(abs(offset_in_se), rel=1e-9)
+    assert ev.threshold == pytest.approx(mc_critical_z(MC_FALSE_FAILURE_RATE))
+    assert ev.data["z"][0] == pytest.approx(-offset_in_se, rel=1e-9)
+
+
+def test_a_deterministic_quantity_equal_to_its_claim_has_figure_zero_and_unequal_fails():
+    exact = montecarlo.check(_ctx(), lambda rng, size: np.full(size, 0.25), 0.25, n=N)
+    assert exact.status is EvidenceStatus.PASSED and exact.figure == 0.0 and exact.data["z"] == [0.0]
+    off = montecarlo.check(_ctx(), lambda rng, size: np.full(size, 0.25), 0.2500001, n=N)
+    assert off.status is EvidenceStatus.FAILED and off.figure == math.inf
+
+
+def test_monte_carlo_bonferroni_divides_the_rate_over_the_quantities():
+    ev = montecarlo.check(_ctx(), lambda rng, size: np.stack([np.full(size, 1.0), np.full(size, 2.0)], axis=1),
+                          [1.0, 2.0], n=N, names=["a", "b"])
+    assert ev.threshold == pytest.approx(mc_critical_z(MC_FALSE_FAILURE_RATE / 2))
+    bad = montecarlo.check(_ctx(), lambda rng, size: np.stack([np.full(size, 1.0), np.full(size, 2.5)], axis=1),
+                           [1.0, 2.0], n=N, names=["a", "b"])
+    assert bad.counterexample["name"] == "b" and bad.counterexample["quantity"] == 1
+
+
+# --- the ladder: a bound that need not fall is judged at the top rung ------------------------------
+
+
+def _constant(err: str):
+    return lambda case: (mpmath.mpf(err), mpmath.mpf(1))
+
+
+def test_a_falls_false_bound_is_judged_at_the_top_rung_where_a_small_violation_shows():
+    # 1e-60 keeps half the digits at 50 (unit 1e-25) and at 100 (1e-50), not at 150 (1e-75)
+    ev = precise.check(_ctx(), [("a", None)], _constant("1e-60"), falls=False, relative=True)
+    assert ev.status is EvidenceStatus.FAILED
+    assert ev.counterexample["digits"] == 150 and ev.counterexample["case"] == "a"
+    assert ev.figure == pytest.approx(1e15, rel=1e-9)
+
+
+def test_a_falls_false_bound_below_the_top_rungs_unit_passes_and_zero_has_figure_zero():
+    assert precise.check(_ctx(), [("a", None)], _constant("1e-100"), falls=False, relative=True).status \
+        is EvidenceStatus.PASSED
+    zero = precise.check(_ctx(), [("a", None)], _constant("0"), falls=False, relative=True)
+    assert zero.status is EvidenceStatus.PASSED and zero.figure == 0.0
+
+
+def test_a_ladder_over_no_case_has_checked_nothing():
+    ev = precise.check(_ctx(), [], _constant("0"), falls=False, relative=True)
+    assert ev.status is EvidenceStatus.INCONCLUSIVE and ev.detail.startswith("no ladder case")
+
+
+# --- the terms' shape screen ----------------------------------------------------------------------
+
+
+def _claim(terms, cid="t.screen"):
+    return identity(cid, title="t", statement="t", source="test", inputs=keys(), terms=terms,
+                    control=wrong("P = K^T K", projectors=gram_projectors))
+
+
+def _evidence(claim, check):
+    return {e.check: e for e in run_claim(claim, profile=QUICK, seed=1).evidence}[check]
+
+
+def test_a_pair_written_as_a_list_is_refused_as_the_wrong_type_not_compared_by_shape():
+    # [lhs, rhs] with two shapes: not a pair at all, so not set aside as a shape mismatch
+    ev = _evidence(_claim(lambda impl, K: [[K, np.zeros((K.shape[0] + 1, K.shape[1]))]]), "float")
+    assert ev.status is EvidenceStatus.ERROR
+    assert "terms must be a list of (lhs, rhs) pairs" in ev.detail and "different shapes" not in ev.detail
+
+
+def test_a_pair_of_two_shapes_is_an_error_naming_both():
+    ev = _evidence(_claim(lambda impl, K: [(K, np.zeros((K.shape[0] + 1, K.shape[1])))]), "float")
+    assert ev.status is EvidenceStatus.ERROR and "different shapes on every input" in ev.detail
+
+
+def test_a_false_identity_that_fails_two_ways_is_failed_not_an_error():
+    """Some inputs raise inside a formula, the rest are merely wrong: two
+    distinct failures to Hypothesis, reported as one (FAILED), never as an
+    exception group (ERROR)."""
+    def terms(impl, K):
+        if K.shape[1] % 2:
+            impl.snr(np.array([2.0]))  # h > 1: snr's own ValueError
+        return [(K, 2 * K)]
+
+    for check in ("exact", "float"):
+        ev = _evidence(_claim(terms, "t.two-ways"), check)
+        assert ev.status is EvidenceStatus.FAILED, (check, ev.detail)
+
+
+# --- sympy: figure, threshold, the first failing identity, the exact detail -----------------------
+
+
+def test_the_sympy_check_counts_its_failures_and_shows_the_first():
+    x = sympy.Symbol("x")
+    ev = symbolic.check_scalar(_ctx(), [("ok", (x + 1) ** 2 - x**2 - 2 * x - 1), ("first", x - 1), ("second", x)])
+    assert ev.status is EvidenceStatus.FAILED and ev.figure == 2.0 and ev.threshold == 0.0
+    assert ev.counterexample == {"identity": "first", "residual": "x - 1"}
+    ok = symbolic.check_scalar(_ctx(), [("ok", sympy.sin(x) ** 2 + sympy.cos(x) ** 2 - 1)])
+    assert ok.status is EvidenceStatus.PASSED and ok.figure == 0.0 and ok.threshold == 0.0 and ok.cases == 1
+
+
+def test_an_exact_check_on_rational_terms_says_nothing_of_irrational_cases():
+    ev = _evidence(_claim(lambda impl, K: [(K @ K.T, (K @ K.T).T)]), "exact")
+    assert ev.status is EvidenceStatus.PASSED and ev.cases > 0
+    assert "not_exact" not in ev.data and not ev.detail.startswith("not exact")
