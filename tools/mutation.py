@@ -100,7 +100,8 @@ VERDICT_MODULES = ("core.tolerance", "core.residuals", "core.controls", "core.ru
                    "evidence._common", "authoring.templates")
 
 #: The unit tests run on a verdict-path mutant the claims let through.
-VERDICT_UNIT_TESTS = ("tests/test_control_teeth.py", "tests/test_machinery.py", "tests/test_tolerance_edges.py")
+VERDICT_UNIT_TESTS = ("tests/test_verdict_teeth.py", "tests/test_control_teeth.py", "tests/test_report_replay.py",
+                      "tests/test_machinery.py", "tests/test_tolerance_edges.py")
 
 EQUIVALENT_FILE = ROOT / "tools" / "equivalent_mutants.txt"
 
