@@ -23,7 +23,13 @@ FAKE = Path(__file__).resolve().with_name("fake_claims.py")
 
 
 def _refused(argv, capsys, *needs: str) -> str:
+    from hypothesis import configuration
+
+    home = getattr(configuration, "__hypothesis_home_directory", None)
     code, out, err = _run(argv, capsys)
+    # a refused run leaves nothing open: the Hypothesis home it set (a temporary folder when the cache
+    # is off) is restored, not left to the garbage collector (a ResourceWarning in a later test)
+    assert getattr(configuration, "__hypothesis_home_directory", None) == home
     lines = [line for line in err.splitlines() if line.strip()]
     assert code == 2 and len(lines) == 1 and "Traceback" not in err, (code, out, err)
     for need in needs:

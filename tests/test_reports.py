@@ -840,14 +840,15 @@ def test_report_md_of_the_whole_quick_catalogue_fits_a_pull_request_comment(quic
 def test_sweep_checks_are_charged_with_their_precomputation(quick_catalogue_report):
     """A sweep whose LP bisections run before simulation.check (shared by
     its checks) is charged with them: the claim's time is in its checks. The
-    time outside them may reach 20% of the claim's or half a second, whichever
+    time outside them may reach 20% of the claim's or one second, whichever
     is more: a garbage-collector or scheduler pause on a loaded machine (0.44 s
-    of a 0.52 s claim was seen under a concurrent stability run), far below
-    the seconds an uncharged sweep's bisections take."""
+    of a 0.52 s claim under a concurrent stability run, 0.59 s of a 0.91 s
+    claim in a CI rehearsal with both cores busy; on a quiet machine it is
+    1-4 ms), below the seconds an uncharged sweep's bisections take."""
     for c in quick_catalogue_report["claims"]:
-        if c["evidence"] and c["seconds"] > 0.5:
+        if c["evidence"] and c["seconds"] > 1.0:
             uncharged = c["seconds"] - sum(e["seconds"] for e in c["evidence"])
-            assert uncharged <= max(0.2 * c["seconds"], 0.5), (c["id"], c["seconds"], uncharged)
+            assert uncharged <= max(0.2 * c["seconds"], 1.0), (c["id"], c["seconds"], uncharged)
 
 
 def test_a_check_is_charged_with_what_it_did_before_its_checker_timed_it():

@@ -55,12 +55,13 @@ def _run_context(args, profile, progress, claims):
 
     from theorems.evidence._common import hypothesis_run
 
+    if getattr(args, "observe", None):
+        _check_observe_path(args)  # before the stack: a refused path leaves nothing open
     stack = ExitStack()
     stack.enter_context(hypothesis_run())
     if getattr(args, "observe", None):
         from theorems.reporting.observe import Observer
 
-        _check_observe_path(args)
         try:
             observer = stack.enter_context(Observer(args.observe, profile=profile.name, seed=args.seed))
         except BaseException:
@@ -528,16 +529,21 @@ def _cmd_verify(args) -> int:
     args.kept_reports = out
     _check_cache()
     _partial_notice(args, claims, registry, out)
-    sweep_executor, executor = _sweep_executor(args)
-    print(f"theorems verify: {len(claims)} claims, profile {profile.name}, seed {args.seed}, {_where(args, claims)}",
-          flush=True)
     _check_durations("verify")
-    estimates = recorded_durations(profile.name, controls=args.controls)
-    ids = [c.id for c in claims]
-    print(f"theorems verify: {estimate_line(ids, estimates, profile.name, controls=args.controls)}", flush=True)
-    progress = Progress(sys.stdout, estimates=estimates, ids=ids)
-    progress, claims, run_context = _run_context(args, profile, progress, claims)
     reuse = _reuse_store(args)
+    # from here to the try below, each context entered is closed even when the next one is refused
+    sweep_executor, executor = _sweep_executor(args)
+    try:
+        print(f"theorems verify: {len(claims)} claims, profile {profile.name}, seed {args.seed}, "
+              f"{_where(args, claims)}", flush=True)
+        estimates = recorded_durations(profile.name, controls=args.controls)
+        ids = [c.id for c in claims]
+        print(f"theorems verify: {estimate_line(ids, estimates, profile.name, controls=args.controls)}", flush=True)
+        progress = Progress(sys.stdout, estimates=estimates, ids=ids)
+        progress, claims, run_context = _run_context(args, profile, progress, claims)
+    except BaseException:
+        sweep_executor.__exit__(None, None, None)
+        raise
     try:
         result = run(claims, profile=profile, seed=args.seed, controls=args.controls,
                      jobs=args.jobs, progress=progress, claims_modules=args.claims or (), fail_on=args.fail_on,
