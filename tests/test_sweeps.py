@@ -498,7 +498,7 @@ def test_verify_on_a_dask_local_cluster_gives_the_figures_of_a_local_run(tmp_pat
     figures = {}
     for label, extra in (("local", []), ("dask", ["--executor", "dask", "--workers", "2"])):
         out = tmp_path / label
-        assert main(["verify", "--only", "t1.sharp-threshold-2", "--out", str(out), *extra]) == 0
+        assert main(["verify", "--only", "t1.sharp-threshold-2", "--profile", "quick", "--out", str(out), *extra]) == 0
         claim = json.loads((out / "report.json").read_text())["claims"][0]
         figures[label] = [(e["check"], e["figure"]) for e in claim["evidence"]]
     assert figures["dask"] == figures["local"]
