@@ -1074,3 +1074,17 @@ def test_sweep_plots_draw_what_the_criterion_judged():
         assert ("located peak per size" if mode == "drift" else "gap to 2") in plot.svg
     # the largest gap is the figure of a ">=" check too (its smallest value)
     assert simulation_mode(_sim([7.8, 8.4, 14.3], 7.8, 2.0, ">=")) == "extreme"
+
+
+def test_plots_drawn_in_forked_processes_are_the_plots_drawn_in_one():
+    """report.html's plots are drawn over the cores (plots.draw_all): the same
+    SVG, byte for byte and in order, as drawn one after the other."""
+    from theorems.reporting import plots
+
+    jobs = [({"kind": "montecarlo", "check": f"mc{i}", "cases": 100, "threshold": 4.0,
+              "data": {"mean": [0.1 * i, 1.0], "claimed": [0.1 * i + 0.01, 1.0], "standard_error": [0.02, 0.5],
+                       "names": ["a", "b"]}}, f"t.x:mc{i}") for i in range(plots.PARALLEL_PLOTS_MIN)]
+    together = plots.draw_all(jobs, processes=2)
+    alone = plots.draw_all(jobs, processes=1)
+    assert [[p.svg for p in ps] for ps in together] == [[p.svg for p in ps] for ps in alone]
+    assert all(ps and ps[0].svg.startswith("<svg") for ps in alone)

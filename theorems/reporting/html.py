@@ -29,8 +29,10 @@ from theorems.reporting.plots import (
     Plot,
     chain_status,
     dependency_graph_svg,
+    draw_all,
     evidence_plots,
     ladder_all_zero,
+    plot_sources,
     shape_path,
     topic,
 )
@@ -69,6 +71,7 @@ class _Renderer:
         self.report = report
         self.fallbacks: list[MathFallback] = []
         self.plot_count = 0
+        self.drawn: dict[str, list[Plot]] = {}  # salt -> plots drawn ahead (render)
 
     # -- text helpers -----------------------------------------------------
     def math(self, latex: str, *, claim: str, where: str, display: bool) -> str:
@@ -294,7 +297,8 @@ class _Renderer:
                     pass
             if e["kind"] == "counterexample" and data.get("witness") is not None:
                 figs.append(f'<div class="witness"><p>Witness ({escape(e["check"])}):</p>{_block(data["witness"])}</div>')
-            for p in evidence_plots(e, salt=f"{c['id']}:{e['check']}"):
+            salt = f"{c['id']}:{e['check']}"
+            for p in self.drawn[salt] if salt in self.drawn else evidence_plots(e, salt=salt):
                 figs.append(self.figure(p))
         return f'<div class="plots">{"".join(figs)}</div>' if figs else ""
 
@@ -425,6 +429,10 @@ class _Renderer:
                 f"LaTeX could not be rendered and are shown as source:</p><ul>{items}</ul></section>")
 
     def render(self) -> str:
+        # every plot first, spread over the cores (the whole catalogue's take seconds one by one)
+        jobs = [(e, f"{c['id']}:{e['check']}") for c in self.report["claims"] for e in c["evidence"]
+                if plot_sources(e)]
+        self.drawn = dict(zip((salt for _, salt in jobs), draw_all(jobs)))
         claims_html = "".join(self.claim(c) for c in self.report["claims"])
         head = self.header()
         table = self.table()
