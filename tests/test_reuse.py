@@ -315,3 +315,24 @@ def test_a_function_patched_in_from_a_test_module_turns_reuse_off_while_it_is_th
 
     monkeypatch.setattr(linmem.capacity, "snr_from_leverage", wrong_snr, raising=False)
     assert patched_functions() == ["linmem.capacity.snr_from_leverage"]
+
+
+def test_the_plain_code_of_a_file_is_read_from_a_fresh_bytecode_cache_and_compiled_when_stale(tmp_path):
+    """Probing compares each loaded function with the code its file compiles
+    to; that code comes from the file's bytecode cache when the import
+    system would use it (same modification time and size), else from
+    compiling the source as it is now."""
+    import py_compile
+
+    from theorems.scale.reuse import _plain_code
+
+    path = tmp_path / "m.py"
+    path.write_text("def f(x):\n    return x + 1\n")
+    py_compile.compile(str(path), doraise=True)
+    source = path.read_bytes()
+    assert _plain_code(str(path), source) == compile(source, str(path), "exec", dont_inherit=True)
+    path.write_text("def f(x):\n    return x + 22\n")  # another size: the cache is stale
+    edited = path.read_bytes()
+    code = _plain_code(str(path), edited)
+    assert code == compile(edited, str(path), "exec", dont_inherit=True)
+    assert code != compile(source, str(path), "exec", dont_inherit=True)

@@ -137,14 +137,16 @@ def _install_audit_hook() -> None:
         _AUDIT["installed"] = True
 
 
-class _Probe(ast.NodeTransformer):
+class _Probe(ast.NodeVisitor):
     """Puts a probe at the top of every function and lambda of a module's tree:
     ``__theorems_reuse_note__(i)`` (the C ``add`` of the process's set of
     notes, :data:`_PROBES`), ``i`` indexing ``table``, which receives
     ``(path, qualname)``; a function whose qualname is in ``memos`` (a
     module-level ``lru_cache``'s) also has its body in ``try``/``finally``
     between :func:`_memo_enter` and :func:`_memo_exit`, which keep what it ran
-    while it filled an entry."""
+    while it filled an entry. The tree is changed in place, and each node it
+    gains is given a source location here (``ast.fix_missing_locations``
+    would walk the whole tree again: a third of the time of probing)."""
 
     def __init__(self, path: str, table: list, memos: frozenset):
         self.path, self.table, self.memos = path, table, memos
@@ -152,8 +154,7 @@ class _Probe(ast.NodeTransformer):
 
     def _note(self, qualname: str, node: ast.AST) -> ast.Call:
         self.table.append((self.path, qualname))
-        call = ast.Call(ast.Name(_NOTE, ast.Load()), [ast.Constant(len(self.table) - 1)], [])
-        return ast.copy_location(call, node)
+        return _located(ast.Call(ast.Name(_NOTE, ast.Load()), [ast.Constant(len(self.table) - 1)], []), node)
 
     def _function(self, node):
         qualname = self.prefix + node.name
@@ -171,10 +172,9 @@ class _Probe(ast.NodeTransformer):
             enter = ast.Assign([ast.Name(_SAVED, ast.Store())], ast.Call(ast.Name(_ENTER, ast.Load()), [], []))
             leave = ast.Expr(ast.Call(ast.Name(_EXIT, ast.Load()), [ast.Constant(index), ast.Name(_SAVED, ast.Load())],
                                       []))
-            rest = [ast.copy_location(enter, first),
-                    ast.copy_location(ast.Try(rest, [], [], [ast.copy_location(leave, first)]), first)]
+            rest = [_located(enter, first),
+                    ast.copy_location(ast.Try(rest, [], [], [_located(leave, first)]), first)]
         node.body = doc + [probe] + rest
-        return node
 
     visit_FunctionDef = visit_AsyncFunctionDef = _function
 
@@ -182,7 +182,6 @@ class _Probe(ast.NodeTransformer):
         outer, self.prefix = self.prefix, self.prefix + node.name + "."
         self.generic_visit(node)
         self.prefix = outer
-        return node
 
     def visit_Lambda(self, node):
         qualname = self.prefix + "<lambda>"
@@ -190,10 +189,17 @@ class _Probe(ast.NodeTransformer):
         self.generic_visit(node)
         self.prefix = outer
         # lambda ...: (note(i), body)[1]
-        pair = ast.Tuple([self._note(qualname, node), node.body], ast.Load())
-        node.body = ast.copy_location(ast.Subscript(ast.copy_location(pair, node.body), ast.Constant(1), ast.Load()),
+        pair = ast.copy_location(ast.Tuple([self._note(qualname, node), node.body], ast.Load()), node.body)
+        node.body = ast.copy_location(ast.Subscript(pair, ast.copy_location(ast.Constant(1), node.body), ast.Load()),
                                       node.body)
-        return node
+
+
+def _located(new: ast.AST, ref: ast.AST) -> ast.AST:
+    """``new`` (a tree of new nodes only) with ``ref``'s source location on each node."""
+    for n in ast.walk(new):
+        if "lineno" in n._attributes:
+            ast.copy_location(n, ref)
+    return new
 
 
 _NOTE, _ENTER, _EXIT, _SAVED = ("__theorems_reuse_note__", "__theorems_reuse_enter__", "__theorems_reuse_exit__",
@@ -258,13 +264,37 @@ def install_probes() -> list[str]:
     return new
 
 
+def _plain_code(path: str, source: bytes) -> types.CodeType:
+    """The code ``path`` compiles to: its bytecode cache when the cache is
+    fresh by the import system's own rule (source modification time and size
+    in its header), since that is the code the import loaded, else compiled
+    here (reading the cache costs a fraction of compiling)."""
+    try:
+        import importlib.util
+        import marshal
+
+        with open(importlib.util.cache_from_source(path), "rb") as fh:
+            data = fh.read()
+        st = os.stat(path)
+        if (data[:4] == importlib.util.MAGIC_NUMBER and int.from_bytes(data[4:8], "little") == 0
+                and int.from_bytes(data[8:12], "little") == int(st.st_mtime) & 0xFFFFFFFF
+                and int.from_bytes(data[12:16], "little") == st.st_size & 0xFFFFFFFF):
+            code = marshal.loads(data[16:])
+            if isinstance(code, types.CodeType):
+                return code
+    except (OSError, ValueError, EOFError, TypeError, NotImplementedError):
+        pass
+    return compile(source, path, "exec", dont_inherit=True)
+
+
 def _probe_file(path: str, functions: list, memos: frozenset) -> bool:
     try:
         with open(path, "rb") as fh:
             source = fh.read()
-        plain = compile(source, path, "exec", dont_inherit=True)
-        tree = _Probe(path, _PROBES["table"], memos).visit(ast.parse(source, filename=path))
-        probed = compile(ast.fix_missing_locations(tree), path, "exec", dont_inherit=True)
+        plain = _plain_code(path, source)
+        tree = ast.parse(source, filename=path)
+        _Probe(path, _PROBES["table"], memos).visit(tree)
+        probed = compile(tree, path, "exec", dont_inherit=True)
     except (OSError, SyntaxError, ValueError):
         return False
     plain_codes: dict = {}
