@@ -685,11 +685,8 @@ def evidence_plots(ev: dict, *, salt: str) -> list[Plot]:
 #: than it saves); at or above it, on several cores, :func:`draw_all` spreads them over forked processes.
 PARALLEL_PLOTS_MIN = 24
 
-_JOBS: list = []  # what draw_all's forked processes draw (inherited, never pickled to them)
-
-
-def _draw_job(i: int) -> list[Plot]:
-    ev, salt = _JOBS[i]
+def _draw_one(job: tuple[dict, str]) -> list[Plot]:
+    ev, salt = job
     return evidence_plots(ev, salt=salt)
 
 
@@ -716,7 +713,6 @@ def draw_all(jobs: Sequence[tuple[dict, str]], processes: int | None = None) -> 
     """
     import os
 
-    global _JOBS
     jobs = list(jobs)
     n = min(_usable_cores() if processes is None else processes, len(jobs))
     if n > 1 and len(jobs) >= PARALLEL_PLOTS_MIN and hasattr(os, "fork"):
@@ -724,14 +720,11 @@ def draw_all(jobs: Sequence[tuple[dict, str]], processes: int | None = None) -> 
         from concurrent.futures import ProcessPoolExecutor
         from concurrent.futures.process import BrokenProcessPool
 
-        _JOBS = jobs
-        try:
+        try:  # forked: the processes start without importing anything; each record travels once
             with ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("fork")) as pool:
-                return list(pool.map(_draw_job, range(len(jobs)), chunksize=max(1, len(jobs) // (4 * n))))
+                return list(pool.map(_draw_one, jobs, chunksize=max(1, len(jobs) // (4 * n))))
         except (OSError, BrokenProcessPool):
             pass  # drawn here instead
-        finally:
-            _JOBS = []
     return [evidence_plots(ev, salt=salt) for ev, salt in jobs]
 
 
