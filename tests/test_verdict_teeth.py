@@ -155,3 +155,13 @@ def test_an_exact_check_on_rational_terms_says_nothing_of_irrational_cases():
     ev = _evidence(_claim(lambda impl, K: [(K @ K.T, (K @ K.T).T)]), "exact")
     assert ev.status is EvidenceStatus.PASSED and ev.cases > 0
     assert "not_exact" not in ev.data and not ev.detail.startswith("not exact")
+
+
+def test_the_top_rung_figure_is_infinite_for_a_nonzero_residual_of_terms_of_size_zero():
+    """A bound whose terms have size 0 yet a nonzero residual keeps no digit:
+    its figure is inf, and an exact zero is 0 whatever the size."""
+    with mpmath.workdps(50):
+        assert precise._kept(mpmath.mpf("1e-60"), 0, 50) == math.inf
+        assert precise._kept(mpmath.mpf("0"), 0, 50) == 0.0
+        assert precise._kept(mpmath.inf, 1, 50) == math.inf
+        assert precise._kept(mpmath.mpf("1e-60"), 1, 50) == pytest.approx(1e-35)
