@@ -685,18 +685,10 @@ def evidence_plots(ev: dict, *, salt: str) -> list[Plot]:
 #: than it saves); at or above it, on several cores, :func:`draw_all` spreads them over forked processes.
 PARALLEL_PLOTS_MIN = 24
 
+
 def _draw_one(job: tuple[dict, str]) -> list[Plot]:
     ev, salt = job
     return evidence_plots(ev, salt=salt)
-
-
-def _usable_cores() -> int:
-    import os
-
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def draw_all(jobs: Sequence[tuple[dict, str]], processes: int | None = None) -> list[list[Plot]]:
@@ -713,8 +705,10 @@ def draw_all(jobs: Sequence[tuple[dict, str]], processes: int | None = None) -> 
     """
     import os
 
+    from theorems.scale.supervise import default_jobs
+
     jobs = list(jobs)
-    n = min(_usable_cores() if processes is None else processes, len(jobs))
+    n = min(default_jobs() if processes is None else processes, len(jobs))
     if n > 1 and len(jobs) >= PARALLEL_PLOTS_MIN and hasattr(os, "fork"):
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
