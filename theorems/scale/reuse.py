@@ -264,38 +264,25 @@ def install_probes() -> list[str]:
     return new
 
 
-def _plain_code(path: str, source: bytes) -> types.CodeType:
-    """The code ``path`` compiles to: its bytecode cache when the cache is
-    fresh by the import system's own rule (source modification time and size
-    in its header), since that is the code the import loaded, else compiled
-    here (reading the cache costs a fraction of compiling)."""
-    try:
-        import importlib.util
-        import marshal
+def _plain_code(path: str) -> types.CodeType:
+    """The code ``path`` compiles to, as the import system gets it: from its
+    bytecode cache when that is fresh by the import system's rules, else
+    compiled from the source (reading the cache costs a fraction of
+    compiling)."""
+    import importlib.machinery
 
-        with open(importlib.util.cache_from_source(path), "rb") as fh:
-            data = fh.read()
-        st = os.stat(path)
-        if (data[:4] == importlib.util.MAGIC_NUMBER and int.from_bytes(data[4:8], "little") == 0
-                and int.from_bytes(data[8:12], "little") == int(st.st_mtime) & 0xFFFFFFFF
-                and int.from_bytes(data[12:16], "little") == st.st_size & 0xFFFFFFFF):
-            code = marshal.loads(data[16:])
-            if isinstance(code, types.CodeType):
-                return code
-    except (OSError, ValueError, EOFError, TypeError, NotImplementedError):
-        pass
-    return compile(source, path, "exec", dont_inherit=True)
+    return importlib.machinery.SourceFileLoader("_theorems_probed", path).get_code("_theorems_probed")
 
 
 def _probe_file(path: str, functions: list, memos: frozenset) -> bool:
     try:
         with open(path, "rb") as fh:
             source = fh.read()
-        plain = _plain_code(path, source)
+        plain = _plain_code(path)
         tree = ast.parse(source, filename=path)
         _Probe(path, _PROBES["table"], memos).visit(tree)
         probed = compile(tree, path, "exec", dont_inherit=True)
-    except (OSError, SyntaxError, ValueError):
+    except (OSError, SyntaxError, ValueError, ImportError):
         return False
     plain_codes: dict = {}
     probed_codes: dict = {}
