@@ -165,3 +165,109 @@ def test_the_top_rung_figure_is_infinite_for_a_nonzero_residual_of_terms_of_size
         assert precise._kept(mpmath.mpf("0"), 0, 50) == 0.0
         assert precise._kept(mpmath.inf, 1, 50) == math.inf
         assert precise._kept(mpmath.mpf("1e-60"), 1, 50) == pytest.approx(1e-35)
+
+
+# --- the number system: a float literal side is the decimal written --------------------------------
+
+
+def test_a_float_literal_side_is_the_decimal_written_in_the_exact_and_ladder_checks():
+    """``0.1`` on a side means 1/10 exactly: a difference of 1e-20 from it is
+    seen by the exact check (float64 would round it away), and an exact 1/10
+    is no counterexample at any rung of the ladder."""
+    off = _claim(lambda impl, K: [((K * 0)[:1, :1] + 1e-20 + 0.1, np.full((1, 1), 0.1))], "t.decimal-off")
+    on = _claim(lambda impl, K: [((K * 0)[:1, :1] + 0.1, np.full((1, 1), 0.1))], "t.decimal-on")
+    assert _evidence(off, "exact").status is EvidenceStatus.FAILED
+    for check in ("exact", "ladder"):
+        assert _evidence(on, check).status is EvidenceStatus.PASSED, check
+
+
+# --- the searched domain: condition numbers ------------------------------------------------------
+
+
+def test_the_searched_domain_records_every_condition_number_but_the_orthonormal_one():
+    from types import SimpleNamespace
+
+    from theorems.evidence._common import SearchedDomain
+
+    domain = SearchedDomain()
+    for cond in (1.0, 2.0, 1e6):
+        domain.see(SimpleNamespace(family="conditioned", d=3, M=2, cond=cond))
+    out = domain.to_json()
+    assert out["cond"] == [2.0, 1e6] and out["examples"] == 3 and out["families"] == ["conditioned"]
+    only_orthonormal = SearchedDomain()
+    only_orthonormal.see(SimpleNamespace(family="orthonormal", d=3, M=2, cond=1.0))
+    assert "cond" not in only_orthonormal.to_json()
+
+
+# --- the property check: why float64 could not judge --------------------------------------------
+
+
+def test_a_property_check_beyond_float64_says_why_it_is_inconclusive_and_a_failure_does_not():
+    from hypothesis import strategies as st
+
+    from theorems.evidence import property as prop
+
+    beyond = prop.check(_ctx(), st.integers(0, 9), lambda x: prop.BEYOND_FLOAT64, examples=20)
+    assert beyond.status is EvidenceStatus.INCONCLUSIVE and "need at least" in beyond.detail
+    failed = prop.check(_ctx(), st.integers(0, 9), lambda x: prop.BEYOND_FLOAT64 if x < 5 else 10 * prop.THRESHOLD,
+                        examples=20)
+    assert failed.status is EvidenceStatus.FAILED and "need at least" not in failed.detail
+
+
+# --- a sweep table with the template's defaults -----------------------------------------------------
+
+
+def test_a_sweep_table_without_columns_or_domain_records_every_column_and_the_sizes_alone():
+    from theorems.authoring import templates
+
+    def check(**options):
+        return templates.sweep_table_check(
+            "t", sizes=dict(quick=(2, 3), standard=(2, 3), thorough=(2, 3)), statistic="t", label="t",
+            measure=lambda ctx, n, rng: {"t": 2.0 * n, "u": -n}, criterion=lambda t: (True, 0.0, 0.0, ""),
+            **options).run(_ctx("t"))
+
+    plain = check()
+    assert plain.data["table"] == {"columns": ["size", "t", "u"], "rows": [[2, 4.0, -2], [3, 6.0, -3]]}
+    assert plain.data["domain"] == {"size": {"values": [2, 3], "min": 2, "max": 3}}
+    named = check(columns=["u"], domain={"family": "gaussian"})
+    assert named.data["table"]["columns"] == ["size", "u"] and named.data["domain"]["family"] == "gaussian"
+
+
+# --- supervision: a check's budget ends with its evidence; an executor excludes jobs ----------------
+
+
+def test_a_supervised_task_is_held_to_a_check_budget_only_until_the_check_answers(monkeypatch):
+    """Between checks (after ``("evidence", ...)``) no budget runs: a task
+    that then takes longer than the last check's allowance is not killed;
+    one still inside its check is."""
+    import dataclasses
+    import time
+
+    from theorems.core import runner
+    from theorems.scale.supervise import Died
+
+    monkeypatch.setattr(runner, "BUDGET_GRACE_S", 0.0)
+    profile = dataclasses.replace(QUICK, check_budget_s=0.3)
+
+    def task(answered: bool):
+        def run(send):
+            send("check", "claim", "c")
+            if answered:
+                send("evidence", None)
+            time.sleep(1.2)
+            return "done"
+        return run
+
+    assert runner.call_supervised(task(True), profile=profile) == "done"
+    died = runner.call_supervised(task(False), profile=profile)
+    assert isinstance(died, Died) and died.step == ("claim", "c")
+
+
+def test_a_run_with_an_executor_refuses_several_jobs_and_one_without_takes_them():
+    from theorems.core import runner
+
+    claim = _claim(lambda impl, K: [(K, K)], "t.jobs")
+    with pytest.raises(ValueError, match="with an executor"):
+        runner.run([claim], profile=QUICK, seed=1, jobs=2, executor=object())
+    result = runner.run([claim], profile=QUICK, seed=1, jobs=2)
+    assert [r.status.value for r in result.results] == ["VERIFIED"]
