@@ -99,6 +99,7 @@ def test_a_falls_false_bound_below_the_top_rungs_unit_passes_and_zero_has_figure
 def test_a_ladder_over_no_case_has_checked_nothing():
     ev = precise.check(_ctx(), [], _constant("0"), falls=False, relative=True)
     assert ev.status is EvidenceStatus.INCONCLUSIVE and ev.detail.startswith("no ladder case")
+    assert ev.figure == 0.0 and ev.cases == 0  # no ratio measured: the figure is no worse than zero
 
 
 # --- the terms' shape screen ----------------------------------------------------------------------
@@ -271,3 +272,103 @@ def test_a_run_with_an_executor_refuses_several_jobs_and_one_without_takes_them(
         runner.run([claim], profile=QUICK, seed=1, jobs=2, executor=object())
     result = runner.run([claim], profile=QUICK, seed=1, jobs=2)
     assert [r.status.value for r in result.results] == ["VERIFIED"]
+
+
+# --- the third sample's survivors -------------------------------------------------------------------
+
+
+def test_a_residual_that_stalls_is_reported_at_the_top_rung():
+    ev = precise.check(_ctx(), [("a", None)], _constant("1e-30"), falls=True, relative=True)
+    assert ev.status is EvidenceStatus.FAILED and ev.counterexample["why"].endswith("it stalls")
+    assert ev.counterexample["case"] == "a" and ev.counterexample["digits"] == 150
+
+
+def test_a_bound_tight_at_zero_steers_the_search_as_the_tightest(monkeypatch):
+    from theorems.authoring import templates
+    from theorems.core.residuals import at_most
+
+    seen = []
+    monkeypatch.setattr(templates, "target", lambda value, label: seen.append(value))
+    loose = at_most(np.array([1.0]), np.array([2.0]))  # slack (2 - 1) / (1 + 2)
+    templates._steer_to_bounds([at_most(np.zeros(2), np.zeros(2)), loose])
+    templates._steer_to_bounds([loose])
+    assert seen == [0.0, pytest.approx(-1 / 3)]
+
+
+def test_a_float_case_whose_quick_ratio_is_at_the_threshold_passes_without_a_reference(monkeypatch):
+    """The float check's quick ratio passes at the threshold itself (``<=``,
+    as everywhere); only a ratio above it is measured against the mpmath reference."""
+    from theorems.authoring import templates
+    from theorems.core.tolerance import THRESHOLD
+
+    formed = []
+    monkeypatch.setattr(templates, "scaled_residual", lambda *a, **k: THRESHOLD)
+    monkeypatch.setattr(templates, "_measured_ratio", lambda *a, **k: formed.append(a) or math.inf)
+    ev = _evidence(_claim(lambda impl, K: [(K, K)], "t.at-threshold"), "float")
+    assert ev.status is EvidenceStatus.PASSED and ev.figure == THRESHOLD and not formed
+
+
+def test_a_monte_carlo_check_of_values_names_the_shapes_of_its_keys():
+    from theorems.authoring import templates
+
+    check = templates.montecarlo_values("mc", lambda impl, K, V: np.zeros(V.shape[0]), lambda impl, K: 0.0,
+                                        mc_keys=lambda rng: [np.ones((3, 5)), np.ones((2, 7))], mc_samples=200)
+    ev = check.run(_ctx("mc"))
+    assert ev.status is EvidenceStatus.PASSED and "keys 3x5, 2x7" in ev.detail
+
+
+def test_a_control_record_naming_a_control_it_does_not_hold_is_reported_without_the_name():
+    from theorems.core.controls import missed_text
+
+    controls = [{"description": "first"}, {"description": "second"}]
+    row = {"result": "missed", "reason": "passed"}
+    named = missed_text({"per_check": {"float": {**row, "controls": [1]}}, "controls": controls})
+    assert named == "check 'float' missed it under control 2 (second) (passed)"
+    beyond = missed_text({"per_check": {"float": {**row, "controls": [2]}}, "controls": controls})
+    assert beyond == "check 'float' missed it (passed)"
+
+
+def test_a_nan_is_refused_in_the_main_run_and_a_failing_case_under_a_control():
+    import dataclasses
+
+    from theorems.evidence._common import TermsError, refuse_nan
+
+    with pytest.raises(TermsError, match="the ratio is NaN"):
+        refuse_nan(math.nan, _ctx(), "the ratio")
+    assert math.isnan(refuse_nan(math.nan, dataclasses.replace(_ctx(), control=True), "the ratio"))
+    assert refuse_nan(0.5, _ctx(), "the ratio") == 0.5
+
+
+def test_the_tolerance_norm_stays_in_the_number_system_of_its_input():
+    from fractions import Fraction
+
+    from theorems.core.tolerance import norm
+
+    floats = norm(np.array([3.0, 4.0]))
+    assert type(floats) is float and floats == 5.0
+    assert norm(np.array([Fraction(3), Fraction(4)], dtype=object)) == 5.0
+    precise_norm = norm(np.array([mpmath.mpf(1), mpmath.mpf(1)], dtype=object))
+    assert isinstance(precise_norm, mpmath.mpf) and precise_norm == mpmath.sqrt(2)
+
+
+def test_a_check_budget_of_zero_is_no_budget_and_a_budget_off_the_main_thread_is_not_armed():
+    import threading
+    import time
+
+    from theorems.core import runner
+
+    with runner._budget(0):
+        time.sleep(0.3)
+    raised = []
+
+    def off_main():
+        try:
+            with runner._budget(0.05):
+                time.sleep(0.2)
+        except BaseException as exc:  # noqa: BLE001 - what the thread met is the finding
+            raised.append(exc)
+
+    worker = threading.Thread(target=off_main)
+    worker.start()
+    worker.join()
+    assert raised == []
