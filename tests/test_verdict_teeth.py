@@ -372,3 +372,26 @@ def test_a_check_budget_of_zero_is_no_budget_and_a_budget_off_the_main_thread_is
     worker.start()
     worker.join()
     assert raised == []
+
+
+def test_an_expectation_counterexample_names_its_keys_and_its_directions():
+    from fractions import Fraction
+
+    from hypothesis import strategies as st
+
+    from theorems.authoring import templates
+
+    K = np.array([[Fraction(i + j) for j in range(2)] for i in range(4)], dtype=object)
+    claim = templates.expectation("t.expect", title="t", statement="t", source="test", keys=st.just(K),
+                                  quantity=lambda impl, K, V: V[..., 0, 0] * 0 + 1, claimed=lambda impl, K: 0,
+                                  control=wrong("none needed", snr=abs))
+    cex = _evidence(claim, "enumeration").counterexample
+    assert np.array_equal(cex["input"]["K"], K) and cex["input"]["W0"].shape[1] == 2 and cex["residual"] == "1"
+
+
+def test_a_recorded_claim_run_records_what_it_executed_and_an_unrecorded_one_does_not():
+    from theorems.core import runner
+
+    claim = _claim(lambda impl, K: [(K, K)], "t.recorded")
+    assert runner._run_claim_recorded(claim, True, profile=QUICK, seed=1).executed is not None
+    assert runner._run_claim_recorded(claim, False, profile=QUICK, seed=1).executed is None
