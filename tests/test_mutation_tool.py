@@ -53,11 +53,14 @@ def test_show_and_ids_name_one_mutant(mutation, tmp_path, capsys):
     listing.write_text(f"# header\nsurvived  {m.id}  fn  desc\n{m.id.replace('Mul_Div', 'Div_Mul')}\n")
     assert mutation._read_ids(str(listing)) == {m.id, m.id.replace("Mul_Div", "Div_Mul")}
     assert mutation._read_ids("a:1:b:0, c:2:d:1") == {"a:1:b:0", "c:2:d:1"}
+    many = [f"authoring.templates:{k}:ReplaceOrWithAnd:{k}" for k in range(40)]  # longer than a file name may be
+    assert mutation._read_ids(",".join(many)) == set(many)
 
 
 def test_every_listed_equivalent_mutant_exists(mutation):
-    ids = {m.id for mod in mutation.MODULES for m in mutation.mutants_of(mod)}
+    ids = {m.id for mod in mutation.MODULES + mutation.VERDICT_MODULES for m in mutation.mutants_of(mod)}
     entries = mutation._equivalent_entries()
+    assert any(e.module in mutation.VERDICT_MODULES for e in entries)  # the verdict path's entries are read too
     assert entries and not mutation.stale_equivalents(), (
         "tools/equivalent_mutants.txt lists mutants whose line changed: re-check them (--check-equivalents)")
     found = mutation.load_equivalents()

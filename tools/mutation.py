@@ -537,7 +537,7 @@ def _equivalent_entries() -> list[Equivalent]:
         for number, line in enumerate(EQUIVALENT_FILE.read_text().splitlines(), 1):
             if not line.strip() or line.startswith("#"):
                 continue
-            m = re.fullmatch(r"(\w+):(\w+) fp:([0-9a-f]{10}) (\S.*)", line.strip())
+            m = re.fullmatch(r"([\w.]+):(\w+) fp:([0-9a-f]{10}) (\S.*)", line.strip())
             if m is None:
                 raise SystemExit(f"{EQUIVALENT_FILE.name}:{number}: expected 'module:function fp:FINGERPRINT "
                                  f"reason', got {line.strip()[:80]!r}")
@@ -549,7 +549,7 @@ def _resolve_equivalents() -> tuple[dict[str, str], list[Equivalent]]:
     """``({current id: reason}, entries no mutant matches)``: each entry is
     looked up by its module and fingerprint among today's mutants."""
     entries = _equivalent_entries()
-    by_fp = {(mod, fp): mid for mod in sorted({e.module for e in entries} & set(MODULES))
+    by_fp = {(mod, fp): mid for mod in sorted({e.module for e in entries} & set(MODULES + VERDICT_MODULES))
              for mid, fp in fingerprints(mod).items()}
     found, stale = {}, []
     for e in entries:
