@@ -395,3 +395,23 @@ def test_a_recorded_claim_run_records_what_it_executed_and_an_unrecorded_one_doe
     claim = _claim(lambda impl, K: [(K, K)], "t.recorded")
     assert runner._run_claim_recorded(claim, True, profile=QUICK, seed=1).executed is not None
     assert runner._run_claim_recorded(claim, False, profile=QUICK, seed=1).executed is None
+
+
+def test_a_ladder_failure_states_its_relative_residual_to_three_digits():
+    ev = precise.check(_ctx(), [("a", None)], _constant("1.23456e-60"), falls=False, relative=True)
+    assert ev.counterexample["why"] == "relative residual 1.23e-60 at 150 digits keeps fewer than 0.5 of the digits"
+
+
+def test_a_rebuild_snippet_names_claim_files_and_folders_by_absolute_path_and_modules_by_name(tmp_path,
+                                                                                              monkeypatch):
+    import dataclasses
+    import os
+
+    from theorems.authoring.templates import rebuild_snippet
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "claims_folder").mkdir()
+    ctx = dataclasses.replace(_ctx(), claims_modules=("gone.py", "claims_folder", "my.claims"))
+    snippet = rebuild_snippet(ctx, [], {}, 0.0)
+    expected = [os.path.abspath("gone.py"), os.path.abspath("claims_folder"), "my.claims"]
+    assert f"load_claims({expected!r})" in snippet
