@@ -415,3 +415,25 @@ def test_a_rebuild_snippet_names_claim_files_and_folders_by_absolute_path_and_mo
     snippet = rebuild_snippet(ctx, [], {}, 0.0)
     expected = [os.path.abspath("gone.py"), os.path.abspath("claims_folder"), "my.claims"]
     assert f"load_claims({expected!r})" in snippet
+
+
+def test_a_residual_of_exactly_one_at_every_rung_stalls_and_an_exact_zero_at_the_top_falls():
+    from theorems.core.tolerance import ladder_fall
+
+    assert ladder_fall([1, 1, 1], (50, 100, 150))[0] is False
+    assert ladder_fall([mpmath.mpf("1e-50"), mpmath.mpf("1e-100"), mpmath.mpf(0)], (50, 100, 150)) == (
+        True, math.inf, 0.0, 0)
+    ev = precise.check(_ctx(), [("a", None)], _constant("1"), falls=True, relative=True)
+    assert ev.status is EvidenceStatus.FAILED and ev.counterexample["why"].endswith("it stalls")
+
+
+def test_an_exact_zero_sympy_cannot_see_at_a_glance_is_decided_by_its_minimal_polynomial():
+    """cos(2 pi/7) + cos(4 pi/7) + cos(6 pi/7) = -1/2: sympy's ``is_zero`` is
+    None on the residual; the minimal polynomial proves it zero, and a
+    residual off by 1e-30 nonzero."""
+    from theorems.evidence.symbolic import _is_zero
+
+    residual = sum(sympy.cos(2 * k * sympy.pi / 7) for k in (1, 2, 3)) + sympy.Rational(1, 2)
+    assert residual.is_zero is None
+    assert _is_zero(residual) is True
+    assert _is_zero(residual + sympy.Rational(1, 10**30)) is False
