@@ -69,9 +69,11 @@ DRIFT_EFFECT = 0.1
 #: -0.088 to -0.136 (spread 0.0166, per-run s.e. 0.0148-0.0172, mean 0.0158):
 #: declared 0.016 (the effect 0.1 is 6.25 of them, 6.18 needed; thin: 5-6
 #: pools at d = 24 would give headroom). docs/results/fs-ce-norm-peak-standard.md has the seeds run.
-#: Thorough (d = 6..48, 3 pools at d = 48) scaled from those runs, not
-#: measured: about 0.006, declared 0.009. simulation.drift states what each
-#: falls short of.
+#: Thorough (d = 6..48, 3 pools at d = 48) scaled from those runs to about
+#: 0.006, declared 0.009; one thorough run (seed 20261130, 472 s of CPU)
+#: measured a per-run standard error of 0.005 (slope -0.112,
+#: docs/results/fs-ce-norm-peak-thorough.md). simulation.drift states what
+#: each falls short of.
 DRIFT_SLOPE_SD = kit.per_profile(quick=0.09, standard=0.016, thorough=0.009)
 
 #: A ridge this many times larger (lambda n / d^2 = 1e-2) keeps the norm
