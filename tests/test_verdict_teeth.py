@@ -437,3 +437,143 @@ def test_an_exact_zero_sympy_cannot_see_at_a_glance_is_decided_by_its_minimal_po
     assert residual.is_zero is None
     assert _is_zero(residual) is True
     assert _is_zero(residual + sympy.Rational(1, 10**30)) is False
+
+
+def test_a_constant_sample_whose_rounded_variance_is_negative_has_zero_spread():
+    """2.3 a thousand times: the sum of squares over n minus the squared
+    mean rounds to -8.9e-16; the variance is clamped at 0, so the standard
+    error is 0 and a claim equal to the constant passes with figure 0."""
+    ev = montecarlo.check(_ctx(), lambda rng, size: np.full(size, 2.3), 2.3, n=N)
+    assert ev.status is EvidenceStatus.PASSED and ev.figure == 0.0 and ev.data["standard_error"] == [0.0]
+
+
+def test_a_residual_falls_from_the_rung_that_resolves_it_best_even_the_one_below_the_top():
+    from theorems.core.tolerance import ladder_fall
+
+    # from rung 0 it fell 30 digits (50 needed); from rung 1, 50 digits (25 needed)
+    falls, achieved, required, rung = ladder_fall([1e-120, 1e-100, 1e-150], (50, 100, 150))
+    assert (falls, rung, required) == (True, 1, 25.0) and achieved == pytest.approx(50.0)
+
+
+def test_a_worker_that_exits_in_a_check_costs_that_check_and_the_rest_are_not_run():
+    """Supervised (jobs=2): ``os._exit(0)`` in the second of three checks;
+    the first check's evidence is kept, the second is an ERROR naming the
+    exit and the check, the third is 'not run', and the healthy claim beside
+    it is VERIFIED."""
+    import crash_claims
+
+    from theorems.core import runner
+
+    by_id = {c.id: c for c in crash_claims.CLAIMS}
+    result = runner.run([by_id["crash.exit0"], by_id["crash.healthy-a"]], profile=QUICK, seed=1, jobs=2)
+    crashed, healthy = result.results
+    assert healthy.status.value == "VERIFIED" and crashed.status.value == "ERROR"
+    ev = {e.check: e for e in crashed.evidence}
+    assert [e.check for e in crashed.evidence] == ["first", "crash", "last"]
+    assert ev["first"].status is EvidenceStatus.PASSED
+    assert ev["crash"].status is EvidenceStatus.ERROR and "exit code 0" in ev["crash"].detail
+    assert "check 'crash'" in ev["crash"].detail
+    assert ev["last"].status is EvidenceStatus.ERROR and ev["last"].detail.startswith("not run")
+
+
+def test_the_ladder_figure_is_the_share_of_the_required_fall_not_achieved():
+    """Residuals 1e-50, 1e-100, 1e-150: a fall of 100 digits where 50 are
+    required, so the figure is 50 / 100."""
+    ev = precise.check(_ctx(), [("a", None)], lambda case: (mpmath.mpf(10) ** -mpmath.mp.dps, mpmath.mpf(1)),
+                       falls=True, relative=True)
+    assert ev.status is EvidenceStatus.PASSED and ev.figure == pytest.approx(0.5, rel=1e-12)
+
+
+def test_a_term_float64_cannot_resolve_counts_as_beyond_only_when_it_shows_a_residual():
+    """A term whose sides cancel to 0 in float64 (1 + 1e20 - 1e20; exactly 1
+    in mpmath) keeps no digit, but with a zero float residual it shows no
+    violation to judge: the case is measured by its other term, not set
+    aside as beyond float64."""
+    from theorems.authoring import templates
+    from theorems.evidence import property as prop
+
+    def terms(impl, x):
+        cancelled = (x + 1e20) - 1e20
+        return [(cancelled, cancelled), (3 * x, 3 * x)]
+
+    args = (np.array([1.0]),)
+    items = terms(None, *args)
+    assert templates._measured_ratio(terms, _ctx("float"), args, items) == 0.0
+
+    def shows(impl, x):
+        return [((x + 1e20) - 1e20, x), (3 * x, 3 * x)]
+
+    assert templates._measured_ratio(shows, _ctx("float"), args, shows(None, *args)) is prop.BEYOND_FLOAT64
+
+
+def test_evidence_without_seconds_is_written_with_zero_seconds():
+    from theorems.core import runner
+    from theorems.core.model import Evidence, EvidenceKind
+
+    ev = Evidence(check="c", kind=EvidenceKind.PROPERTY, status=EvidenceStatus.PASSED, figure=0.0, threshold=1.0,
+                  cases=1, seeds=[1], detail="d", replay="r", seconds=None)
+    assert runner._invalid_evidence(ev) is None and ev.seconds == 0.0
+
+
+def _raises_deep():
+    raise ValueError("deep")
+
+
+def _calls_deep():
+    _raises_deep()
+
+
+def test_an_error_is_placed_at_the_deepest_frame_of_the_users_code():
+    from theorems.core import runner
+
+    try:
+        _calls_deep()
+    except ValueError as exc:
+        where = runner._raised_where(exc)
+    assert where.endswith(" in _raises_deep") and "test_" in where.split(":")[0]
+
+
+def test_a_replay_command_names_claim_files_and_folders_by_absolute_path_and_modules_by_name(tmp_path, monkeypatch):
+    import dataclasses
+    import os
+    import shlex
+
+    from theorems.evidence._common import replay_command
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "claims_folder").mkdir()
+    ctx = dataclasses.replace(_ctx(), claims_modules=("gone.py", "claims_folder", "my.claims"))
+    argv = shlex.split(replay_command(ctx))
+    named = [argv[i + 1] for i, a in enumerate(argv) if a == "--claims"]
+    assert named == [os.path.abspath("gone.py"), os.path.abspath("claims_folder"), "my.claims"]
+
+
+def test_one_job_is_a_valid_run_and_zero_is_refused():
+    from theorems.core import runner
+
+    claim = _claim(lambda impl, K: [(K, K)], "t.one-job")
+    assert [r.status.value for r in runner.run([claim], profile=QUICK, seed=1, jobs=1).results] == ["VERIFIED"]
+    with pytest.raises(ValueError, match="jobs must be an int >= 1"):
+        runner.run([claim], profile=QUICK, seed=1, jobs=0)
+
+
+
+def test_explicit_exact_examples_run_first_at_every_seed():
+    """An exact check's ``explicit`` inputs run at every seed, before and
+    beside its search: a residual nonzero on one explicit input alone fails,
+    whatever the search draws."""
+    from hypothesis import strategies as st
+
+    seen = []
+
+    def residual(x):
+        seen.append(x)
+        return 1 if x == -1 else 0
+
+    for seed in (1, 2, 3):
+        ctx = Context(impl=None, profile=QUICK, seed=seed, claim_id="t.explicit", check_name="exact")
+        seen.clear()
+        ev = symbolic.check_exact(ctx, st.integers(0, 9), residual, explicit=(-1,))
+        assert ev.status is EvidenceStatus.FAILED and seen[0] == -1 and ev.counterexample["input"] == -1
+    ok = symbolic.check_exact(_ctx(), st.integers(0, 9), lambda x: 0, explicit=(-1, -2))
+    assert ok.status is EvidenceStatus.PASSED and ok.cases >= 2

@@ -267,7 +267,10 @@ class Inputs:
     what the family covers, in words (it becomes the check descriptions);
     ``rebuild``: a float case from its recipe (``rebuild(case.recipe)``
     gives the same arrays), so ``theorems verify --case float:RECIPE``
-    reruns one float case; None when the family cannot.
+    reruns one float case; None when the family cannot. ``exact_examples``:
+    exact argument tuples the exact check runs first at every seed, beside
+    its search (a case that must always be seen, e.g. the one where a
+    claim's negative control differs from the claim).
     """
 
     names: tuple[str, ...]
@@ -276,6 +279,7 @@ class Inputs:
     floats: st.SearchStrategy
     about: str = ""
     rebuild: Callable[[Any], Case] | None = None
+    exact_examples: tuple = ()
 
     def describe(self, args: tuple) -> dict:
         """An exact input as ``{name: value}``; an argument with a ``describe()``

@@ -202,7 +202,8 @@ def _exact(inputs: Inputs, terms: Terms) -> Callable[[Context], Any]:
                 reject()
             return exact_residual(items)
 
-        return screen.settle(lambda: symbolic.check_exact(ctx, inputs.exact, value, describe=inputs.describe))
+        return screen.settle(lambda: symbolic.check_exact(ctx, inputs.exact, value, describe=inputs.describe,
+                                                         explicit=inputs.exact_examples))
 
     return run
 
@@ -972,7 +973,7 @@ def sweep_claim(
 def design_check(
     name: str = "enumeration", *, cases: st.SearchStrategy, law: Callable[[Any], Any], quantity: Callable,
     claimed: Callable[[Any, Any], Any], hypotheses: Callable[[Any, Any], Any] | None = None,
-    describe: Callable[[Any], Any] | None = None, about: str = "",
+    describe: Callable[[Any], Any] | None = None, about: str = "", examples: Sequence[Any] = (),
 ) -> Check:
     """The exact half of :func:`design_expectation`: for every drawn case,
     each finite law of ``law(case)`` (a :class:`theorems.authoring.kit.Law` or a
@@ -996,7 +997,8 @@ def design_check(
                     return out
             return 0
 
-        return expect.check(ctx, cases, residual_of, **({} if describe is None else {"describe": describe}))
+        return expect.check(ctx, cases, residual_of, explicit=examples,
+                            **({} if describe is None else {"describe": describe}))
 
     return Check(name, EvidenceKind.EXPECTATION, run, about or "exact expectation over a finite design")
 
@@ -1040,7 +1042,8 @@ def design_expectation(
     hypotheses: Callable[[Any, Any], Any] | None = None, describe: Callable[[Any], Any] | None = None,
     about: str = "", mc_about: str = "", mc_stream: str = "montecarlo cases", mc_samples: int | None = None,
     kind: ClaimKind = ClaimKind.EXPECTATION, assumptions: Sequence[str] = (), depends_on: Sequence[str] = (),
-    tags: Sequence[str] = (), algebra: Callable | None = None, extra_checks: Sequence[Check] = (), **fields: Any,
+    tags: Sequence[str] = (), algebra: Callable | None = None, extra_checks: Sequence[Check] = (),
+    examples: Sequence[Any] = (), **fields: Any,
 ) -> Claim:
     """An expectation claim over any random inputs with a finite stand-in:
     ``E quantity = claimed``, checked exactly over finite designs and by
@@ -1055,6 +1058,8 @@ def design_expectation(
     moments); ``montecarlo`` (:func:`sampled_check`) averages it over
     ``mc_draw(impl, case, rng, size)`` for the fixed ``mc_cases(rng)``
     (``mc_quantity``, ``mc_claimed`` where the sampled form differs).
+    ``examples``: cases the enumeration checks first at every seed, beside
+    those it draws.
 
     >>> from theorems.authoring.strategies import exact_key_matrices
     >>> claim = design_expectation(
@@ -1070,7 +1075,7 @@ def design_expectation(
     """
     checks = (
         design_check(cases=cases, law=law, quantity=quantity, claimed=claimed, hypotheses=hypotheses,
-                     describe=describe, about=about),
+                     describe=describe, about=about, examples=examples),
         sampled_check(cases=mc_cases, draw=mc_draw, quantity=mc_quantity or quantity,
                       claimed=mc_claimed or claimed, label=mc_label, about=mc_about, stream=mc_stream,
                       mc_samples=mc_samples),

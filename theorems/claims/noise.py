@@ -473,6 +473,9 @@ CLAIMS = [
         mc_about="spherical values; M > d, M < d, rank-deficient, duplicated, condition 1e3",
         extra_checks=(Check("ladder", EvidenceKind.PRECISE, _pinv_energy_precise,
                             "mpmath: ||K^+||_F^2 against the exact sum s^-2, condition up to 1e20, rank-deficient"),),
+        # keys with singular values 1 and 2, at every seed: the flat-spectrum shortcut is exact on
+        # keys of one singular value (rank 1, orthogonal columns), all the search drew at 1 of 20 quick seeds
+        examples=((kit.exact([[1, 0], [0, 2]]), kit.exact([[1, 1]])),),
         control=wrong("flat-spectrum shortcut r_K^2 / ||K||_F^2", pinv_energy=_flat_spectrum_energy),
     ),
     _noise_claim(

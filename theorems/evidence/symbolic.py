@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 import sympy
+from hypothesis import example as hypothesis_example
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -50,20 +51,18 @@ def exact_search(
     *,
     describe: Callable[[Any], Any] = jsonable,
     examples: int | None = None,
+    explicit: Sequence[Any] = (),
     detail: str,
 ) -> Evidence:
     """Run ``residual`` (input -> exact number, zero when the claim holds) on
     Hypothesis-generated exact inputs; any nonzero residual fails, and the
-    shrunk minimal input is recorded."""
+    shrunk minimal input is recorded. The ``explicit`` inputs run first, at
+    every seed (Hypothesis's explicit examples), beside the generated ones."""
     from theorems.numbers import NotExact
 
     box: dict[str, Any] = {"n": 0, "failing": None, "value": 0, "not_exact": 0, "functions": []}
     domain = SearchedDomain()
 
-    @hypothesis_settings(examples or ctx.profile.exact_cases, shrink=not ctx.control,
-                         database=getattr(ctx.hypothesis, "database", None))
-    @hypothesis_seed(ctx)
-    @given(strategy)
     def run(example):
         box["n"] += 1
         domain.see(example)
@@ -81,6 +80,12 @@ def exact_search(
         if not zero:
             box["failing"], box["value"] = example, value
             raise _Nonzero(str(value))
+
+    for case in reversed(tuple(explicit)):  # in the order given
+        run = hypothesis_example(case)(run)
+    run = hypothesis_settings(examples or ctx.profile.exact_cases, shrink=not ctx.control,
+                              database=getattr(ctx.hypothesis, "database", None))(
+        hypothesis_seed(ctx)(given(strategy)(run)))
 
     with timed() as t:
         try:
