@@ -577,3 +577,16 @@ def test_explicit_exact_examples_run_first_at_every_seed():
         assert ev.status is EvidenceStatus.FAILED and seen[0] == -1 and ev.counterexample["input"] == -1
     ok = symbolic.check_exact(_ctx(), st.integers(0, 9), lambda x: 0, explicit=(-1, -2))
     assert ok.status is EvidenceStatus.PASSED and ok.cases >= 2
+
+
+def test_explicit_float_examples_run_first_at_every_seed():
+    from hypothesis import strategies as st
+
+    from theorems.evidence import property as prop
+
+    for seed in (1, 2, 3):
+        ctx = Context(impl=None, profile=QUICK, seed=seed, claim_id="t.explicit", check_name="float")
+        ev = prop.check(ctx, st.integers(0, 9), lambda x: 10 * prop.THRESHOLD if x == -1 else 0.0, explicit=(-1,))
+        assert ev.status is EvidenceStatus.FAILED and ev.counterexample == -1
+    ok = prop.check(_ctx(), st.integers(0, 9), lambda x: 0.0, explicit=(-1,))
+    assert ok.status is EvidenceStatus.PASSED

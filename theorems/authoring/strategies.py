@@ -270,7 +270,8 @@ class Inputs:
     reruns one float case; None when the family cannot. ``exact_examples``:
     exact argument tuples the exact check runs first at every seed, beside
     its search (a case that must always be seen, e.g. the one where a
-    claim's negative control differs from the claim).
+    claim's negative control differs from the claim); ``float_examples``:
+    :class:`Case` objects the float check runs first at every seed.
     """
 
     names: tuple[str, ...]
@@ -280,6 +281,7 @@ class Inputs:
     about: str = ""
     rebuild: Callable[[Any], Case] | None = None
     exact_examples: tuple = ()
+    float_examples: tuple = ()
 
     def describe(self, args: tuple) -> dict:
         """An exact input as ``{name: value}``; an argument with a ``describe()``

@@ -305,12 +305,12 @@ def _float(inputs: Inputs, terms: Terms, scale, steer: bool) -> Callable[[Contex
             quick = scaled_residual(residual(items), scale=float(_default_scale(*case.args)))
             return quick if quick <= THRESHOLD else _measured_ratio(terms, ctx, case.args, items)
 
-        strategy, examples = inputs.floats, None
+        strategy, examples, explicit = inputs.floats, None, inputs.float_examples
         if ctx.case is not None:  # --case float:RECIPE: that one case alone
-            strategy, examples = st.just(rebuild_case(inputs, ctx.case)), 1
+            strategy, examples, explicit = st.just(rebuild_case(inputs, ctx.case)), 1, ()
         describe = _float_counterexample(inputs, terms, ctx)
         return screen.settle(lambda: _case_replay(
-            ctx, prop.check(ctx, strategy, measure, describe=describe, examples=examples)))
+            ctx, prop.check(ctx, strategy, measure, describe=describe, examples=examples, explicit=explicit)))
 
     run.case_kind, run.terms, run.inputs = "float", terms, inputs
     return run

@@ -114,6 +114,15 @@ def _score_pairs(draw):
     return Case((a, b, k, theta), {**info, "seed_b": seed, "theta": theta})
 
 
+#: A float case checked at every seed: the midpoint of (3, 0, 0) and (0, 3, 0)
+#: has second-largest score 1.5 where both ends have 0, so an order statistic
+#: in place of the top-2 average breaks convexity there (the float search met
+#: no such segment at 1 of 20 quick seeds).
+_CONVEX_ORDER_BREAK = Case((np.array([3.0, 0.0, 0.0]), np.array([0.0, 3.0, 0.0]), 2, 0.5),
+                           {"case": "order statistic breaks convexity", "a": [3, 0, 0], "b": [0, 3, 0], "k": 2,
+                            "theta": 0.5})
+
+
 def score_inputs(*, pairs: bool = False) -> Inputs:
     """Competitor scores ``(s, k)``: float64 :func:`score_vectors` (Gaussian,
     integer ties, all tied, 16 decades), the same draws as exact rationals
@@ -942,7 +951,8 @@ CLAIMS = [
         source="004 (the TAM program is convex)",
         assumptions=("any real scores; theta in [0, 1]",
                      "the TAM margin S_ii - T_k(S_i,-i) is linear minus convex in W, hence concave"),
-        inputs=score_inputs(pairs=True), terms=_convex_terms, falls=False,
+        inputs=dataclasses.replace(score_inputs(pairs=True), float_examples=(_CONVEX_ORDER_BREAK,)),
+        terms=_convex_terms, falls=False,
         scale=lambda a, b, k, theta: len(a) * ((max(map(abs, a)) + max(map(abs, b))) or 1),
         extra_checks=[Check("algebra", EvidenceKind.SYMBOLIC, _convex_algebra,
                             "sympy: the variational form t + (1/k) sum (s_j - t)_+ at t = s_[k] is T_k"),

@@ -18,8 +18,9 @@ with such a case is INCONCLUSIVE, never passed on its other cases alone.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
+from hypothesis import example as hypothesis_example
 from hypothesis import given, target
 from hypothesis import strategies as st
 
@@ -59,8 +60,11 @@ def check(
     describe: Callable[[Any], Any] = jsonable,
     threshold: float = THRESHOLD,
     examples: int | None = None,
+    explicit: Sequence[Any] = (),
 ) -> Evidence:
-    """Run ``measure`` (an input -> scaled ratio) over Hypothesis examples.
+    """Run ``measure`` (an input -> scaled ratio) over Hypothesis examples,
+    the ``explicit`` inputs first at every seed (Hypothesis's explicit
+    examples; they are not counted among the cases, which are the search's).
 
     Passes when every ratio is ``<= threshold``. A ``NaN`` ratio is an ERROR
     (:func:`~theorems.evidence._common.refuse_nan`), a failure under a negative control.
@@ -68,10 +72,6 @@ def check(
     worst = {"ratio": 0.0, "n": 0, "beyond": 0, "unmeasured": 0, "failing": None}
     domain = SearchedDomain()
 
-    @hypothesis_settings(examples or ctx.profile.examples, shrink=not ctx.control,
-                         database=getattr(ctx.hypothesis, "database", None))
-    @hypothesis_seed(ctx)
-    @given(strategy)
     def run(example):
         if not _final_replay():  # Hypothesis runs the minimal failing example once more to report it
             worst["n"] += 1
@@ -96,6 +96,12 @@ def check(
             worst["ratio"] = ratio if math.isfinite(ratio) else math.inf
             raise _Violation(f"scaled ratio {ratio:.3g} > {threshold}")
         worst["ratio"] = max(worst["ratio"], ratio)
+
+    for case in reversed(tuple(explicit)):  # in the order given
+        run = hypothesis_example(case)(run)
+    run = hypothesis_settings(examples or ctx.profile.examples, shrink=not ctx.control,
+                              database=getattr(ctx.hypothesis, "database", None))(
+        hypothesis_seed(ctx)(given(strategy)(run)))
 
     with timed() as t:
         try:
