@@ -590,3 +590,13 @@ def test_explicit_float_examples_run_first_at_every_seed():
         assert ev.status is EvidenceStatus.FAILED and ev.counterexample == -1
     ok = prop.check(_ctx(), st.integers(0, 9), lambda x: 0.0, explicit=(-1,))
     assert ok.status is EvidenceStatus.PASSED
+
+
+def test_terms_that_raise_on_float_input_are_an_error_of_the_claim_not_a_counterexample():
+    def terms(impl, K):
+        if K.dtype == np.float64:
+            raise TypeError("the claim's own slip")
+        return [(K, K)]
+
+    ev = _evidence(_claim(terms, "t.raising-terms"), "float")
+    assert ev.status is EvidenceStatus.ERROR and "the terms raised TypeError" in ev.detail
