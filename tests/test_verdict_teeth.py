@@ -600,3 +600,21 @@ def test_terms_that_raise_on_float_input_are_an_error_of_the_claim_not_a_counter
 
     ev = _evidence(_claim(terms, "t.raising-terms"), "float")
     assert ev.status is EvidenceStatus.ERROR and "the terms raised TypeError" in ev.detail
+
+
+def test_stopping_a_pool_ends_its_running_workers_at_once():
+    """What ``theorems stability`` does on Ctrl-C: a worker in a 60 s task is
+    ended now, not when its task would finish."""
+    import multiprocessing
+    import time
+    from concurrent.futures import ProcessPoolExecutor
+
+    from theorems.core import runner
+
+    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
+    pool.submit(time.sleep, 60)
+    time.sleep(0.5)  # the worker has taken the task
+    procs = list(pool._processes.values())
+    start = time.monotonic()
+    runner._stop(pool)
+    assert procs and not any(p.is_alive() for p in procs) and time.monotonic() - start < 4
