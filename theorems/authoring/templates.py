@@ -57,7 +57,7 @@ from theorems.authoring import kit
 from theorems.evidence import expectation as expect
 from theorems.evidence import montecarlo, precise, simulation, symbolic
 from theorems.evidence import property as prop
-from theorems.evidence._common import IMPLEMENTATION_ERRORS, TermsError, TermsScreen
+from theorems.evidence._common import IMPLEMENTATION_ERRORS, TermsError, TermsScreen, claims_module_reference
 from theorems.core.impl import raised_by_formula
 from theorems.core.model import Check, Claim, ClaimKind, Context, EvidenceKind, EvidenceStatus, NegativeControl
 from theorems.core.validate import template_checker
@@ -389,9 +389,7 @@ def rebuild_snippet(ctx: Context, names: Sequence[str], arrays: Mapping[str, dic
     with the formulas the check used (a negative control's wrong variant
     under ``--controls``) and prints the residual, ``measured`` when the code
     is unchanged."""
-    import os
-
-    modules = [os.path.abspath(m) if m.endswith(".py") or os.path.exists(m) else m for m in ctx.claims_modules]
+    modules = [claims_module_reference(m) for m in ctx.claims_modules]
     lines = [f"# rebuilds the float64 counterexample of {ctx.claim_id} (check {ctx.check_name}) and its residual",
              "import numpy as np",
              "from theorems.core.impl import Impl",

@@ -8,10 +8,10 @@ import tempfile
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
-from hypothesis import HealthCheck, Phase, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import seed as _hypothesis_seed_decorator
 
 from theorems.core.impl import FORMULA_ERRORS, raised_by_formula
@@ -22,10 +22,12 @@ __all__ = [
     "SearchedDomain",
     "TermsError",
     "TermsScreen",
+    "claims_module_reference",
     "formula_failure",
     "hypothesis_run",
     "hypothesis_seed",
     "hypothesis_settings",
+    "hypothesis_test",
     "is_nan",
     "jsonable",
     "make",
@@ -388,6 +390,27 @@ def hypothesis_settings(max_examples: int, *, shrink: bool = True, database: Any
     )
 
 
+def hypothesis_test(ctx: Context, strategy: Any, test: Callable[[Any], None], *, max_examples: int,
+                    explicit: Sequence[Any] = ()) -> Callable[[], None]:
+    """``test`` as a check's Hypothesis test: the ``explicit`` inputs first,
+    in the order given and at every seed (Hypothesis's explicit examples),
+    then ``strategy``'s, seeded by :func:`hypothesis_seed` under
+    :func:`hypothesis_settings` (``max_examples``; no shrinking under a
+    negative control; the run's example database, if it asked for one)."""
+    for case in reversed(tuple(explicit)):
+        test = example(case)(test)
+    configured = hypothesis_settings(max_examples, shrink=not ctx.control,
+                                     database=getattr(ctx.hypothesis, "database", None))
+    return configured(hypothesis_seed(ctx)(given(strategy)(test)))
+
+
+def claims_module_reference(spec: str) -> str:
+    """A ``--claims`` module as a replay names it: a file (``.py``) or an
+    existing path by its absolute path, so the replay works from any folder;
+    an import name as it is."""
+    return os.path.abspath(spec) if spec.endswith(".py") or os.path.exists(spec) else spec
+
+
 def replay_command(ctx: Context) -> str:
     """The command that reruns this check exactly: same claim, profile and
     seed, user claim modules by absolute path (it works from any folder), and
@@ -395,10 +418,7 @@ def replay_command(ctx: Context) -> str:
     a replay never replaces the reports of the run it came from."""
     import shlex
 
-    def module(spec: str) -> str:
-        return os.path.abspath(spec) if spec.endswith(".py") or os.path.exists(spec) else spec
-
-    extra = "".join(f" --claims {shlex.quote(module(m))}" for m in ctx.claims_modules)
+    extra = "".join(f" --claims {shlex.quote(claims_module_reference(m))}" for m in ctx.claims_modules)
     out = os.path.join(tempfile.gettempdir(), "theorems-replay", ctx.claim_id)
     return (
         f"theorems verify --only {shlex.quote(ctx.claim_id)} --profile {ctx.profile.name} "

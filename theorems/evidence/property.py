@@ -20,11 +20,10 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Sequence
 
-from hypothesis import example as hypothesis_example
-from hypothesis import given, target
+from hypothesis import target
 from hypothesis import strategies as st
 
-from theorems.evidence._common import IMPLEMENTATION_ERRORS, SearchedDomain, formula_failure, hypothesis_seed, hypothesis_settings, jsonable, make, refuse_nan, timed
+from theorems.evidence._common import IMPLEMENTATION_ERRORS, SearchedDomain, formula_failure, hypothesis_test, jsonable, make, refuse_nan, timed
 from theorems.core.model import Context, Evidence, EvidenceKind, EvidenceStatus
 from theorems.core.tolerance import FLOAT_MIN_RESOLVABLE_SHARE, THRESHOLD
 
@@ -97,11 +96,7 @@ def check(
             raise _Violation(f"scaled ratio {ratio:.3g} > {threshold}")
         worst["ratio"] = max(worst["ratio"], ratio)
 
-    for case in reversed(tuple(explicit)):  # in the order given
-        run = hypothesis_example(case)(run)
-    run = hypothesis_settings(examples or ctx.profile.examples, shrink=not ctx.control,
-                              database=getattr(ctx.hypothesis, "database", None))(
-        hypothesis_seed(ctx)(given(strategy)(run)))
+    run = hypothesis_test(ctx, strategy, run, max_examples=examples or ctx.profile.examples, explicit=explicit)
 
     with timed() as t:
         try:

@@ -7,11 +7,9 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 import sympy
-from hypothesis import example as hypothesis_example
-from hypothesis import given
 from hypothesis import strategies as st
 
-from theorems.evidence._common import IMPLEMENTATION_ERRORS, SearchedDomain, formula_failure, hypothesis_seed, hypothesis_settings, jsonable, make, refuse_nan, timed
+from theorems.evidence._common import IMPLEMENTATION_ERRORS, SearchedDomain, formula_failure, hypothesis_test, jsonable, make, refuse_nan, timed
 from theorems.core.model import Context, Evidence, EvidenceKind
 
 __all__ = ["check_exact", "check_scalar", "exact_search"]
@@ -81,11 +79,7 @@ def exact_search(
             box["failing"], box["value"] = example, value
             raise _Nonzero(str(value))
 
-    for case in reversed(tuple(explicit)):  # in the order given
-        run = hypothesis_example(case)(run)
-    run = hypothesis_settings(examples or ctx.profile.exact_cases, shrink=not ctx.control,
-                              database=getattr(ctx.hypothesis, "database", None))(
-        hypothesis_seed(ctx)(given(strategy)(run)))
+    run = hypothesis_test(ctx, strategy, run, max_examples=examples or ctx.profile.exact_cases, explicit=explicit)
 
     with timed() as t:
         try:
