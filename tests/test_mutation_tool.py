@@ -158,3 +158,74 @@ def test_report_counts_scores_per_module_and_lists_survivors(mutation, tmp_path)
     mutation.write_report(rows, path, "header")
     text = path.read_text()
     assert "`recall:3:A:2` in `g`" in text and "same value" in text
+
+
+def test_a_mutant_runs_the_quickest_claims_through_its_function_within_the_budget(mutation):
+    cost = {"a": 5.0, "b": 1.0, "c": 30.0, "d": 2.0}
+    assert mutation.claims_within(["a", "b", "c", "d"], cost, 8.0) == ["b", "d", "a"]
+    assert mutation.claims_within(["a", "b", "c", "d"], cost, 0.5) == ["b"]  # at least one
+    assert mutation.claims_within(["c"], cost, 1.0) == ["c"]
+    assert mutation.claims_within([], cost, 10.0) == []
+
+
+def test_a_mutated_line_is_judged_by_the_tests_that_execute_its_statement(mutation, monkeypatch):
+    source = ("def f(x):\n"          # 1
+              "    if (x >\n"        # 2
+              "            0):\n"    # 3
+              "        y = g(x,\n"   # 4
+              "              1)\n"   # 5
+              "    return y\n")      # 6
+    assert list(mutation._statement_lines(source, 3)) == [2, 3]  # a compound statement: its header
+    assert list(mutation._statement_lines(source, 5)) == [4, 5]  # a simple one: all its lines
+    assert list(mutation._statement_lines(source, 6)) == [6]
+    monkeypatch.setattr(mutation, "_source", lambda module: source)
+    m = mutation.Mutant("core.tolerance", "f", 3, "ReplaceComparisonOperator_Gt_GtE", "", 0)
+    testmap = {"sources": {"core.tolerance": mutation._sha(source)},
+               "lines": {"core.tolerance": {"2": ["t::slow", "t::quick"], "3": ["t::mid"], "4": ["t::other"]}},
+               "durations": {"t::slow": 100.0, "t::quick": 0.5, "t::mid": 2.0, "t::other": 0.1}}
+    assert mutation.mapped_tests(testmap, m, budget_s=10.0) == ["t::quick", "t::mid"]  # quickest first, in budget
+    assert mutation.mapped_tests(testmap, m, budget_s=1000.0) == ["t::quick", "t::mid", "t::slow"]
+    assert mutation.mapped_tests(testmap, replace_line(mutation, m, 6)) == []  # no test runs line 6
+    assert mutation.mapped_tests(None, m) is None
+    stale = dict(testmap, sources={"core.tolerance": "0" * 40})  # built from another version: line numbers moved
+    assert mutation.mapped_tests(stale, m) is None
+
+
+def replace_line(mutation, m, line):
+    return mutation.Mutant(m.module, m.function, line, m.operator, m.description, m.index)
+
+
+def test_the_mutant_plugin_runs_only_the_listed_tests_in_their_order(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    tools = Path(__file__).resolve().parents[1] / "tools"
+    (tmp_path / "test_some.py").write_text("def test_pass():\n    pass\n\n\ndef test_fail():\n    assert False\n")
+    listing = tmp_path / "tests.txt"
+
+    def run(*nodeids):
+        listing.write_text("".join(f"{n}\n" for n in nodeids))
+        env = dict(os.environ, LINMEM_MUTANT_TESTS=str(listing), PYTHONPATH=str(tools))
+        env.pop("LINMEM_MUTANT_MODULE", None)
+        return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+                               "_mutant_plugin", "test_some.py"], cwd=tmp_path, env=env, capture_output=True,
+                              text=True)
+
+    passed = run("test_some.py::test_pass")
+    assert passed.returncode == 0 and "1 passed, 1 deselected" in passed.stdout
+    failed = run("test_some.py::test_pass", "test_some.py::test_fail")
+    assert failed.returncode == 1 and "1 failed, 1 passed" in failed.stdout
+    assert run("test_some.py::renamed").returncode == 5  # nothing selected: no verdict, not a kill
+    whole = run("test_some.py")  # a file named whole: every test of it
+    assert whole.returncode == 1 and "1 failed, 1 passed" in whole.stdout
+
+
+def test_test_files_edited_since_the_map_run_whole(mutation):
+    files = mutation.testmap_files()
+    assert files and "tests/test_claims.py" not in files and "tests/test_verdict_teeth.py" in files
+    current = {f: mutation._sha((mutation.ROOT / f).read_text()) for f in files}
+    assert mutation.edited_test_files({"tests": current}) == []
+    assert mutation.edited_test_files({"tests": dict(current, **{files[0]: "0" * 40})}) == [files[0]]
+    assert mutation.edited_test_files({"tests": {}}) == files  # a map without hashes: every file is new to it

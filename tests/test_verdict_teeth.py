@@ -618,3 +618,21 @@ def test_stopping_a_pool_ends_its_running_workers_at_once():
     start = time.monotonic()
     runner._stop(pool)
     assert procs and not any(p.is_alive() for p in procs) and time.monotonic() - start < 4
+
+
+def test_a_worker_that_dies_after_every_check_answered_keeps_each_answer_and_says_so_on_the_last():
+    """The evidence a dead worker had sent stays; with no check left to blame,
+    the last one becomes the ERROR, its own detail kept after the cause."""
+    from theorems.core.runner import _worker_died
+    from theorems.scale.supervise import Died
+
+    claim = _claim(lambda impl, K: [(K, K)], cid="t.died")
+    received = run_claim(claim, profile=QUICK, seed=1).evidence
+    last_detail = received[-1].detail
+    result = _worker_died(claim, Died(exitcode=-9), received, profile=QUICK, seed=1, impl=None, controls=False,
+                          claims_modules=(), seconds=1.0)
+    assert [e.check for e in result.evidence] == [c.name for c in claim.checks]
+    assert result.evidence[-1].status is EvidenceStatus.ERROR
+    assert result.evidence[-1].detail == (f"after this check the claim's worker: {Died(exitcode=-9).describe()}; "
+                                          + last_detail)
+    assert result.status.value == "ERROR"

@@ -7,6 +7,10 @@
     python tools/mutation.py --show recall:270:ReplaceComparisonOperator_NotEq_Eq:2
     python tools/mutation.py --verdict --sample 20 --claims-from lev.range --claims-from 'recall.*'
         # the verdict path (theorems/core, theorems/evidence, the templates), sampled
+    python tools/mutation.py --map-tests   # once: which test runs which verdict-path line
+    python tools/mutation.py --verdict --sample 60 --claims-budget 20 --workers 2
+        # every claim that runs the mutated function (the quickest within 20 s), then the
+        # tests that run the mutated line, two mutants at a time
 
 The verdict path (``--verdict``, issue 38): the same mutants in the modules
 that turn measurements into verdicts (:data:`VERDICT_MODULES`: tolerance,
@@ -16,9 +20,20 @@ per-check negative controls*: a mutant is killed by the claims when a claim
 traced through the mutated function changes status or a control of it is
 no longer caught (every applicable check must catch it), then by the unit
 tests of :data:`VERDICT_UNIT_TESTS`. The claims are the ones ``--claims-from``
-selects (ids or globs; the whole catalogue with controls is about 10 minutes
-of 2 cores per pass, too much per mutant), and ``--sample N`` draws N mutants
-at random (seeded) from those modules.
+selects (ids or globs; default every claim), of them only the quickest that
+fit in ``--claims-budget`` seconds per mutant, and ``--sample N`` draws N
+mutants at random (seeded) from those modules.
+
+The unit tests a verdict-path mutant runs come from a *test map*
+(``--map-tests``, kept in ``.mutation/testmap.json``): the test suite run once
+under coverage.py with one context per test, so that the map names, for each
+line of the verdict path, the tests that execute it. A mutant then runs the
+tests that execute its statement, quickest first, within
+``--unit-test-budget`` seconds, instead of a fixed list; a line no test runs
+in process runs :data:`FORKING_TESTS` (it may run in a forked claim
+worker). A module edited since the map was built falls back to
+:data:`VERDICT_UNIT_TESTS` and the run says so. ``--workers N`` judges N
+mutants at once in processes forked after the trace.
 
 Each mutant is one small, plausible slip in a linmem module. Two sources:
 
@@ -111,8 +126,12 @@ EQUIVALENT_FILE = ROOT / "tools" / "equivalent_mutants.txt"
 MUTANT_CHECK_BUDGET_S = 20.0
 
 #: Wall-clock limit of one unit-test run on a mutant (about 11 s on the
-#: unmutated code); a mutant that runs past it counts as killed.
+#: unmutated code), beyond three times the test map's budget when the map
+#: chooses the tests; a mutant that runs past it counts as killed.
 UNIT_TEST_TIMEOUT_S = 240
+
+#: Seconds of recorded test time run on one mutant (quickest tests first).
+UNIT_TEST_BUDGET_S = 150.0
 
 
 @dataclass(frozen=True)
@@ -408,16 +427,47 @@ def trace_claims(claims, profile, *, verdict: bool = False) -> dict[str, set[str
     return touched
 
 
+def baseline_verdicts(claims, profile) -> tuple[dict[str, tuple], dict[str, float]]:
+    """Each claim's unmutated verdict with its controls (:func:`_verdict_of`)
+    and its time in seconds, from a run without the tracer (whose slowdown
+    could push a check past its budget and make a timeout the baseline)."""
+    baseline, cost = {}, {}
+    for claim in claims:
+        start = time.perf_counter()
+        baseline[claim.id] = _verdict_of(run_claim(claim, profile=profile, controls=True))
+        cost[claim.id] = time.perf_counter() - start
+    return baseline, cost
+
+
+def claims_within(relevant, cost: dict[str, float], budget_s: float) -> list[str]:
+    """The claims run on a mutant: of those that execute its function, the
+    quickest first, as many as fit in ``budget_s`` seconds of their traced
+    time (at least one). Each stops at the first that moves, so a killed
+    mutant costs less."""
+    chosen, spent = [], 0.0
+    for cid in sorted(relevant, key=lambda c: (cost.get(c, 0.0), c)):
+        if chosen and spent + cost.get(cid, 0.0) > budget_s:
+            break
+        chosen.append(cid)
+        spent += cost.get(cid, 0.0)
+    return chosen
+
+
 def _verdict_of(result) -> tuple:
     """What a verdict-path mutant must not change: the claim's status and whether its control is caught."""
     return result.status, (result.negative_control or {}).get("caught")
 
 
-def run_verdict_mutant(m: Mutant, source: str, claims_by_id, touched, profile, baseline) -> tuple[str, list[str], float]:
+def run_verdict_mutant(m: Mutant, source: str, claims_by_id, touched, profile, baseline,
+                       cost=None, budget_s: float = 0.0) -> tuple[str, list[str], float]:
     """Like :func:`run_mutant` on the verdict path: each claim traced through
     the mutated function runs with its per-check controls; killed when its
-    status or its control's verdict differs from the unmutated run's (``baseline``)."""
+    status or its control's verdict differs from the unmutated run's (``baseline``).
+    With ``budget_s``, only the quickest of them within that many seconds
+    (:func:`claims_within`)."""
     relevant = sorted(touched.get(f"{m.module}:{m.function}", ()))
+    if budget_s and cost is not None:
+        relevant = claims_within(relevant, cost, budget_s)
     if not relevant:
         return "no-coverage", [], 0.0
     start = time.perf_counter()
@@ -471,10 +521,14 @@ UNIT_TESTS = (
 )
 
 
-def run_unit_tests(m: Mutant, source: str) -> str | None:
+def run_unit_tests(m: Mutant, source: str, testmap: dict | None = None,
+                   budget_s: float = UNIT_TEST_BUDGET_S) -> str | None:
     """The first of linmem's unit tests (:data:`VERDICT_UNIT_TESTS` for a
     verdict-path mutant) that fails on the mutant (mutated module source
-    ``source``), or None when they all pass."""
+    ``source``), or None when they all pass. With a test map that is current
+    for the module (:func:`mapped_tests`), a verdict-path mutant runs the
+    tests that execute its line instead, or :data:`FORKING_TESTS` when none
+    does in process; the module's doctests run in every case."""
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
         fh.write(source)
         path = fh.name
@@ -482,18 +536,152 @@ def run_unit_tests(m: Mutant, source: str) -> str | None:
                PYTHONPATH=os.pathsep.join([str(ROOT / "tools"), str(ROOT)]))
     verdict = m.module in VERDICT_MODULES
     tests = [t for t in (VERDICT_UNIT_TESTS if verdict else UNIT_TESTS) if (ROOT / t).exists()]
+    listing = None
+    chosen = mapped_tests(testmap, m, budget_s) if verdict else None
+    if chosen is not None:  # and the test files written since the map, whole
+        chosen += edited_test_files(testmap)
+    if chosen:
+        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as fh:
+            fh.write("\n".join(chosen) + "\n")
+            listing = fh.name
+        env["LINMEM_MUTANT_TESTS"] = listing
+        tests = sorted({t.split("::", 1)[0] for t in chosen})
+    elif chosen == []:  # no test runs the line in process (nor was any test file edited)
+        tests = [t for t in FORKING_TESTS if (ROOT / t).exists()]
     cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "_mutant_plugin",
            "--doctest-modules", str(_path(m.module).relative_to(ROOT)), *tests]
+    timeout = max(UNIT_TEST_TIMEOUT_S, 3 * budget_s) if chosen else UNIT_TEST_TIMEOUT_S
     try:
-        proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=UNIT_TEST_TIMEOUT_S)
+        proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return f"(unit tests past {UNIT_TEST_TIMEOUT_S} s)"
+        return f"(unit tests past {timeout:.0f} s)"
     finally:
         os.unlink(path)
-    if proc.returncode == 0:
+        if listing:
+            os.unlink(listing)
+    if proc.returncode in (0, 5):  # 5: no test collected (a mapped test since renamed), nothing failed
         return None
     failed = re.search(r"^(?:FAILED|ERROR) (\S+)", proc.stdout, flags=re.M)
     return failed.group(1) if failed else f"(pytest exit {proc.returncode})"
+
+
+# --- the test map (verdict path) -------------------------------------------------
+
+#: Where ``--map-tests`` keeps the map (ignored by git; rebuilt on demand).
+TESTMAP_FILE = ROOT / ".mutation" / "testmap.json"
+
+#: Test files left out of the map: the catalogue's claim items (the claims
+#: are the first kill command already), this tool's own tests, tests of
+#: linmem alone (they never reach the verdict path) and tests that only run
+#: the project in a fresh interpreter (a mutant patched in memory does not
+#: reach it).
+TESTMAP_EXCLUDE = ("tests/test_claims.py", "tests/test_mutation_tool.py", "tests/test_readme.py",
+                   "tests/test_linmem_inputs.py", "tests/test_linmem_core.py", "tests/test_linmem_edges.py",
+                   "tests/test_memory_guards.py", "tests/test_capacity.py", "tests/test_retrieval.py",
+                   "tests/test_learn.py", "tests/test_sweeps.py", "tests/test_pytest_plugin.py",
+                   "tests/test_hostile_threads.py", "tests/test_observe.py", "tests/test_browser.py")
+
+#: Tests that run claims in forked, supervised workers: lines the map saw no
+#: test execute in process may run there (the fork copies the mutant).
+FORKING_TESTS = ("tests/test_supervision.py", "tests/test_hostile_run.py", "tests/test_hostile.py")
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha1(text.encode()).hexdigest()
+
+
+def testmap_files() -> list[str]:
+    """The test files the map records (every test file but :data:`TESTMAP_EXCLUDE`)."""
+    return sorted(str(f.relative_to(ROOT)) for f in (ROOT / "tests").glob("test_*.py")
+                  if str(f.relative_to(ROOT)) not in TESTMAP_EXCLUDE)
+
+
+def build_test_map(jobs: int = 2, path: Path = TESTMAP_FILE) -> dict:
+    """Run :func:`testmap_files` once under coverage.py, each test in its own
+    context (tools/_testmap_plugin.py), and write ``{module: {line: [node
+    ids]}}`` of the verdict-path modules with each test's duration and the
+    sources it was built from. About 10 minutes on 2 cores."""
+    import coverage
+
+    sources = {str(_path(m)): m for m in VERDICT_MODULES}
+    tests = {f: _sha((ROOT / f).read_text()) for f in testmap_files()}  # as run (a file edited meanwhile is stale)
+    with tempfile.TemporaryDirectory() as where:
+        env = dict(os.environ, MUTATION_TESTMAP_DIR=where, MUTATION_TESTMAP_SOURCES=os.pathsep.join(sources),
+                   PYTHONPATH=os.pathsep.join([str(ROOT / "tools"), str(ROOT)]))
+        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "_testmap_plugin",
+               "-n", str(jobs), *testmap_files()]
+        start = time.perf_counter()
+        proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+        seconds = time.perf_counter() - start
+        cov = coverage.Coverage(data_file=str(Path(where) / ".coverage"), config_file=False)
+        cov.combine([where])
+        data = cov.get_data()
+        lines: dict[str, dict[str, list[str]]] = {}
+        for measured in data.measured_files():
+            module = sources.get(str(Path(measured).resolve()))
+            if module is not None:
+                lines[module] = {str(n): sorted(c for c in ctx if c)
+                                 for n, ctx in data.contexts_by_lineno(measured).items() if any(ctx)}
+        durations: dict[str, float] = {}
+        for f in Path(where).glob("durations.*.json"):
+            durations.update(json.loads(f.read_text()))
+    summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else f"pytest exit {proc.returncode}"
+    out = {"built": time.strftime("%Y-%m-%d %H:%M"), "seconds": round(seconds), "pytest": summary,
+           "sources": {m: _sha(_source(m)) for m in VERDICT_MODULES},
+           "tests": tests,
+           "lines": lines, "durations": durations}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(out))
+    return out
+
+
+def edited_test_files(testmap: dict) -> list[str]:
+    """The map's test files that are new or edited since it was built: the
+    map cannot say which of their tests run a line, so they run whole."""
+    return [f for f in testmap_files() if testmap.get("tests", {}).get(f) != _sha((ROOT / f).read_text())]
+
+
+def load_test_map(path: Path = TESTMAP_FILE) -> dict | None:
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def _statement_lines(source: str, line: int) -> range:
+    """The lines of the innermost statement holding ``line`` (of a compound
+    statement, its header only): the lines a test must execute to run it."""
+    best = None
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.stmt) and node.lineno <= line <= node.end_lineno:
+            body = getattr(node, "body", None)
+            end = node.end_lineno
+            if isinstance(body, list) and body and not isinstance(node, ast.ClassDef):
+                first = body[0].lineno
+                if line >= first:
+                    continue  # in the body: an inner statement holds it
+                end = first - 1
+            if best is None or end - node.lineno < best.stop - 1 - best.start:
+                best = range(node.lineno, end + 1)
+    return best or range(line, line + 1)
+
+
+def mapped_tests(testmap: dict | None, m: Mutant, budget_s: float = UNIT_TEST_BUDGET_S) -> list[str] | None:
+    """The tests to run on mutant ``m``: those the map saw execute its line,
+    quickest first, within ``budget_s`` seconds of their recorded time. None
+    when there is no map or it was built from another version of the module
+    (line numbers moved); [] when no test executes the line in process."""
+    if testmap is None or testmap["sources"].get(m.module) != _sha(_source(m.module)):
+        return None
+    by_line = testmap["lines"].get(m.module, {})
+    ids = set()
+    for n in _statement_lines(_source(m.module), m.line):
+        ids.update(by_line.get(str(n), ()))
+    durations = testmap["durations"]
+    chosen, spent = [], 0.0
+    for nodeid in sorted(ids, key=lambda t: (durations.get(t, 0.0), t)):
+        if chosen and spent + durations.get(nodeid, 0.0) > budget_s:
+            break
+        chosen.append(nodeid)
+        spent += durations.get(nodeid, 0.0)
+    return chosen
 
 
 def fingerprints(module: str) -> dict[str, str]:
@@ -646,6 +834,60 @@ def _read_ids(spec: str) -> set[str]:
     return ids
 
 
+#: What :func:`judge` needs from :func:`main` (set before the workers fork).
+_JOB: dict = {}
+
+
+def _forked_pool(workers: int):
+    """A process pool whose workers are forked from this process (they
+    inherit the claims, the trace and the baseline) and are not daemonic, so
+    a claim may start its own processes."""
+    import concurrent.futures
+    import multiprocessing
+
+    return concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
+
+
+def _trace_one(cid: str) -> dict[str, set[str]]:
+    return trace_claims([_JOB["by_id"][cid]], _JOB["profile"], verdict=_JOB["verdict"])
+
+
+def _baseline_one(cid: str) -> tuple[tuple, float]:
+    baseline, cost = baseline_verdicts([_JOB["by_id"][cid]], _JOB["profile"])
+    return baseline[cid], cost[cid]
+
+
+def judge(m: Mutant) -> dict:
+    """One mutant's row: made, looked up among the equivalents, run against
+    the claims, then against the unit tests if the claims let it through;
+    printed as it is decided."""
+    args = _JOB["args"]
+    try:  # made once, used for the description, the claims and the unit tests
+        source = mutated_source(m)
+    except Exception as exc:  # noqa: BLE001 - an operator that produced invalid code
+        print(f"{'invalid':<20} {m.id:<52} {m.function:<26} {type(exc).__name__}: {exc}", flush=True)
+        return {**m.__dict__, "id": m.id, "description": f"({type(exc).__name__})",
+                "outcome": "invalid", "killed_by": [], "seconds": 0.0}
+    desc = describe(m, source)
+    row = {**m.__dict__, "id": m.id, "description": desc}
+    if m.id in _JOB["equivalents"]:
+        return {**row, "outcome": "equivalent", "reason": _JOB["equivalents"][m.id]}
+    if args.unit_tests_only:
+        outcome, killers, secs = "survived", [], 0.0
+    elif m.module in VERDICT_MODULES:
+        outcome, killers, secs = run_verdict_mutant(m, source, _JOB["by_id"], _JOB["touched"], _JOB["profile"],
+                                                    _JOB["baseline"], _JOB["cost"], args.claims_budget)
+    else:
+        outcome, killers, secs = run_mutant(m, source, _JOB["by_id"], _JOB["touched"], _JOB["profile"])
+    if outcome in ("survived", "no-coverage") and (args.unit_tests or args.unit_tests_only):
+        killer = run_unit_tests(m, source, _JOB["testmap"], args.unit_test_budget)
+        if killer:
+            outcome, killers = "killed-by-unit-tests", [killer]
+    print(f"{outcome:<20} {m.id:<52} {m.function:<26} {desc}" + (f"  [{killers[0]}]" if killers else ""),
+          flush=True)
+    return {**row, "outcome": outcome, "killed_by": killers, "seconds": round(secs, 2)}
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--module", action="append", choices=MODULES + VERDICT_MODULES,
@@ -666,6 +908,18 @@ def main(argv=None) -> int:
     p.add_argument("--equivalent-line", nargs=2, metavar=("ID", "REASON"),
                    help="print the list's line for mutant ID (as --show names it) with REASON, and exit")
     p.add_argument("--report", help="write a Markdown report (score table, survivors, equivalents)")
+    p.add_argument("--map-tests", action="store_true",
+                   help="record which test executes which verdict-path line (coverage.py, one context a test; "
+                        f"about 10 min on 2 cores) into {TESTMAP_FILE.relative_to(ROOT)} and exit; with the map, "
+                        "a verdict-path mutant runs the tests that execute its line instead of VERDICT_UNIT_TESTS")
+    p.add_argument("--jobs", type=int, default=2, help="pytest-xdist workers of --map-tests")
+    p.add_argument("--workers", type=int, default=1,
+                   help="judge this many mutants at once, in processes forked after the trace (one per core)")
+    p.add_argument("--claims-budget", type=float, default=0.0, metavar="S",
+                   help="with --verdict: run on each mutant only the quickest claims through its function "
+                        "that fit in S seconds of their unmutated time (0: all of them)")
+    p.add_argument("--unit-test-budget", type=float, default=UNIT_TEST_BUDGET_S, metavar="S",
+                   help="seconds of recorded test time run on one mutant with the test map (quickest first)")
     p.add_argument("--no-unit-tests", dest="unit_tests", action="store_false",
                    help="judge by the claims alone (skip linmem's unit tests for survivors)")
     p.add_argument("--unit-tests-only", action="store_true",
@@ -685,6 +939,17 @@ def main(argv=None) -> int:
     if stale:
         raise SystemExit(f"tools/equivalent_mutants.txt lists mutants whose line changed: {', '.join(stale)}; "
                          "re-check each by hand (--show) and re-list it (--equivalent-line ID REASON)")
+    if args.map_tests:
+        built = build_test_map(args.jobs)
+        n = len({t for lines in built["lines"].values() for ids in lines.values() for t in ids})
+        print(f"{TESTMAP_FILE.relative_to(ROOT)}: {n} tests execute verdict-path lines "
+              f"({len(built['durations'])} run, {built['seconds']} s; pytest: {built['pytest']})")
+        return 0
+    testmap = load_test_map() if args.verdict or (args.module and set(args.module) <= set(VERDICT_MODULES)) else None
+    if testmap is not None:
+        stale = [m for m in VERDICT_MODULES if testmap["sources"].get(m) != _sha(_source(m))]
+        print(f"test map of {testmap['built']}" + (f"; stale for {', '.join(stale)} (their mutants run "
+              "VERDICT_UNIT_TESTS; rebuild with --map-tests)" if stale else ""), flush=True)
     wanted = _read_ids(args.ids) if args.ids else None
     modules = args.module or (VERDICT_MODULES if args.verdict else MODULES)
     if wanted is not None:
@@ -692,6 +957,7 @@ def main(argv=None) -> int:
 
     profile = replace(get_profile("quick"), check_budget_s=MUTANT_CHECK_BUDGET_S)
     baseline: dict = {}
+    cost: dict = {}
     if args.unit_tests_only:
         touched, by_id = {}, {}
     else:
@@ -702,10 +968,22 @@ def main(argv=None) -> int:
 
             claims = list(select(registry, args.claims_from))
         print(f"tracing {len(claims)} claims{' with their controls' if args.verdict else ''} ...", flush=True)
-        touched = trace_claims(claims, profile, verdict=args.verdict)
         by_id = {c.id: c for c in claims}
-        if args.verdict:  # the unmutated verdicts, to compare each mutant's with
-            baseline = {c.id: _verdict_of(run_claim(c, profile=profile, controls=True)) for c in claims}
+        if args.workers > 1:  # one claim a task, in forked workers; the parts merged
+            _JOB.update(by_id=by_id, profile=profile, verdict=args.verdict)
+            with _forked_pool(args.workers) as pool:
+                touched = {}
+                for part in pool.map(_trace_one, list(by_id)):
+                    for key, ids in part.items():
+                        touched.setdefault(key, set()).update(ids)
+                if args.verdict:
+                    baseline, cost = {}, {}
+                    for cid, (verdict, seconds) in zip(by_id, pool.map(_baseline_one, list(by_id))):
+                        baseline[cid], cost[cid] = verdict, seconds
+        else:
+            touched = trace_claims(claims, profile, verdict=args.verdict)
+            if args.verdict:  # the unmutated verdicts, to compare each mutant's with
+                baseline, cost = baseline_verdicts(claims, profile)
     equivalents = load_equivalents()
     results = []
     start = time.perf_counter()
@@ -722,32 +1000,15 @@ def main(argv=None) -> int:
 
         print(f"sampling {args.sample} of {len(chosen)} mutants (seed {args.sample_seed})", flush=True)
         chosen = random.Random(args.sample_seed).sample(chosen, args.sample)
-    for m in chosen:
-        try:  # made once, used for the description, the claims and the unit tests
-            source = mutated_source(m)
-        except Exception as exc:  # noqa: BLE001 - an operator that produced invalid code
-            results.append({**m.__dict__, "id": m.id, "description": f"({type(exc).__name__})",
-                            "outcome": "invalid", "killed_by": [], "seconds": 0.0})
-            print(f"{'invalid':<20} {m.id:<52} {m.function:<26} {type(exc).__name__}: {exc}", flush=True)
-            continue
-        desc = describe(m, source)
-        row = {**m.__dict__, "id": m.id, "description": desc}
-        if m.id in equivalents:
-            results.append({**row, "outcome": "equivalent", "reason": equivalents[m.id]})
-            continue
-        if args.unit_tests_only:
-            outcome, killers, secs = "survived", [], 0.0
-        elif m.module in VERDICT_MODULES:
-            outcome, killers, secs = run_verdict_mutant(m, source, by_id, touched, profile, baseline)
-        else:
-            outcome, killers, secs = run_mutant(m, source, by_id, touched, profile)
-        if outcome in ("survived", "no-coverage") and (args.unit_tests or args.unit_tests_only):
-            killer = run_unit_tests(m, source)
-            if killer:
-                outcome, killers = "killed-by-unit-tests", [killer]
-        results.append({**row, "outcome": outcome, "killed_by": killers, "seconds": round(secs, 2)})
-        print(f"{outcome:<20} {m.id:<52} {m.function:<26} {desc}"
-              + (f"  [{killers[0]}]" if killers else ""), flush=True)
+    _JOB.update(args=args, by_id=by_id, touched=touched, profile=profile, baseline=baseline, cost=cost,
+                testmap=testmap, equivalents=equivalents)
+    if args.workers > 1 and len(chosen) > 1:
+        # forked after the trace and the baseline, which every worker inherits; each
+        # patches its own copy of the module, so two mutants never meet
+        with _forked_pool(args.workers) as pool:
+            results += list(pool.map(judge, chosen))  # in the drawn order, whatever order they finished in
+    else:
+        results += [judge(m) for m in chosen]
     if wanted is not None:
         missing = wanted - {r["id"] for r in results}
         for mid in sorted(missing):
