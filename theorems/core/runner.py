@@ -509,10 +509,12 @@ def _stop(pool: ProcessPoolExecutor) -> None:
     """Cancel what has not started and end the workers now (shutdown alone
     would wait for every running claim to finish)."""
     procs = list((getattr(pool, "_processes", None) or {}).values())  # shutdown forgets them
+    # cancel first: a worker ended first breaks the pool, and the executor then fails
+    # every waiting task with BrokenProcessPool before shutdown could cancel it
+    pool.shutdown(wait=False, cancel_futures=True)
     for proc in procs:
         if proc.is_alive():
             proc.terminate()
-    pool.shutdown(wait=False, cancel_futures=True)
     for proc in procs:
         proc.join(timeout=5)
 
