@@ -363,3 +363,13 @@ def test_inputs_describe_a_factored_argument_by_its_factors():
     assert set(shown) == {"W", "queries", "factors"} and set(shown["factors"]) == {"U", "s", "Z_full", "A"}
     A = F.A
     assert keys().describe((A,))["K"] is A  # plain arrays as they are
+
+
+def test_generator_seeds_span_the_whole_32_bit_range_and_shrink_to_zero():
+    from hypothesis import find
+
+    from theorems.authoring.strategies import rng_seeds
+
+    assert find(rng_seeds(), lambda s: True) == 0
+    assert find(rng_seeds(), lambda s: s >= 2**32 - 1) == 2**32 - 1  # the top seed is reachable
+    assert repr(rng_seeds()).replace("_", "") == "integers(minvalue=0, maxvalue=4294967295)"  # nothing beyond

@@ -30,6 +30,7 @@ from hypothesis import strategies as st
 from linmem import ensembles
 
 __all__ = [
+    "rng_seeds",
     "COMPARISON_LADDER_DENOMINATOR",
     "COMPARISON_SCALED_DECADES",
     "CONTINUOUS_NOISE_KINDS",
@@ -73,6 +74,14 @@ __all__ = [
     "unit_key_cases",
     "unit_keys",
 ]
+
+
+def rng_seeds() -> st.SearchStrategy[int]:
+    """Seeds of the numpy generators a strategy draws its floats from: the
+    whole range ``np.random.default_rng`` takes from a 32-bit integer,
+    shrinking toward 0."""
+    return st.integers(0, 2**32 - 1)
+
 
 FLOAT_KEY_FAMILIES = (
     "gaussian",
@@ -144,7 +153,7 @@ def float_key_cases(
     d = draw(st.integers(1, max_dim))
     M = draw(st.integers(1, max_count))
     p = draw(st.integers(1, max_dim))
-    seed = draw(st.integers(0, 2**32 - 1))
+    seed = draw(rng_seeds())
     top = min(d, M)
     cond, rank = 1.0, None
     if family == "duplicated":
@@ -200,7 +209,7 @@ def exact_unit_key_matrices(draw, *, max_dim: int = 4, max_count: int = 6):
     """Exactly unit rational keys (some duplicated), as Fraction arrays."""
     d = draw(st.integers(1, max_dim))
     M = draw(st.integers(1, max_count))
-    seed = draw(st.integers(0, 2**32 - 1))
+    seed = draw(rng_seeds())
     base = ensembles.rational_unit_vectors(d, M, rng=np.random.default_rng(seed), scale=3)
     picks = draw(st.lists(st.integers(0, M - 1), min_size=M, max_size=M))
     use_dups = draw(st.booleans())
@@ -512,7 +521,7 @@ def float_factored(draw, *, max_dim: int = 8):
     r = draw(st.integers(0, min(m, n)))
     cond = draw(st.sampled_from(FACTORED_CONDITIONING)) if r > 1 else 1.0
     magnitude = 10.0 ** draw(st.sampled_from((-8, 0, 8)))
-    seed = draw(st.integers(0, 2**32 - 1))
+    seed = draw(rng_seeds())
     rng = np.random.default_rng(seed)
     s = magnitude * (np.geomspace(1.0, 1.0 / cond, r) if r > 1 else np.ones(r))
     F = Factored(np.linalg.qr(rng.standard_normal((m, m)))[0][:, :r], s, np.linalg.qr(rng.standard_normal((n, n)))[0])
@@ -605,7 +614,7 @@ def exact_independent_keys(draw, *, max_dim: int = 4):
     d = draw(st.integers(1, max_dim))
     M = draw(st.integers(1, d))
     if draw(st.booleans()):
-        seed = draw(st.integers(0, 2**32 - 1))
+        seed = draw(rng_seeds())
         K = ensembles.rational_unit_vectors(d, M, rng=np.random.default_rng(seed), scale=3)
     else:
         K = draw(integer_matrices(d, M))
@@ -638,7 +647,7 @@ def float_independent_key_cases(draw, *, max_dim: int = 8) -> KeyCase:
     M = draw(st.integers(1, d))
     p = draw(st.integers(1, max_dim))
     cond = draw(st.sampled_from(ILL_CONDITIONING)) if family == "ill_conditioned" and M > 1 else 1.0
-    return KeyCase.build(family, d, M, p, draw(st.integers(0, 2**32 - 1)), cond=cond, unit=draw(st.booleans()))
+    return KeyCase.build(family, d, M, p, draw(rng_seeds()), cond=cond, unit=draw(st.booleans()))
 
 
 # --- matrices with known factors read as stores, and queries ---------------------------

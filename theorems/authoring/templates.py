@@ -62,7 +62,7 @@ from theorems.core.impl import raised_by_formula
 from theorems.core.model import Check, Claim, ClaimKind, Context, EvidenceKind, EvidenceStatus, NegativeControl
 from theorems.core.validate import template_checker
 from theorems.core.residuals import AtMost, at_most, diff_norm, exact_residual, exact_sq, residual, term_sizes
-from theorems.authoring.strategies import Case, Inputs, exact_key_matrices
+from theorems.authoring.strategies import Case, Inputs, exact_key_matrices, rng_seeds
 from theorems.core.tolerance import FLOAT_REFERENCE_DIGITS, FLOAT_UNRESOLVED_SHARE, THRESHOLD, scaled_residual
 
 #: Each template's arguments checked before it builds anything (theorems.core.validate).
@@ -575,7 +575,7 @@ def keys_and_directions(keys: st.SearchStrategy | None = None) -> st.SearchStrat
     def draw_case(draw):
         K = draw(keys)
         p = draw(st.integers(1, 3))
-        W0 = kit.sign_values(p, K.shape[1], np.random.default_rng(draw(st.integers(0, 2**32 - 1))))
+        W0 = kit.sign_values(p, K.shape[1], np.random.default_rng(draw(rng_seeds())))
         return K, W0
 
     return draw_case()

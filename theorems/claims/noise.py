@@ -30,6 +30,7 @@ from theorems.evidence._common import IMPLEMENTATION_ERRORS
 from theorems.core.model import Check, EvidenceKind
 from theorems.core.residuals import at_most
 from theorems.authoring.strategies import (
+    rng_seeds,
     CONTINUOUS_NOISE_KINDS, Case, Inputs, square_root, exact_key_matrices, exact_keys_and_values,
     exact_unit_key_matrices, exact_value_matrices, integer_matrices, near_parallel_key_matrix, precise_keys)
 from theorems.authoring.templates import counterexample, design_expectation, identity, keys_and_directions, montecarlo_keys, wrong
@@ -105,7 +106,7 @@ def _exact_near_parallel(draw, taus):
     ))
     d = draw(st.integers(2, 4))
     M = draw(st.integers(2, d))
-    R = ensembles.rational_orthogonal(d, rng=np.random.default_rng(draw(st.integers(0, 2**32 - 1))))
+    R = ensembles.rational_orthogonal(d, rng=np.random.default_rng(draw(rng_seeds())))
     return near_parallel_key_matrix(t, d, M, R), draw(exact_value_matrices(M)), t, draw(st.sampled_from(taus))
 
 
@@ -129,7 +130,7 @@ def _float_near_parallel(draw, taus):
     d = draw(st.integers(2, 8))
     M, p = draw(st.integers(2, d)), draw(st.integers(1, 5))
     t, tau = 10.0 ** -draw(st.floats(0, 12)), draw(st.sampled_from(taus))
-    seed = draw(st.integers(0, 2**32 - 1))
+    seed = draw(rng_seeds())
     rng = np.random.default_rng(seed)
     R, _ = np.linalg.qr(rng.standard_normal((d, d)))
     K = near_parallel_key_matrix(t, d, M, R).astype(float)
@@ -253,7 +254,7 @@ def _noise_inputs(draw):
     for the random values v_i = s_i w_i."""
     K, V = draw(exact_keys_and_values(max_dim=3, max_count=5))
     W = draw(integer_matrices(V.shape[0], COORDINATE_DIM)) if draw(st.booleans()) else None
-    seed = draw(st.integers(0, 2**32 - 1))
+    seed = draw(rng_seeds())
     W0 = kit.sign_values(draw(st.integers(1, 3)), K.shape[1], np.random.default_rng(seed))
     return K, V, W, W0, draw(st.sampled_from(EXACT_TAUS))
 

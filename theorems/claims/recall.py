@@ -19,7 +19,7 @@ import linmem
 from linmem import ensembles
 from theorems.authoring import kit
 from theorems.authoring.strategies import (
-    Case, Inputs, exact_key_matrices, float_key_cases, integer_matrices, keys_and_values, precise_keys)
+    Case, Inputs, exact_key_matrices, float_key_cases, integer_matrices, keys_and_values, precise_keys, rng_seeds)
 from theorems.authoring.templates import MC_VALUE_DIM, expectation, identity, montecarlo_values, wrong
 from theorems.core.tolerance import THRESHOLD, norm
 
@@ -171,7 +171,7 @@ def _duplicated_ladder(ctx):
 
 @st.composite
 def _duplicated_floats(draw):
-    d, p, seed = draw(st.integers(2, 8)), draw(st.integers(1, 5)), draw(st.integers(0, 2**32 - 1))
+    d, p, seed = draw(st.integers(2, 8)), draw(st.integers(1, 5)), draw(rng_seeds())
     rng = np.random.default_rng(seed)
     Qm, _ = np.linalg.qr(rng.standard_normal((d, 2)))
     return Case((Qm[:, 0], Qm[:, 1], rng.standard_normal((p, 4))), {"d": d, "p": p, "seed": seed})
@@ -296,7 +296,7 @@ def _rms_ladder(ctx):
 
 RMS_INPUTS = Inputs(
     ("K", "W0", "interior", "half"),
-    st.tuples(repeated_key_matrices(), st.integers(1, 2), st.integers(0, 2**32 - 1)).map(lambda c: (
+    st.tuples(repeated_key_matrices(), st.integers(1, 2), rng_seeds()).map(lambda c: (
         c[0], ensembles.rational_unit_vectors(c[1], c[0].shape[1], rng=np.random.default_rng(c[2]), scale=1), None, [])),
     _rms_ladder, float_key_cases().map(lambda c: Case((c.K, None, None, []), c.describe())),
     "exact: keys with a duplicate, powers by enumeration over random signs; mpmath: ill-conditioned, rank-deficient "

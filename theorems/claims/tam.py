@@ -46,7 +46,7 @@ from theorems.core.residuals import at_most, residual
 from theorems.authoring.templates import (claim, crossing_check, crossing_results, exact_check, inequality, sweep_claim,
                                 wrong)
 from theorems.core.tolerance import CERTIFIED_MARGIN_ULPS, REFERENCE_QUAD_EPSREL, margin_sd, scaled_residual
-from theorems.authoring.strategies import Case, Inputs, SCORE_KINDS
+from theorems.authoring.strategies import Case, Inputs, SCORE_KINDS, rng_seeds
 
 __all__ = ["CLAIMS"]
 
@@ -61,7 +61,7 @@ def score_vectors(draw, *, max_m: int = 12):
     integer in -3..3; Gaussian times magnitudes over 16 decades) and ``k``
     from 1 to m. ``recipe`` (m, kind, seed, k) replays the draw."""
     m, kind = draw(st.integers(1, max_m)), draw(st.sampled_from(SCORE_KINDS))
-    seed = draw(st.integers(0, 2**32 - 1))
+    seed = draw(rng_seeds())
     rng = np.random.default_rng(seed)
     s = {"gaussian": lambda: rng.standard_normal(m), "ties": lambda: rng.integers(-2, 3, size=m).astype(float),
          "tied": lambda: np.full(m, float(rng.integers(-3, 4))),
@@ -78,7 +78,7 @@ def memory_instances(draw, *, max_n: int = 9, max_d: int = 4):
     1..n-1 (a TAM competitor count). ``recipe`` (n, dk, dt, seed, k) replays
     the arrays; W's choice is the last draw."""
     n, dk, dt = draw(st.integers(2, max_n)), draw(st.integers(1, max_d)), draw(st.integers(1, max_d))
-    seed, k = draw(st.integers(0, 2**32 - 1)), draw(st.integers(1, n - 1))
+    seed, k = draw(rng_seeds()), draw(st.integers(1, n - 1))
     rng = np.random.default_rng(seed)
     V, U = rng.standard_normal((dk, n)), rng.standard_normal((dt, n))
     W = rng.standard_normal((dt, dk)) if draw(st.booleans()) else U @ V.T
@@ -92,7 +92,7 @@ def general_position_points(draw, *, max_D: int = 3, max_n: int = 7, bound: int 
     position (every min(n, D) of them independent, checked exactly by
     :func:`linmem.capacity.in_general_position`): the first of ``tries``
     draws from the recipe's seed that is."""
-    D, n, seed = draw(st.integers(1, max_D)), draw(st.integers(1, max_n)), draw(st.integers(0, 2**32 - 1))
+    D, n, seed = draw(st.integers(1, max_D)), draw(st.integers(1, max_n)), draw(rng_seeds())
     rng = np.random.default_rng(seed)
     for _ in range(tries):
         X = rng.integers(-bound, bound + 1, size=(n, D)).astype(object)
@@ -107,7 +107,7 @@ def _score_pairs(draw):
     """Case ``(a, b, k, theta)``: ``a, k`` from :func:`score_vectors`, ``b``
     Gaussian times ``1 + max |a|`` (integers half the time: ties in b too)."""
     info, a, k = draw(score_vectors())
-    seed = draw(st.integers(0, 2**32 - 1))
+    seed = draw(rng_seeds())
     b = np.random.default_rng(seed).standard_normal(a.size) * (1 + np.max(np.abs(a)))
     b = np.round(b) if draw(st.booleans()) else b
     theta = draw(st.sampled_from((0.5, 1 / 3, 0.9, 1e-3)))

@@ -35,7 +35,7 @@ from theorems.authoring.templates import (claim, crossing_check, crossing_plot, 
                                 sampled_check, sweep_check, sweep_table_check, wrong)
 from theorems.core.tolerance import THRESHOLD, scaled_residual
 from linmem import ensembles
-from theorems.authoring.strategies import COMPARISON_LADDER_DENOMINATOR, COMPARISON_SCALED_DECADES
+from theorems.authoring.strategies import COMPARISON_LADDER_DENOMINATOR, COMPARISON_SCALED_DECADES, rng_seeds
 
 __all__ = ["CLAIMS"]
 
@@ -65,7 +65,7 @@ def float_comparison_instances(draw):
     condition 1e6, when min(d_k, n) > 1). ``recipe`` replays the draw."""
     n, dk, dt = draw(st.integers(2, 12)), draw(st.integers(1, 4)), draw(st.integers(1, 4))
     family = draw(st.sampled_from(("gaussian", "scaled", "duplicated", "rank_deficient")))
-    seed = draw(st.integers(0, 2**32 - 1))
+    seed = draw(rng_seeds())
     rng = np.random.default_rng(seed)
     V, U = rng.standard_normal((dk, n)), rng.standard_normal((dt, n))
     if family == "scaled":
