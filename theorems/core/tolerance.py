@@ -52,7 +52,6 @@ __all__ = [
     "required_margin_sd",
     "mc_critical_z",
     "norm",
-    "passes",
     "scaled_residual",
 ]
 
@@ -176,11 +175,6 @@ def scaled_residual(error, *, scale, kind: str = "float"):
     if not mpmath.isfinite(error):
         return math.inf
     return float(error / (scale * eps))
-
-
-def passes(ratio) -> bool:
-    """The shared rule: a scaled residual ratio passes when it is <= THRESHOLD."""
-    return bool(ratio <= THRESHOLD)
 
 
 def mc_critical_z(alpha: float = MC_FALSE_FAILURE_RATE) -> float:
