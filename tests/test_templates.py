@@ -517,3 +517,26 @@ def test_levels_nest_the_sizes_of_each_profile_level():
     assert [PROFILES[level].pick(**sizes) for level in ("quick", "standard", "thorough")] == [
         (4, 8), (4, 8, 16), (4, 8, 16, 32)]
     assert kit.levels([3]) == dict(quick=(3,), standard=(3,), thorough=(3,))
+
+
+def test_the_input_projector_variant_keeps_the_true_P_and_puts_K_K_T_for_Q():
+    from theorems.authoring.templates import gram_input_projector
+
+    K = np.array([[1.0, 2.0, 0.0], [0.0, 1.0, 1.0]])
+    P, Q = gram_input_projector(K)
+    assert np.array_equal(P, linmem.projectors(K)[0]) and np.allclose(Q, K @ K.T)
+
+
+def test_a_monte_carlo_check_with_a_vector_zero_mean_quantity_checks_each_part():
+    """Two zero-mean figures and one claimed one per sample: the sample is
+    (batch, 3) per key set, zero-mean parts first; a wrong claim fails."""
+    from theorems.authoring.templates import montecarlo_values
+
+    def run(claimed):
+        check = montecarlo_values("mc", lambda impl, K, V: np.sum(V ** 2, axis=(1, 2)), claimed,
+                                  zero_mean=lambda impl, K, V: V[:, 0, :2], mc_samples=4000)
+        return check.run(Context(impl=None, profile=QUICK, seed=5, claim_id="t.mc", check_name="mc"))
+
+    right = run(lambda impl, K: float(K.shape[1]))  # unit value columns: the squares sum to M
+    assert right.status.value == "passed", right.detail
+    assert run(lambda impl, K: float(K.shape[1]) + 0.5).status.value == "failed"

@@ -77,6 +77,18 @@ def test_the_least_squares_tolerance_is_the_documented_formula_on_a_known_spectr
         pytest.approx(documented, rel=1e-3)
 
 
+@pytest.mark.parametrize("scale", [1e-3, 3.0, 1e3])
+def test_the_least_squares_tolerance_scales_as_the_norm_of_the_keys_pseudo_inverse(scale):
+    """Keys scaled by ``scale`` keep their condition number and divide
+    ||K^+||_2 by ``scale``: so does the tolerance (the test above has a
+    largest singular value of 1, where a slip between s_max and 1/s_max
+    would not show)."""
+    cond = CONDITIONS[1]
+    K, V = _keys_and_values(cond, None, SEEDS[0])
+    documented = CONSISTENCY_ULPS * max(V.shape[0], *K.shape) * EPS * np.linalg.norm(V) * cond**2 / scale
+    assert least_squares_tolerance(scale * K, V) == pytest.approx(documented, rel=1e-3)
+
+
 # --- the measured tolerance of the float64 identity check ----------------------------------------
 
 def _inputs_at(cond: float, rank: int | None) -> Inputs:

@@ -613,11 +613,13 @@ def test_stopping_a_pool_ends_its_running_workers_at_once():
 
     pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
     pool.submit(time.sleep, 60)
-    time.sleep(0.5)  # the worker has taken the task
+    queued = [pool.submit(time.sleep, 60) for _ in range(4)]  # the first two already handed to the worker's queue
+    time.sleep(0.5)  # the worker has taken the first task
     procs = list(pool._processes.values())
     start = time.monotonic()
     runner._stop(pool)
     assert procs and not any(p.is_alive() for p in procs) and time.monotonic() - start < 4
+    assert queued[-1].cancelled()  # what had not started is cancelled, not left to fail as a broken pool
 
 
 def test_a_worker_that_dies_after_every_check_answered_keeps_each_answer_and_says_so_on_the_last():
@@ -636,3 +638,99 @@ def test_a_worker_that_dies_after_every_check_answered_keeps_each_answer_and_say
     assert result.evidence[-1].detail == (f"after this check the claim's worker: {Died(exitcode=-9).describe()}; "
                                           + last_detail)
     assert result.status.value == "ERROR"
+
+
+def test_on_a_tie_the_ladder_reports_the_lowest_rung_the_widest_span():
+    """Rungs 0 and 1 clear their requirement by the same 50 digits: the one
+    reported is the lowest (the widest span), not whichever came last."""
+    from theorems.core.tolerance import ladder_fall
+
+    assert ladder_fall([1e-50, 1e-75, 1e-150], (50, 100, 150)) == (True, 100.0, 50.0, 0)
+
+
+def test_the_monte_carlo_keys_are_the_four_documented_designs():
+    """M > d spherical, M < d, rank-deficient non-unit, duplicated: (d, M) =
+    (4, 7), (6, 3), (5, 6) of rank 3, and (3, 5) with 2 distinct columns."""
+    from theorems.authoring.templates import montecarlo_keys
+
+    keys = montecarlo_keys(np.random.default_rng(0))
+    assert [K.shape for K in keys] == [(4, 7), (6, 3), (5, 6), (3, 5)]
+    for K in keys[:2]:
+        np.testing.assert_allclose(np.linalg.norm(K, axis=0), 1.0)
+    assert np.linalg.matrix_rank(keys[2]) == 3 and not np.allclose(np.linalg.norm(keys[2], axis=0), 1.0)
+    assert len({tuple(col) for col in keys[3].T}) == 2
+
+
+def test_an_exact_zero_at_a_lower_rung_counts_as_that_rungs_unit_roundoff():
+    # rung 100 falls only 10 digits (needs 25); the exact zero at rung 50 reads as 1e-50 and falls 100
+    from theorems.core.tolerance import ladder_fall
+
+    assert ladder_fall([0, 1e-140, 1e-150], (50, 100, 150)) == (True, 100.0, 50.0, 0)
+
+
+def test_a_searched_case_without_a_recipe_is_measured_by_its_first_argument():
+    from theorems.authoring.strategies import Case
+    from theorems.evidence._common import SearchedDomain
+
+    domain = SearchedDomain()
+    domain.see(Case(args=(np.zeros((3, 5)), np.zeros((2, 5))), recipe=None))
+    assert domain.to_json() == {"examples": 1, "d": [3, 3], "M": [5, 5]}
+
+
+@pytest.mark.parametrize("comparison, passes_at_equality", [("<=", True), ("<", False), (">=", True), (">", False)])
+def test_a_figure_equal_to_its_threshold_meets_it_only_by_a_non_strict_comparison(comparison, passes_at_equality):
+    from theorems.core.model import Evidence, EvidenceKind
+    from theorems.core.runner import _figure_meets_threshold
+
+    ev = Evidence(check="c", kind=EvidenceKind.PROPERTY, status=EvidenceStatus.PASSED, figure=2.0, threshold=2.0,
+                  comparison=comparison)
+    assert _figure_meets_threshold(ev) is passes_at_equality
+
+
+def test_a_long_missed_detail_is_cut_to_its_limit_with_an_ellipsis():
+    from theorems.core import controls
+    from theorems.core.model import Evidence, EvidenceKind
+
+    ev = Evidence(check="c", kind=EvidenceKind.PROPERTY, status=EvidenceStatus.PASSED, detail="x" * 1000)
+    verdict, text = controls.judge_check(ev)
+    detail = text.split(": ", 1)[1]
+    assert verdict == controls.MISSED and len(detail) == controls._DETAIL_CHARS and detail.endswith("…")
+
+
+def test_a_stalled_ladder_names_the_rung_it_measured_from_and_the_top_rung():
+    ev = precise.check(_ctx(), [("a", None)], _constant("1"), falls=True, relative=True)
+    assert ev.counterexample["why"] == "residual fell at most 0.0 digits from 100 to 150 digits (need 25): it stalls"
+
+
+def test_a_relative_ladder_failure_states_the_residual_relative_to_its_scale():
+    ev = precise.check(_ctx(), [("a", None)], lambda case: (mpmath.mpf("2.5e-60"), mpmath.mpf(5)), falls=False,
+                       relative=True)
+    assert ev.counterexample["why"] == "relative residual 5.0e-61 at 150 digits keeps fewer than 0.5 of the digits"
+
+
+def test_a_check_past_its_budget_stops_the_claims_remaining_checks_in_process_too():
+    import dataclasses
+    import time
+
+    def terms(impl, K):
+        time.sleep(30)  # a Python-level wait: the budget's alarm ends it
+        return [(K, K)]
+
+    start = time.monotonic()
+    evidence = run_claim(_claim(terms, "t.overrun"), profile=dataclasses.replace(QUICK, check_budget_s=0.5),
+                         seed=1).evidence
+    assert time.monotonic() - start < 10  # one budget for the claim, not one per check
+    first, rest = evidence[0], evidence[1:]
+    assert first.status is EvidenceStatus.ERROR and "remaining checks were not run" in first.detail
+    assert rest and all(e.status is EvidenceStatus.ERROR and e.detail.startswith(
+        f"not run: check {first.check!r} of this claim ran past its budget") for e in rest)
+
+
+def test_the_exact_check_counts_only_the_cases_it_decided_exactly():
+    """A norm is irrational on most integer keys: those cases are the
+    ladder's and float64's, and the exact check's case count leaves them out."""
+    claim = _claim(lambda impl, K: [(np.linalg.norm(K) * 2, 2 * np.linalg.norm(K))], "t.not-exact")
+    ev = _evidence(claim, "exact")
+    skipped = ev.data["not_exact"]
+    assert ev.status is EvidenceStatus.PASSED and 0 < skipped["cases"] < skipped["of"]
+    assert ev.cases == skipped["of"] - skipped["cases"]

@@ -11,9 +11,9 @@ can run the quickest first and stay within a budget.
 Reads ``MUTATION_TESTMAP_DIR`` (where the data files go; one per pytest
 process, xdist workers included) and ``MUTATION_TESTMAP_SOURCES`` (the
 measured files, separated by ``os.pathsep``). Lines run in a process forked
-by a test (the supervised runner's workers) are not recorded: the fork copies
-the tracer, but the worker leaves by ``os._exit`` without saving. The tool
-knows it and falls back to the tests that fork workers for such lines."""
+by a test (the supervised runner's workers, where a mutant is copied too)
+are recorded as well: the fork copies the tracer and its context, and the
+child gets a data file of its own, written when it leaves by ``os._exit``."""
 
 from __future__ import annotations
 
@@ -25,6 +25,36 @@ import pytest
 
 _cov = None
 _durations: dict[str, float] = {}
+_current = ""  # the running test's node id (a forked child keeps it)
+
+
+def _after_fork_in_child():
+    """In a process forked by a test: collect into a data file of its own
+    (the parent's is the parent's to write) under the test's context, and
+    write it when the child leaves by ``os._exit`` (as the runner's workers
+    do). Relies on coverage's collector keeping its data object in
+    ``covdata``; if that changes, the child's lines are lost, nothing else."""
+    if _cov is None:
+        return
+    from coverage.data import CoverageData
+
+    where = Path(os.environ["MUTATION_TESTMAP_DIR"])
+    data = CoverageData(basename=str(where / ".coverage"), suffix=f"fork.{os.getpid()}")
+    collector = getattr(_cov, "_collector", None)
+    if collector is None or not hasattr(collector, "covdata"):
+        return
+    collector.covdata = data
+    data.set_context(_current)
+    leave = os._exit
+
+    def _exit(code):
+        try:
+            collector.flush_data()
+        except Exception:  # noqa: BLE001 - the map loses this child's lines, the child still exits
+            pass
+        leave(code)
+
+    os._exit = _exit
 
 
 def pytest_configure(config):
@@ -38,6 +68,7 @@ def pytest_configure(config):
     _cov = coverage.Coverage(data_file=str(Path(where) / ".coverage"), data_suffix=True, config_file=False,
                              include=sources.split(os.pathsep))
     _cov.start()
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -45,10 +76,13 @@ def pytest_runtest_protocol(item, nextitem):
     if _cov is None:
         yield
         return
+    global _current
+    _current = item.nodeid
     _cov.switch_context(item.nodeid)
     try:
         yield
     finally:
+        _current = ""
         _cov.switch_context("")
 
 
