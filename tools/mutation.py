@@ -29,11 +29,12 @@ The unit tests a verdict-path mutant runs come from a *test map*
 under coverage.py with one context per test, so that the map names, for each
 line of the verdict path, the tests that execute it. A mutant then runs the
 tests that execute its statement, quickest first, within
-``--unit-test-budget`` seconds, instead of a fixed list; a line no test runs
-in process runs :data:`FORKING_TESTS` (it may run in a forked claim
-worker). A module edited since the map was built falls back to
-:data:`VERDICT_UNIT_TESTS` and the run says so. ``--workers N`` judges N
-mutants at once in processes forked after the trace.
+``--unit-test-budget`` seconds, instead of a fixed list. Lines run in a
+worker a test forks count for that test (the fork copies the mutant too); a
+line no test runs at all runs :data:`FORKING_TESTS`. A module edited since
+the map was built falls back to :data:`VERDICT_UNIT_TESTS`, and a test file
+edited since runs whole; the run says so. ``--workers N`` judges N mutants at
+once in processes forked after the trace.
 
 Each mutant is one small, plausible slip in a linmem module. Two sources:
 
@@ -581,8 +582,8 @@ TESTMAP_EXCLUDE = ("tests/test_claims.py", "tests/test_mutation_tool.py", "tests
                    "tests/test_learn.py", "tests/test_sweeps.py", "tests/test_pytest_plugin.py",
                    "tests/test_hostile_threads.py", "tests/test_observe.py", "tests/test_browser.py")
 
-#: Tests that run claims in forked, supervised workers: lines the map saw no
-#: test execute in process may run there (the fork copies the mutant).
+#: Tests that run claims in forked, supervised workers: what a mutant on a
+#: line the map saw no test execute runs (should a worker's lines be lost).
 FORKING_TESTS = ("tests/test_supervision.py", "tests/test_hostile_run.py", "tests/test_hostile.py")
 
 
