@@ -124,7 +124,8 @@ def _is_zero(value) -> bool:
     x = sympy.Symbol("x")
     try:
         return sympy.minimal_polynomial(value, x) == x
-    except (NotImplementedError, sympy.polys.polyerrors.PolynomialError, ValueError):
+    except (NotImplementedError, sympy.polys.polyerrors.BasePolynomialError, ValueError):
+        # BasePolynomialError: NotAlgebraic too (a transcendental such as cos(1)), not only PolynomialError
         decided = value.equals(0)
     if decided is None:
         from theorems.numbers import NotExact
