@@ -83,7 +83,7 @@ def test_crossing_plot_marks_the_constants():
     assert spec["vlines"] == [{"x": 2, "label": "2"}, {"x": 8, "label": "8"}]
     assert spec["hlines"] == [{"y": 0.5, "label": "1/2"}] and spec["y_label"] == "success rate"
     with pytest.raises(ValueError, match="sizes must give every profile level"):
-        crossing_check("x", success=_planted(lambda d: 0.0), dims={"quick": (8,)}, band=(0, 1), limit=0,
+        crossing_check("x", success=_planted(lambda d: 0.0), dims={"quick": (8, 16)}, band=(0, 1), limit=0,
                        distance=lambda c, limit: abs(c - limit), shrink=None, label="", series="", plot_title="", x_label="")
 
 
@@ -130,3 +130,21 @@ def test_band_limit_and_marks_may_be_formulas_of_impl_so_a_control_reaches_them(
 
     ours = first_entries(sweep["seed_label"])
     assert ours == first_entries(sweep["seed_label"], claim_id="another") != first_entries("another label")
+
+
+def test_the_band_holds_its_ends():
+    """A crossing exactly at either end of the band is inside it."""
+    (ev,) = run_claim(_claim_of(lambda d: 48.0 / d), profile=QUICK, seed=1).evidence
+    crossings = [row[1] for row in ev.data["table"]["rows"]]
+    for band in ((min(crossings), 16.0), (2.0, max(crossings))):
+        (at_end,) = run_claim(_claim_of(lambda d: 48.0 / d, band=band), profile=QUICK, seed=1).evidence
+        assert at_end.status.value == "supported", (band, at_end.detail)
+
+
+def test_a_crossing_check_needs_two_sizes_at_every_level():
+    with pytest.raises(ValueError, match=r"crossing_check 'trend': dims needs at least two sizes per profile level"
+                                         r".*'quick': \[8\]"):
+        crossing_check("trend", success=_planted(lambda d: 0.0), dims=dict(quick=(8,), standard=(8, 16), thorough=(8, 16)),
+                       band=(2.0, 16.0), limit=4, distance=lambda c, limit: abs(c - limit),
+                       shrink=simulation.shrinks(max_slope=-0.3, max_last_over_first=0.6), label="", series="",
+                       plot_title="", x_label="")

@@ -1209,7 +1209,13 @@ def crossing_check(
     formula of the limit reaches them). A success test with a ``counts`` dict (e.g. the instances an LP
     re-posed) leaves it in ``data["counts"]`` per d. The evidence has the
     table of :data:`CROSSING_COLUMNS` per d, the searched ``domain`` beside d
-    and the success curves as a plot."""
+    and the success curves as a plot. Each profile level needs two sizes at
+    least (the trend is judged over d): fewer is refused here, when the
+    claim is built."""
+    short = {level: list(sizes) for level, sizes in dims.items() if len(sizes) < 2}
+    if short:
+        raise ValueError(f"crossing_check {name!r}: dims needs at least two sizes per profile level (the trend is "
+                         f"judged over d), got {short}")
 
     def measure(ctx, d, rng):
         test, lim = success(ctx.impl), limit(ctx.impl) if callable(limit) else limit
