@@ -540,3 +540,19 @@ def test_a_monte_carlo_check_with_a_vector_zero_mean_quantity_checks_each_part()
     right = run(lambda impl, K: float(K.shape[1]))  # unit value columns: the squares sum to M
     assert right.status.value == "passed", right.detail
     assert run(lambda impl, K: float(K.shape[1]) + 0.5).status.value == "failed"
+
+
+def test_an_expectation_with_a_zero_mean_part_checks_it_in_both_checks():
+    """The values themselves have mean zero under fair signs: the exact
+    enumeration and the Monte Carlo check both take that part beside the
+    claimed mean, and a true claim passes both."""
+    def error(impl, K, V):
+        R = kit.store(impl.least_squares_store, K, V) @ K - V
+        return np.sum(R * R, axis=-2)
+
+    claim = expectation(
+        "t.ls-error-zero-mean", title="E||W_LS k_j - v_j||^2 = 1 - h_j, E V = 0", statement="", source="test",
+        quantity=error, claimed=lambda impl, K: 1 - impl.leverage_scores(K), zero_mean=lambda impl, K, V: V,
+        control=wrong("none needed", snr=lambda h: h))
+    result = run_claim(claim, profile=QUICK, seed=5)
+    assert {e.check: e.status.value for e in result.evidence} == {"enumeration": "passed", "montecarlo": "passed"}

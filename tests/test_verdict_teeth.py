@@ -272,6 +272,8 @@ def test_a_run_with_an_executor_refuses_several_jobs_and_one_without_takes_them(
         runner.run([claim], profile=QUICK, seed=1, jobs=2, executor=object())
     result = runner.run([claim], profile=QUICK, seed=1, jobs=2)
     assert [r.status.value for r in result.results] == ["VERIFIED"]
+    one = runner.run([claim], profile=QUICK, seed=1, jobs=1, executor=object())  # one job beside an executor is fine
+    assert [r.status.value for r in one.results] == ["VERIFIED"]
 
 
 # --- the third sample's survivors -------------------------------------------------------------------
@@ -734,3 +736,95 @@ def test_the_exact_check_counts_only_the_cases_it_decided_exactly():
     skipped = ev.data["not_exact"]
     assert ev.status is EvidenceStatus.PASSED and 0 < skipped["cases"] < skipped["of"]
     assert ev.cases == skipped["of"] - skipped["cases"]
+    assert ev.detail.startswith(f"not exact: norm (irrational on {skipped['cases']} of {skipped['of']} cases; ")
+
+
+@pytest.mark.parametrize("field", ["check", "detail", "comparison", "replay"])
+def test_evidence_whose_text_field_is_not_a_str_is_invalid_naming_the_field(field):
+    from theorems.core import runner
+    from theorems.core.model import Evidence, EvidenceKind
+
+    ev = Evidence(check="c", kind=EvidenceKind.PROPERTY, status=EvidenceStatus.PASSED, figure=0.0, threshold=1.0,
+                  cases=1, seeds=[1], detail="d", replay="r")
+    setattr(ev, field, 5)
+    assert runner._invalid_evidence(ev) == f"{field} must be a str, got int"
+
+
+def _chain_of_calls(depth):
+    """f{depth-1}() calls f{depth-2}() ... f0(), which raises: distinct frames (a recursion's would be folded)."""
+    namespace: dict = {}
+    exec("def f0():\n    raise ValueError('deep')\n" + "".join(f"def f{i}():\n    f{i - 1}()\n" for i in range(1, depth)),
+         namespace)
+    return namespace[f"f{depth - 1}"]
+
+
+def test_a_check_that_raises_keeps_the_first_eight_frames_of_its_traceback():
+    from theorems.core.model import Check, EvidenceKind
+    from theorems.core.impl import Impl
+    from theorems.core.runner import run_check
+
+    claim = _claim(lambda impl, K: [(K, K)], "t.deep")
+    deep = _chain_of_calls(20)
+    check = Check("deep", EvidenceKind.PROPERTY, lambda ctx: deep())
+    ev = run_check(claim, check, impl=Impl.default(), profile=QUICK, seed=1)
+    assert ev.status is EvidenceStatus.ERROR
+    assert ev.data["traceback"].count('\n  File "') == 8  # run_check's, the check's and six of the chain
+
+
+def test_only_float_and_complex_arrays_can_hold_a_nan():
+    from theorems.evidence._common import is_nan
+
+    assert not is_nan(np.array([1, 2])) and not is_nan(np.array([True]))
+    assert is_nan(np.array([1.0, np.nan])) and is_nan(np.array([complex(np.nan, 0)]))
+
+
+def test_each_check_keys_its_hypothesis_examples_by_its_own_name():
+    """Checks made by one template share their test function's code, so
+    Hypothesis would give them one example-database key; the claim and
+    check name added to the digest keeps their examples apart."""
+    from hypothesis import given, strategies as st
+
+    from theorems.evidence._common import hypothesis_seed
+
+    def check_body(x):
+        pass
+
+    test = hypothesis_seed(_ctx("one"))(given(st.integers())(check_body))
+    assert test.__name__ == "t.teeth::one"
+    assert test.hypothesis.inner_test._hypothesis_internal_add_digest == b"t.teeth::one"
+
+
+def test_a_recipe_records_its_condition_number_unless_it_is_one():
+    from theorems.authoring.strategies import Case
+    from theorems.evidence._common import SearchedDomain
+
+    domain = SearchedDomain()
+    domain.see(Case(args=(np.eye(3),), recipe={"family": "f", "d": 3, "M": 4, "cond": 1.0}))
+    assert "cond" not in domain.to_json()
+    domain.see(Case(args=(np.eye(3),), recipe={"family": "f", "d": 3, "M": 4, "cond": 2.0}))
+    assert domain.to_json()["cond"] == [2.0, 2.0]
+
+
+@pytest.mark.parametrize("falls, says", [
+    (True, "digits the residual must fall over digits it fell (worst case); "),
+    (False, "top-rung violation relative to the terms, in units of 10^-(kept share x digits); ")])
+def test_a_relative_ladder_says_what_its_figure_measures(falls, says):
+    ev = precise.check(_ctx(), [("a", None)], lambda case: (mpmath.mpf(0), mpmath.mpf(1)), falls=falls,
+                       relative=True)
+    assert ev.status is EvidenceStatus.PASSED and says in ev.detail
+    assert ev.detail.endswith("residual falls with precision" if falls else "violation within bound")
+
+
+def test_a_float_check_with_no_case_beyond_float64_says_nothing_of_them():
+    ev = _evidence(_claim(lambda impl, K: [(K, K)], "t.none-beyond"), "float")
+    assert ev.status is EvidenceStatus.PASSED and "beyond float64" not in ev.detail
+
+
+def test_a_transcendental_residual_is_decided_when_it_has_no_minimal_polynomial():
+    """cos(1) is not algebraic: sympy's minimal_polynomial raises NotAlgebraic
+    (not a PolynomialError), and equals(0) decides instead."""
+    from theorems.evidence.symbolic import _is_zero
+
+    zero = sympy.sin(1) ** 2 + sympy.cos(1) ** 2 - 1
+    assert zero.is_zero is None  # sympy cannot tell at a glance
+    assert _is_zero(zero) is True and _is_zero(zero - 1) is False
