@@ -162,10 +162,10 @@ def test_report_counts_scores_per_module_and_lists_survivors(mutation, tmp_path)
 
 def test_a_mutant_runs_the_quickest_claims_through_its_function_within_the_budget(mutation):
     cost = {"a": 5.0, "b": 1.0, "c": 30.0, "d": 2.0}
-    assert mutation.claims_within(["a", "b", "c", "d"], cost, 8.0) == ["b", "d", "a"]
-    assert mutation.claims_within(["a", "b", "c", "d"], cost, 0.5) == ["b"]  # at least one
-    assert mutation.claims_within(["c"], cost, 1.0) == ["c"]
-    assert mutation.claims_within([], cost, 10.0) == []
+    assert mutation.quickest_within(["a", "b", "c", "d"], cost, 8.0) == ["b", "d", "a"]
+    assert mutation.quickest_within(["a", "b", "c", "d"], cost, 0.5) == ["b"]  # at least one
+    assert mutation.quickest_within(["c"], cost, 1.0) == ["c"]
+    assert mutation.quickest_within([], cost, 10.0) == []
 
 
 def test_a_mutated_line_is_judged_by_the_tests_that_execute_its_statement(mutation, monkeypatch):

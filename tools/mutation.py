@@ -440,17 +440,17 @@ def baseline_verdicts(claims, profile) -> tuple[dict[str, tuple], dict[str, floa
     return baseline, cost
 
 
-def claims_within(relevant, cost: dict[str, float], budget_s: float) -> list[str]:
-    """The claims run on a mutant: of those that execute its function, the
-    quickest first, as many as fit in ``budget_s`` seconds of their traced
-    time (at least one). Each stops at the first that moves, so a killed
-    mutant costs less."""
+def quickest_within(names, cost: dict[str, float], budget_s: float) -> list[str]:
+    """Of ``names`` (claims that execute a mutant's function, tests that run
+    its line), the quickest first by ``cost`` (seconds, measured unmutated),
+    as many as fit in ``budget_s`` (at least one). A run stops at the first
+    that moves or fails, so a killed mutant costs less."""
     chosen, spent = [], 0.0
-    for cid in sorted(relevant, key=lambda c: (cost.get(c, 0.0), c)):
-        if chosen and spent + cost.get(cid, 0.0) > budget_s:
+    for name in sorted(names, key=lambda n: (cost.get(n, 0.0), n)):
+        if chosen and spent + cost.get(name, 0.0) > budget_s:
             break
-        chosen.append(cid)
-        spent += cost.get(cid, 0.0)
+        chosen.append(name)
+        spent += cost.get(name, 0.0)
     return chosen
 
 
@@ -465,10 +465,10 @@ def run_verdict_mutant(m: Mutant, source: str, claims_by_id, touched, profile, b
     the mutated function runs with its per-check controls; killed when its
     status or its control's verdict differs from the unmutated run's (``baseline``).
     With ``budget_s``, only the quickest of them within that many seconds
-    (:func:`claims_within`)."""
+    (:func:`quickest_within`)."""
     relevant = sorted(touched.get(f"{m.module}:{m.function}", ()))
     if budget_s and cost is not None:
-        relevant = claims_within(relevant, cost, budget_s)
+        relevant = quickest_within(relevant, cost, budget_s)
     if not relevant:
         return "no-coverage", [], 0.0
     start = time.perf_counter()
@@ -675,14 +675,7 @@ def mapped_tests(testmap: dict | None, m: Mutant, budget_s: float = UNIT_TEST_BU
     ids = set()
     for n in _statement_lines(_source(m.module), m.line):
         ids.update(by_line.get(str(n), ()))
-    durations = testmap["durations"]
-    chosen, spent = [], 0.0
-    for nodeid in sorted(ids, key=lambda t: (durations.get(t, 0.0), t)):
-        if chosen and spent + durations.get(nodeid, 0.0) > budget_s:
-            break
-        chosen.append(nodeid)
-        spent += durations.get(nodeid, 0.0)
-    return chosen
+    return quickest_within(ids, testmap["durations"], budget_s)
 
 
 def fingerprints(module: str) -> dict[str, str]:
