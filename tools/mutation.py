@@ -528,8 +528,10 @@ def run_unit_tests(m: Mutant, source: str, testmap: dict | None = None,
     verdict-path mutant) that fails on the mutant (mutated module source
     ``source``), or None when they all pass. With a test map that is current
     for the module (:func:`mapped_tests`), a verdict-path mutant runs the
-    tests that execute its line instead, or :data:`FORKING_TESTS` when none
-    does in process; the module's doctests run in every case."""
+    tests that execute its line instead (a test file deleted since the map
+    is left out: a missing path is no failure of the mutant's), or
+    :data:`FORKING_TESTS` when no test does; the module's doctests run in
+    every case."""
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
         fh.write(source)
         path = fh.name
@@ -546,7 +548,7 @@ def run_unit_tests(m: Mutant, source: str, testmap: dict | None = None,
             fh.write("\n".join(chosen) + "\n")
             listing = fh.name
         env["LINMEM_MUTANT_TESTS"] = listing
-        tests = sorted({t.split("::", 1)[0] for t in chosen})
+        tests = sorted({t.split("::", 1)[0] for t in chosen if (ROOT / t.split("::", 1)[0]).exists()})
     elif chosen == []:  # no test runs the line in process (nor was any test file edited)
         tests = [t for t in FORKING_TESTS if (ROOT / t).exists()]
     cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "_mutant_plugin",
