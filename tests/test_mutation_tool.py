@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 
 import numpy as np
 import pytest
@@ -185,14 +186,10 @@ def test_a_mutated_line_is_judged_by_the_tests_that_execute_its_statement(mutati
                "durations": {"t::slow": 100.0, "t::quick": 0.5, "t::mid": 2.0, "t::other": 0.1}}
     assert mutation.mapped_tests(testmap, m, budget_s=10.0) == ["t::quick", "t::mid"]  # quickest first, in budget
     assert mutation.mapped_tests(testmap, m, budget_s=1000.0) == ["t::quick", "t::mid", "t::slow"]
-    assert mutation.mapped_tests(testmap, replace_line(mutation, m, 6)) == []  # no test runs line 6
+    assert mutation.mapped_tests(testmap, dataclasses.replace(m, line=6)) == []  # no test runs line 6
     assert mutation.mapped_tests(None, m) is None
     stale = dict(testmap, sources={"core.tolerance": "0" * 40})  # built from another version: line numbers moved
     assert mutation.mapped_tests(stale, m) is None
-
-
-def replace_line(mutation, m, line):
-    return mutation.Mutant(m.module, m.function, line, m.operator, m.description, m.index)
 
 
 def test_the_mutant_plugin_runs_only_the_listed_tests_in_their_order(tmp_path):

@@ -77,6 +77,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import copy
 import difflib
 import functools
@@ -666,12 +667,17 @@ def _statement_lines(source: str, line: int) -> range:
     return best or range(line, line + 1)
 
 
+def map_is_current(testmap: dict, module: str) -> bool:
+    """Was the map built from this version of ``module`` (its line numbers still hold)?"""
+    return testmap["sources"].get(module) == _sha(_source(module))
+
+
 def mapped_tests(testmap: dict | None, m: Mutant, budget_s: float = UNIT_TEST_BUDGET_S) -> list[str] | None:
     """The tests to run on mutant ``m``: those the map saw execute its line,
     quickest first, within ``budget_s`` seconds of their recorded time. None
     when there is no map or it was built from another version of the module
     (line numbers moved); [] when no test executes the line in process."""
-    if testmap is None or testmap["sources"].get(m.module) != _sha(_source(m.module)):
+    if testmap is None or not map_is_current(testmap, m.module):
         return None
     by_line = testmap["lines"].get(m.module, {})
     ids = set()
@@ -834,14 +840,20 @@ def _read_ids(spec: str) -> set[str]:
 _JOB: dict = {}
 
 
-def _forked_pool(workers: int):
-    """A process pool whose workers are forked from this process (they
-    inherit the claims, the trace and the baseline) and are not daemonic, so
-    a claim may start its own processes."""
+@contextlib.contextmanager
+def _mapper(workers: int):
+    """``map`` for one worker; for more, the ``map`` of a process pool whose
+    workers are forked from this process (they inherit the claims, the trace
+    and the baseline) and are not daemonic, so a claim may start its own
+    processes. Either gives the results in the order of the inputs."""
+    if workers <= 1:
+        yield map
+        return
     import concurrent.futures
     import multiprocessing
 
-    return concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        yield pool.map
 
 
 def _trace_one(cid: str) -> dict[str, set[str]]:
@@ -943,7 +955,7 @@ def main(argv=None) -> int:
         return 0
     testmap = load_test_map() if args.verdict or (args.module and set(args.module) <= set(VERDICT_MODULES)) else None
     if testmap is not None:
-        stale = [m for m in VERDICT_MODULES if testmap["sources"].get(m) != _sha(_source(m))]
+        stale = [m for m in VERDICT_MODULES if not map_is_current(testmap, m)]
         print(f"test map of {testmap['built']}" + (f"; stale for {', '.join(stale)} (their mutants run "
               "VERDICT_UNIT_TESTS; rebuild with --map-tests)" if stale else ""), flush=True)
     wanted = _read_ids(args.ids) if args.ids else None
@@ -965,21 +977,15 @@ def main(argv=None) -> int:
             claims = list(select(registry, args.claims_from))
         print(f"tracing {len(claims)} claims{' with their controls' if args.verdict else ''} ...", flush=True)
         by_id = {c.id: c for c in claims}
-        if args.workers > 1:  # one claim a task, in forked workers; the parts merged
-            _JOB.update(by_id=by_id, profile=profile, verdict=args.verdict)
-            with _forked_pool(args.workers) as pool:
-                touched = {}
-                for part in pool.map(_trace_one, list(by_id)):
-                    for key, ids in part.items():
-                        touched.setdefault(key, set()).update(ids)
-                if args.verdict:
-                    baseline, cost = {}, {}
-                    for cid, (verdict, seconds) in zip(by_id, pool.map(_baseline_one, list(by_id))):
-                        baseline[cid], cost[cid] = verdict, seconds
-        else:
-            touched = trace_claims(claims, profile, verdict=args.verdict)
+        _JOB.update(by_id=by_id, profile=profile, verdict=args.verdict)
+        with _mapper(args.workers) as each:  # one claim a task; the parts merged
+            touched = {}
+            for part in each(_trace_one, list(by_id)):
+                for key, ids in part.items():
+                    touched.setdefault(key, set()).update(ids)
             if args.verdict:  # the unmutated verdicts, to compare each mutant's with
-                baseline, cost = baseline_verdicts(claims, profile)
+                for cid, (verdict, seconds) in zip(by_id, each(_baseline_one, list(by_id))):
+                    baseline[cid], cost[cid] = verdict, seconds
     equivalents = load_equivalents()
     results = []
     start = time.perf_counter()
@@ -998,13 +1004,10 @@ def main(argv=None) -> int:
         chosen = random.Random(args.sample_seed).sample(chosen, args.sample)
     _JOB.update(args=args, by_id=by_id, touched=touched, profile=profile, baseline=baseline, cost=cost,
                 testmap=testmap, equivalents=equivalents)
-    if args.workers > 1 and len(chosen) > 1:
-        # forked after the trace and the baseline, which every worker inherits; each
-        # patches its own copy of the module, so two mutants never meet
-        with _forked_pool(args.workers) as pool:
-            results += list(pool.map(judge, chosen))  # in the drawn order, whatever order they finished in
-    else:
-        results += [judge(m) for m in chosen]
+    # forked after the trace and the baseline, which every worker inherits; each
+    # patches its own copy of the module, so two mutants never meet
+    with _mapper(args.workers if len(chosen) > 1 else 1) as each:
+        results += list(each(judge, chosen))  # in the drawn order, whatever order they finished in
     if wanted is not None:
         missing = wanted - {r["id"] for r in results}
         for mid in sorted(missing):
