@@ -30,7 +30,6 @@ from hypothesis import strategies as st
 from linmem import ensembles
 
 __all__ = [
-    "rng_seeds",
     "COMPARISON_LADDER_DENOMINATOR",
     "COMPARISON_SCALED_DECADES",
     "CONTINUOUS_NOISE_KINDS",
@@ -70,6 +69,7 @@ __all__ = [
     "precise_keys",
     "precise_values",
     "rational_unit_columns",
+    "rng_seeds",
     "square_root",
     "unit_key_cases",
     "unit_keys",

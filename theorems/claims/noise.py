@@ -30,9 +30,8 @@ from theorems.evidence._common import IMPLEMENTATION_ERRORS
 from theorems.core.model import Check, EvidenceKind
 from theorems.core.residuals import at_most
 from theorems.authoring.strategies import (
-    rng_seeds,
     CONTINUOUS_NOISE_KINDS, Case, Inputs, square_root, exact_key_matrices, exact_keys_and_values,
-    exact_unit_key_matrices, exact_value_matrices, integer_matrices, near_parallel_key_matrix, precise_keys)
+    exact_unit_key_matrices, exact_value_matrices, integer_matrices, near_parallel_key_matrix, precise_keys, rng_seeds)
 from theorems.authoring.templates import counterexample, design_expectation, identity, keys_and_directions, montecarlo_keys, wrong
 from typing import Sequence
 from linmem import ensembles

@@ -20,11 +20,10 @@ from theorems.authoring import kit
 from theorems.authoring.kit import integer_array, sq
 from theorems.core.residuals import at_most, exact_sq
 from theorems.authoring.strategies import (
-    rng_seeds,
     Case, FACTORED_LADDER, Factored, HADAMARD4, Inputs, KeyCase, exact_factored, exact_independent_keys,
     exact_keys_and_values, exact_unit_key_matrices, exact_value_matrices, factored_cases,
     float_independent_key_cases, float_key_cases, independent_ladder_keys, integer_matrices, keys_and_values,
-    precise_keys, precise_values)
+    precise_keys, precise_values, rng_seeds)
 from theorems.authoring.templates import (counterexample, exact_check, gram_input_projector, gram_projectors, identity,
                                 inequality, swapped_stores, wrong)
 from theorems.core.tolerance import norm
