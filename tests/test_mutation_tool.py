@@ -150,15 +150,41 @@ def test_report_counts_scores_per_module_and_lists_survivors(mutation, tmp_path)
         dict(module="learn", id="learn:5:B:1", function="h", description="p -> r", outcome="equivalent",
              reason="output-equivalent: only slower"),
         dict(module="learn", id="learn:6:B:2", function="h", description="p -> s", outcome="killed"),
+        dict(module="learn", id="learn:7:B:3", function="h", description="p -> t", outcome="killed-by-report"),
     ]
     table = mutation.score_table(rows)
-    assert "| recall | 3 | 0 | 0 | 1 | 1 | 1 | 33.3% | 66.7% | 66.7% |" in table
-    assert "| learn | 3 | 2 | 1 | 1 | 0 | 0 | 100.0% | 100.0% | 50.0% |" in table
-    assert "| **all** | 6 | 2 | 1 | 2 | 1 | 1 | 50.0% | 75.0% | 60.0% |" in table
+    assert "| recall | 3 | 0 | 0 | 1 | 0 | 1 | 1 | 33.3% | 33.3% | 66.7% | 66.7% |" in table
+    assert "| learn | 4 | 2 | 1 | 1 | 1 | 0 | 0 | 50.0% | 100.0% | 100.0% | 66.7% |" in table
+    assert "| **all** | 7 | 2 | 1 | 2 | 1 | 1 | 1 | 40.0% | 60.0% | 80.0% | 66.7% |" in table
     path = tmp_path / "report.md"
     mutation.write_report(rows, path, "header")
     text = path.read_text()
     assert "`recall:3:A:2` in `g`" in text and "same value" in text
+
+
+def test_a_verdict_path_mutant_is_killed_by_a_moved_verdict_or_a_moved_report_entry(mutation):
+    from types import SimpleNamespace
+
+    from theorems.core.model import Evidence, EvidenceKind, EvidenceStatus, Status
+
+    claim = SimpleNamespace(id="c.x", title="t", kind=SimpleNamespace(value="identity"), statement="s", source="",
+                            assumptions=(), depends_on=(), reason="", checks=(), negative_control=None)
+
+    def result(status=Status.VERIFIED, caught=True, figure=0.5, detail="d", seconds=1.0):
+        ev = Evidence("float", EvidenceKind.PROPERTY, EvidenceStatus.PASSED, figure=figure, threshold=64.0,
+                      detail=detail, seconds=seconds)
+        return SimpleNamespace(claim=claim, status=status, evidence=[ev], seconds=seconds, blocked_by=[],
+                               negative_control={"caught": caught, "checks": {"float": "failed"}})
+
+    base = mutation._outcome_of(result())
+    assert mutation._moved(result(seconds=7.0), base) is None  # timings are no change
+    assert mutation._moved(result(status=Status.FAILED), base) == "verdict"
+    assert mutation._moved(result(caught=False), base) == "verdict"
+    assert mutation._moved(result(figure=0.6, detail="e"), base) == "report: float (detail, figure)"
+    assert mutation._moved(result(figure=0.6), base, verdicts_only=True) is None
+    late = result(detail="CheckTimeout: check exceeded its budget of 20 s")
+    assert mutation._moved(late, base) is None  # a check past its budget: the load decides its report
+    assert mutation._moved(result(figure=0.6), mutation._outcome_of(late)) is None
 
 
 def test_a_mutant_runs_the_quickest_claims_through_its_function_within_the_budget(mutation):

@@ -24,7 +24,8 @@ import numpy as np
 import pytest
 
 from theorems.cli import main
-from theorems.reporting.compare import SLOWER_MIN_SECONDS, SLOWER_RATIO, ReportError, compare_reports, load_report
+from theorems.reporting.compare import (SLOWER_MIN_SECONDS, SLOWER_RATIO, ReportError, compare_reports,
+                                       evidence_changes, load_report)
 from hypothesis import strategies as st
 
 from theorems.evidence import expectation, montecarlo, precise, property as property_ev, simulation
@@ -515,6 +516,50 @@ def test_report_compare_on_the_command_line(demo_report, tmp_path, capsys):
     assert main(["report", "--compare", str(old), str(new), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["thresholds"] == {"ratio": SLOWER_RATIO, "min_seconds": SLOWER_MIN_SECONDS}
+
+
+def test_compare_lists_claims_that_kept_their_status_with_other_evidence(demo_report, tmp_path, capsys):
+    old = _timed(demo_report)
+    new = copy.deepcopy(old)
+    by = {c["id"]: c for c in new["claims"]}
+    for c in new["claims"]:  # timings alone are no change
+        c["seconds"] = 99.0
+        for e in c["evidence"]:
+            e["seconds"] *= 3
+    by["demo.wrong"]["evidence"][0]["figure"] = 0.5
+    by["demo.wrong"]["evidence"][0]["detail"] += " (reworded)"
+    control = next(c for c in new["claims"] if c["negative_control"] and c["negative_control"]["checks"])
+    check = next(iter(control["negative_control"]["checks"]))
+    was = control["negative_control"]["checks"][check]
+    control["negative_control"]["checks"][check] = "passed" if was != "passed" else "failed"
+    cmp = compare_reports(old, new)
+    first = by["demo.wrong"]["evidence"][0]["check"]
+    assert ("demo.wrong", [(first, ["detail", "figure"])]) in cmp.evidence
+    assert (control["id"], [("negative_control", ["checks"])]) in cmp.evidence
+    assert len(cmp.evidence) == (1 if control["id"] == "demo.wrong" else 2)
+    assert cmp.changed == [] and cmp.unchanged == len(old["claims"])
+    assert compare_reports(old, copy.deepcopy(old)).evidence == []
+    assert evidence_changes(old["claims"][0], old["claims"][0]) == []
+    gone = copy.deepcopy(old["claims"][0])
+    gone["evidence"] = gone["evidence"][1:]
+    assert evidence_changes(old["claims"][0], gone)[0] == (
+        old["claims"][0]["evidence"][0]["check"], ["(only in the old report)"])
+
+    other_seed = copy.deepcopy(new)
+    other_seed["seed"] = new["seed"] + 1
+    cmp = compare_reports(old, other_seed)
+    assert cmp.evidence == [] and any("evidence not compared" in n for n in cmp.notes)
+
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps(old))
+    b.write_text(json.dumps(new))
+    assert main(["report", "--compare", str(a), str(b)]) == 0
+    out = capsys.readouterr().out
+    assert f"demo.wrong: {first} (detail, figure)" in out
+    assert "same status, different evidence: " in out
+    assert main(["report", "--compare", str(a), str(b), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {"id": "demo.wrong", "parts": [{"part": first, "fields": ["detail", "figure"]}]} in data["evidence_changed"]
 
 
 def _mutate(report, how):

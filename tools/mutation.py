@@ -18,8 +18,12 @@ residuals, per-check controls, status derivation, the evidence checkers,
 the templates). There the test that must fail is the claims run *with their
 per-check negative controls*: a mutant is killed by the claims when a claim
 traced through the mutated function changes status or a control of it is
-no longer caught (every applicable check must catch it), then by the unit
-tests of :data:`VERDICT_UNIT_TESTS`. The claims are the ones ``--claims-from``
+no longer caught (every applicable check must catch it), or, its verdicts
+the same, when the claim's report entry differs from the unmutated run's,
+timings aside (a figure, a detail, a counterexample, a searched domain, a
+control's per-check table: what ``theorems report --compare`` lists at one
+seed; ``--verdicts-only`` leaves this out), then by the unit tests of
+:data:`VERDICT_UNIT_TESTS`. The claims are the ones ``--claims-from``
 selects (ids or globs; default every claim), of them only the quickest that
 fit in ``--claims-budget`` seconds per mutant, and ``--sample N`` draws N
 mutants at random (seeded) from those modules.
@@ -106,6 +110,8 @@ from theorems.core.model import Status  # noqa: E402
 from theorems.core.profiles import get_profile  # noqa: E402
 from theorems.core.registry import load_claims  # noqa: E402
 from theorems.core.runner import run_claim  # noqa: E402
+from theorems.reporting.compare import evidence_changes, without_timings  # noqa: E402
+from theorems.reporting.report import claim_entry  # noqa: E402
 
 #: linmem modules mutated (private guards in _validation are covered by the
 #: bad-input tests, not by claims, and are left out).
@@ -430,13 +436,14 @@ def trace_claims(claims, profile, *, verdict: bool = False) -> dict[str, set[str
 
 
 def baseline_verdicts(claims, profile) -> tuple[dict[str, tuple], dict[str, float]]:
-    """Each claim's unmutated verdict with its controls (:func:`_verdict_of`)
-    and its time in seconds, from a run without the tracer (whose slowdown
-    could push a check past its budget and make a timeout the baseline)."""
+    """Each claim's unmutated verdict with its controls and its report entry
+    (:func:`_outcome_of`), and its time in seconds, from a run without the
+    tracer (whose slowdown could push a check past its budget and make a
+    timeout the baseline)."""
     baseline, cost = {}, {}
     for claim in claims:
         start = time.perf_counter()
-        baseline[claim.id] = _verdict_of(run_claim(claim, profile=profile, controls=True))
+        baseline[claim.id] = _outcome_of(run_claim(claim, profile=profile, controls=True))
         cost[claim.id] = time.perf_counter() - start
     return baseline, cost
 
@@ -460,35 +467,67 @@ def _verdict_of(result) -> tuple:
     return result.status, (result.negative_control or {}).get("caught")
 
 
+def _outcome_of(result) -> tuple[tuple, dict]:
+    """The verdict (:func:`_verdict_of`) and the claim's report entry without
+    its timings (what ``theorems report --compare`` compares at one seed):
+    the two things a verdict-path mutant must leave as they were."""
+    return _verdict_of(result), without_timings(claim_entry(result))
+
+
+def _timed_out(entry: dict) -> bool:
+    """Whether a check of a report entry, or of its control, ran past its time
+    budget: what it wrote then depends on the machine's load, so its report
+    is no oracle (its verdict still is, as in the unmutated run)."""
+    return "CheckTimeout" in json.dumps(entry, default=str)
+
+
+def _moved(res, base: tuple[tuple, dict], verdicts_only: bool = False) -> str | None:
+    """How a mutant's run of a claim (``res``) differs from the unmutated run
+    ``base`` (:func:`_outcome_of`): ``"verdict"`` (status or control),
+    ``"report"`` (the same verdict, another report entry: a figure, a detail,
+    a counterexample, a domain, a control's per-check table), or None."""
+    verdict, entry = _outcome_of(res)
+    if verdict != base[0]:
+        return "verdict"
+    if not verdicts_only and entry != base[1] and not (_timed_out(entry) or _timed_out(base[1])):
+        parts = evidence_changes(base[1], entry)
+        return "report: " + "; ".join(f"{p} ({', '.join(f)})" for p, f in parts)
+    return None
+
+
 def run_verdict_mutant(m: Mutant, source: str, claims_by_id, touched, profile, baseline,
-                       cost=None, budget_s: float = 0.0) -> tuple[str, list[str], float]:
+                       cost=None, budget_s: float = 0.0,
+                       verdicts_only: bool = False) -> tuple[str, list[str], float]:
     """Like :func:`run_mutant` on the verdict path: each claim traced through
-    the mutated function runs with its per-check controls; killed when its
-    status or its control's verdict differs from the unmutated run's (``baseline``).
-    With ``budget_s``, only the quickest of them within that many seconds
-    (:func:`quickest_within`)."""
+    the mutated function runs with its per-check controls; ``"killed"`` when
+    its status or its control's verdict differs from the unmutated run's
+    (``baseline``), ``"killed-by-report"`` when the verdicts agree and its
+    report entry does not (unless ``verdicts_only``). With ``budget_s``, only
+    the quickest of them within that many seconds (:func:`quickest_within`)."""
     relevant = sorted(touched.get(f"{m.module}:{m.function}", ()))
     if budget_s and cost is not None:
         relevant = quickest_within(relevant, cost, budget_s)
     if not relevant:
         return "no-coverage", [], 0.0
     start = time.perf_counter()
-    killers = []
+    killers, outcome = [], "survived"
     try:
         with _Patched(m.module, source):
             for cid in relevant:
                 try:
                     runner = sys.modules["theorems.core.runner"]  # the mutant's, when it is the one mutated
                     res = runner.run_claim(claims_by_id[cid], profile=profile, impl=Impl.default(), controls=True)
-                    moved = _verdict_of(res) != baseline[cid]
+                    moved = _moved(res, baseline[cid], verdicts_only)
                 except Exception as exc:  # noqa: BLE001 - the runner itself broken by the mutant
-                    moved, cid = True, f"{cid} ({type(exc).__name__})"
-                if moved:
-                    killers.append(cid)
+                    moved, cid = "verdict", f"{cid} ({type(exc).__name__})"
+                if moved == "verdict":
+                    killers, outcome = [cid], "killed"
                     break
+                if moved and not killers:  # a report moved: go on, a verdict may move further on
+                    killers, outcome = [f"{cid} ({moved})"], "killed-by-report"
     except Exception as exc:  # noqa: BLE001 - a mutant that breaks the import is killed
-        killers.append(f"import:{type(exc).__name__}")
-    return ("killed" if killers else "survived"), killers, time.perf_counter() - start
+        killers, outcome = [f"import:{type(exc).__name__}"], "killed"
+    return outcome, killers, time.perf_counter() - start
 
 
 def run_mutant(m: Mutant, source: str, claims_by_id, touched, profile) -> tuple[str, list[str], float]:
@@ -771,7 +810,7 @@ def equivalent_line(mutant_id: str, reason: str) -> str:
     return f"{module}:{m.function} fp:{fingerprints(module)[mutant_id]} {reason}"
 
 
-_COUNTED = ("killed", "killed-by-unit-tests", "survived", "no-coverage")
+_COUNTED = ("killed", "killed-by-report", "killed-by-unit-tests", "survived", "no-coverage")
 
 
 def _output_equivalent(r: dict) -> bool:
@@ -781,25 +820,29 @@ def _output_equivalent(r: dict) -> bool:
 
 
 def score_table(results: list[dict]) -> str:
-    """Markdown table of outcomes and scores per module and in all. The last
-    column counts output-equivalent mutants as survivors (the strict score)."""
-    lines = ["| module | mutants | equivalent | of which output-equivalent | killed by claims "
-             "| killed by unit tests only | survived | claims alone | claims + unit tests "
-             "| strict (output-equivalent as survivors) |", "|---" * 10 + "|"]
+    """Markdown table of outcomes and scores per module and in all: killed by
+    the claims' verdicts, by their reports only (the verdict path; a verdict
+    the same, a report entry not), by the unit tests only. The last column
+    counts output-equivalent mutants as survivors (the strict score)."""
+    lines = ["| module | mutants | equivalent | of which output-equivalent | killed by claims' verdicts "
+             "| by claims' reports only | by unit tests only | survived | verdicts alone | claims "
+             "| claims + unit tests | strict (output-equivalent as survivors) |", "|---" * 12 + "|"]
     modules = [m for m in MODULES + VERDICT_MODULES if any(r["module"] == m for r in results)]
     for label, rows in [(m, [r for r in results if r["module"] == m]) for m in modules] + [
             ("**all**", results)]:
         c = {k: sum(r["outcome"] == k for r in rows) for k in (*_COUNTED, "equivalent")}
         oe = sum(_output_equivalent(r) for r in rows)
         n = sum(c[k] for k in _COUNTED)
-        killed = c["killed"] + c["killed-by-unit-tests"]
+        claims = c["killed"] + c["killed-by-report"]
+        killed = claims + c["killed-by-unit-tests"]
 
         def pct(k: int, n: int = n) -> str:
             return f"{k / n:.1%}" if n else "n/a"
 
         lines.append(
-            f"| {label} | {len(rows)} | {c['equivalent']} | {oe} | {c['killed']} | {c['killed-by-unit-tests']} "
-            f"| {c['survived'] + c['no-coverage']} | {pct(c['killed'])} | {pct(killed)} | {pct(killed, n + oe)} |")
+            f"| {label} | {len(rows)} | {c['equivalent']} | {oe} | {c['killed']} | {c['killed-by-report']} "
+            f"| {c['killed-by-unit-tests']} | {c['survived'] + c['no-coverage']} | {pct(c['killed'])} "
+            f"| {pct(claims)} | {pct(killed)} | {pct(killed, n + oe)} |")
     return "\n".join(lines)
 
 
@@ -884,7 +927,8 @@ def judge(m: Mutant) -> dict:
         outcome, killers, secs = "survived", [], 0.0
     elif m.module in VERDICT_MODULES:
         outcome, killers, secs = run_verdict_mutant(m, source, _JOB["by_id"], _JOB["touched"], _JOB["profile"],
-                                                    _JOB["baseline"], _JOB["cost"], args.claims_budget)
+                                                    _JOB["baseline"], _JOB["cost"], args.claims_budget,
+                                                    args.verdicts_only)
     else:
         outcome, killers, secs = run_mutant(m, source, _JOB["by_id"], _JOB["touched"], _JOB["profile"])
     if outcome in ("survived", "no-coverage") and (args.unit_tests or args.unit_tests_only):
@@ -926,6 +970,10 @@ def main(argv=None) -> int:
     p.add_argument("--claims-budget", type=float, default=0.0, metavar="S",
                    help="with --verdict: run on each mutant only the quickest claims through its function "
                         "that fit in S seconds of their unmutated time (0: all of them)")
+    p.add_argument("--verdicts-only", action="store_true",
+                   help="with --verdict: a claim kills a mutant only when its status or its control's verdict "
+                        "moves (by default also when its report entry, timings aside, differs from the "
+                        "unmutated run's)")
     p.add_argument("--unit-test-budget", type=float, default=UNIT_TEST_BUDGET_S, metavar="S",
                    help="seconds of recorded test time run on one mutant with the test map (quickest first)")
     p.add_argument("--no-unit-tests", dest="unit_tests", action="store_false",
@@ -1012,12 +1060,14 @@ def main(argv=None) -> int:
         missing = wanted - {r["id"] for r in results}
         for mid in sorted(missing):
             print(f"not found: {mid} (linmem changed since the list was written?)")
-    counted = [r for r in results
-               if r["outcome"] in ("killed", "killed-by-unit-tests", "survived", "no-coverage")]
-    by_claims = sum(r["outcome"] == "killed" for r in counted)
+    counted = [r for r in results if r["outcome"] in _COUNTED]
+    by_verdicts = sum(r["outcome"] == "killed" for r in counted)
+    by_claims = by_verdicts + sum(r["outcome"] == "killed-by-report" for r in counted)
     by_all = by_claims + sum(r["outcome"] == "killed-by-unit-tests" for r in counted)
     n = len(counted) or 1
     print(f"\n{len(results)} mutants of {', '.join(modules)} in {time.perf_counter() - start:.0f} s")
+    if by_claims != by_verdicts:
+        print(f"mutation score, claims' verdicts alone: {by_verdicts}/{len(counted)} = {by_verdicts / n:.1%}")
     print(f"mutation score, claims alone: {by_claims}/{len(counted)} = {by_claims / n:.1%}")
     print(f"mutation score, claims + linmem unit tests: {by_all}/{len(counted)} = {by_all / n:.1%}")
     print(f"({sum(r['outcome'] == 'equivalent' for r in results)} equivalent mutants excluded, "

@@ -1,5 +1,12 @@
 """Compare two JSON reports: which claims changed status, which appeared or
-disappeared, which checks got slower.
+disappeared, which kept their status with different evidence, which checks
+got slower.
+
+Evidence is compared only between reports of the same profile and seed (at
+another seed every figure is a different draw): two runs of the same code
+write the same evidence, timings aside, so a refactor of the checking code
+that should change nothing shows here if it changed a figure, a detail, a
+counterexample, a searched domain or a control's per-check verdict.
 
 A check counts as slower when its time grew by at least
 :data:`SLOWER_RATIO` times *and* by at least :data:`SLOWER_MIN_SECONDS`
@@ -19,6 +26,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 __all__ = [
     "Comparison",
@@ -27,6 +35,8 @@ __all__ = [
     "SLOWER_RATIO",
     "check_consistency",
     "compare_reports",
+    "evidence_changes",
+    "without_timings",
     "load_report",
     "render_comparison",
 ]
@@ -159,6 +169,8 @@ class Comparison:
     appeared: list[tuple[str, str]] = field(default_factory=list)  # id, status
     disappeared: list[tuple[str, str]] = field(default_factory=list)
     slower: list[tuple[str, str, float, float]] = field(default_factory=list)  # id, check, old s, new s
+    #: claims of the same status whose evidence differs: id, [(part, fields)] (see :func:`evidence_changes`)
+    evidence: list[tuple[str, list[tuple[str, list[str]]]]] = field(default_factory=list)
     unchanged: int = 0
     notes: list[str] = field(default_factory=list)
 
@@ -171,10 +183,56 @@ class Comparison:
             "disappeared": [{"id": i, "status": s} for i, s in self.disappeared],
             "slower": [{"id": i, "check": c, "old_s": o, "new_s": n, "ratio": _ratio(o, n)}
                        for i, c, o, n in self.slower],
+            "evidence_changed": [{"id": i, "parts": [{"part": p, "fields": f} for p, f in parts]}
+                                 for i, parts in self.evidence],
             "unchanged": self.unchanged,
             "thresholds": {"ratio": SLOWER_RATIO, "min_seconds": SLOWER_MIN_SECONDS},
             "notes": self.notes,
         }
+
+
+#: What two runs of the same code may differ in: how long things took, where
+#: a result reused from a cache came from, and where in the code an error
+#: was raised (its file and line move with any edit; its message is compared).
+TIMING_FIELDS = frozenset({"seconds", "reused", "traceback", "raised_at"})
+
+
+def without_timings(entry: Any) -> Any:
+    """A claim's report entry (or any part of it) without :data:`TIMING_FIELDS`,
+    at any depth: what two runs of the same code at the same seed and profile
+    write identically (unless a check ran out of its time budget, which the
+    load of the machine decides)."""
+    if isinstance(entry, dict):
+        return {k: without_timings(v) for k, v in entry.items() if k not in TIMING_FIELDS}
+    if isinstance(entry, list):
+        return [without_timings(v) for v in entry]
+    return entry
+
+
+def evidence_changes(old: dict, new: dict) -> list[tuple[str, list[str]]]:
+    """Where two report entries of one claim differ, timings aside
+    (:func:`without_timings`): ``(part, fields)`` for each part that differs,
+    a part being a check's evidence (by its name), ``"negative_control"`` or
+    ``"claim"`` (its text, status and the rest); ``[]`` when they agree."""
+    was, now = without_timings(old), without_timings(new)
+    out = []
+    checks_was = {e["check"]: e for e in was.get("evidence", [])}
+    checks_now = {e["check"]: e for e in now.get("evidence", [])}
+    for name in list(checks_was) + [n for n in checks_now if n not in checks_was]:
+        a, b = checks_was.get(name), checks_now.get(name)
+        if a is None or b is None:
+            out.append((name, ["(only in the " + ("new" if a is None else "old") + " report)"]))
+        elif a != b:
+            out.append((name, sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))))
+    a, b = was.get("negative_control") or {}, now.get("negative_control") or {}
+    if a != b:
+        out.append(("negative_control", sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))))
+    rest_was = {k: v for k, v in was.items() if k not in ("evidence", "negative_control")}
+    rest_now = {k: v for k, v in now.items() if k not in ("evidence", "negative_control")}
+    if rest_was != rest_now:
+        keys = set(rest_was) | set(rest_now)
+        out.append(("claim", sorted(k for k in keys if rest_was.get(k) != rest_now.get(k))))
+    return out
 
 
 def _ratio(old: float, new: float) -> float | None:
@@ -195,6 +253,9 @@ def compare_reports(old: dict, new: dict, *, old_name: str = "old", new_name: st
                          "timings are not comparable")
     if old["seed"] != new["seed"]:
         out.notes.append(f"seeds differ ({old['seed']} -> {new['seed']})")
+    same_draws = old["seed"] == new["seed"] and old["profile"] == new["profile"]
+    if not same_draws:
+        out.notes.append("evidence not compared: only runs of the same profile and seed draw the same cases")
     for cid, c in after.items():
         if cid not in before:
             out.appeared.append((cid, c["status"]))
@@ -204,6 +265,9 @@ def compare_reports(old: dict, new: dict, *, old_name: str = "old", new_name: st
             out.changed.append((cid, was["status"], c["status"]))
         else:
             out.unchanged += 1
+            parts = evidence_changes(was, c) if same_draws else []
+            if parts:
+                out.evidence.append((cid, parts))
         old_times = {e["check"]: float(e["seconds"]) for e in was["evidence"]}
         for e in c["evidence"]:
             if e["check"] not in old_times:
@@ -231,5 +295,8 @@ def render_comparison(cmp: Comparison) -> str:
     for cid, check, t0, t1 in cmp.slower:
         ratio = f"x{t1 / t0:.1f}" if t0 > 0 else "from 0 s"
         lines.append(f"  {cid} [{check}]: {t0:.2f} s -> {t1:.2f} s ({ratio})")
+    lines.append(f"same status, different evidence: {len(cmp.evidence)}")
+    for cid, parts in cmp.evidence:
+        lines.append(f"  {cid}: " + "; ".join(f"{part} ({', '.join(fields)})" for part, fields in parts))
     lines.append(f"unchanged status: {cmp.unchanged} claims")
     return "\n".join(lines) + "\n"

@@ -26,12 +26,13 @@ from theorems.core.controls import missed_text
 from theorems.reporting.answers import answers_markdown
 from theorems.reporting.figures import closeness
 from theorems.reporting.domains import _fmt, domain_text, wider_than_searched
-from theorems.core.runner import RunResult
+from theorems.core.runner import ClaimResult, RunResult
 
 __all__ = [
     "REPORT_FILES",
     "SCHEMA_VERSION",
     "build_report",
+    "claim_entry",
     "environment",
     "MAX_MARKDOWN_CHARS",
     "command_line",
@@ -175,31 +176,35 @@ def environment() -> dict:
     }
 
 
+def claim_entry(r: ClaimResult) -> dict:
+    """One claim's entry in the JSON report: what it says, its status, each
+    check's evidence and its negative control's per-check verdicts."""
+    c = r.claim
+    described = {ch.name: ch.description for ch in c.checks}
+    return {
+        "id": c.id,
+        "title": c.title,
+        "kind": c.kind.value,
+        "status": r.status.value,
+        "statement": c.statement,
+        "source": c.source,
+        "assumptions": list(c.assumptions),
+        "depends_on": list(c.depends_on),
+        "blocked_by": list(r.blocked_by),
+        "reason": c.reason,
+        "seconds": round(r.seconds, 4),
+        "evidence": [{**e.to_json(), "description": described.get(e.check, "")} for e in r.evidence],
+        "negative_control": r.negative_control or (
+            {"description": c.negative_control.description, "caught": None, "status": None, "checks": {}}
+            if c.negative_control else None
+        ),
+        **({"reused": r.reused.to_json()} if getattr(r, "reused", None) is not None else {}),
+    }
+
+
 def build_report(result: RunResult, *, selection: dict | None = None) -> dict:
     """The JSON report of a run (see ``report.schema.json``)."""
-    claims = []
-    for r in result.results:
-        c = r.claim
-        described = {ch.name: ch.description for ch in c.checks}
-        claims.append({
-            "id": c.id,
-            "title": c.title,
-            "kind": c.kind.value,
-            "status": r.status.value,
-            "statement": c.statement,
-            "source": c.source,
-            "assumptions": list(c.assumptions),
-            "depends_on": list(c.depends_on),
-            "blocked_by": list(r.blocked_by),
-            "reason": c.reason,
-            "seconds": round(r.seconds, 4),
-            "evidence": [{**e.to_json(), "description": described.get(e.check, "")} for e in r.evidence],
-            "negative_control": r.negative_control or (
-                {"description": c.negative_control.description, "caught": None, "status": None, "checks": {}}
-                if c.negative_control else None
-            ),
-            **({"reused": r.reused.to_json()} if getattr(r, "reused", None) is not None else {}),
-        })
+    claims = [claim_entry(r) for r in result.results]
     return {
         "schema_version": SCHEMA_VERSION,
         "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
