@@ -205,6 +205,8 @@ def test_a_mutated_line_is_judged_by_the_tests_that_execute_its_statement(mutati
     assert list(mutation._statement_lines(source, 3)) == [2, 3]  # a compound statement: its header
     assert list(mutation._statement_lines(source, 5)) == [4, 5]  # a simple one: all its lines
     assert list(mutation._statement_lines(source, 6)) == [6]
+    signature = "def f(x,\n      y=0):\n    z = x\n    return z + y\n"
+    assert list(mutation._statement_lines(signature, 2)) == [3, 4]  # a default runs in every call: the body
     monkeypatch.setattr(mutation, "_source", lambda module: source)
     m = mutation.Mutant("core.tolerance", "f", 3, "ReplaceComparisonOperator_Gt_GtE", "", 0)
     testmap = {"sources": {"core.tolerance": mutation._sha(source)},

@@ -51,6 +51,12 @@ Each mutant is one small, plausible slip in a linmem module. Two sources:
   pseudoinverse replaced by a transpose, a normalisation changed (``mean``
   for ``sum``, a divisor off by one).
 
+No mutant reads or writes a sweep cache: the cache's keys hash the sources
+on disk, not a mutant patched in memory, so a mutant would read the
+unmutated results (and could leave its own in the user's cache under the
+unmutated key). The claims run with ``cache=None``, the unit tests with
+``$THEOREMS_CACHE`` in a folder of their own, removed after.
+
 Only cosmic-ray's mutation operators are used, not its runner: it rewrites
 the file on disk and runs a test command per mutant (about 40 s each for the
 quick claim run), where this tool patches the mutant in memory and runs only
@@ -90,6 +96,7 @@ import importlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -429,7 +436,7 @@ def trace_claims(claims, profile, *, verdict: bool = False) -> dict[str, set[str
         current[:] = [claim.id]
         sys.setprofile(prof)
         try:
-            run_claim(claim, profile=profile, controls=verdict)
+            run_claim(claim, profile=profile, controls=verdict, cache=None)
         finally:
             sys.setprofile(None)
     return touched
@@ -443,7 +450,7 @@ def baseline_verdicts(claims, profile) -> tuple[dict[str, tuple], dict[str, floa
     baseline, cost = {}, {}
     for claim in claims:
         start = time.perf_counter()
-        baseline[claim.id] = _outcome_of(run_claim(claim, profile=profile, controls=True))
+        baseline[claim.id] = _outcome_of(run_claim(claim, profile=profile, controls=True, cache=None))
         cost[claim.id] = time.perf_counter() - start
     return baseline, cost
 
@@ -516,7 +523,8 @@ def run_verdict_mutant(m: Mutant, source: str, claims_by_id, touched, profile, b
             for cid in relevant:
                 try:
                     runner = sys.modules["theorems.core.runner"]  # the mutant's, when it is the one mutated
-                    res = runner.run_claim(claims_by_id[cid], profile=profile, impl=Impl.default(), controls=True)
+                    res = runner.run_claim(claims_by_id[cid], profile=profile, impl=Impl.default(), controls=True,
+                                           cache=None)
                     moved = _moved(res, baseline[cid], verdicts_only)
                 except Exception as exc:  # noqa: BLE001 - the runner itself broken by the mutant
                     moved, cid = "verdict", f"{cid} ({type(exc).__name__})"
@@ -541,7 +549,7 @@ def run_mutant(m: Mutant, source: str, claims_by_id, touched, profile) -> tuple[
     try:
         with _Patched(m.module, source):
             for cid in relevant:
-                res = run_claim(claims_by_id[cid], profile=profile, impl=Impl.default())
+                res = run_claim(claims_by_id[cid], profile=profile, impl=Impl.default(), cache=None)
                 if res.status not in (Status.VERIFIED, Status.SUPPORTED):
                     killers.append(cid)
                     break
@@ -575,7 +583,8 @@ def run_unit_tests(m: Mutant, source: str, testmap: dict | None = None,
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
         fh.write(source)
         path = fh.name
-    env = dict(os.environ, LINMEM_MUTANT_MODULE=m.module, LINMEM_MUTANT_SOURCE=path,
+    cache_dir = tempfile.mkdtemp(prefix="mutant-cache-")  # never the user's cache: the mutant's sweeps
+    env = dict(os.environ, LINMEM_MUTANT_MODULE=m.module, LINMEM_MUTANT_SOURCE=path, THEOREMS_CACHE=cache_dir,
                PYTHONPATH=os.pathsep.join([str(ROOT / "tools"), str(ROOT)]))
     verdict = m.module in VERDICT_MODULES
     tests = [t for t in (VERDICT_UNIT_TESTS if verdict else UNIT_TESTS) if (ROOT / t).exists()]
@@ -600,6 +609,7 @@ def run_unit_tests(m: Mutant, source: str, testmap: dict | None = None,
         return f"(unit tests past {timeout:.0f} s)"
     finally:
         os.unlink(path)
+        shutil.rmtree(cache_dir, ignore_errors=True)
         if listing:
             os.unlink(listing)
     if proc.returncode in (0, 5):  # 5: no test collected (a mapped test since renamed), nothing failed
@@ -690,8 +700,11 @@ def load_test_map(path: Path = TESTMAP_FILE) -> dict | None:
 
 def _statement_lines(source: str, line: int) -> range:
     """The lines of the innermost statement holding ``line`` (of a compound
-    statement, its header only): the lines a test must execute to run it."""
-    best = None
+    statement, its header only): the lines a test must execute to run it.
+    A function's header (a default value, say) runs once, at import, in no
+    test's context: what a change there changes is every call, so its lines
+    are the function's body."""
+    best, body_of = None, None
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.stmt) and node.lineno <= line <= node.end_lineno:
             body = getattr(node, "body", None)
@@ -703,7 +716,9 @@ def _statement_lines(source: str, line: int) -> range:
                 end = first - 1
             if best is None or end - node.lineno < best.stop - 1 - best.start:
                 best = range(node.lineno, end + 1)
-    return best or range(line, line + 1)
+                body_of = (range(body[0].lineno, node.end_lineno + 1)
+                           if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None)
+    return body_of or best or range(line, line + 1)
 
 
 def map_is_current(testmap: dict, module: str) -> bool:

@@ -165,6 +165,14 @@ def missed_text(record: dict) -> str:
     >>> missed_text({"status": "VERIFIED", "per_check": {"ladder": {"result": "missed", "reason": "passed",
     ...     "controls": [0]}}, "controls": [{"description": "d"}]})
     "check 'ladder' missed it (passed)"
+
+    A control that no check missed and that still was not caught reached no
+    check (a caught one is not named):
+
+    >>> missed_text({"status": "VERIFIED", "per_check": {}, "controls": [
+    ...     {"description": "a", "caught": True, "checks": {}},
+    ...     {"description": "b", "caught": False, "checks": {"float": {"result": "not applicable"}}}]})
+    'control 2 (b) reached no check'
     """
     per_check = record.get("per_check") or {}
     controls = record.get("controls") or []

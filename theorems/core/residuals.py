@@ -63,7 +63,15 @@ def diff_norm(A, B):
 
 
 def max_abs(A):
-    """Largest absolute entry (0 for an empty array)."""
+    """Largest absolute entry (0 for an empty array), in the entries' own
+    number type.
+
+    >>> from fractions import Fraction
+    >>> max_abs([[1, Fraction(-7, 2)], [2, 0]])
+    Fraction(7, 2)
+    >>> max_abs([])
+    0
+    """
     A = _array(A)
     return max((abs(e) for e in A.ravel()), default=0)
 

@@ -865,7 +865,6 @@ def run(
             if found is not None:
                 reused[claim.id] = ClaimResult(claim, found.status, found.evidence, found.seconds, [],
                                                found.negative_control, reused=found.reused)
-    position = {c.id: i for i, c in enumerate(claims, 1)}
     settled = [0]  # claims settled so far, in the order of ``claims``
 
     def settle_one(claim: Claim, res: ClaimResult) -> None:
@@ -877,12 +876,13 @@ def run(
         if progress:
             progress(settled[0], len(claims), res)
 
-    def settle_reused_until(i: int) -> None:
-        while settled[0] < i - 1 and claims[settled[0]].id in reused:
+    def settle_reused() -> None:
+        # the reused claims from the next one to settle up to the first that ran (or the end)
+        while settled[0] < len(claims) and claims[settled[0]].id in reused:
             settle_one(claims[settled[0]], reused[claims[settled[0]].id])
 
     def settle(_i: int, claim: Claim, res: ClaimResult) -> None:
-        settle_reused_until(position[claim.id])
+        settle_reused()  # the claims that ran settle in the claims' order: ``claim`` is the next that ran
         if reuse is not None:
             reuse.store(res, keys[claim.id], res.executed)
         settle_one(claim, res)
@@ -907,7 +907,7 @@ def run(
         _settle_supervised(to_run, jobs=min(jobs or default_jobs(), len(to_run)), profile=profile, seed=seed,
                            impl=impl, controls=controls, claims_modules=modules, cache=cache,
                            estimates=dict(estimates or {}), settle=settle, record=record)
-    settle_reused_until(len(claims) + 1)
+    settle_reused()
     if reuse is not None:
         reuse.reused = len(reused)
     return RunResult([raw[c.id] for c in claims], profile, seed, time.perf_counter() - t0, started,

@@ -1,0 +1,72 @@
+"""Rules of the evidence checkers that the catalogue never reaches: what an
+undecidable exact residual says, a Monte Carlo sample of the wrong width,
+two samples or none of spread, a relative ladder at an exact zero,
+Hypothesis's final replay outside a build."""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import pytest
+import sympy
+
+from theorems.core.model import Context, EvidenceStatus
+from theorems.core.profiles import get_profile
+from theorems.core.tolerance import THRESHOLD
+from theorems.evidence import montecarlo, precise, symbolic
+from theorems.evidence.property import _final_replay
+from theorems.numbers import NotExact
+
+
+class _Undecided(sympy.Symbol):
+    """A residual sympy can neither reduce nor compare with 0."""
+
+    def equals(self, other, failing_expression=False):
+        return None
+
+
+def test_an_exact_residual_sympy_cannot_decide_is_not_exact_naming_its_first_80_characters(monkeypatch):
+    def no_polynomial(*_a, **_kw):
+        raise NotImplementedError
+
+    monkeypatch.setattr(sympy, "minimal_polynomial", no_polynomial)
+    value = _Undecided("u" * 100)
+    with pytest.raises(NotExact) as info:
+        symbolic._is_zero(value)
+    assert str(info.value) == f"not exact: an exact residual sympy cannot decide ({'u' * 80})"
+
+
+def test_a_monte_carlo_sample_of_the_wrong_width_is_a_clear_error():
+    with pytest.raises(ValueError, match=r"^sample returned 3 quantities, expected 2$"):
+        montecarlo.check(_ctx("mc"), lambda rng, size: np.zeros((size, 3)), [0.0, 0.0], n=10)
+
+
+def test_outside_a_hypothesis_build_no_example_is_the_final_replay():
+    assert _final_replay() is False
+
+
+def _ctx(check: str = "c", **kw) -> Context:
+    return Context(impl=None, profile=get_profile("quick"), seed=7, claim_id="t.edges", check_name=check, **kw)
+
+
+def test_a_relative_ladder_whose_residual_is_exactly_zero_has_figure_zero():
+    ev = precise.check(_ctx("ladder"), [("zero", None)], lambda _case: (mpmath.mpf(0), mpmath.mpf(1)),
+                       relative=True)
+    assert ev.status == EvidenceStatus.PASSED and ev.figure == 0.0
+    assert ev.data["residuals"] == {"zero": ["0.0", "0.0", "0.0"]}
+
+
+def test_a_monte_carlo_standard_error_is_unbiased_down_to_two_samples():
+    # samples 0 and 2 of a quantity claimed to have mean 0: mean 1, unbiased variance 2, standard error 1
+    ev = montecarlo.check(_ctx("mc"), lambda rng, size: np.array([[0.0], [2.0]])[:size], [0.0], n=2)
+    assert ev.figure == pytest.approx(1.0)
+
+
+def test_a_monte_carlo_mean_off_by_more_than_rounding_fails_even_without_spread():
+    # every sample the same: no spread, so any deviation beyond rounding is infinitely many standard errors
+    off = 1.5 * THRESHOLD * np.finfo(float).eps  # beyond the rounding allowance at a claimed mean of 0
+    ev = montecarlo.check(_ctx("mc"), lambda rng, size: np.full((size, 1), off), [0.0], n=8)
+    assert ev.status == EvidenceStatus.FAILED and ev.figure == np.inf
+    within = montecarlo.check(_ctx("mc"), lambda rng, size: np.full((size, 1), 0.5 * THRESHOLD * np.finfo(float).eps),
+                              [0.0], n=8)
+    assert within.status == EvidenceStatus.PASSED and within.figure == 0.0
