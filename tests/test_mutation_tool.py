@@ -195,6 +195,15 @@ def test_a_mutant_runs_the_quickest_claims_through_its_function_within_the_budge
     assert mutation.quickest_within([], cost, 10.0) == []
 
 
+def test_a_mutants_tests_are_taken_a_file_at_a_time_quickest_first_within_the_budget(mutation):
+    cost = {"a.py::1": 0.1, "a.py::2": 0.2, "a.py::3": 0.3, "b.py::1": 5.0, "c.py::1": 1.0, "c.py::2": 50.0}
+    every = list(cost)
+    assert mutation.diverse_within(every, cost, 7.0) == ["a.py::1", "c.py::1", "b.py::1", "a.py::2", "a.py::3"]
+    assert mutation.diverse_within(every, cost, 1.2) == ["a.py::1", "c.py::1"]  # no more fits
+    assert mutation.diverse_within(["c.py::2"], cost, 1.0) == ["c.py::2"]  # at least one
+    assert mutation.diverse_within([], cost, 1.0) == []
+
+
 def test_a_mutated_line_is_judged_by_the_tests_that_execute_its_statement(mutation, monkeypatch):
     source = ("def f(x):\n"          # 1
               "    if (x >\n"        # 2

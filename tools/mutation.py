@@ -469,6 +469,29 @@ def quickest_within(names, cost: dict[str, float], budget_s: float) -> list[str]
     return chosen
 
 
+def diverse_within(tests, cost: dict[str, float], budget_s: float) -> list[str]:
+    """Of ``tests`` (pytest node ids that run a mutant's line), as many as fit
+    in ``budget_s`` seconds of ``cost``, taken a file at a time: the quickest
+    of each file first, then the second quickest of each, and so on (at
+    least one). A line that hundreds of tests run (the runner's) is then
+    judged by tests of many files, the ones written about it among them,
+    rather than by the quickest hundred of one parametrised file."""
+    by_file: dict[str, list[str]] = {}
+    for t in tests:
+        by_file.setdefault(t.split("::", 1)[0], []).append(t)
+    queues = [sorted(ids, key=lambda n: (cost.get(n, 0.0), n)) for ids in by_file.values()]
+    chosen, spent, depth = [], 0.0, 0
+    while any(len(q) > depth for q in queues):
+        layer = sorted((q[depth] for q in queues if len(q) > depth), key=lambda n: (cost.get(n, 0.0), n))
+        for name in layer:
+            if chosen and spent + cost.get(name, 0.0) > budget_s:
+                continue
+            chosen.append(name)
+            spent += cost.get(name, 0.0)
+        depth += 1
+    return chosen
+
+
 def _verdict_of(result) -> tuple:
     """What a verdict-path mutant must not change: the claim's status and whether its control is caught."""
     return result.status, (result.negative_control or {}).get("caught")
@@ -728,7 +751,8 @@ def map_is_current(testmap: dict, module: str) -> bool:
 
 def mapped_tests(testmap: dict | None, m: Mutant, budget_s: float = UNIT_TEST_BUDGET_S) -> list[str] | None:
     """The tests to run on mutant ``m``: those the map saw execute its line,
-    quickest first, within ``budget_s`` seconds of their recorded time. None
+    a file at a time and quickest first (:func:`diverse_within`), within
+    ``budget_s`` seconds of their recorded time. None
     when there is no map or it was built from another version of the module
     (line numbers moved); [] when no test executes the line in process."""
     if testmap is None or not map_is_current(testmap, m.module):
@@ -737,7 +761,7 @@ def mapped_tests(testmap: dict | None, m: Mutant, budget_s: float = UNIT_TEST_BU
     ids = set()
     for n in _statement_lines(_source(m.module), m.line):
         ids.update(by_line.get(str(n), ()))
-    return quickest_within(ids, testmap["durations"], budget_s)
+    return diverse_within(ids, testmap["durations"], budget_s)
 
 
 def fingerprints(module: str) -> dict[str, str]:
