@@ -70,3 +70,12 @@ def test_a_monte_carlo_mean_off_by_more_than_rounding_fails_even_without_spread(
     within = montecarlo.check(_ctx("mc"), lambda rng, size: np.full((size, 1), 0.5 * THRESHOLD * np.finfo(float).eps),
                               [0.0], n=8)
     assert within.status == EvidenceStatus.PASSED and within.figure == 0.0
+
+
+def test_hypothesis_settings_shrink_unless_told_not_to():
+    from hypothesis import Phase
+
+    from theorems.evidence._common import hypothesis_settings
+
+    assert Phase.shrink in hypothesis_settings(10).phases  # a failure is reported at its minimal example
+    assert Phase.shrink not in hypothesis_settings(10, shrink=False).phases  # a control needs its verdict only

@@ -185,6 +185,8 @@ def test_a_verdict_path_mutant_is_killed_by_a_moved_verdict_or_a_moved_report_en
     late = result(detail="CheckTimeout: check exceeded its budget of 20 s")
     assert mutation._moved(late, base) is None  # a check past its budget: the load decides its report
     assert mutation._moved(result(figure=0.6), mutation._outcome_of(late)) is None
+    late_and_failed = result(status=Status.ERROR, detail="CheckTimeout: check exceeded its budget of 20 s")
+    assert mutation._moved(late_and_failed, base) == "verdict (past its budget)"
 
 
 def test_a_mutant_runs_the_quickest_claims_through_its_function_within_the_budget(mutation):

@@ -144,3 +144,35 @@ def test_results_under_other_formulas_are_never_reused_nor_stored_and_reused_one
     under_impl = runner.run(claims, profile=QUICK, reuse=ReuseStore(tmp_path / "records"), impl=Impl.default(),
                             jobs=1, cache=None)
     assert all(r.reused is None for r in under_impl.results)
+
+
+def test_run_claim_runs_no_control_unless_asked():
+    claim = _claim("edge.no-control", _passed)
+    assert runner.run_claim(claim, profile=QUICK, cache=None).negative_control is None
+    assert runner.run_claim(claim, profile=QUICK, cache=None, controls=True).negative_control["caught"] is False
+
+
+def test_a_figure_is_a_real_number_and_a_zero_dimensional_array_is_one():
+    import numpy as np
+
+    assert runner._number(np.array(2.5), "figure") == 2.5
+    assert runner._number(None, "figure") is None
+    for bad in (True, np.array([1.0, 2.0]), "0.5", 1 + 2j):
+        with pytest.raises(ValueError, match="^figure must be"):
+            runner._number(bad, "figure")
+
+
+def test_the_checks_after_one_past_its_budget_are_recorded_as_not_run():
+    from dataclasses import replace
+
+    def loops(ctx):
+        while True:
+            pass
+
+    claim = Claim(id="edge.loops", title="t", statement="x", kind=ClaimKind.CONJECTURE, source="test",
+                  checks=(Check("loops", EvidenceKind.SIMULATION, loops),
+                          Check("after", EvidenceKind.SIMULATION, _passed)),
+                  negative_control=NegativeControl("the identity for the projectors", {"projectors": lambda K: (K, K)}))
+    res = runner.run_claim(claim, profile=replace(QUICK, check_budget_s=0.5), cache=None)
+    after = {e.check: e for e in res.evidence}["after"]
+    assert after.status == EvidenceStatus.ERROR and after.data == {"not_run": True, "overran": "loops"}

@@ -31,3 +31,46 @@ def test_a_sampled_check_is_described_by_its_about_or_else_its_label():
     assert sampled_check(label="the mean", about="E x = 0", **parts).description == "E x = 0"
     assert np.isfinite(sampled_check(label="m", **parts).run(
         Context(impl=None, profile=QUICK, seed=1, claim_id="t.m", check_name="montecarlo")).figure)
+
+
+def test_an_expectations_zero_mean_part_adds_its_squared_mean_to_the_exact_residual():
+    from theorems.authoring import kit
+    from theorems.authoring.templates import expectation
+    from theorems.core.runner import run_claim
+
+    def error(impl, K, V):
+        R = kit.store(impl.least_squares_store, K, V) @ K - V
+        return np.sum(R * R, axis=-2)
+
+    claim = expectation(  # the claimed mean is right; the "zero-mean" part V + 1 has mean 1 in every entry
+        "t.off-centre", title="E V + 1 = 0 (false)", statement="", source="test", quantity=error,
+        claimed=lambda impl, K: 1 - impl.leverage_scores(K), zero_mean=lambda impl, K, V: V + 1,
+        control=wrong("none needed", snr=lambda h: h))
+    enumeration = next(e for e in run_claim(claim, profile=QUICK, seed=5).evidence if e.check == "enumeration")
+    assert enumeration.status.value == "failed"
+    K = enumeration.counterexample["input"]["K"]
+    assert K.shape == (1, 1)  # the minimal case: one entry, whose part has mean 1 where 0 was claimed
+    assert enumeration.counterexample["residual"] == "1" and enumeration.figure == 1.0
+
+
+def test_an_inequalitys_float_search_is_steered_to_its_bounds_and_an_identitys_is_not(monkeypatch):
+    from fractions import Fraction
+
+    from theorems.authoring import templates
+    from theorems.core.residuals import at_most
+
+    steered = []
+    monkeypatch.setattr(templates, "_steer_to_bounds", lambda items: steered.append(len(items)))
+    control = wrong("none needed", snr=lambda h: h)
+    bound = templates.inequality("t.bound", title="h <= 1", statement="", source="test", inputs=keys(),
+                                 terms=lambda impl, K: [at_most(impl.leverage_scores(K), Fraction(1))],
+                                 control=control)
+    same = identity("t.same", title="K = K", statement="", source="test", inputs=keys(),
+                    terms=lambda impl, K: [(K, K)], control=control)
+
+    def float_check(claim):
+        check = next(c for c in claim.checks if c.name == "float")
+        return check.run(Context(impl=Impl.default(), profile=QUICK, seed=3, claim_id=claim.id, check_name="float"))
+
+    assert float_check(same).status.value == "passed" and steered == []
+    assert float_check(bound).status.value == "passed" and steered and set(steered) == {1}

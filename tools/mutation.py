@@ -513,12 +513,14 @@ def _timed_out(entry: dict) -> bool:
 
 def _moved(res, base: tuple[tuple, dict], verdicts_only: bool = False) -> str | None:
     """How a mutant's run of a claim (``res``) differs from the unmutated run
-    ``base`` (:func:`_outcome_of`): ``"verdict"`` (status or control),
+    ``base`` (:func:`_outcome_of`): ``"verdict"`` (status or control;
+    ``"verdict (past its budget)"`` when a check ran past its budget on the
+    mutant alone, which a hang and a loaded machine both do),
     ``"report"`` (the same verdict, another report entry: a figure, a detail,
     a counterexample, a domain, a control's per-check table), or None."""
     verdict, entry = _outcome_of(res)
-    if verdict != base[0]:
-        return "verdict"
+    if verdict != base[0]:  # a check past its budget only here: a mutant that hangs, or a loaded machine
+        return "verdict (past its budget)" if _timed_out(entry) and not _timed_out(base[1]) else "verdict"
     if not verdicts_only and entry != base[1] and not (_timed_out(entry) or _timed_out(base[1])):
         parts = evidence_changes(base[1], entry)
         return "report: " + "; ".join(f"{p} ({', '.join(f)})" for p, f in parts)
@@ -551,8 +553,8 @@ def run_verdict_mutant(m: Mutant, source: str, claims_by_id, touched, profile, b
                     moved = _moved(res, baseline[cid], verdicts_only)
                 except Exception as exc:  # noqa: BLE001 - the runner itself broken by the mutant
                     moved, cid = "verdict", f"{cid} ({type(exc).__name__})"
-                if moved == "verdict":
-                    killers, outcome = [cid], "killed"
+                if moved and moved.startswith("verdict"):
+                    killers, outcome = [cid if moved == "verdict" else f"{cid} ({moved})"], "killed"
                     break
                 if moved and not killers:  # a report moved: go on, a verdict may move further on
                     killers, outcome = [f"{cid} ({moved})"], "killed-by-report"

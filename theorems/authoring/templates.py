@@ -171,7 +171,19 @@ def _materialised(items) -> list:
     """The terms as one list, read once: a bound alone becomes a list of one,
     a generator is consumed into a list. Empty terms compare nothing on this
     input (a case where the claim holds trivially); terms empty on every
-    input are an ERROR (:meth:`TermsScreen.settle`)."""
+    input are an ERROR (:meth:`TermsScreen.settle`).
+
+    >>> _materialised(pair for pair in [(1, 1)])
+    [(1, 1)]
+    >>> _materialised(3.0)
+    Traceback (most recent call last):
+    ...
+    theorems.evidence._common.TermsError: the terms must be a list of (lhs, rhs) pairs or at_most(lhs, rhs) bounds, got float
+    >>> _materialised("lhs = rhs")
+    Traceback (most recent call last):
+    ...
+    theorems.evidence._common.TermsError: the terms must be a list of (lhs, rhs) pairs or at_most(lhs, rhs) bounds, got str
+    """
     if isinstance(items, AtMost):
         return [items]
     if isinstance(items, (str, bytes, dict, np.ndarray)) or not hasattr(items, "__iter__"):
@@ -358,6 +370,8 @@ def array_from_json(obj: Mapping) -> np.ndarray | float:
 
     >>> array_from_json({"shape": [1, 2], "dtype": "float64", "hex": ["0x1.999999999999ap-4", "0x1.0p+1"]})
     array([[0.1, 2. ]])
+    >>> array_from_json({"shape": [], "dtype": "float64", "hex": ["0x1.8p+0"]})
+    1.5
     """
     if obj.get("dtype") != "float64":
         raise ValueError(f"obj must hold a float64 array, got dtype {obj.get('dtype')!r}")
