@@ -265,3 +265,35 @@ def test_test_files_edited_since_the_map_run_whole(mutation):
     assert mutation.edited_test_files({"tests": current}) == []
     assert mutation.edited_test_files({"tests": dict(current, **{files[0]: "0" * 40})}) == [files[0]]
     assert mutation.edited_test_files({"tests": {}}) == files  # a map without hashes: every file is new to it
+
+
+def test_the_claims_a_template_builds_are_traced_and_built_again_under_a_mutant(mutation):
+    from theorems.core.registry import load_claims
+
+    ids = [c.id for c in load_claims()]
+    built, origin = mutation.trace_builders(ids)
+    assert set(origin) == set(ids)  # every catalogue claim comes from one module
+    assert "svd.recall-expansion" in built["authoring.templates:identity"]
+    again = mutation.fresh_claims(origin["svd.recall-expansion"])
+    assert "svd.recall-expansion" in {c.id for c in again}
+    m = next(m for m in mutation.mutants_of("authoring.templates")
+             if m.function == "identity" and m.operator == "ReplaceTrueWithFalse")  # falls=True -> False
+    with mutation._Patched("authoring.templates", mutation.mutated_source(m)):
+        mutated = {c.id: c for c in mutation.fresh_claims(origin["svd.recall-expansion"])}["svd.recall-expansion"]
+    from theorems.core.impl import Impl
+    from theorems.core.model import Context
+    from theorems.core.profiles import get_profile
+
+    def ladder_detail(claim):
+        check = next(c for c in claim.checks if c.name == "ladder")
+        ctx = Context(impl=Impl.default(), profile=get_profile("quick"), seed=1, claim_id=claim.id,
+                      check_name="ladder")
+        return check.run(ctx).detail
+
+    original = {c.id: c for c in load_claims()}["svd.recall-expansion"]
+    assert ladder_detail(original).endswith("residual falls with precision")
+    assert ladder_detail(mutated).endswith("violation within bound")  # built by the mutant: falls=False
+    assert {c.id: c for c in mutation.fresh_claims(origin["svd.recall-expansion"])}[
+        "svd.recall-expansion"].checks[1].name == "ladder"  # unpatched again
+    assert ladder_detail({c.id: c for c in mutation.fresh_claims(origin["svd.recall-expansion"])}[
+        "svd.recall-expansion"]).endswith("residual falls with precision")

@@ -17,7 +17,9 @@ that turn measurements into verdicts (:data:`VERDICT_MODULES`: tolerance,
 residuals, per-check controls, status derivation, the evidence checkers,
 the templates). There the test that must fail is the claims run *with their
 per-check negative controls*: a mutant is killed by the claims when a claim
-traced through the mutated function changes status or a control of it is
+traced through the mutated function (or built by it: a template's builder
+runs at import, so the claims it builds are built again under the mutant)
+changes status or a control of it is
 no longer caught (every applicable check must catch it), or, its verdicts
 the same, when the claim's report entry differs from the unmutated run's,
 timings aside (a figure, a detail, a counterexample, a searched domain, a
@@ -442,6 +444,51 @@ def trace_claims(claims, profile, *, verdict: bool = False) -> dict[str, set[str
     return touched
 
 
+def fresh_claims(spec: str) -> list:
+    """The claims of catalogue module ``spec`` built again: its source run in a
+    new module object that no import sees, so that the templates' functions
+    as they are now (a mutant's, inside :class:`_Patched`) build them."""
+    module = importlib.import_module(spec)
+    fresh = types.ModuleType(spec)
+    fresh.__file__, fresh.__package__ = module.__file__, module.__package__
+    exec(compile(Path(module.__file__).read_text(), module.__file__, "exec"), fresh.__dict__)
+    return list(fresh.CLAIMS)
+
+
+def trace_builders(claim_ids) -> tuple[dict[str, set[str]], dict[str, str]]:
+    """Which claims a verdict-path function helps *build* (``module:function``
+    -> claim ids) and which catalogue module each claim comes from: every
+    module of the catalogue built again (:func:`fresh_claims`) under a
+    profiler. A template's builder runs at import, before any mutant is
+    patched in, so a mutant there reaches the claims only when they are built
+    again under it (:func:`run_verdict_mutant` does so)."""
+    from theorems.core.registry import CLAIM_MODULES
+
+    files = {str(_path(m)): m for m in VERDICT_MODULES}
+    built: dict[str, set[str]] = {}
+    origin: dict[str, str] = {}
+    wanted = set(claim_ids)
+    for spec in CLAIM_MODULES:
+        called: set[str] = set()
+
+        def prof(frame, event, arg):
+            if event == "call":
+                mod = files.get(frame.f_code.co_filename)
+                if mod is not None:
+                    called.add(f"{mod}:{frame.f_code.co_name}")
+
+        sys.setprofile(prof)
+        try:
+            ids = [c.id for c in fresh_claims(spec) if c.id in wanted]
+        finally:
+            sys.setprofile(None)
+        for cid in ids:
+            origin[cid] = spec
+        for key in called:
+            built.setdefault(key, set()).update(ids)
+    return built, origin
+
+
 def baseline_verdicts(claims, profile) -> tuple[dict[str, tuple], dict[str, float]]:
     """Each claim's unmutated verdict with its controls and its report entry
     (:func:`_outcome_of`), and its time in seconds, from a run without the
@@ -528,15 +575,20 @@ def _moved(res, base: tuple[tuple, dict], verdicts_only: bool = False) -> str | 
 
 
 def run_verdict_mutant(m: Mutant, source: str, claims_by_id, touched, profile, baseline,
-                       cost=None, budget_s: float = 0.0,
-                       verdicts_only: bool = False) -> tuple[str, list[str], float]:
+                       cost=None, budget_s: float = 0.0, verdicts_only: bool = False,
+                       built: dict | None = None, origin: dict | None = None) -> tuple[str, list[str], float]:
     """Like :func:`run_mutant` on the verdict path: each claim traced through
     the mutated function runs with its per-check controls; ``"killed"`` when
     its status or its control's verdict differs from the unmutated run's
     (``baseline``), ``"killed-by-report"`` when the verdicts agree and its
     report entry does not (unless ``verdicts_only``). With ``budget_s``, only
-    the quickest of them within that many seconds (:func:`quickest_within`)."""
-    relevant = sorted(touched.get(f"{m.module}:{m.function}", ()))
+    the quickest of them within that many seconds (:func:`quickest_within`).
+    The claims a mutated function helps build (``built``, from
+    :func:`trace_builders`, with each claim's module in ``origin``) are built
+    again under the mutant and run as it built them."""
+    key = f"{m.module}:{m.function}"
+    rebuild = set((built or {}).get(key, ()))
+    relevant = sorted(set(touched.get(key, ())) | rebuild)
     if budget_s and cost is not None:
         relevant = quickest_within(relevant, cost, budget_s)
     if not relevant:
@@ -545,11 +597,14 @@ def run_verdict_mutant(m: Mutant, source: str, claims_by_id, touched, profile, b
     killers, outcome = [], "survived"
     try:
         with _Patched(m.module, source):
+            again: dict = {}
             for cid in relevant:
                 try:
+                    if cid in rebuild and cid not in again:  # built under the mutant, its whole module at once
+                        again.update({c.id: c for c in fresh_claims(origin[cid])})
                     runner = sys.modules["theorems.core.runner"]  # the mutant's, when it is the one mutated
-                    res = runner.run_claim(claims_by_id[cid], profile=profile, impl=Impl.default(), controls=True,
-                                           cache=None)
+                    res = runner.run_claim(again.get(cid, claims_by_id[cid]), profile=profile, impl=Impl.default(),
+                                           controls=True, cache=None)
                     moved = _moved(res, baseline[cid], verdicts_only)
                 except Exception as exc:  # noqa: BLE001 - the runner itself broken by the mutant
                     moved, cid = "verdict", f"{cid} ({type(exc).__name__})"
@@ -969,7 +1024,7 @@ def judge(m: Mutant) -> dict:
     elif m.module in VERDICT_MODULES:
         outcome, killers, secs = run_verdict_mutant(m, source, _JOB["by_id"], _JOB["touched"], _JOB["profile"],
                                                     _JOB["baseline"], _JOB["cost"], args.claims_budget,
-                                                    args.verdicts_only)
+                                                    args.verdicts_only, _JOB["built"], _JOB["origin"])
     else:
         outcome, killers, secs = run_mutant(m, source, _JOB["by_id"], _JOB["touched"], _JOB["profile"])
     if outcome in ("survived", "no-coverage") and (args.unit_tests or args.unit_tests_only):
@@ -1055,6 +1110,8 @@ def main(argv=None) -> int:
     profile = replace(get_profile("quick"), check_budget_s=MUTANT_CHECK_BUDGET_S)
     baseline: dict = {}
     cost: dict = {}
+    built: dict = {}
+    origin: dict = {}
     if args.unit_tests_only:
         touched, by_id = {}, {}
     else:
@@ -1075,6 +1132,8 @@ def main(argv=None) -> int:
             if args.verdict:  # the unmutated verdicts, to compare each mutant's with
                 for cid, (verdict, seconds) in zip(by_id, each(_baseline_one, list(by_id))):
                     baseline[cid], cost[cid] = verdict, seconds
+        if args.verdict:  # the claims each template function builds, for the mutants of builders
+            built, origin = trace_builders(by_id)
     equivalents = load_equivalents()
     results = []
     start = time.perf_counter()
@@ -1092,7 +1151,7 @@ def main(argv=None) -> int:
         print(f"sampling {args.sample} of {len(chosen)} mutants (seed {args.sample_seed})", flush=True)
         chosen = random.Random(args.sample_seed).sample(chosen, args.sample)
     _JOB.update(args=args, by_id=by_id, touched=touched, profile=profile, baseline=baseline, cost=cost,
-                testmap=testmap, equivalents=equivalents)
+                testmap=testmap, equivalents=equivalents, built=built, origin=origin)
     # forked after the trace and the baseline, which every worker inherits; each
     # patches its own copy of the module, so two mutants never meet
     with _mapper(args.workers if len(chosen) > 1 else 1) as each:
