@@ -30,15 +30,9 @@ def _dies_under_the_control(ctx) -> Evidence:
     return _passed(ctx)
 
 
-def _claim(cid: str, body) -> Claim:
-    return Claim(id=cid, title=cid, statement="x", kind=ClaimKind.CONJECTURE, source="test",
-                 checks=(Check("first", EvidenceKind.SIMULATION, _passed),
-                         Check("crash", EvidenceKind.SIMULATION, body)),
-                 negative_control=NegativeControl("the identity for the projectors",
-                                                  {"projectors": lambda K: (K, K)}))
-
-
-def test_a_control_whose_worker_dies_is_not_caught_and_says_why_and_the_workers_are_closed(monkeypatch):
+@pytest.fixture
+def workers_made(monkeypatch) -> list:
+    """Every supervised worker the test's runs start, in the order started."""
     from theorems.scale import supervise
 
     made = []
@@ -49,6 +43,19 @@ def test_a_control_whose_worker_dies_is_not_caught_and_says_why_and_the_workers_
             made.append(self)
 
     monkeypatch.setattr(supervise, "Worker", Recorded)
+    return made
+
+
+def _claim(cid: str, body) -> Claim:
+    return Claim(id=cid, title=cid, statement="x", kind=ClaimKind.CONJECTURE, source="test",
+                 checks=(Check("first", EvidenceKind.SIMULATION, _passed),
+                         Check("crash", EvidenceKind.SIMULATION, body)),
+                 negative_control=NegativeControl("the identity for the projectors",
+                                                  {"projectors": lambda K: (K, K)}))
+
+
+def test_a_control_whose_worker_dies_is_not_caught_and_says_why_and_the_workers_are_closed(workers_made):
+    made = workers_made
     result = runner.run([_claim("edge.control-dies", _dies_under_the_control)], profile=QUICK, controls=True,
                         jobs=1, cache=None)
     (res,) = result.results
@@ -92,20 +99,12 @@ def test_a_recorded_claim_run_with_an_executor_says_its_sweeps_ran_remotely():
     assert res.executed is not None and "remote" not in res.executed
 
 
-def test_an_exception_while_settling_stops_every_worker_and_propagates(monkeypatch):
-    from theorems.scale import supervise
-
-    made = []
-
-    class Recorded(supervise.Worker):
-        def __init__(self, handler):
-            super().__init__(handler)
-            made.append(self)
+def test_an_exception_while_settling_stops_every_worker_and_propagates(workers_made):
+    made = workers_made
 
     def interrupted(*_args):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(supervise, "Worker", Recorded)
     claims = [_claim(f"edge.stopped-{k}", _passed) for k in range(3)]
     try:
         with pytest.raises(KeyboardInterrupt):
