@@ -119,7 +119,7 @@ from theorems.core.model import Status  # noqa: E402
 from theorems.core.profiles import get_profile  # noqa: E402
 from theorems.core.registry import load_claims  # noqa: E402
 from theorems.core.runner import run_claim  # noqa: E402
-from theorems.reporting.compare import evidence_changes, without_timings  # noqa: E402
+from theorems.reporting.compare import evidence_changes, without_volatile  # noqa: E402
 from theorems.reporting.report import claim_entry  # noqa: E402
 
 #: linmem modules mutated (private guards in _validation are covered by the
@@ -419,28 +419,37 @@ class _Patched:
         return False
 
 
-def trace_claims(claims, profile, *, verdict: bool = False) -> dict[str, set[str]]:
-    """Which claims execute which linmem function (module:function); with
-    ``verdict``, which verdict-path function (``core.residuals:residual``),
-    each claim run with its controls."""
-    touched: dict[str, set[str]] = {}
-    current: list[str] = []
-    files = ({str(_path(m)): m for m in VERDICT_MODULES} if verdict else
-             {str(_path(m)): m for m in MODULES})
+@contextlib.contextmanager
+def _calls_into(modules):
+    """The set of ``module:function`` of ``modules`` (names as in
+    :data:`MODULES`, :data:`VERDICT_MODULES`) called while the block runs,
+    filled by a profiler."""
+    files = {str(_path(m)): m for m in modules}
+    called: set[str] = set()
 
     def prof(frame, event, arg):
         if event == "call":
             mod = files.get(frame.f_code.co_filename)
             if mod is not None:
-                touched.setdefault(f"{mod}:{frame.f_code.co_name}", set()).add(current[0])
+                called.add(f"{mod}:{frame.f_code.co_name}")
 
+    sys.setprofile(prof)
+    try:
+        yield called
+    finally:
+        sys.setprofile(None)
+
+
+def trace_claims(claims, profile, *, verdict: bool = False) -> dict[str, set[str]]:
+    """Which claims execute which linmem function (module:function); with
+    ``verdict``, which verdict-path function (``core.residuals:residual``),
+    each claim run with its controls."""
+    touched: dict[str, set[str]] = {}
     for claim in claims:
-        current[:] = [claim.id]
-        sys.setprofile(prof)
-        try:
+        with _calls_into(VERDICT_MODULES if verdict else MODULES) as called:
             run_claim(claim, profile=profile, controls=verdict, cache=None)
-        finally:
-            sys.setprofile(None)
+        for key in called:
+            touched.setdefault(key, set()).add(claim.id)
     return touched
 
 
@@ -464,24 +473,12 @@ def trace_builders(claim_ids) -> tuple[dict[str, set[str]], dict[str, str]]:
     again under it (:func:`run_verdict_mutant` does so)."""
     from theorems.core.registry import CLAIM_MODULES
 
-    files = {str(_path(m)): m for m in VERDICT_MODULES}
     built: dict[str, set[str]] = {}
     origin: dict[str, str] = {}
     wanted = set(claim_ids)
     for spec in CLAIM_MODULES:
-        called: set[str] = set()
-
-        def prof(frame, event, arg):
-            if event == "call":
-                mod = files.get(frame.f_code.co_filename)
-                if mod is not None:
-                    called.add(f"{mod}:{frame.f_code.co_name}")
-
-        sys.setprofile(prof)
-        try:
+        with _calls_into(VERDICT_MODULES) as called:
             ids = [c.id for c in fresh_claims(spec) if c.id in wanted]
-        finally:
-            sys.setprofile(None)
         for cid in ids:
             origin[cid] = spec
         for key in called:
@@ -502,18 +499,28 @@ def baseline_verdicts(claims, profile) -> tuple[dict[str, tuple], dict[str, floa
     return baseline, cost
 
 
+def _fill(order, cost: dict[str, float], budget_s: float) -> list[str]:
+    """Of ``order`` (names, in the order to try them), each that still fits in
+    ``budget_s`` seconds of ``cost`` (the first always does)."""
+    chosen, spent = [], 0.0
+    for name in order:
+        if chosen and spent + cost.get(name, 0.0) > budget_s:
+            continue
+        chosen.append(name)
+        spent += cost.get(name, 0.0)
+    return chosen
+
+
+def _by_cost(names, cost: dict[str, float]) -> list[str]:
+    return sorted(names, key=lambda n: (cost.get(n, 0.0), n))
+
+
 def quickest_within(names, cost: dict[str, float], budget_s: float) -> list[str]:
     """Of ``names`` (claims that execute a mutant's function, tests that run
     its line), the quickest first by ``cost`` (seconds, measured unmutated),
     as many as fit in ``budget_s`` (at least one). A run stops at the first
     that moves or fails, so a killed mutant costs less."""
-    chosen, spent = [], 0.0
-    for name in sorted(names, key=lambda n: (cost.get(n, 0.0), n)):
-        if chosen and spent + cost.get(name, 0.0) > budget_s:
-            break
-        chosen.append(name)
-        spent += cost.get(name, 0.0)
-    return chosen
+    return _fill(_by_cost(names, cost), cost, budget_s)  # in cost order, the first that does not fit ends it
 
 
 def diverse_within(tests, cost: dict[str, float], budget_s: float) -> list[str]:
@@ -526,17 +533,10 @@ def diverse_within(tests, cost: dict[str, float], budget_s: float) -> list[str]:
     by_file: dict[str, list[str]] = {}
     for t in tests:
         by_file.setdefault(t.split("::", 1)[0], []).append(t)
-    queues = [sorted(ids, key=lambda n: (cost.get(n, 0.0), n)) for ids in by_file.values()]
-    chosen, spent, depth = [], 0.0, 0
-    while any(len(q) > depth for q in queues):
-        layer = sorted((q[depth] for q in queues if len(q) > depth), key=lambda n: (cost.get(n, 0.0), n))
-        for name in layer:
-            if chosen and spent + cost.get(name, 0.0) > budget_s:
-                continue
-            chosen.append(name)
-            spent += cost.get(name, 0.0)
-        depth += 1
-    return chosen
+    queues = [_by_cost(ids, cost) for ids in by_file.values()]
+    depth = max(map(len, queues), default=0)
+    layers = [_by_cost([q[k] for q in queues if len(q) > k], cost) for k in range(depth)]
+    return _fill([name for layer in layers for name in layer], cost, budget_s)
 
 
 def _verdict_of(result) -> tuple:
@@ -548,7 +548,7 @@ def _outcome_of(result) -> tuple[tuple, dict]:
     """The verdict (:func:`_verdict_of`) and the claim's report entry without
     its timings (what ``theorems report --compare`` compares at one seed):
     the two things a verdict-path mutant must leave as they were."""
-    return _verdict_of(result), without_timings(claim_entry(result))
+    return _verdict_of(result), without_volatile(claim_entry(result))
 
 
 def _timed_out(entry: dict) -> bool:

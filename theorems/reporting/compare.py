@@ -36,7 +36,7 @@ __all__ = [
     "check_consistency",
     "compare_reports",
     "evidence_changes",
-    "without_timings",
+    "without_volatile",
     "load_report",
     "render_comparison",
 ]
@@ -194,27 +194,32 @@ class Comparison:
 #: What two runs of the same code may differ in: how long things took, where
 #: a result reused from a cache came from, and where in the code an error
 #: was raised (its file and line move with any edit; its message is compared).
-TIMING_FIELDS = frozenset({"seconds", "reused", "traceback", "raised_at"})
+VOLATILE_FIELDS = frozenset({"seconds", "reused", "traceback", "raised_at"})
 
 
-def without_timings(entry: Any) -> Any:
-    """A claim's report entry (or any part of it) without :data:`TIMING_FIELDS`,
+def without_volatile(entry: Any) -> Any:
+    """A claim's report entry (or any part of it) without :data:`VOLATILE_FIELDS`,
     at any depth: what two runs of the same code at the same seed and profile
     write identically (unless a check ran out of its time budget, which the
     load of the machine decides)."""
     if isinstance(entry, dict):
-        return {k: without_timings(v) for k, v in entry.items() if k not in TIMING_FIELDS}
+        return {k: without_volatile(v) for k, v in entry.items() if k not in VOLATILE_FIELDS}
     if isinstance(entry, list):
-        return [without_timings(v) for v in entry]
+        return [without_volatile(v) for v in entry]
     return entry
 
 
+def _differing(a: dict, b: dict) -> list[str]:
+    """The keys whose values differ between ``a`` and ``b`` (one missing counts), sorted."""
+    return sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+
+
 def evidence_changes(old: dict, new: dict) -> list[tuple[str, list[str]]]:
-    """Where two report entries of one claim differ, timings aside
-    (:func:`without_timings`): ``(part, fields)`` for each part that differs,
+    """Where two report entries of one claim differ, volatile fields aside
+    (:func:`without_volatile`): ``(part, fields)`` for each part that differs,
     a part being a check's evidence (by its name), ``"negative_control"`` or
     ``"claim"`` (its text, status and the rest); ``[]`` when they agree."""
-    was, now = without_timings(old), without_timings(new)
+    was, now = without_volatile(old), without_volatile(new)
     out = []
     checks_was = {e["check"]: e for e in was.get("evidence", [])}
     checks_now = {e["check"]: e for e in now.get("evidence", [])}
@@ -223,15 +228,14 @@ def evidence_changes(old: dict, new: dict) -> list[tuple[str, list[str]]]:
         if a is None or b is None:
             out.append((name, ["(only in the " + ("new" if a is None else "old") + " report)"]))
         elif a != b:
-            out.append((name, sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))))
+            out.append((name, _differing(a, b)))
     a, b = was.get("negative_control") or {}, now.get("negative_control") or {}
     if a != b:
-        out.append(("negative_control", sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))))
+        out.append(("negative_control", _differing(a, b)))
     rest_was = {k: v for k, v in was.items() if k not in ("evidence", "negative_control")}
     rest_now = {k: v for k, v in now.items() if k not in ("evidence", "negative_control")}
     if rest_was != rest_now:
-        keys = set(rest_was) | set(rest_now)
-        out.append(("claim", sorted(k for k in keys if rest_was.get(k) != rest_now.get(k))))
+        out.append(("claim", _differing(rest_was, rest_now)))
     return out
 
 
