@@ -79,3 +79,35 @@ def test_hypothesis_settings_shrink_unless_told_not_to():
 
     assert Phase.shrink in hypothesis_settings(10).phases  # a failure is reported at its minimal example
     assert Phase.shrink not in hypothesis_settings(10, shrink=False).phases  # a control needs its verdict only
+
+
+def test_an_exact_residual_whose_formula_raises_fails_the_case_and_names_the_formula():
+    from hypothesis import strategies as st
+
+    from theorems.core.impl import Impl
+    from theorems.core.model import EvidenceKind
+
+    impl = Impl.default()
+
+    def residual(x):  # the formula under test raises on odd x: that case is a counterexample, never a zero
+        return impl.snr("not a number") if x % 2 else 0
+
+    ev = symbolic.exact_search(_ctx("exact"), EvidenceKind.SYMBOLIC, st.integers(0, 9), residual,
+                               detail="raises on odd x")
+    assert ev.status == EvidenceStatus.FAILED
+    assert ev.counterexample["input"] == 1 and ev.counterexample["residual"].startswith("formula snr raised ")
+
+
+def test_a_float_search_steers_by_the_log10_of_each_ratio_and_with_none_measured_has_figure_zero(monkeypatch):
+    from hypothesis import strategies as st
+
+    from theorems.evidence import property as prop
+
+    steered = []
+    monkeypatch.setattr(prop, "target", lambda value, label: steered.append((label, value)))
+    ev = prop.check(_ctx("float"), st.integers(0, 100), lambda _x: 1e-20, examples=5)
+    assert ev.status == EvidenceStatus.PASSED and ev.figure == 1e-20
+    assert steered and {label for label, _ in steered} == {"log10 scaled ratio"}
+    assert all(value == pytest.approx(-20.0) for _, value in steered)  # a tiny ratio keeps its order of magnitude
+    beyond = prop.check(_ctx("float"), st.integers(0, 100), lambda _x: prop.BEYOND_FLOAT64, examples=5)
+    assert beyond.status == EvidenceStatus.INCONCLUSIVE and beyond.figure == 0.0  # no ratio was measured

@@ -74,3 +74,30 @@ def test_an_inequalitys_float_search_is_steered_to_its_bounds_and_an_identitys_i
 
     assert float_check(same).status.value == "passed" and steered == []
     assert float_check(bound).status.value == "passed" and steered and set(steered) == {1}
+
+
+def test_a_false_bound_with_irrational_terms_fails_its_ladder_on_an_enclosure_that_excludes_zero():
+    from theorems.core.residuals import at_most
+    from theorems.authoring.templates import inequality
+
+    claim = inequality("t.frobenius-below-spectral", title="||K||_F <= ||K||_2 (false)", statement="", source="test",
+                       inputs=keys(), terms=lambda impl, K: [at_most(np.linalg.norm(K), np.linalg.norm(K, 2))],
+                       control=wrong("none needed", snr=lambda h: h))
+    ladder = next(c for c in claim.checks if c.name == "ladder")
+    ev = ladder.run(Context(impl=Impl.default(), profile=QUICK, seed=3, claim_id=claim.id, check_name="ladder"))
+    assert ev.status.value == "failed"
+    assert ev.counterexample["enclosure"]["proved"], ev.counterexample  # the failure is a proof, not a rounding
+    control = ladder.run(Context(impl=Impl.default(), profile=QUICK, seed=3, claim_id=claim.id, check_name="ladder",
+                                 control=True))
+    assert control.status.value == "failed" and "enclosure" not in control.counterexample  # a control: verdict only
+
+
+def test_a_check_named_after_its_kind_with_a_suffix_is_told_that_kind_when_it_omits_it():
+    import pytest
+
+    from theorems.authoring.templates import claim
+    from theorems.core.model import ClaimKind
+
+    with pytest.raises(ValueError, match=r"'ladder-small': \(EvidenceKind\.PRECISE, run, about\)"):
+        claim("t.kindless", kind=ClaimKind.IDENTITY, checks={"ladder-small": (lambda ctx: None,)}, title="t",
+              statement="", source="test")

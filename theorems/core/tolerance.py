@@ -242,6 +242,12 @@ def least_squares_tolerance(K, V) -> float:
 
     >>> least_squares_tolerance(np.zeros((2, 2)), np.ones((1, 2)))
     0.0
+
+    The size factor is the largest of p (V's rows) and K's d and n: eight
+    rows of values at K = I_2 (||V||_F = 4, every singular value 1) give
+
+    >>> least_squares_tolerance(np.eye(2), np.ones((8, 2))) == CONSISTENCY_ULPS * 8 * working_eps("float") * 4.0
+    True
     """
     K, V = np.asarray(K, dtype=float), np.asarray(V, dtype=float)
     if K.ndim != 2 or V.ndim != 2 or V.shape[1] != K.shape[1]:

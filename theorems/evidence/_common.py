@@ -143,6 +143,8 @@ def is_nan(x: Any) -> bool:
     >>> import mpmath
     >>> [is_nan(v) for v in (float("nan"), np.float16("nan"), np.array(np.nan), mpmath.mpc(0, "nan"), 1.0)]
     [True, True, True, True, False]
+    >>> [is_nan(v) for v in (np.int64(3), np.bool_(True), np.arange(3), 7, "nan")]  # integers are never NaN
+    [False, False, False, False, False]
     """
     import mpmath
 
