@@ -78,6 +78,16 @@ def test_a_crossing_outside_the_band_fails_even_when_the_trend_holds():
     assert "outside the band or censored at d = [8]" in ev.detail
 
 
+def test_a_censored_crossing_fails_even_when_it_is_finite_and_inside_the_band():
+    # at d = 32 the planted crossing, load 0.9, lies below the bracket (1, 32): even the hardest end succeeds
+    # half the time, so the crossing is censored, yet the logistic fit still places it (finite, inside the band)
+    (ev,) = run_claim(_claim_of(lambda d: -3.1 if d == 32 else 48.0 / d, band=(0.5, 64.0)), profile=QUICK,
+                      seed=1).evidence
+    row = dict(zip(ev.data["table"]["columns"], ev.data["table"]["rows"][2]))
+    assert row["d"] == 32 and row["censored"] and 0.5 <= row["crossing"] <= 64.0
+    assert ev.status.value == "not_supported" and "outside the band or censored at d = [32]" in ev.detail
+
+
 def test_crossing_plot_marks_the_constants():
     spec = crossing_plot("t", [], x_label="x", marks=((2, "2"), (8, "8")))
     assert spec["vlines"] == [{"x": 2, "label": "2"}, {"x": 8, "label": "8"}]

@@ -101,3 +101,22 @@ def test_a_check_named_after_its_kind_with_a_suffix_is_told_that_kind_when_it_om
     with pytest.raises(ValueError, match=r"'ladder-small': \(EvidenceKind\.PRECISE, run, about\)"):
         claim("t.kindless", kind=ClaimKind.IDENTITY, checks={"ladder-small": (lambda ctx: None,)}, title="t",
               statement="", source="test")
+
+
+def test_an_expectations_counterexample_records_its_keys_and_its_value_directions_apart():
+    from theorems.authoring import kit
+    from theorems.authoring.templates import expectation
+    from theorems.core.runner import run_claim
+
+    def error(impl, K, V):
+        R = kit.store(impl.least_squares_store, K, V) @ K - V
+        return np.sum(R * R, axis=-2)
+
+    claim = expectation(  # the "zero-mean" part is off-centre only for two or more rows of values
+        "t.off-centre-rows", title="E V + [p > 1] = 0 (false)", statement="", source="test", quantity=error,
+        claimed=lambda impl, K: 1 - impl.leverage_scores(K), zero_mean=lambda impl, K, V: V + (V.shape[-2] > 1),
+        control=wrong("none needed", snr=lambda h: h))
+    enumeration = next(e for e in run_claim(claim, profile=QUICK, seed=5).evidence if e.check == "enumeration")
+    case = enumeration.counterexample["input"]
+    assert enumeration.status.value == "failed" and case["K"].shape == (1, 1)
+    assert case["W0"].shape == (2, 1) and sum(w * w for w in case["W0"][:, 0]) == 1  # one exactly unit column

@@ -718,7 +718,7 @@ def call_supervised(task: Callable[[Callable[..., None]], Any], *, profile: Prof
 
 def _settle_supervised(claims: list[Claim], *, jobs: int, profile: Profile, seed: int, impl: Impl | None,
                        controls: bool, claims_modules: tuple[str, ...], cache: Any,
-                       estimates: dict[str, float], settle: Callable[[int, Claim, ClaimResult], None],
+                       estimates: dict[str, float], settle: Callable[[Claim, ClaimResult], None],
                        record: bool = False) -> None:
     """Run the claims in ``jobs`` warm supervised workers, longest first by
     ``estimates`` (claims without one first: they may be long), and
@@ -784,7 +784,7 @@ def _settle_supervised(claims: list[Claim], *, jobs: int, profile: Profile, seed
                     result.claim = claim
                     done[i] = result
             while next_settle in done:
-                settle(next_settle + 1, claims[next_settle], done.pop(next_settle))
+                settle(claims[next_settle], done.pop(next_settle))
                 next_settle += 1
     except BaseException:
         for worker in workers:
@@ -881,7 +881,7 @@ def run(
         while settled[0] < len(claims) and claims[settled[0]].id in reused:
             settle_one(claims[settled[0]], reused[claims[settled[0]].id])
 
-    def settle(_i: int, claim: Claim, res: ClaimResult) -> None:
+    def settle(claim: Claim, res: ClaimResult) -> None:
         settle_reused()  # the claims that ran settle in the claims' order: ``claim`` is the next that ran
         if reuse is not None:
             reuse.store(res, keys[claim.id], res.executed)
@@ -895,11 +895,11 @@ def run(
             from theorems.scale.reuse import clear_memos
 
             clear_memos()
-        for i, claim in enumerate(to_run, 1):
+        for claim in to_run:
             _restore_global_state(start_state)  # each claim from the same state, as in a worker
-            settle(i, claim, _run_claim_recorded(claim, record, record, profile=profile, seed=seed, impl=impl,
-                                                 controls=controls, claims_modules=modules, cache=cache,
-                                                 executor=executor))
+            settle(claim, _run_claim_recorded(claim, record, record, profile=profile, seed=seed, impl=impl,
+                                              controls=controls, claims_modules=modules, cache=cache,
+                                              executor=executor))
         _restore_global_state(start_state)
     elif to_run:
         from theorems.scale.supervise import default_jobs
