@@ -111,3 +111,33 @@ def test_a_float_search_steers_by_the_log10_of_each_ratio_and_with_none_measured
     assert all(value == pytest.approx(-20.0) for _, value in steered)  # a tiny ratio keeps its order of magnitude
     beyond = prop.check(_ctx("float"), st.integers(0, 100), lambda _x: prop.BEYOND_FLOAT64, examples=5)
     assert beyond.status == EvidenceStatus.INCONCLUSIVE and beyond.figure == 0.0  # no ratio was measured
+
+
+def test_a_float_search_that_ran_no_case_does_not_pass(monkeypatch):
+    from hypothesis import strategies as st
+
+    from theorems.evidence import property as prop
+
+    monkeypatch.setattr(prop, "hypothesis_test", lambda *_a, **_kw: lambda: None)  # a search that drew nothing
+    ev = prop.check(_ctx("float"), st.integers(0, 100), lambda _x: 0.0, examples=5)
+    assert ev.cases == 0 and ev.status == EvidenceStatus.INCONCLUSIVE
+
+
+def test_hypothesis_keeps_no_example_database_unless_asked(monkeypatch, tmp_path):
+    from theorems.evidence._common import hypothesis_run
+
+    monkeypatch.setenv("THEOREMS_CACHE", str(tmp_path))
+    monkeypatch.delenv("HYPOTHESIS_STORAGE_DIRECTORY", raising=False)
+    with hypothesis_run() as options:
+        assert options.database is None  # a verdict depends on the code and the seed alone
+    with hypothesis_run(database=True) as options:
+        assert options.database is not None
+
+
+def test_the_value_directions_of_an_expectation_have_one_to_three_rows():
+    from hypothesis import find
+
+    from theorems.authoring.templates import keys_and_directions
+
+    assert {p: find(keys_and_directions(), lambda case, p=p: case[1].shape[0] == p)[1].shape[0]
+            for p in (1, 2, 3)} == {1: 1, 2: 2, 3: 3}

@@ -188,3 +188,10 @@ def test_a_check_budget_drops_only_the_alarms_that_land_in_a_finaliser(monkeypat
         sys.unraisablehook(SimpleNamespace(exc_value=runner.CheckTimeout("swallowed alarm")))
         sys.unraisablehook(SimpleNamespace(exc_value=other))
     assert seen == [other]  # the swallowed alarm is expected and dropped; anything else reaches the previous hook
+
+
+def test_evidence_whose_time_is_not_finite_is_refused_as_unwritable():
+    for seconds in (float("nan"), float("inf")):
+        ev = Evidence(check="c", kind=EvidenceKind.SIMULATION, status=EvidenceStatus.PASSED, figure=0.0,
+                      threshold=1.0, cases=1, seeds=[1], detail="d", replay="r", seconds=seconds)
+        assert runner._invalid_evidence(ev).startswith("it cannot be written as JSON: ValueError")

@@ -120,3 +120,18 @@ def test_an_expectations_counterexample_records_its_keys_and_its_value_direction
     case = enumeration.counterexample["input"]
     assert enumeration.status.value == "failed" and case["K"].shape == (1, 1)
     assert case["W0"].shape == (2, 1) and sum(w * w for w in case["W0"][:, 0]) == 1  # one exactly unit column
+
+
+def test_a_design_check_judges_every_law_of_a_case_not_only_the_first():
+    from hypothesis import strategies as st
+
+    from theorems.authoring import kit
+    from theorems.authoring.templates import design_check
+
+    def laws(m):  # E X^2 = m^2 holds for the first law (X = +-m) and not for the second (X = +-2m)
+        return [kit.law([kit.exact([m]), kit.exact([-m])]), kit.law([kit.exact([2 * m]), kit.exact([-2 * m])])]
+
+    check = design_check(cases=st.just(1), law=laws, quantity=lambda impl, m, X: X * X,
+                         claimed=lambda impl, m: [m * m])
+    ev = check.run(Context(impl=Impl.default(), profile=QUICK, seed=1, claim_id="t.laws", check_name="enumeration"))
+    assert ev.status.value == "failed" and ev.counterexample["residual"] == "9"  # (4 - 1)^2

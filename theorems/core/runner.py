@@ -697,7 +697,7 @@ def call_supervised(task: Callable[[Callable[..., None]], Any], *, profile: Prof
 
     worker = Worker(handle)
     try:
-        worker.submit(0, 0)
+        worker.submit("call", "call")  # ``handle`` runs ``task`` whatever it is sent; a tag marks the worker busy
         if step is not None:
             worker.set_step(step, allowance)
         while not (worker.collect(on_message) or worker.kill_if_overdue(time.monotonic())):

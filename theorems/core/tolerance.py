@@ -215,6 +215,8 @@ def ladder_fall(residuals, ladder) -> tuple[bool, float, float, int]:
     False
     >>> ladder_fall([2e-101, 3e-101, 2e-151], (50, 100, 150))[0]  # lucky low rung
     True
+    >>> ladder_fall([1e-50, 1e-100, 3e-100], (50, 100, 150))  # half a digit short of the 50 required
+    (False, 49.52287874528034, 50.0, 0)
     """
     if len(residuals) != len(ladder) or len(ladder) < 2:
         raise ValueError(f"ladder_fall needs one residual per rung (at least 2), got {len(residuals)} "
