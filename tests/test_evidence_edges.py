@@ -141,3 +141,37 @@ def test_the_value_directions_of_an_expectation_have_one_to_three_rows():
 
     assert {p: find(keys_and_directions(), lambda case, p=p: case[1].shape[0] == p)[1].shape[0]
             for p in (1, 2, 3)} == {1: 1, 2: 2, 3: 3}
+
+
+def test_an_exact_search_whose_every_case_is_irrational_says_so_and_passes_the_decision_on():
+    from hypothesis import strategies as st
+
+    from theorems.core.model import EvidenceKind
+
+    def residual(x):
+        raise NotExact("sqrt")
+
+    ev = symbolic.exact_search(_ctx("exact"), EvidenceKind.SYMBOLIC, st.integers(0, 9), residual, detail="d")
+    assert ev.status == EvidenceStatus.PASSED and ev.cases == 0
+    assert ev.detail.startswith("not exact: sqrt: the terms are irrational on every generated case"), ev.detail
+    some = symbolic.exact_search(_ctx("exact"), EvidenceKind.SYMBOLIC, st.integers(0, 9),
+                                 lambda x: 0 if x % 2 else residual(x), detail="d")
+    assert some.detail.startswith("not exact: sqrt (irrational on ") and some.detail.endswith("; d"), some.detail
+
+
+def test_hypothesis_constants_computed_without_the_source_pool_are_forgotten_on_leaving():
+    from hypothesis.internal.conjecture import providers
+
+    from theorems.evidence._common import _no_source_constants
+
+    with _no_source_constants():
+        providers.CONSTANTS_CACHE.cache["t.edges"] = "an entry made from the empty pool"
+    assert "t.edges" not in providers.CONSTANTS_CACHE.cache
+
+
+def test_a_monte_carlo_rounding_allowance_grows_with_the_claimed_mean():
+    # a claimed mean of 1e6 and every sample off by half the rounding allowance THRESHOLD eps (1 + |mean|)
+    claimed = 1e6
+    off = 0.5 * THRESHOLD * np.finfo(float).eps * (1 + claimed)
+    ev = montecarlo.check(_ctx("mc"), lambda rng, size: np.full((size, 1), claimed + off), [claimed], n=8)
+    assert ev.status == EvidenceStatus.PASSED and ev.figure == 0.0

@@ -576,7 +576,7 @@ def _run_claim_recorded(claim: Claim, record: bool, memos_emptied: bool = False,
 
 def _claim_handler(claims: list[Claim], *, profile: Profile, seed: int, impl: Impl | None, controls: bool,
                    claims_modules: tuple[str, ...], cache: Any,
-                   record: bool = False) -> Callable[[int, Callable[..., None]], ClaimResult]:
+                   record: bool) -> Callable[[int, Callable[..., None]], ClaimResult]:
     """What a supervised worker runs for the claim at an index of ``claims``:
     its checks and its control, each check announced to the parent (``send``,
     see :func:`_run_checks`), from the global state the worker started with;

@@ -244,6 +244,10 @@ def least_squares_tolerance(K, V) -> float:
 
     >>> least_squares_tolerance(np.zeros((2, 2)), np.ones((1, 2)))
     0.0
+    >>> least_squares_tolerance(np.ones(2), np.ones((1, 2)))
+    Traceback (most recent call last):
+    ...
+    ValueError: K and V must be 2-D with as many columns, got shapes (2,) and (1, 2)
 
     The size factor is the largest of p (V's rows) and K's d and n: eight
     rows of values at K = I_2 (||V||_F = 4, every singular value 1) give

@@ -24,7 +24,15 @@ __all__ = ["check", "sign_average", "uniform_average"]
 
 
 def uniform_average(f: Callable[[Any], Any], outcomes: Iterable[Any]):
-    """Exact average of ``f`` over equally likely ``outcomes``."""
+    """Exact average of ``f`` over equally likely ``outcomes``.
+
+    >>> uniform_average(lambda x: x * x, [1, 2, 3])
+    Fraction(14, 3)
+    >>> uniform_average(lambda x: x, [])
+    Traceback (most recent call last):
+    ...
+    ValueError: outcomes must be non-empty
+    """
     total, n = Fraction(0), 0
     for outcome in outcomes:
         total += f(outcome)
