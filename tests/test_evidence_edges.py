@@ -12,7 +12,7 @@ import sympy
 
 from theorems.core.model import Context, EvidenceStatus
 from theorems.core.profiles import get_profile
-from theorems.core.tolerance import THRESHOLD
+from theorems.core.tolerance import LADDER_MIN_KEPT_FRACTION, THRESHOLD
 from theorems.evidence import montecarlo, precise, symbolic
 from theorems.evidence.property import _final_replay
 from theorems.numbers import NotExact
@@ -175,3 +175,26 @@ def test_a_monte_carlo_rounding_allowance_grows_with_the_claimed_mean():
     off = 0.5 * THRESHOLD * np.finfo(float).eps * (1 + claimed)
     ev = montecarlo.check(_ctx("mc"), lambda rng, size: np.full((size, 1), claimed + off), [claimed], n=8)
     assert ev.status == EvidenceStatus.PASSED and ev.figure == 0.0
+
+
+def test_hypothesis_keeps_its_files_in_the_cache_folder_unless_its_own_variable_says_where(monkeypatch, tmp_path):
+    from hypothesis import configuration
+
+    from theorems.evidence._common import hypothesis_run
+
+    monkeypatch.setenv("THEOREMS_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("HYPOTHESIS_STORAGE_DIRECTORY", raising=False)
+    with hypothesis_run():
+        assert configuration.storage_directory("examples").path == tmp_path / "cache" / "hypothesis" / "examples"
+    before = configuration.storage_directory("examples").path
+    monkeypatch.setenv("HYPOTHESIS_STORAGE_DIRECTORY", str(tmp_path / "own"))
+    with hypothesis_run():  # Hypothesis's own setting wins: the folder is left as Hypothesis has it
+        assert configuration.storage_directory("examples").path == before
+
+
+def test_a_relative_ladder_fails_a_top_rung_that_keeps_fewer_than_half_the_digits():
+    def residual(_case):  # 1.5 units of 10^(-dps/2) at every rung: half a digit short of what the top rung must keep
+        return 1.5 * mpmath.power(10, -LADDER_MIN_KEPT_FRACTION * mpmath.mp.dps), mpmath.mpf(1)
+
+    ev = precise.check(_ctx("ladder"), [("short", None)], residual, falls=False, relative=True)
+    assert ev.status == EvidenceStatus.FAILED and ev.figure == pytest.approx(1.5)

@@ -12,6 +12,7 @@ import pytest
 
 from theorems import Check, Claim, ClaimKind, EvidenceKind, NegativeControl
 from theorems.core import runner
+from theorems.core.impl import Impl
 from theorems.core.model import Evidence, EvidenceStatus, Status
 from theorems.core.profiles import get_profile
 from theorems.evidence._common import replay_command
@@ -88,7 +89,7 @@ def test_a_claim_whose_worker_fails_outside_its_checks_is_an_error_charged_its_o
     assert res.status == Status.ERROR
     failed = [e for e in res.evidence if e.status == EvidenceStatus.ERROR]
     assert failed and "recording failed" in failed[0].detail
-    assert all(0.0 <= e.seconds < 60.0 for e in res.evidence)
+    assert all(0.0 <= e.seconds < 60.0 for e in res.evidence) and 0.0 <= res.seconds < 60.0
 
 
 def test_a_recorded_claim_run_with_an_executor_says_its_sweeps_ran_remotely():
@@ -195,3 +196,24 @@ def test_evidence_whose_time_is_not_finite_is_refused_as_unwritable():
         ev = Evidence(check="c", kind=EvidenceKind.SIMULATION, status=EvidenceStatus.PASSED, figure=0.0,
                       threshold=1.0, cases=1, seeds=[1], detail="d", replay="r", seconds=seconds)
         assert runner._invalid_evidence(ev).startswith("it cannot be written as JSON: ValueError")
+
+
+def test_a_worker_dead_outside_any_check_charges_the_first_unanswered_check_and_not_runs_the_rest():
+    from theorems.scale.supervise import Died
+
+    res = runner._worker_died(_claim("edge.died", _passed), Died(exitcode=-9), [], profile=QUICK, seed=1, impl=None,
+                              controls=False, claims_modules=(), seconds=1.0)
+    first, crash = res.evidence
+    assert first.status == EvidenceStatus.ERROR and not first.data.get("not_run")
+    assert crash.data == {"not_run": True} and crash.detail.startswith("not run: the worker process running check "
+                                                                       "'first' of this claim ended")
+
+
+def test_a_check_that_raises_is_an_error_charged_its_own_time():
+    def raises(_ctx):
+        raise RuntimeError("the check's own bug")
+
+    claim = _claim("edge.raises", raises)
+    ev = runner.run_check(claim, claim.checks[1], impl=Impl.default(), profile=QUICK, seed=1)
+    assert ev.status == EvidenceStatus.ERROR and "the check's own bug" in ev.detail
+    assert 0.0 <= ev.seconds < 60.0
