@@ -297,3 +297,20 @@ def test_the_claims_a_template_builds_are_traced_and_built_again_under_a_mutant(
         "svd.recall-expansion"].checks[1].name == "ladder"  # unpatched again
     assert ladder_detail({c.id: c for c in mutation.fresh_claims(origin["svd.recall-expansion"])}[
         "svd.recall-expansion"]).endswith("residual falls with precision")
+
+
+def test_untracked_lists_what_git_neither_tracks_nor_ignores(mutation, tmp_path):
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text("ignored/\n")
+    (tmp_path / "ignored").mkdir()
+    (tmp_path / "ignored" / "x.json").write_text("{}")
+    assert mutation.untracked(tmp_path) == {".gitignore"}
+    (tmp_path / "from-environment" / "00").mkdir(parents=True)  # a cache a mutant wrote into the checkout
+    (tmp_path / "from-environment" / "00" / "k.json").write_text("{}")
+    assert mutation.untracked(tmp_path) == {".gitignore", "from-environment/"}
+    plain = tmp_path.parent / f"{tmp_path.name}-plain"  # beside the work tree, in none
+    plain.mkdir()
+    (plain / "k.json").write_text("{}")
+    assert mutation.untracked(plain) == set() and mutation.untracked(plain / "no-such-folder") == set()

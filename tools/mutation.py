@@ -650,6 +650,20 @@ UNIT_TESTS = (
 )
 
 
+def untracked(root: Path = ROOT) -> set[str]:
+    """The paths of ``root``'s git work tree that git neither tracks nor
+    ignores (a new folder as one entry); empty outside a work tree. A mutant
+    runs the tests in the checkout, and a mutant that misreads a path (a cache
+    sentinel taken for a folder, say) writes there: :func:`main` lists what
+    appeared during the run."""
+    try:
+        out = subprocess.run(["git", "ls-files", "--others", "--exclude-standard", "--directory"], cwd=root,
+                             capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return set()
+    return set(out.stdout.splitlines()) if out.returncode == 0 else set()
+
+
 def run_unit_tests(m: Mutant, source: str, testmap: dict | None = None,
                    budget_s: float = UNIT_TEST_BUDGET_S) -> str | None:
     """The first of linmem's unit tests (:data:`VERDICT_UNIT_TESTS` for a
@@ -1154,8 +1168,13 @@ def main(argv=None) -> int:
                 testmap=testmap, equivalents=equivalents, built=built, origin=origin)
     # forked after the trace and the baseline, which every worker inherits; each
     # patches its own copy of the module, so two mutants never meet
+    before = untracked()
     with _mapper(args.workers if len(chosen) > 1 else 1) as each:
         results += list(each(judge, chosen))  # in the drawn order, whatever order they finished in
+    litter = sorted(untracked() - before)
+    if litter:
+        print(f"warning: new paths in the checkout since the mutants started (a mutant's writes, or yours; "
+              f"check before committing): {', '.join(litter)}", file=sys.stderr)
     if wanted is not None:
         missing = wanted - {r["id"] for r in results}
         for mid in sorted(missing):
