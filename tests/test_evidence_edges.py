@@ -9,11 +9,14 @@ import mpmath
 import numpy as np
 import pytest
 import sympy
+from hypothesis import strategies as st
 
-from theorems.core.model import Context, EvidenceStatus
+from theorems.core.model import Context, EvidenceKind, EvidenceStatus
 from theorems.core.profiles import get_profile
 from theorems.core.tolerance import LADDER_MIN_KEPT_FRACTION, THRESHOLD
 from theorems.evidence import montecarlo, precise, symbolic
+from theorems.evidence import property as prop
+from theorems.evidence._common import hypothesis_run
 from theorems.evidence.property import _final_replay
 from theorems.numbers import NotExact
 
@@ -82,10 +85,7 @@ def test_hypothesis_settings_shrink_unless_told_not_to():
 
 
 def test_an_exact_residual_whose_formula_raises_fails_the_case_and_names_the_formula():
-    from hypothesis import strategies as st
-
     from theorems.core.impl import Impl
-    from theorems.core.model import EvidenceKind
 
     impl = Impl.default()
 
@@ -99,10 +99,6 @@ def test_an_exact_residual_whose_formula_raises_fails_the_case_and_names_the_for
 
 
 def test_a_float_search_steers_by_the_log10_of_each_ratio_and_with_none_measured_has_figure_zero(monkeypatch):
-    from hypothesis import strategies as st
-
-    from theorems.evidence import property as prop
-
     steered = []
     monkeypatch.setattr(prop, "target", lambda value, label: steered.append((label, value)))
     ev = prop.check(_ctx("float"), st.integers(0, 100), lambda _x: 1e-20, examples=5)
@@ -114,20 +110,19 @@ def test_a_float_search_steers_by_the_log10_of_each_ratio_and_with_none_measured
 
 
 def test_a_float_search_that_ran_no_case_does_not_pass(monkeypatch):
-    from hypothesis import strategies as st
-
-    from theorems.evidence import property as prop
-
     monkeypatch.setattr(prop, "hypothesis_test", lambda *_a, **_kw: lambda: None)  # a search that drew nothing
     ev = prop.check(_ctx("float"), st.integers(0, 100), lambda _x: 0.0, examples=5)
     assert ev.cases == 0 and ev.status == EvidenceStatus.INCONCLUSIVE
 
 
-def test_hypothesis_keeps_no_example_database_unless_asked(monkeypatch, tmp_path):
-    from theorems.evidence._common import hypothesis_run
-
-    monkeypatch.setenv("THEOREMS_CACHE", str(tmp_path))
+def _hypothesis_files_in_the_cache(monkeypatch, folder) -> None:
+    """The sweep cache at ``folder`` and no Hypothesis storage variable: Hypothesis's files go to the cache."""
+    monkeypatch.setenv("THEOREMS_CACHE", str(folder))
     monkeypatch.delenv("HYPOTHESIS_STORAGE_DIRECTORY", raising=False)
+
+
+def test_hypothesis_keeps_no_example_database_unless_asked(monkeypatch, tmp_path):
+    _hypothesis_files_in_the_cache(monkeypatch, tmp_path)
     with hypothesis_run() as options:
         assert options.database is None  # a verdict depends on the code and the seed alone
     with hypothesis_run(database=True) as options:
@@ -144,10 +139,6 @@ def test_the_value_directions_of_an_expectation_have_one_to_three_rows():
 
 
 def test_an_exact_search_whose_every_case_is_irrational_says_so_and_passes_the_decision_on():
-    from hypothesis import strategies as st
-
-    from theorems.core.model import EvidenceKind
-
     def residual(x):
         raise NotExact("sqrt")
 
@@ -180,12 +171,9 @@ def test_a_monte_carlo_rounding_allowance_grows_with_the_claimed_mean():
 def test_hypothesis_keeps_its_files_in_the_cache_folder_unless_its_own_variable_says_where(monkeypatch, tmp_path):
     from hypothesis import configuration
 
-    from theorems.evidence._common import hypothesis_run
-
-    monkeypatch.setenv("THEOREMS_CACHE", str(tmp_path / "cache"))
-    monkeypatch.delenv("HYPOTHESIS_STORAGE_DIRECTORY", raising=False)
+    _hypothesis_files_in_the_cache(monkeypatch, tmp_path)
     with hypothesis_run():
-        assert configuration.storage_directory("examples").path == tmp_path / "cache" / "hypothesis" / "examples"
+        assert configuration.storage_directory("examples").path == tmp_path / "hypothesis" / "examples"
     before = configuration.storage_directory("examples").path
     monkeypatch.setenv("HYPOTHESIS_STORAGE_DIRECTORY", str(tmp_path / "own"))
     with hypothesis_run():  # Hypothesis's own setting wins: the folder is left as Hypothesis has it
