@@ -1,18 +1,34 @@
-"""Rules fixed when a template builds a claim (at import, where no claim
-run traces them): an identity's ladder requires the residual to fall, a
-sampled check is described by its ``about`` or else its label."""
+"""Rules of the templates that no catalogue claim reaches: some fixed when
+a template builds a claim (at import, where no claim run traces them: an
+identity's ladder requires the residual to fall, a sampled check is
+described by its ``about`` or else its label, a kindless check is told its
+kind), and some of their checks' corners (an expectation's counterexample, a
+design check's later laws, a false bound's enclosure)."""
 
 from __future__ import annotations
 
-import numpy as np
+from fractions import Fraction
 
+import numpy as np
+import pytest
+from hypothesis import strategies as st
+
+from theorems.authoring import kit, templates
 from theorems.authoring.strategies import keys
-from theorems.authoring.templates import identity, sampled_check, wrong
+from theorems.authoring.templates import design_check, expectation, identity, inequality, sampled_check, wrong
 from theorems.core.impl import Impl
-from theorems.core.model import Context
+from theorems.core.model import ClaimKind, Context
 from theorems.core.profiles import get_profile
+from theorems.core.residuals import at_most
+from theorems.core.runner import run_claim
 
 QUICK = get_profile("quick")
+
+
+def _least_squares_error(impl, K, V):
+    """The squared recall error of the least-squares store, per value column (one matrix or a batch)."""
+    R = kit.store(impl.least_squares_store, K, V) @ K - V
+    return np.sum(R * R, axis=-2)
 
 
 def test_an_identity_ladder_requires_its_residual_to_fall_with_precision():
@@ -34,16 +50,8 @@ def test_a_sampled_check_is_described_by_its_about_or_else_its_label():
 
 
 def test_an_expectations_zero_mean_part_adds_its_squared_mean_to_the_exact_residual():
-    from theorems.authoring import kit
-    from theorems.authoring.templates import expectation
-    from theorems.core.runner import run_claim
-
-    def error(impl, K, V):
-        R = kit.store(impl.least_squares_store, K, V) @ K - V
-        return np.sum(R * R, axis=-2)
-
     claim = expectation(  # the claimed mean is right; the "zero-mean" part V + 1 has mean 1 in every entry
-        "t.off-centre", title="E V + 1 = 0 (false)", statement="", source="test", quantity=error,
+        "t.off-centre", title="E V + 1 = 0 (false)", statement="", source="test", quantity=_least_squares_error,
         claimed=lambda impl, K: 1 - impl.leverage_scores(K), zero_mean=lambda impl, K, V: V + 1,
         control=wrong("none needed", snr=lambda h: h))
     enumeration = next(e for e in run_claim(claim, profile=QUICK, seed=5).evidence if e.check == "enumeration")
@@ -54,15 +62,11 @@ def test_an_expectations_zero_mean_part_adds_its_squared_mean_to_the_exact_resid
 
 
 def test_an_inequalitys_float_search_is_steered_to_its_bounds_and_an_identitys_is_not(monkeypatch):
-    from fractions import Fraction
-
-    from theorems.authoring import templates
-    from theorems.core.residuals import at_most
 
     steered = []
     monkeypatch.setattr(templates, "_steer_to_bounds", lambda items: steered.append(len(items)))
     control = wrong("none needed", snr=lambda h: h)
-    bound = templates.inequality("t.bound", title="h <= 1", statement="", source="test", inputs=keys(),
+    bound = inequality("t.bound", title="h <= 1", statement="", source="test", inputs=keys(),
                                  terms=lambda impl, K: [at_most(impl.leverage_scores(K), Fraction(1))],
                                  control=control)
     same = identity("t.same", title="K = K", statement="", source="test", inputs=keys(),
@@ -77,9 +81,6 @@ def test_an_inequalitys_float_search_is_steered_to_its_bounds_and_an_identitys_i
 
 
 def test_a_false_bound_with_irrational_terms_fails_its_ladder_on_an_enclosure_that_excludes_zero():
-    from theorems.core.residuals import at_most
-    from theorems.authoring.templates import inequality
-
     claim = inequality("t.frobenius-below-spectral", title="||K||_F <= ||K||_2 (false)", statement="", source="test",
                        inputs=keys(), terms=lambda impl, K: [at_most(np.linalg.norm(K), np.linalg.norm(K, 2))],
                        control=wrong("none needed", snr=lambda h: h))
@@ -93,27 +94,15 @@ def test_a_false_bound_with_irrational_terms_fails_its_ladder_on_an_enclosure_th
 
 
 def test_a_check_named_after_its_kind_with_a_suffix_is_told_that_kind_when_it_omits_it():
-    import pytest
-
-    from theorems.authoring.templates import claim
-    from theorems.core.model import ClaimKind
-
     with pytest.raises(ValueError, match=r"'ladder-small': \(EvidenceKind\.PRECISE, run, about\)"):
-        claim("t.kindless", kind=ClaimKind.IDENTITY, checks={"ladder-small": (lambda ctx: None,)}, title="t",
-              statement="", source="test")
+        templates.claim("t.kindless", kind=ClaimKind.IDENTITY, checks={"ladder-small": (lambda ctx: None,)},
+                        title="t", statement="", source="test")
 
 
 def test_an_expectations_counterexample_records_its_keys_and_its_value_directions_apart():
-    from theorems.authoring import kit
-    from theorems.authoring.templates import expectation
-    from theorems.core.runner import run_claim
-
-    def error(impl, K, V):
-        R = kit.store(impl.least_squares_store, K, V) @ K - V
-        return np.sum(R * R, axis=-2)
-
     claim = expectation(  # the "zero-mean" part is off-centre only for two or more rows of values
-        "t.off-centre-rows", title="E V + [p > 1] = 0 (false)", statement="", source="test", quantity=error,
+        "t.off-centre-rows", title="E V + [p > 1] = 0 (false)", statement="", source="test",
+        quantity=_least_squares_error,
         claimed=lambda impl, K: 1 - impl.leverage_scores(K), zero_mean=lambda impl, K, V: V + (V.shape[-2] > 1),
         control=wrong("none needed", snr=lambda h: h))
     enumeration = next(e for e in run_claim(claim, profile=QUICK, seed=5).evidence if e.check == "enumeration")
@@ -123,11 +112,6 @@ def test_an_expectations_counterexample_records_its_keys_and_its_value_direction
 
 
 def test_a_design_check_judges_every_law_of_a_case_not_only_the_first():
-    from hypothesis import strategies as st
-
-    from theorems.authoring import kit
-    from theorems.authoring.templates import design_check
-
     def laws(m):  # E X^2 = m^2 holds for the first law (X = +-m) and not for the second (X = +-2m)
         return [kit.law([kit.exact([m]), kit.exact([-m])]), kit.law([kit.exact([2 * m]), kit.exact([-2 * m])])]
 
